@@ -1,0 +1,50 @@
+// byte_source.h: where a reader gets bytes. A local file, a browser File
+// (Blob.slice), an HTTP server with Range, or the ssh agent all implement
+// this one asynchronous interface.
+//
+// Contract:
+//   - size() is known when the source is handed to a reader.
+//   - read() delivers exactly [offset, offset+length) or an error, by calling
+//     `done` once, possibly before read() returns (synchronous sources) or
+//     later on the thread that pumps the source (the browser's event loop,
+//     the viewer's frame). A source never calls `done` twice.
+//   - A request with offset + length > size() fails with ErrorCode::Truncated
+//     without touching the medium.
+//   - Sources count the bytes they deliver (bytes_read) so tests and
+//     benchmarks can state how much a view cost.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tvis/format/error.h"
+
+namespace tvis::format {
+
+using Bytes = std::vector<uint8_t>;
+using ReadDone = std::function<void(Result<Bytes>)>;
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual uint64_t size() const = 0;
+  virtual void read(uint64_t offset, uint64_t length, ReadDone done) = 0;
+  /// A short human name ("run.tvis", "https://host/run.tvis").
+  virtual std::string name() const = 0;
+  uint64_t bytes_read() const { return bytes_read_; }
+
+ protected:
+  uint64_t bytes_read_ = 0;
+};
+
+/// A source over a local file, read with pread; synchronous (calls `done`
+/// before returning). Native builds only.
+Result<std::shared_ptr<ByteSource>> open_file_source(const std::string& path);
+
+/// A source over bytes held in memory (tests, the fuzzer, a full HTTP fetch).
+std::shared_ptr<ByteSource> make_memory_source(Bytes bytes, std::string name);
+
+}  // namespace tvis::format

@@ -1,0 +1,97 @@
+// run_reader.h: the read half of the container. Compiles for wasm: no
+// exceptions, no threads, no file APIs; every byte comes through ByteSource.
+//
+// Opening reads only the file header (16 B), the trailer (32 B) and the
+// footer chunk, so it costs three small reads whatever the file's size. When
+// the trailer is missing or invalid (a killed writer), open() rebuilds the
+// index by scanning chunk headers from offset 16, keeps every chunk whose
+// header is intact and whose payload lies inside the file, and reports what it
+// recovered in `recovery_notice()`; `complete()` is then false.
+//
+// Chunks are fetched on demand with read_chunk(): one read of the chunk,
+// payload checksum verified, zstd-decoded, unshuffled, and (for FlatBuffer
+// kinds) verified against schema/recording.fbs before it is handed out.
+//
+// Failure: every callback receives a Status naming what failed, which chunk
+// (ordinal and kind) and at which byte offset. No size read from the file is
+// used to allocate before it is checked against the file size and the limits
+// in container.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tvis/format/byte_source.h"
+#include "tvis/format/container.h"
+#include "tvis/format/error.h"
+
+namespace tvis::schema {
+struct Chunk;
+}
+
+namespace tvis::format {
+
+/// One decoded chunk. For every kind but Index, `root()` is the verified
+/// FlatBuffer; it points into `bytes` and lives as long as this object.
+class DecodedChunk {
+ public:
+  DecodedChunk() = default;
+  DecodedChunk(ChunkEntry entry, Bytes bytes) : entry_(entry), bytes_(std::move(bytes)) {}
+  const ChunkEntry& entry() const { return entry_; }
+  const Bytes& bytes() const { return bytes_; }
+  const schema::Chunk* root() const;
+
+ private:
+  ChunkEntry entry_{};
+  Bytes bytes_;
+};
+
+class RunReader;
+using OpenDone = std::function<void(Result<std::shared_ptr<RunReader>>)>;
+using ChunkDone = std::function<void(Result<std::shared_ptr<const DecodedChunk>>)>;
+
+class RunReader : public std::enable_shared_from_this<RunReader> {
+ public:
+  /// Opens `source`; calls `done` once with the reader or the reason it is not
+  /// a readable run (NotARun, NewerVersion, ...).
+  static void open(std::shared_ptr<ByteSource> source, OpenDone done);
+
+  /// For synchronous sources (files, memory): open and return at once.
+  /// Returns ErrorCode::Io if the source did not answer synchronously.
+  static Result<std::shared_ptr<RunReader>> open_sync(std::shared_ptr<ByteSource> source);
+
+  const FileHeader& header() const { return header_; }
+  /// Chunks in file order (ordinal i at index i), without the footer.
+  const std::vector<ChunkEntry>& chunks() const { return chunks_; }
+  /// True when the trailer and footer were intact.
+  bool complete() const { return complete_; }
+  /// Empty for a complete file; otherwise what the scan recovered, e.g.
+  /// "footer missing: recovered 41 chunks (3.2 MB) by scanning; stopped at
+  /// offset 3355443: chunk extends past end of file".
+  const std::string& recovery_notice() const { return recovery_notice_; }
+  ByteSource& source() { return *source_; }
+
+  /// Fetches, verifies and decodes chunk `ordinal`.
+  void read_chunk(uint32_t ordinal, ChunkDone done);
+  /// Synchronous variant for synchronous sources.
+  Result<std::shared_ptr<const DecodedChunk>> read_chunk_sync(uint32_t ordinal);
+
+ private:
+  std::shared_ptr<ByteSource> source_;
+  FileHeader header_;
+  std::vector<ChunkEntry> chunks_;
+  bool complete_ = false;
+  std::string recovery_notice_;
+
+  friend class RunOpener;
+};
+
+/// Decodes a chunk payload (compressed bytes as stored after its header) for
+/// `entry`: checksum, size limits, zstd, unshuffle, FlatBuffer verification.
+/// Exposed for the fuzzer and tests.
+Result<DecodedChunk> decode_chunk_payload(const ChunkEntry& entry, const uint8_t* data, uint64_t size);
+
+}  // namespace tvis::format

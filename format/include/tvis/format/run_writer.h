@@ -1,0 +1,66 @@
+// run_writer.h: the write half. Native only (threads, files).
+//
+// A RunWriter owns one output file. append() may be called from any thread;
+// it queues the raw chunk and returns at once with the chunk's ordinal. One
+// background thread filters (byte-shuffle), compresses (zstd), checksums and
+// appends chunks in ordinal order. finalize() drains the queue, writes the
+// footer index and the trailer, fsyncs and closes; after it the file is a
+// complete run. A writer destroyed without finalize() leaves a file that
+// RunReader recovers by scanning (every chunk is written whole, in order).
+//
+// Backpressure: append() blocks while more than `max_backlog_bytes` of raw
+// chunks are queued, so a fast producer cannot exhaust memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tvis/format/byte_source.h"
+#include "tvis/format/container.h"
+#include "tvis/format/error.h"
+
+namespace tvis::format {
+
+struct WriterOptions {
+  int zstd_level = 1;                         // zstd's fast levels by default
+  uint64_t max_backlog_bytes = 512ull << 20;  // raw bytes queued before append blocks
+  uint16_t version_minor = kVersionMinor;     // tests write older minors
+};
+
+struct WriterStats {
+  uint64_t chunks = 0;
+  uint64_t raw_bytes = 0;          // before compression
+  uint64_t file_bytes = 0;         // written so far, headers included
+  uint64_t backlog_bytes = 0;      // raw bytes queued now
+  uint64_t peak_backlog_bytes = 0;
+  double compress_seconds = 0;     // time the writer thread spent compressing
+};
+
+class RunWriter {
+ public:
+  /// Creates (truncates) `path` and writes the file header. Fails with
+  /// ErrorCode::Io naming the path and the OS error.
+  static Result<std::unique_ptr<RunWriter>> create(const std::string& path, WriterOptions options = {});
+  ~RunWriter();  // joins the thread; does not finalize
+
+  /// Queues one chunk. Thread-safe. Returns its ordinal. The raw bytes must
+  /// be a FlatBuffer `tvis.schema.Chunk` for every kind but Index; with a
+  /// Shuffle filter, raw.size() must be a multiple of the element size.
+  uint32_t append(const ChunkInfo& info, Bytes raw);
+
+  /// Drains, writes footer and trailer, closes. Idempotent. Returns the first
+  /// I/O error met by the writer thread, if any.
+  Status finalize();
+
+  /// The first error the background thread met (writes stop after it).
+  Status error() const;
+  WriterStats stats() const;
+
+ private:
+  struct Impl;
+  explicit RunWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tvis::format
