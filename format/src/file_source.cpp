@@ -1,0 +1,67 @@
+// A ByteSource over a local file, read with pread. Native only.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "tvis/format/byte_source.h"
+
+namespace tvis::format {
+
+namespace {
+
+class FileSource final : public ByteSource {
+ public:
+  FileSource(int fd, uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  ~FileSource() override { ::close(fd_); }
+  uint64_t size() const override { return size_; }
+  std::string name() const override { return path_; }
+
+  void read(uint64_t offset, uint64_t length, ReadDone done) override {
+    if (offset > size_ || length > size_ - offset) {
+      done(Status::error(ErrorCode::Truncated, "read past the end of " + path_));
+      return;
+    }
+    Bytes out(length);
+    uint64_t got = 0;
+    while (got < length) {
+      const ssize_t n = ::pread(fd_, out.data() + got, length - got, off_t(offset + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        done(Status::error(ErrorCode::Io, path_ + ": read failed: " +
+                                              (n == 0 ? std::string("file shrank") : std::strerror(errno))));
+        return;
+      }
+      got += uint64_t(n);
+    }
+    bytes_read_ += length;
+    done(std::move(out));
+  }
+
+ private:
+  int fd_;
+  uint64_t size_;
+  std::string path_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<ByteSource>> open_file_source(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::error(ErrorCode::Io, path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Status::error(ErrorCode::Io, path + ": " + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::error(ErrorCode::Io, path + (S_ISDIR(st.st_mode) ? ": is a folder" : ": not a regular file"));
+  }
+  return std::shared_ptr<ByteSource>(std::make_shared<FileSource>(fd, uint64_t(st.st_size), path));
+}
+
+}  // namespace tvis::format

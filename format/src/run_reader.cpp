@@ -1,0 +1,403 @@
+// The read half of the container (run_reader.h). No exceptions, threads or
+// file APIs: every byte arrives through ByteSource callbacks.
+#include "tvis/format/run_reader.h"
+
+#include <xxhash.h>
+#include <zstd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <utility>
+
+#include "endian.h"
+#include "shuffle.h"
+#include "tvis/format/chunk_kind.h"
+#include "tvis/format/container_codec.h"
+#include "tvis/schema/recording_generated.h"
+
+namespace tvis::format {
+
+namespace {
+
+Status chunk_error(ErrorCode code, const ChunkEntry& e, const std::string& what) {
+  return Status::error(code, describe_chunk(e) + ": " + what);
+}
+
+// The union member a chunk of `kind` must hold; NONE for kinds this reader
+// does not know (a newer minor version may add kinds; they are not checked).
+schema::Body body_for_kind(uint16_t kind) {
+  switch (ChunkKind(kind)) {
+    case ChunkKind::RunMeta: return schema::Body::RunMeta;
+    case ChunkKind::SourceFiles: return schema::Body::SourceFiles;
+    case ChunkKind::Events: return schema::Body::EventBatch;
+    case ChunkKind::Tensors: return schema::Body::TensorBatch;
+    case ChunkKind::TensorData: return schema::Body::TensorData;
+    case ChunkKind::OptimizerStep: return schema::Body::OptimizerStepRecord;
+    case ChunkKind::Samples: return schema::Body::SampleBatch;
+    case ChunkKind::Loss: return schema::Body::LossRecord;
+    case ChunkKind::Insights: return schema::Body::InsightBatch;
+    case ChunkKind::ProfileCapture: return schema::Body::ProfileCapture;
+    case ChunkKind::Index: break;
+  }
+  return schema::Body::NONE;
+}
+
+size_t filter_element_size(ChunkFilter f) {
+  switch (f) {
+    case ChunkFilter::None: return 1;
+    case ChunkFilter::Shuffle2: return 2;
+    case ChunkFilter::Shuffle4: return 4;
+    case ChunkFilter::Shuffle8: return 8;
+  }
+  return 0;
+}
+
+Status verify_flatbuffer(const ChunkEntry& e, const Bytes& bytes) {
+  // Tables are at least 8 bytes apart in an honest buffer; the bound keeps a
+  // crafted buffer whose offsets alias one table from costing more than that.
+  flatbuffers::Verifier::Options opts;
+  opts.max_depth = 64;
+  opts.max_tables = flatbuffers::uoffset_t(bytes.size() / 8 + 64);
+  opts.check_alignment = true;
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size(), opts);
+  if (!schema::VerifyChunkBuffer(verifier))
+    return chunk_error(ErrorCode::Corrupt, e, "payload is not a valid tvis FlatBuffer");
+  const schema::Body expected = body_for_kind(e.info.kind);
+  const schema::Body actual = schema::GetChunk(bytes.data())->body_type();
+  if (expected != schema::Body::NONE && actual != expected) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "FlatBuffer body is %s, expected %s",
+                  actual == schema::Body::NONE ? "empty" : schema::EnumNameBody(actual),
+                  schema::EnumNameBody(expected));
+    return chunk_error(ErrorCode::Corrupt, e, buf);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+const schema::Chunk* DecodedChunk::root() const {
+  if (entry_.info.kind == uint16_t(ChunkKind::Index) || bytes_.empty()) return nullptr;
+  return schema::GetChunk(bytes_.data());
+}
+
+Result<DecodedChunk> decode_chunk_payload(const ChunkEntry& e, const uint8_t* data, uint64_t size) {
+  if (size != e.compressed_size)
+    return chunk_error(ErrorCode::Truncated, e, "payload is shorter than its header says");
+  if (e.compressed_size > kMaxChunkCompressedSize || e.raw_size > kMaxChunkRawSize)
+    return chunk_error(ErrorCode::TooLarge, e, "size field exceeds the 1 GiB chunk limit");
+  if (XXH64(data, size_t(size), 0) != e.payload_xxh64)
+    return chunk_error(ErrorCode::BadChecksum, e, "payload checksum mismatch");
+  const size_t elem = filter_element_size(e.info.filter);
+  if (elem == 0) return chunk_error(ErrorCode::Corrupt, e, "unknown filter " + std::to_string(int(e.info.filter)));
+
+  const unsigned long long content = ZSTD_getFrameContentSize(data, size_t(size));
+  if (content == ZSTD_CONTENTSIZE_ERROR) return chunk_error(ErrorCode::Corrupt, e, "payload is not a zstd frame");
+  if (content == ZSTD_CONTENTSIZE_UNKNOWN)
+    return chunk_error(ErrorCode::Corrupt, e, "zstd frame does not state its size");
+  if (content != e.raw_size) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "zstd frame holds %llu bytes, the header says %u", content, e.raw_size);
+    return chunk_error(ErrorCode::Corrupt, e, buf);
+  }
+  const size_t frame = ZSTD_findFrameCompressedSize(data, size_t(size));
+  if (ZSTD_isError(frame) || frame != size)
+    return chunk_error(ErrorCode::Corrupt, e, "payload is not exactly one zstd frame");
+
+  Bytes raw(e.raw_size);
+  const size_t n = ZSTD_decompress(raw.data(), raw.size(), data, size_t(size));
+  if (ZSTD_isError(n)) return chunk_error(ErrorCode::Corrupt, e, std::string("zstd: ") + ZSTD_getErrorName(n));
+  if (n != raw.size()) return chunk_error(ErrorCode::Corrupt, e, "zstd frame decoded to the wrong size");
+  if (elem > 1) {
+    Bytes plain(raw.size());
+    unshuffle_bytes(raw.data(), plain.data(), raw.size(), elem);
+    raw.swap(plain);
+  }
+  if (e.info.kind != uint16_t(ChunkKind::Index)) {
+    Status s = verify_flatbuffer(e, raw);
+    if (!s) return s;
+  }
+  return DecodedChunk(e, std::move(raw));
+}
+
+// ---------------------------------------------------------------- opening --
+
+// Drives one open(): header, trailer, footer; or header then a scan.
+class RunOpener : public std::enable_shared_from_this<RunOpener> {
+ public:
+  RunOpener(std::shared_ptr<ByteSource> source, OpenDone done)
+      : reader_(new RunReader), done_(std::move(done)) {
+    reader_->source_ = std::move(source);
+  }
+
+  void start() {
+    ByteSource& src = *reader_->source_;
+    if (src.size() < kFileHeaderSize) {
+      fail(Status::error(ErrorCode::NotARun, src.size() == 0 ? "not a tvis run: the file is empty"
+                                                             : "not a tvis run: too short for a file header"));
+      return;
+    }
+    auto self = shared_from_this();
+    src.read(0, kFileHeaderSize, [self](Result<Bytes> r) { self->on_header(std::move(r)); });
+  }
+
+ private:
+  uint64_t file_size() const { return reader_->source_->size(); }
+
+  void on_header(Result<Bytes> r) {
+    if (!r.ok()) return fail(r.status());
+    Status s = decode_file_header(r.value().data(), r.value().size(), &reader_->header_);
+    if (!s) return fail(s);
+    if (file_size() < kFileHeaderSize + kChunkHeaderSize + kTrailerSize)
+      return start_scan("footer missing");
+    auto self = shared_from_this();
+    reader_->source_->read(file_size() - kTrailerSize, kTrailerSize,
+                           [self](Result<Bytes> t) { self->on_trailer(std::move(t)); });
+  }
+
+  void on_trailer(Result<Bytes> r) {
+    if (!r.ok()) return fail(r.status());
+    Status s = decode_trailer(r.value().data(), file_size(), &trailer_);
+    if (!s) return start_scan(s.code == ErrorCode::Corrupt && s.message == "no trailer at the end of the file"
+                                  ? std::string("footer missing")
+                                  : "trailer damaged (" + s.message + ")");
+    if (trailer_.footer_size - kChunkHeaderSize > kMaxChunkCompressedSize)
+      return fail(Status::error(ErrorCode::TooLarge, "trailer: footer size " + std::to_string(trailer_.footer_size) +
+                                                         " exceeds the 1 GiB chunk limit"));
+    auto self = shared_from_this();
+    reader_->source_->read(trailer_.footer_offset, trailer_.footer_size,
+                           [self](Result<Bytes> f) { self->on_footer(std::move(f)); });
+  }
+
+  void on_footer(Result<Bytes> r) {
+    if (!r.ok()) return fail(r.status());
+    const Bytes& b = r.value();
+    ChunkEntry footer;
+    Status s = decode_chunk_header(b.data(), trailer_.footer_offset, &footer);
+    if (!s) return start_scan("footer damaged (" + s.message + ")");
+    if (footer.info.kind != uint16_t(ChunkKind::Index) || footer.ordinal != trailer_.chunk_count ||
+        kChunkHeaderSize + uint64_t(footer.compressed_size) != trailer_.footer_size)
+      return start_scan("footer damaged (its header disagrees with the trailer)");
+    s = check_chunk_sizes(footer, file_size());
+    if (!s) return fail(s);
+    if (XXH64(b.data() + kChunkHeaderSize, footer.compressed_size, 0) != footer.payload_xxh64)
+      return start_scan("footer damaged (" + describe_chunk(footer) + ": payload checksum mismatch)");
+    Result<DecodedChunk> d = decode_chunk_payload(footer, b.data() + kChunkHeaderSize, footer.compressed_size);
+    if (!d.ok()) return fail(d.status());
+    s = parse_index(footer, d.value().bytes());
+    if (!s) return fail(s);
+    reader_->complete_ = true;
+    succeed();
+  }
+
+  // Index body: u64 count, then count 64-byte entries; every entry must be a
+  // chunk that lies, in order and without overlap, before the footer.
+  Status parse_index(const ChunkEntry& footer, const Bytes& body) {
+    auto bad = [&](const std::string& what) {
+      return Status::error(ErrorCode::Corrupt, describe_chunk(footer) + ": " + what);
+    };
+    if (body.size() < 8) return bad("index too short");
+    const uint64_t count = le::get64(body.data());
+    if (count > kMaxIndexEntries) return Status::error(ErrorCode::TooLarge, describe_chunk(footer) +
+                                                                                ": index claims " +
+                                                                                std::to_string(count) + " chunks");
+    if (count != (body.size() - 8) / kIndexEntrySize || (body.size() - 8) % kIndexEntrySize != 0)
+      return bad("index entry count " + std::to_string(count) + " does not match its size");
+    if (count != trailer_.chunk_count) return bad("index and trailer disagree on the chunk count");
+    std::vector<ChunkEntry>& chunks = reader_->chunks_;
+    chunks.reserve(size_t(count));
+    uint64_t next_free = kFileHeaderSize;
+    for (uint64_t i = 0; i < count; ++i) {
+      ChunkEntry e = decode_index_entry(body.data() + 8 + i * kIndexEntrySize);
+      if (e.ordinal != i) return bad("index entry " + std::to_string(i) + " has ordinal " + std::to_string(e.ordinal));
+      if (e.info.kind == uint16_t(ChunkKind::Index)) return bad("index lists an index chunk");
+      Status s = check_chunk_sizes(e, trailer_.footer_offset);
+      if (!s) return s.code == ErrorCode::Truncated ? bad("index entry " + std::to_string(i) + " overlaps the footer")
+                                                     : s;
+      if (e.offset < next_free) return bad("index entry " + std::to_string(i) + " overlaps the chunk before it");
+      next_free = e.offset + kChunkHeaderSize + e.compressed_size;
+      chunks.push_back(e);
+    }
+    return Status::ok();
+  }
+
+  // ------------------------------------------------------------- scanning --
+
+  void start_scan(std::string why) {
+    scan_why_ = std::move(why);
+    scan_offset_ = kFileHeaderSize;
+    scan_loop();
+  }
+
+  // Iterates with a trampoline so a synchronous source does not recurse once
+  // per chunk: the callback continues the loop only when it arrives late.
+  void scan_loop() {
+    for (;;) {
+      if (scan_done_) return finish_scan();
+      const uint64_t left = file_size() - scan_offset_;
+      if (left == 0) {
+        scan_done_ = true;
+        continue;
+      }
+      if (left < kChunkHeaderSize) {
+        stop_scan(std::to_string(left) + " bytes at the end are too few for a chunk header");
+        continue;
+      }
+      if (reader_->chunks_.size() >= kMaxIndexEntries) {
+        stop_scan("too many chunks");
+        continue;
+      }
+      in_read_ = true;
+      completed_inline_ = false;
+      auto self = shared_from_this();
+      reader_->source_->read(scan_offset_, kChunkHeaderSize, [self](Result<Bytes> r) {
+        self->scan_step(std::move(r));
+        if (self->in_read_)
+          self->completed_inline_ = true;
+        else
+          self->scan_loop();
+      });
+      in_read_ = false;
+      if (!completed_inline_) return;
+    }
+  }
+
+  void scan_step(Result<Bytes> r) {
+    if (!r.ok()) {
+      fatal_ = r.status();
+      scan_done_ = true;
+      return;
+    }
+    ChunkEntry e;
+    Status s = decode_chunk_header(r.value().data(), scan_offset_, &e);
+    if (!s) return stop_scan(s.message);
+    const uint32_t expected = uint32_t(reader_->chunks_.size());
+    if (e.info.kind == uint16_t(ChunkKind::Index)) return stop_scan("reached the footer index");
+    if (e.ordinal != expected)
+      return stop_scan("chunk header has ordinal " + std::to_string(e.ordinal) + ", expected " +
+                       std::to_string(expected));
+    s = check_chunk_sizes(e, file_size());
+    if (s.code == ErrorCode::TooLarge) {
+      // An intact header with an impossible size is not a torn write.
+      fatal_ = s;
+      scan_done_ = true;
+      return;
+    }
+    if (!s) return stop_scan(describe_chunk(e) + " extends past the end of the file");
+    reader_->chunks_.push_back(e);
+    recovered_bytes_ += kChunkHeaderSize + e.compressed_size;
+    scan_offset_ += kChunkHeaderSize + e.compressed_size;
+  }
+
+  void stop_scan(std::string reason) {
+    stop_reason_ = std::move(reason);
+    scan_done_ = true;
+  }
+
+  void finish_scan() {
+    if (!fatal_.is_ok()) return fail(fatal_);
+    char buf[128];
+    std::snprintf(buf, sizeof buf, ": recovered %zu chunks (%s) by scanning", reader_->chunks_.size(),
+                  format_bytes(recovered_bytes_).c_str());
+    std::string notice = scan_why_ + buf;
+    if (stop_reason_.empty()) {
+      notice += " to the end of the file";
+    } else {
+      std::snprintf(buf, sizeof buf, "; stopped at offset %" PRIu64 ": ", scan_offset_);
+      notice += buf + stop_reason_;
+    }
+    reader_->recovery_notice_ = std::move(notice);
+    reader_->complete_ = false;
+    succeed();
+  }
+
+  void fail(Status s) {
+    if (s.is_ok()) s = Status::error(ErrorCode::Corrupt, "unknown error");
+    OpenDone done = std::move(done_);
+    done(std::move(s));
+  }
+  void succeed() {
+    OpenDone done = std::move(done_);
+    done(std::move(reader_));
+  }
+
+  std::shared_ptr<RunReader> reader_;
+  OpenDone done_;
+  Trailer trailer_;
+  // Scan state.
+  std::string scan_why_, stop_reason_;
+  uint64_t scan_offset_ = 0;
+  uint64_t recovered_bytes_ = 0;
+  bool scan_done_ = false;
+  bool in_read_ = false;
+  bool completed_inline_ = false;
+  Status fatal_;
+};
+
+void RunReader::open(std::shared_ptr<ByteSource> source, OpenDone done) {
+  if (!source) {
+    done(Status::error(ErrorCode::Io, "no source"));
+    return;
+  }
+  std::make_shared<RunOpener>(std::move(source), std::move(done))->start();
+}
+
+namespace {
+template <typename T>
+struct SyncSlot {
+  bool called = false;
+  Result<T> result = Status::error(ErrorCode::Io, "the source did not answer synchronously");
+};
+}  // namespace
+
+Result<std::shared_ptr<RunReader>> RunReader::open_sync(std::shared_ptr<ByteSource> source) {
+  auto slot = std::make_shared<SyncSlot<std::shared_ptr<RunReader>>>();
+  open(std::move(source), [slot](Result<std::shared_ptr<RunReader>> r) {
+    slot->called = true;
+    slot->result = std::move(r);
+  });
+  return std::move(slot->result);
+}
+
+// ---------------------------------------------------------------- chunks ---
+
+void RunReader::read_chunk(uint32_t ordinal, ChunkDone done) {
+  if (ordinal >= chunks_.size()) {
+    done(Status::error(ErrorCode::Corrupt, "no chunk " + std::to_string(ordinal) + " (the run has " +
+                                               std::to_string(chunks_.size()) + ")"));
+    return;
+  }
+  const ChunkEntry entry = chunks_[ordinal];
+  Status s = check_chunk_sizes(entry, source_->size());
+  if (!s) {
+    done(s);
+    return;
+  }
+  source_->read(entry.offset, kChunkHeaderSize + entry.compressed_size, [entry, done](Result<Bytes> r) {
+    if (!r.ok()) return done(Status::error(r.status().code, describe_chunk(entry) + ": " + r.status().message));
+    const Bytes& b = r.value();
+    ChunkEntry h;
+    Status s = decode_chunk_header(b.data(), entry.offset, &h);
+    if (!s) return done(Status::error(s.code, describe_chunk(entry) + ": " + s.message));
+    if (h.info.kind != entry.info.kind || h.info.filter != entry.info.filter || h.ordinal != entry.ordinal ||
+        h.compressed_size != entry.compressed_size || h.raw_size != entry.raw_size ||
+        h.payload_xxh64 != entry.payload_xxh64 || h.info.step_first != entry.info.step_first ||
+        h.info.step_last != entry.info.step_last || h.info.event_first != entry.info.event_first ||
+        h.info.event_last != entry.info.event_last)
+      return done(chunk_error(ErrorCode::Corrupt, entry, "chunk header disagrees with the footer index"));
+    Result<DecodedChunk> d = decode_chunk_payload(entry, b.data() + kChunkHeaderSize, entry.compressed_size);
+    if (!d.ok()) return done(d.status());
+    done(std::shared_ptr<const DecodedChunk>(std::make_shared<DecodedChunk>(std::move(d.value()))));
+  });
+}
+
+Result<std::shared_ptr<const DecodedChunk>> RunReader::read_chunk_sync(uint32_t ordinal) {
+  auto slot = std::make_shared<SyncSlot<std::shared_ptr<const DecodedChunk>>>();
+  read_chunk(ordinal, [slot](Result<std::shared_ptr<const DecodedChunk>> r) {
+    slot->called = true;
+    slot->result = std::move(r);
+  });
+  return std::move(slot->result);
+}
+
+}  // namespace tvis::format

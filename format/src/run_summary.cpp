@@ -1,0 +1,212 @@
+#include "tvis/format/run_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <unordered_set>
+
+#include "tvis/format/chunk_kind.h"
+#include "tvis/schema/recording_generated.h"
+
+namespace tvis::format {
+
+namespace {
+
+std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+// Appends `name` to `list` the first time it is seen.
+void add_unique(std::vector<std::string>& list, std::unordered_set<std::string>& seen, std::string name) {
+  if (name.empty()) return;
+  if (seen.insert(name).second) list.push_back(std::move(name));
+}
+
+}  // namespace
+
+struct RunSummaryBuilder::State {
+  RunSummary s;
+  std::unordered_set<std::string> modules, functions, transforms, gradcam, attention, embeddings, library;
+  std::set<int32_t> samples;
+  std::set<int32_t> optimizer_steps;  // steps with an optimizer step event or record
+  std::map<int32_t, double> losses;   // step -> first loss value
+  bool final_meta = false;            // the last RunMeta was written at the end of the run
+  int32_t meta_steps = 0;
+  std::vector<std::string> run_notices;
+
+  void add_meta(const schema::RunMeta& m) {
+    s.script = str(m.script());
+    s.argv.clear();
+    if (m.argv())
+      for (const auto* a : *m.argv()) s.argv.push_back(str(a));
+    s.device = str(m.device());
+    s.python_version = str(m.python_version());
+    s.torch_version = str(m.torch_version());
+    s.hostname = str(m.hostname());
+    s.started_unix_ms = m.started_unix_ms();
+    s.finished_unix_ms = m.finished_unix_ms();
+    s.exit_code = m.exit_code();
+    s.has_exception = m.exception() != nullptr && m.exception()->size() > 0;
+    s.exception = str(m.exception());
+    final_meta = m.complete() || m.finished_unix_ms() != 0;
+    meta_steps = m.steps_recorded();
+    run_notices.clear();
+    if (m.notices())
+      for (const auto* n : *m.notices())
+        if (n) run_notices.push_back(n->message() ? n->message()->str() : str(n->code()));
+  }
+
+  void add_events(const schema::EventBatch& b) {
+    if (!b.events()) return;
+    for (const auto* e : *b.events()) {
+      if (!e) continue;
+      s.events += 1;
+      switch (e->kind()) {
+        case schema::EventKind::ModuleCall: add_unique(s.modules, modules, str(e->name())); break;
+        case schema::EventKind::FunctionCall: add_unique(s.functions, functions, str(e->name())); break;
+        case schema::EventKind::OptimizerStep:
+          if (e->step() >= 0) optimizer_steps.insert(e->step());
+          break;
+        default: break;
+      }
+    }
+  }
+
+  void add_samples(const schema::SampleBatch& b) {
+    if (!b.samples()) return;
+    for (const auto* smp : *b.samples()) {
+      if (!smp) continue;
+      samples.insert(smp->id());
+      if (!smp->transforms()) continue;
+      for (const auto* t : *smp->transforms()) {
+        if (!t) continue;
+        std::string name = str(t->class_name());
+        add_unique(s.captured.transforms, transforms, name.empty() ? str(t->name()) : name);
+      }
+    }
+  }
+
+  void add_insights(const schema::InsightBatch& b) {
+    if (b.gradcam())
+      for (const auto* g : *b.gradcam())
+        if (g) add_unique(s.captured.gradcam, gradcam, str(g->module_()));
+    if (b.attention())
+      for (const auto* a : *b.attention()) {
+        if (!a || !attention.insert(str(a->module_())).second) continue;
+        AttentionSummary as;
+        as.module = str(a->module_());
+        if (a->shape()) as.shape.assign(a->shape()->begin(), a->shape()->end());
+        s.captured.attention.push_back(std::move(as));
+      }
+    if (b.embeddings())
+      for (const auto* e : *b.embeddings())
+        if (e) add_unique(s.captured.embeddings, embeddings, str(e->module_()));
+    if (b.library_attention())
+      for (const auto* l : *b.library_attention()) {
+        if (!l) continue;
+        LibraryAttentionSummary ls{str(l->module_()), str(l->kind())};
+        if (library.insert(ls.module + '\n' + ls.kind).second) s.captured.library_attention.push_back(ls);
+      }
+  }
+};
+
+RunSummaryBuilder::RunSummaryBuilder(const RunReader& reader) : state_(std::make_shared<State>()) {
+  RunSummary& s = state_->s;
+  s.format_version = std::to_string(reader.header().version_major) + "." +
+                     std::to_string(reader.header().version_minor);
+  s.complete = reader.complete();
+  if (!reader.recovery_notice().empty()) s.notices.push_back(reader.recovery_notice());
+}
+
+void RunSummaryBuilder::add(const DecodedChunk& chunk) {
+  State& st = *state_;
+  const ChunkEntry& e = chunk.entry();
+  ChunkKindTotals& totals = st.s.chunks_by_kind[chunk_kind_name(e.info.kind)];
+  totals.chunks += 1;
+  totals.raw_bytes += e.raw_size;
+  totals.stored_bytes += kChunkHeaderSize + e.compressed_size;
+  const schema::Chunk* root = chunk.root();
+  if (!root) return;
+  switch (root->body_type()) {
+    case schema::Body::RunMeta: st.add_meta(*root->body_as_RunMeta()); break;
+    case schema::Body::EventBatch: st.add_events(*root->body_as_EventBatch()); break;
+    case schema::Body::TensorBatch: {
+      const auto* t = root->body_as_TensorBatch()->tensors();
+      st.s.captured.tensors += t ? t->size() : 0;
+      break;
+    }
+    case schema::Body::OptimizerStepRecord: {
+      const int32_t step = root->body_as_OptimizerStepRecord()->step();
+      if (step >= 0) st.optimizer_steps.insert(step);
+      break;
+    }
+    case schema::Body::SampleBatch: st.add_samples(*root->body_as_SampleBatch()); break;
+    case schema::Body::LossRecord: {
+      const auto* l = root->body_as_LossRecord();
+      st.losses.emplace(l->step(), l->value());  // keeps the first of a step
+      break;
+    }
+    case schema::Body::InsightBatch: st.add_insights(*root->body_as_InsightBatch()); break;
+    case schema::Body::ProfileCapture: st.s.profile_captures += 1; break;
+    default: break;
+  }
+}
+
+RunSummary RunSummaryBuilder::finish() {
+  State& st = *state_;
+  RunSummary s = st.s;
+  s.steps = st.final_meta ? st.meta_steps : int64_t(st.optimizer_steps.size());
+  for (const auto& kv : st.losses) s.losses.push_back(kv.second);
+  s.notices.insert(s.notices.end(), st.run_notices.begin(), st.run_notices.end());
+  s.captured.samples.assign(st.samples.begin(), st.samples.end());
+  return s;
+}
+
+Result<RunSummary> summarize_run(RunReader& reader) {
+  RunSummaryBuilder builder(reader);
+  const uint32_t count = uint32_t(reader.chunks().size());
+  for (uint32_t i = 0; i < count; ++i) {
+    Result<std::shared_ptr<const DecodedChunk>> c = reader.read_chunk_sync(i);
+    if (!c.ok()) return c.status();
+    builder.add(*c.value());
+  }
+  RunSummary s = builder.finish();
+  s.file_bytes = reader.source().size();
+  return s;
+}
+
+std::string python_float_repr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  // Shortest scientific form that reads back exactly: "d.ddde+XX".
+  char sci[40];
+  for (int precision = 0; precision < 17; ++precision) {
+    std::snprintf(sci, sizeof sci, "%.*e", precision, v);
+    if (std::strtod(sci, nullptr) == v) break;
+  }
+  std::string text(sci);
+  const bool negative = text[0] == '-';
+  if (negative) text.erase(0, 1);
+  const size_t e_at = text.find('e');
+  const int exp10 = std::atoi(text.c_str() + e_at + 1);
+  std::string digits;
+  for (size_t i = 0; i < e_at; ++i)
+    if (text[i] != '.') digits += text[i];
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+
+  std::string out = negative ? "-" : "";
+  if (exp10 < -4 || exp10 >= 16) {  // Python's repr switches to exponent form here
+    out += digits[0];
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    char e[8];
+    std::snprintf(e, sizeof e, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
+    return out + e;
+  }
+  if (exp10 < 0) return out + "0." + std::string(size_t(-exp10 - 1), '0') + digits;
+  const size_t int_digits = size_t(exp10) + 1;
+  if (digits.size() <= int_digits) return out + digits + std::string(int_digits - digits.size(), '0') + ".0";
+  return out + digits.substr(0, int_digits) + "." + digits.substr(int_digits);
+}
+
+}  // namespace tvis::format
