@@ -1,0 +1,167 @@
+// tvis inspect RUN [--json]: what a run holds (INTERFACES.md).
+// Exit 0: a readable run (complete, or recovered: then `complete` is false
+// and a notice says what was recovered). Exit 2: not readable as a run, with
+// one line on stderr naming the problem.
+#include <CLI/CLI.hpp>
+
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "commands.h"
+#include "run_path.h"
+#include "tvis/format/byte_source.h"
+#include "tvis/format/container_codec.h"
+#include "tvis/format/run_reader.h"
+#include "tvis/format/run_summary.h"
+
+namespace tvis::cli {
+
+namespace {
+
+namespace fmt = tvis::format;
+using Json = nlohmann::ordered_json;
+
+// The INTERFACES.md object. Losses are written by python_float_repr so their
+// digits are Python's repr() (nlohmann's own float printing is round-trip
+// but not always shortest); non-finite losses become null.
+std::string summary_json(const fmt::RunSummary& s) {
+  Json captured;
+  captured["tensors"] = s.captured.tensors;
+  captured["samples"] = s.captured.samples;
+  captured["pipeline"] = Json{{"transforms", s.captured.transforms}};
+  captured["gradcam"] = s.captured.gradcam;
+  captured["attention"] = Json::array();
+  for (const auto& a : s.captured.attention) captured["attention"].push_back(Json{{"module", a.module}, {"shape", a.shape}});
+  captured["embeddings"] = s.captured.embeddings;
+  captured["library_attention"] = Json::array();
+  for (const auto& l : s.captured.library_attention)
+    captured["library_attention"].push_back(Json{{"module", l.module}, {"kind", l.kind}});
+
+  std::string losses = "[";
+  for (size_t i = 0; i < s.losses.size(); ++i) {
+    if (i) losses += ", ";
+    const std::string r = fmt::python_float_repr(s.losses[i]);
+    losses += (r == "nan" || r == "inf" || r == "-inf") ? "null" : r;
+  }
+  losses += "]";
+
+  std::string out = "{\n";
+  auto field = [&](const char* key, const std::string& value, bool last = false) {
+    out += "  " + Json(key).dump() + ": " + value + (last ? "\n" : ",\n");
+  };
+  // Nested objects: one key per line, compact values.
+  auto indented = [](const Json& j) {
+    std::string r = "{\n";
+    size_t i = 0;
+    for (const auto& item : j.items())
+      r += "    " + Json(item.key()).dump() + ": " +
+           item.value().dump(-1, ' ', false, Json::error_handler_t::replace) + (++i < j.size() ? ",\n" : "\n");
+    return r + "  }";
+  };
+  const auto dump = [](const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); };
+  field("format_version", dump(Json(s.format_version)));
+  field("complete", s.complete ? "true" : "false");
+  field("steps", std::to_string(s.steps));
+  field("events", std::to_string(s.events));
+  field("modules", dump(Json(s.modules)));
+  field("functions", dump(Json(s.functions)));
+  field("losses", losses);
+  field("notices", dump(Json(s.notices)));
+  field("exception", s.has_exception ? dump(Json(s.exception)) : "null");
+  field("captured", indented(captured), true);
+  return out + "}\n";
+}
+
+std::string utc_time(int64_t unix_ms) {
+  const std::time_t t = std::time_t(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep, size_t max_items = SIZE_MAX) {
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < max_items; ++i) out += (i ? sep : "") + v[i];
+  if (v.size() > max_items) out += std::string(sep) + "... (" + std::to_string(v.size()) + " in all)";
+  return out;
+}
+
+void print_human(const std::string& path, const fmt::RunSummary& s) {
+  std::printf("%s: tvis run, format %s, %s\n", path.c_str(), s.format_version.c_str(),
+              s.complete ? "complete" : "INCOMPLETE (recovered)");
+  if (!s.script.empty()) {
+    std::vector<std::string> args(s.argv.size() > 1 ? s.argv.begin() + 1 : s.argv.end(), s.argv.end());
+    std::printf("  script     %s %s\n", s.script.c_str(), join(args, " ").c_str());
+  }
+  if (s.started_unix_ms) {
+    std::printf("  started    %s", utc_time(s.started_unix_ms).c_str());
+    if (s.finished_unix_ms)
+      std::printf(" (ran %.1f s, exit code %d)", double(s.finished_unix_ms - s.started_unix_ms) / 1000, s.exit_code);
+    std::printf("\n");
+  }
+  if (!s.device.empty())
+    std::printf("  on         %s, Python %s, torch %s, host %s\n", s.device.c_str(), s.python_version.c_str(),
+                s.torch_version.c_str(), s.hostname.c_str());
+  std::printf("  steps      %" PRId64 "    events %" PRIu64 "    tensors %" PRIu64 "\n", s.steps, s.events,
+              s.captured.tensors);
+  std::printf("  modules    %zu: %s\n", s.modules.size(), join(s.modules, ", ", 8).c_str());
+  if (!s.functions.empty()) std::printf("  functions  %s\n", join(s.functions, ", ", 8).c_str());
+  if (!s.losses.empty()) {
+    std::vector<std::string> l;
+    for (double v : s.losses) l.push_back(fmt::python_float_repr(v));
+    std::printf("  losses     %s\n", join(l, ", ", 10).c_str());
+  }
+  uint64_t chunks = 0, raw = 0, stored = 0;
+  std::string kinds;
+  for (const auto& [name, t] : s.chunks_by_kind) {
+    chunks += t.chunks;
+    raw += t.raw_bytes;
+    stored += t.stored_bytes;
+    kinds += (kinds.empty() ? "" : ", ") + name + " " + std::to_string(t.chunks);
+  }
+  std::printf("  chunks     %" PRIu64 " (%s)\n", chunks, kinds.c_str());
+  std::printf("  size       %s on disk; chunks hold %s raw, stored in %s (%.2fx)\n",
+              fmt::format_bytes(s.file_bytes).c_str(), fmt::format_bytes(raw).c_str(),
+              fmt::format_bytes(stored).c_str(), stored ? double(raw) / double(stored) : 0.0);
+  if (s.has_exception) std::printf("  exception  %s\n", s.exception.c_str());
+  for (const auto& n : s.notices) std::printf("  notice     %s\n", n.c_str());
+}
+
+int inspect(const std::string& arg, bool json) {
+  auto fail = [](const std::string& what) {
+    std::fprintf(stderr, "tvis inspect: %s\n", what.c_str());
+    return 2;
+  };
+  std::string error;
+  const std::string path = resolve_run_path(arg, &error);
+  if (path.empty()) return fail(error);
+  auto source = fmt::open_file_source(path);
+  if (!source.ok()) return fail(source.status().message);
+  auto reader = fmt::RunReader::open_sync(source.value());
+  if (!reader.ok()) return fail(path + ": " + reader.status().message);
+  auto summary = fmt::summarize_run(*reader.value());
+  if (!summary.ok()) return fail(path + ": " + summary.status().message);
+  if (json)
+    std::fputs(summary_json(summary.value()).c_str(), stdout);
+  else
+    print_human(path, summary.value());
+  return 0;
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("inspect", "Print what a run holds");
+  auto run = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("RUN", *run, "run.tvis, its run folder, or a runs folder (newest run)")->required();
+  cmd->add_flag("--json", *json, "print the INTERFACES.md JSON object");
+  cmd->callback([run, json] { set_exit_code(inspect(*run, *json)); });
+}
+
+}  // namespace tvis::cli
