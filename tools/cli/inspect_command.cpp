@@ -7,10 +7,10 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "commands.h"
+#include "inspect_json.h"
 #include "run_path.h"
 #include "tvis/format/byte_source.h"
 #include "tvis/format/container_codec.h"
@@ -22,58 +22,6 @@ namespace tvis::cli {
 namespace {
 
 namespace fmt = tvis::format;
-using Json = nlohmann::ordered_json;
-
-// The INTERFACES.md object. Losses are written by python_float_repr so their
-// digits are Python's repr() (nlohmann's own float printing is round-trip
-// but not always shortest); non-finite losses become null.
-std::string summary_json(const fmt::RunSummary& s) {
-  Json captured;
-  captured["tensors"] = s.captured.tensors;
-  captured["samples"] = s.captured.samples;
-  captured["pipeline"] = Json{{"transforms", s.captured.transforms}};
-  captured["gradcam"] = s.captured.gradcam;
-  captured["attention"] = Json::array();
-  for (const auto& a : s.captured.attention) captured["attention"].push_back(Json{{"module", a.module}, {"shape", a.shape}});
-  captured["embeddings"] = s.captured.embeddings;
-  captured["library_attention"] = Json::array();
-  for (const auto& l : s.captured.library_attention)
-    captured["library_attention"].push_back(Json{{"module", l.module}, {"kind", l.kind}});
-
-  std::string losses = "[";
-  for (size_t i = 0; i < s.losses.size(); ++i) {
-    if (i) losses += ", ";
-    const std::string r = fmt::python_float_repr(s.losses[i]);
-    losses += (r == "nan" || r == "inf" || r == "-inf") ? "null" : r;
-  }
-  losses += "]";
-
-  std::string out = "{\n";
-  auto field = [&](const char* key, const std::string& value, bool last = false) {
-    out += "  " + Json(key).dump() + ": " + value + (last ? "\n" : ",\n");
-  };
-  // Nested objects: one key per line, compact values.
-  auto indented = [](const Json& j) {
-    std::string r = "{\n";
-    size_t i = 0;
-    for (const auto& item : j.items())
-      r += "    " + Json(item.key()).dump() + ": " +
-           item.value().dump(-1, ' ', false, Json::error_handler_t::replace) + (++i < j.size() ? ",\n" : "\n");
-    return r + "  }";
-  };
-  const auto dump = [](const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); };
-  field("format_version", dump(Json(s.format_version)));
-  field("complete", s.complete ? "true" : "false");
-  field("steps", std::to_string(s.steps));
-  field("events", std::to_string(s.events));
-  field("modules", dump(Json(s.modules)));
-  field("functions", dump(Json(s.functions)));
-  field("losses", losses);
-  field("notices", dump(Json(s.notices)));
-  field("exception", s.has_exception ? dump(Json(s.exception)) : "null");
-  field("captured", indented(captured), true);
-  return out + "}\n";
-}
 
 std::string utc_time(int64_t unix_ms) {
   const std::time_t t = std::time_t(unix_ms / 1000);
@@ -147,7 +95,7 @@ int inspect(const std::string& arg, bool json) {
   auto summary = fmt::summarize_run(*reader.value());
   if (!summary.ok()) return fail(path + ": " + summary.status().message);
   if (json)
-    std::fputs(summary_json(summary.value()).c_str(), stdout);
+    std::fputs(inspect_json(summary.value()).c_str(), stdout);
   else
     print_human(path, summary.value());
   return 0;

@@ -1,7 +1,7 @@
 // tvis-synth: writes a synthetic run file through the format writer (for
 // demos, tests, benchmarks and the fuzzer's seed corpus).
 //   tvis-synth --out run.tvis [--steps N] [--calls N] [--target-bytes 1e9]
-//              [--seed S] [--zstd-level L] [--no-finalize] [--version-minor M]
+//              [--seed S] [--zstd-level L] [--no-finalize] [--version-minor M] [--tiny]
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "random seed");
   app.add_option("--zstd-level", o.zstd_level, "zstd level")->check(CLI::Range(-5, 19));
   app.add_option("--version-minor", o.version_minor, "container minor version to write");
+  app.add_flag("--tiny", o.tiny, "2x2 tensors: a few kB per step (tests, fuzz seeds)");
   app.add_flag("--no-finalize", no_finalize, "leave the file as a killed writer would (no footer)");
   CLI11_PARSE(app, argc, argv);
   o.finalize = !no_finalize;

@@ -164,7 +164,7 @@ class Writer {
     const uint64_t per_step = std::max<uint64_t>(1, calls / uint64_t(std::max(1, o_.steps)));
     modules_ = make_modules(per_step);
     floats_per_call_ = o_.target_bytes > 0 ? std::max<uint64_t>(16, uint64_t(o_.target_bytes / 4 / double(calls)))
-                                           : 1280;
+                                           : (o_.tiny ? 4 : 1280);
     write_meta(false);
     write_sources();
     train_event_ = event(sc::EventKind::FunctionCall, -1, sc::Phase::None, "train", "", -1, kTrainLine, 24);
@@ -328,6 +328,11 @@ class Writer {
     flush_tensors();
   }
 
+  // Fixed-size tensors (batch, weights, maps) shrink to 2x2 in tiny runs.
+  std::vector<int64_t> fixed(std::vector<int64_t> shape) const {
+    return o_.tiny ? std::vector<int64_t>{2, 2} : shape;
+  }
+
   std::vector<int64_t> call_shape() const {
     if (floats_per_call_ >= 256) return {int64_t(floats_per_call_ / 256), 256};
     return {int64_t(floats_per_call_)};
@@ -340,7 +345,7 @@ class Writer {
     event(sc::EventKind::PhaseBegin, step, sc::Phase::Data, "data", "", top, kTrainLine, 0);
     const uint64_t fetch = event(sc::EventKind::DataFetch, step, sc::Phase::Data, "DataLoader.__next__", "", top,
                                  25, 0);
-    const uint64_t batch = tensor(int64_t(fetch), sc::TensorRole::Batch, step, "x", {4, 3, 8, 8}, 1);
+    const uint64_t batch = tensor(int64_t(fetch), sc::TensorRole::Batch, step, "x", fixed({4, 3, 8, 8}), 1);
     sc::SampleBatchT samples;
     samples.step = step;
     samples.batch_event = fetch;
@@ -364,7 +369,7 @@ class Writer {
         ts->name = std::string(name) + "()";
         ts->event = event(sc::EventKind::Transform, step, sc::Phase::Data, ts->name, name, int64_t(get), 25, 0);
         ts->input = prev;
-        ts->output = int64_t(tensor(int64_t(ts->event), sc::TensorRole::TransformOutput, step, name, {3, 8, 8}, 1, id));
+        ts->output = int64_t(tensor(int64_t(ts->event), sc::TensorRole::TransformOutput, step, name, fixed({3, 8, 8}), 1, id));
         ts->input_kind = prev < 0 ? sc::ValueKind::PILImage : sc::ValueKind::Tensor;
         ts->output_kind = std::string(name) == "Resize" ? sc::ValueKind::PILImage : sc::ValueKind::Tensor;
         prev = ts->output;
@@ -393,7 +398,7 @@ class Writer {
     event(sc::EventKind::PhaseBegin, step, sc::Phase::Loss, "loss", "", top, kTrainLine, 0);
     const uint64_t loss_ev = event(sc::EventKind::LossCall, step, sc::Phase::Loss,
                                    "torch.nn.functional.cross_entropy", "", top, 27, 0);
-    const uint64_t logits = tensor(int64_t(loss_ev), sc::TensorRole::Logits, step, "input", {4, 10}, 0);
+    const uint64_t logits = tensor(int64_t(loss_ev), sc::TensorRole::Logits, step, "input", fixed({4, 10}), 0);
     event(sc::EventKind::PhaseEnd, step, sc::Phase::Loss, "loss", "", top, kTrainLine, 0);
     event(sc::EventKind::PhaseBegin, step, sc::Phase::Backward, "backward", "", top, kTrainLine, 0);
     event(sc::EventKind::BackwardCall, step, sc::Phase::Backward, "Tensor.backward", "", top, 28, 0);
@@ -415,9 +420,9 @@ class Writer {
       group->params.push_back(p);
       auto pr = std::make_unique<sc::ParamRecordT>();
       pr->name = p;
-      pr->weight = tensor(int64_t(opt_ev), sc::TensorRole::Weight, step, p, {16, 27}, 0);
-      pr->grad = int64_t(tensor(int64_t(opt_ev), sc::TensorRole::Grad, step, p, {16, 27}, 0));
-      pr->update = int64_t(tensor(int64_t(opt_ev), sc::TensorRole::Update, step, p, {16, 27}, 0));
+      pr->weight = tensor(int64_t(opt_ev), sc::TensorRole::Weight, step, p, fixed({16, 27}), 0);
+      pr->grad = int64_t(tensor(int64_t(opt_ev), sc::TensorRole::Grad, step, p, fixed({16, 27}), 0));
+      pr->update = int64_t(tensor(int64_t(opt_ev), sc::TensorRole::Update, step, p, fixed({16, 27}), 0));
       opt.params.push_back(std::move(pr));
     }
     opt.groups.push_back(std::move(group));
@@ -455,7 +460,7 @@ class Writer {
       g->sample = id;
       g->target = sc::CamTarget::Predicted;
       g->class_index = id;
-      g->map = tensor(-1, sc::TensorRole::GradCam, step, "gradcam", {8, 8}, 1, id);
+      g->map = tensor(-1, sc::TensorRole::GradCam, step, "gradcam", fixed({8, 8}), 1, id);
       ins.gradcam.push_back(std::move(g));
     }
     auto a = std::make_unique<sc::AttentionRecordT>();
@@ -463,14 +468,14 @@ class Writer {
     a->module_ = "blocks.0.attn";
     a->sample = 0;
     a->shape = {8, 4, 24, 24};
-    a->weights = tensor(-1, sc::TensorRole::Attention, step, "attn", {4, 24, 24}, 0, 0);
+    a->weights = tensor(-1, sc::TensorRole::Attention, step, "attn", fixed({4, 24, 24}), 0, 0);
     ins.attention.push_back(std::move(a));
     auto emb = std::make_unique<sc::EmbeddingRecordT>();
     emb->step = step;
     emb->module_ = "layer1";
     emb->samples = {0, 1, 2, 3};
     emb->labels = {"a", "b", "c", "d"};
-    emb->vectors = tensor(-1, sc::TensorRole::Embedding, step, "embedding", {4, 16}, 0);
+    emb->vectors = tensor(-1, sc::TensorRole::Embedding, step, "embedding", fixed({4, 16}), 0);
     ins.embeddings.push_back(std::move(emb));
     if (step == 0) {
       auto la = std::make_unique<sc::LibraryAttentionT>();

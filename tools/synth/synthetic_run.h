@@ -23,6 +23,7 @@ struct SynthOptions {
   int zstd_level = 1;
   bool finalize = true;        // false: leave the file as a killed writer would
   uint16_t version_minor = 0;  // container minor version written in the header
+  bool tiny = false;           // 2x2 tensors everywhere: a few kB per step (tests, fuzz seeds)
 };
 
 struct SynthReport {

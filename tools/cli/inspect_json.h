@@ -1,0 +1,14 @@
+// inspect_json.h: the `tvis inspect --json` object (INTERFACES.md) for a
+// RunSummary, keys in the documented order, losses with Python repr() digits.
+#pragma once
+
+#include <string>
+
+#include "tvis/format/run_summary.h"
+
+namespace tvis::cli {
+
+/// The JSON text, ending in a newline.
+std::string inspect_json(const tvis::format::RunSummary& summary);
+
+}  // namespace tvis::cli
