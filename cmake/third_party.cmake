@@ -76,3 +76,13 @@ if(TVIS_IMGUI_DIR)
 else()
   message(FATAL_ERROR "Dear ImGui sources not found under ${TVIS_THIRD_PARTY_DIR}: run tools/bootstrap")
 endif()
+
+# --- nlohmann/json (header-only; viewer state, tools) ---------------------------
+add_library(tvis_json INTERFACE)
+add_library(tvis::json ALIAS tvis_json)
+# Serialization only in the viewer: no exception paths are taken there; a throw
+# would abort in the browser build, where exceptions are off.
+if(EMSCRIPTEN)
+  tvis_link_system_header(nlohmann)
+  target_include_directories(tvis_json SYSTEM INTERFACE "${TVIS_SYSTEM_HEADER_LINKS}")
+endif()

@@ -1,0 +1,142 @@
+// tvis-view: the native viewer window (SDL2 + OpenGL3) around the shared App.
+//
+//   tvis-view [RUN | RUN_DIR | RUNS_DIR] [--screenshot PATH --frames N] [--state-json PATH]
+//
+// --frames N     render N frames, then exit 0 (default with --screenshot: 10)
+// --screenshot   after the last frame, write the window as a PNG
+// --state-json   at exit, write App::state_json() (INTERFACES.md's object)
+// Exit codes: 0 ok; 1 no window / screenshot or state file not written;
+// 2 bad arguments or nothing to open at PATH.
+#include <SDL.h>
+#include <SDL_opengl.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "png_writer.h"
+#include "run_location.h"
+#include "sdl_shell.h"
+#include "tvis/format/byte_source.h"
+#include "tvis/viewer/app.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Args {
+  std::string run;
+  std::string screenshot;
+  std::string state_json;
+  int frames = 0;
+  std::string size = "1400x900";
+  float scale = 0;
+};
+
+// Hands the located run(s) to the app. Returns false with `problem` set when
+// there is nothing to open.
+bool open_location(tvis::viewer::App& app, const std::string& path, std::string* problem) {
+  const tvis::shell::RunLocation loc = tvis::shell::locate_run(path);
+  switch (loc.kind) {
+    case tvis::shell::RunLocation::Kind::Missing: *problem = loc.problem; return false;
+    case tvis::shell::RunLocation::Kind::File: {
+      auto source = tvis::format::open_file_source(loc.file);
+      if (source.ok())
+        app.open(source.value());
+      else
+        app.show_error(source.status().message);
+      return true;
+    }
+    case tvis::shell::RunLocation::Kind::RunsFolder: {
+      std::vector<tvis::viewer::RunListEntry> runs;
+      for (const auto& dir : loc.run_dirs) {
+        std::string file = (fs::path(dir) / "run.tvis").string();
+        runs.push_back({fs::path(dir).filename().string(), [file] { return tvis::format::open_file_source(file); }});
+      }
+      app.open_run_list(std::move(runs));
+      return true;
+    }
+  }
+  return false;
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text << '\n';
+  return static_cast<bool>(out.flush());
+}
+
+std::string take_screenshot(const tvis::shell::Shell& shell, const std::string& path) {
+  int w = 0, h = 0;
+  tvis::shell::shell_framebuffer_size(shell, &w, &h);
+  std::vector<uint8_t> pixels(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  // GL rows run bottom to top; PNG rows top to bottom.
+  std::vector<uint8_t> flipped(pixels.size());
+  const size_t row = static_cast<size_t>(w) * 4;
+  for (int y = 0; y < h; ++y)
+    std::copy_n(&pixels[static_cast<size_t>(h - 1 - y) * row], row, &flipped[static_cast<size_t>(y) * row]);
+  for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // opaque
+  return tvis::shell::write_png_rgba(path, flipped.data(), w, h);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  CLI::App cli{"tvis-view: the native tvis viewer"};
+  cli.add_option("run", args.run, "run.tvis, its run folder, or a runs folder");
+  cli.add_option("--screenshot", args.screenshot, "write a PNG of the window after the last frame, then exit");
+  cli.add_option("--frames", args.frames, "render this many frames, then exit")->check(CLI::Range(1, 1000000));
+  cli.add_option("--state-json", args.state_json, "write the viewer's state (JSON) at exit");
+  cli.add_option("--size", args.size, "window size WxH in window units")->capture_default_str();
+  cli.add_option("--scale", args.scale, "UI scale (default: from the display's DPI)")->check(CLI::Range(0.5, 4.0));
+  CLI11_PARSE(cli, argc, argv);
+
+  tvis::shell::ShellOptions options;
+  if (std::sscanf(args.size.c_str(), "%dx%d", &options.width, &options.height) != 2 || options.width < 200 ||
+      options.height < 150 || options.width > 16384 || options.height > 16384) {
+    std::fprintf(stderr, "tvis-view: --size wants WxH (at least 200x150), got '%s'\n", args.size.c_str());
+    return 2;
+  }
+  if (!args.screenshot.empty() && args.frames == 0) args.frames = 10;
+  options.vsync = args.frames == 0;  // bounded runs go as fast as they can
+  options.ui_scale = args.scale;
+
+  tvis::viewer::App app;
+  app.set_welcome_hint("Start tvis-view with a run: tvis-view RUN | RUN_DIR | RUNS_DIR");
+  if (!args.run.empty()) {
+    std::string problem;
+    if (!open_location(app, args.run, &problem)) {
+      std::fprintf(stderr, "tvis-view: %s\n", problem.c_str());
+      return 2;
+    }
+  }
+
+  tvis::shell::Shell shell;
+  std::string error;
+  if (!tvis::shell::shell_init(options, &shell, &error)) {
+    std::fprintf(stderr, "tvis-view: %s\n", error.c_str());
+    return 1;
+  }
+  int status = 0;
+  std::string shot_problem = args.screenshot.empty() ? "" : "window closed before the last frame";
+  for (int frame = 0; args.frames == 0 || frame < args.frames; ++frame) {
+    if (frame + 1 == args.frames && !args.screenshot.empty())
+      shell.before_swap = [&] { shot_problem = take_screenshot(shell, args.screenshot); };
+    if (!tvis::shell::shell_frame(shell, app)) break;
+  }
+  if (!shot_problem.empty()) {
+    std::fprintf(stderr, "tvis-view: %s\n", shot_problem.c_str());
+    status = 1;
+  }
+  if (!args.state_json.empty() && !write_text(args.state_json, app.state_json())) {
+    std::fprintf(stderr, "tvis-view: cannot write %s\n", args.state_json.c_str());
+    status = 1;
+  }
+  tvis::shell::shell_shutdown(shell);
+  return status;
+}

@@ -1,0 +1,91 @@
+// app.h: the tvis viewer application, shared by the browser and native shells.
+//
+// The App is pure Dear ImGui over the format's read half: it never touches
+// SDL, OpenGL, emscripten or the file system. A shell owns the window and the
+// ImGui context; each frame it calls, in order:
+//
+//     shell: backend NewFrame(), ImGui::NewFrame()
+//     app.frame()                      // builds every window of the frame
+//     shell: ImGui::Render(), draw, swap
+//     app.record_frame_ms(ms)          // measured cost of that whole frame
+//
+// Opening runs. Every run arrives as a ByteSource (format/byte_source.h):
+// a local file, a dropped browser File, an HTTP Range source. open() returns
+// at once; the run shows when the source answers (a later frame for
+// asynchronous sources). A failed open, a corrupt chunk or a source the shell
+// could not create (unreachable URL) is shown in a readable error panel and
+// listed in state()["errors"]; nothing throws, nothing waits on I/O.
+//
+// Test surface. state_json() is INTERFACES.md's object, exactly:
+//   { run, runs, page, pages, insights, selection, errors, frame_ms }
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tvis/format/byte_source.h"
+#include "tvis/format/error.h"
+
+namespace tvis::viewer {
+
+/// One run of a runs folder, as a shell found it. `open` creates its source
+/// on demand (the run list reads only each run's metadata).
+struct RunListEntry {
+  std::string name;  // the run folder's name
+  std::function<format::Result<std::shared_ptr<format::ByteSource>>()> open;
+};
+
+struct AppOptions {
+  uint64_t cache_budget_bytes = 256ull << 20;  // decoded chunks kept (LRU beyond it)
+};
+
+class App {
+ public:
+  explicit App(AppOptions options = {});
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // --- fonts and scale (call before the first frame and when they change) ---
+  /// Sets the style (dark theme) and builds the font atlas for `ui_scale`
+  /// (DPI / 96, 1 on ordinary screens) and `framebuffer_scale` (framebuffer
+  /// pixels per window unit, 2 on Retina / devicePixelRatio 2). Returns true
+  /// when the atlas was rebuilt: the shell must then re-upload its texture.
+  bool configure_scale(float ui_scale, float framebuffer_scale);
+
+  // --- opening ----------------------------------------------------------------
+  /// Opens one run; replaces what was shown.
+  void open(std::shared_ptr<format::ByteSource> source);
+  /// Shows a run list (a runs folder); picking one opens it.
+  void open_run_list(std::vector<RunListEntry> runs);
+  /// Shows `message` as an error in place of a run (e.g. "cannot reach URL").
+  void show_error(std::string message);
+  /// A short line for the empty state ("Drop a run file here ...").
+  void set_welcome_hint(std::string hint);
+
+  // --- frame ------------------------------------------------------------------
+  /// Builds one frame between ImGui::NewFrame() and ImGui::Render().
+  void frame();
+  /// The measured wall time of the shell's whole frame, in milliseconds.
+  void record_frame_ms(double ms);
+
+  // --- test surface ------------------------------------------------------------
+  /// INTERFACES.md's state object, serialized as one JSON line.
+  std::string state_json() const;
+  /// True once a run is shown or a failure is; false while opening.
+  bool settled() const;
+  /// Where the Explore list drew the row of event `id` in the last frame, in
+  /// screen coordinates {x0, y0, x1, y1}; false when it was not drawn. Lets
+  /// headless tests click real rows.
+  bool event_row_rect(uint64_t id, float rect[4]) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tvis::viewer

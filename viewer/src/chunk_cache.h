@@ -1,0 +1,74 @@
+// chunk_cache.h: decoded chunks of one open run, fetched on demand and kept
+// within a memory budget (least recently used evicted first).
+//
+// Contract:
+//   - get() never waits: it returns the decoded chunk when resident, else
+//     nullptr, and starts one asynchronous read for it unless one is already
+//     in flight or the chunk failed before (failures are remembered: a corrupt
+//     chunk is not re-read every frame).
+//   - The budget counts decoded bytes. A chunk larger than the whole budget is
+//     still kept until the next insertion (so it can be drawn once).
+//   - Pinned chunks (run metadata) are never evicted.
+//   - Callbacks that arrive after the cache is destroyed are ignored.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tvis/format/run_reader.h"
+
+namespace tvis::viewer {
+
+class ChunkCache : public std::enable_shared_from_this<ChunkCache> {
+ public:
+  using ChunkPtr = std::shared_ptr<const format::DecodedChunk>;
+
+  ChunkCache(std::shared_ptr<format::RunReader> reader, uint64_t budget_bytes);
+
+  /// The chunk if resident (marks it most recently used); otherwise nullptr and
+  /// a read is started (see contract).
+  ChunkPtr get(uint32_t ordinal);
+  /// Like get() but the chunk is never evicted once loaded.
+  ChunkPtr get_pinned(uint32_t ordinal);
+
+  bool loading(uint32_t ordinal) const { return in_flight_.count(ordinal) != 0; }
+  /// The failure of `ordinal`'s last read, or nullptr.
+  const format::Status* failure(uint32_t ordinal) const;
+  /// Every failure met so far, in the order met (reader messages).
+  const std::vector<std::string>& failure_messages() const { return failure_messages_; }
+
+  uint64_t resident_bytes() const { return resident_bytes_; }
+  uint64_t budget_bytes() const { return budget_bytes_; }
+  size_t resident_chunks() const { return entries_.size(); }
+  size_t in_flight() const { return in_flight_.size(); }
+  uint64_t evictions() const { return evictions_; }
+
+ private:
+  struct Entry {
+    ChunkPtr chunk;
+    uint64_t bytes = 0;
+    bool pinned = false;
+    std::list<uint32_t>::iterator lru;  // position in lru_ (front = newest)
+  };
+
+  ChunkPtr lookup(uint32_t ordinal, bool pin);
+  void request(uint32_t ordinal, bool pin);
+  void on_loaded(uint32_t ordinal, bool pin, format::Result<ChunkPtr> result);
+  void evict_over_budget(uint32_t keep);
+
+  std::shared_ptr<format::RunReader> reader_;
+  uint64_t budget_bytes_;
+  uint64_t resident_bytes_ = 0;
+  uint64_t evictions_ = 0;
+  std::unordered_map<uint32_t, Entry> entries_;
+  std::list<uint32_t> lru_;
+  std::unordered_map<uint32_t, bool> in_flight_;  // ordinal -> pin requested
+  std::unordered_map<uint32_t, format::Status> failures_;
+  std::vector<std::string> failure_messages_;
+};
+
+}  // namespace tvis::viewer

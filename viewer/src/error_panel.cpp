@@ -1,0 +1,75 @@
+// The readable error panel (a run that cannot be shown, chunks that failed)
+// and the welcome panel (nothing opened yet).
+#include <imgui.h>
+
+#include "app_state.h"
+#include "theme.h"
+
+namespace tvis::viewer {
+
+void draw_error_panel(AppState& s, const std::vector<std::string>& errors) {
+  if (errors.empty()) return;
+  const bool fatal = s.model.status() == RunStatus::Failed;
+  const float wrap = ImGui::GetFontSize() * 48;
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.22f, 0.10f, 0.11f, 1.0f));
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float height = fatal ? 0.0f : line * (1.6f + static_cast<float>(std::min<size_t>(errors.size(), 4)));
+  if (fatal) ImGui::Dummy(ImVec2(0, line));
+  ImGui::BeginChild("errors", ImVec2(fatal ? std::min(wrap + 40, ImGui::GetContentRegionAvail().x) : 0, height),
+                    true);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::kError));
+  if (fatal)
+    ImGui::Text("Cannot open %s", s.model.source_name().empty() ? "the run" : s.model.source_name().c_str());
+  else
+    ImGui::Text("%zu part%s of this run could not be read", errors.size(), errors.size() == 1 ? "" : "s");
+  ImGui::PopStyleColor();
+  ImGui::Separator();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+  for (const auto& e : errors) ImGui::TextUnformatted(e.c_str());
+  ImGui::PopTextWrapPos();
+  if (fatal) {
+    ImGui::Spacing();
+    if (ImGui::Button("Copy message")) ImGui::SetClipboardText(errors.front().c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", s.welcome_hint.c_str());
+  }
+  ImGui::EndChild();
+  ImGui::PopStyleColor();
+}
+
+void draw_welcome(AppState& s) {
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  ImGui::Dummy(ImVec2(0, avail.y * 0.3f));
+  const char* title = "No run open";
+  ImGui::SetCursorPosX((avail.x - ImGui::CalcTextSize(title).x) * 0.5f);
+  ImGui::TextUnformatted(title);
+  const float hint_w = ImGui::CalcTextSize(s.welcome_hint.c_str()).x;
+  ImGui::SetCursorPosX(std::max(0.0f, (avail.x - hint_w) * 0.5f));
+  ImGui::TextDisabled("%s", s.welcome_hint.c_str());
+}
+
+void draw_status_bar(AppState& s) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float h = ImGui::GetFrameHeight();
+  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - h));
+  ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, h));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 2));
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImGui::GetStyleColorVec4(ImGuiCol_ChildBg));
+  ImGui::Begin("status", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
+  if (s.model.status() == RunStatus::Open) {
+    const ChunkCache& cache = s.model.cache();
+    ImGui::TextDisabled("%s  |  %.1f MB file, %.2f MB read  |  cache %.1f / %.0f MB, %zu chunks%s  |  %.2f ms/frame",
+                        s.model.source_name().c_str(), s.model.file_size() / 1e6, s.model.bytes_read() / 1e6,
+                        cache.resident_bytes() / 1e6, cache.budget_bytes() / 1e6, cache.resident_chunks(),
+                        cache.in_flight() ? ", loading" : "", s.frame_stats.median());
+  } else {
+    ImGui::TextDisabled("%.2f ms/frame", s.frame_stats.median());
+  }
+  ImGui::End();
+  ImGui::PopStyleColor();
+  ImGui::PopStyleVar();
+}
+
+}  // namespace tvis::viewer

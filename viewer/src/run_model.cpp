@@ -1,0 +1,229 @@
+#include "run_model.h"
+
+#include <algorithm>
+#include <ctime>
+
+#include "tvis/format/chunk_kind.h"
+
+namespace tvis::viewer {
+
+struct RunModel::Pending {};
+
+namespace {
+
+std::string format_date(int64_t unix_ms) {
+  if (unix_ms <= 0) return {};
+  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+}  // namespace
+
+RunModel::RunModel(uint64_t cache_budget_bytes) : budget_(cache_budget_bytes) {}
+RunModel::~RunModel() = default;
+
+void RunModel::clear() {
+  pending_.reset();
+  source_.reset();
+  reader_.reset();
+  cache_.reset();
+  spans_.clear();
+  event_count_ = 0;
+  max_step_ = -1;
+  meta_ordinal_ = -1;
+  info_ = RunInfo{};
+  by_kind_.clear();
+  error_.clear();
+  source_name_.clear();
+  status_ = RunStatus::Empty;
+}
+
+void RunModel::fail(std::string message) {
+  std::string name = source_name_;
+  clear();
+  source_name_ = std::move(name);
+  error_ = std::move(message);
+  status_ = RunStatus::Failed;
+}
+
+void RunModel::open(std::shared_ptr<format::ByteSource> source) {
+  clear();
+  status_ = RunStatus::Opening;
+  source_name_ = source ? source->name() : std::string("(none)");
+  if (!source) {
+    fail("no run source");
+    return;
+  }
+  source_ = source;
+  auto token = std::make_shared<Pending>();
+  pending_ = token;
+  std::weak_ptr<Pending> weak = token;
+  format::RunReader::open(source, [this, weak](format::Result<std::shared_ptr<format::RunReader>> result) {
+    if (weak.expired()) return;  // superseded or destroyed: ignore
+    on_open(std::move(result));
+  });
+}
+
+void RunModel::on_open(format::Result<std::shared_ptr<format::RunReader>> result) {
+  pending_.reset();
+  if (!result.ok()) {
+    fail(result.status().message.empty() ? "cannot read run" : result.status().message);
+    return;
+  }
+  reader_ = result.value();
+  cache_ = std::make_shared<ChunkCache>(reader_, budget_);
+  index_events();
+  status_ = RunStatus::Open;
+}
+
+void RunModel::index_events() {
+  const auto& chunks = reader_->chunks();
+  for (const auto& c : chunks) {
+    if (c.info.kind < 64) {
+      if (by_kind_.size() <= c.info.kind) by_kind_.resize(c.info.kind + 1u);
+      by_kind_[c.info.kind].push_back(c.ordinal);
+    }
+    max_step_ = std::max<int>(max_step_, c.info.step_last);
+    if (c.info.kind == static_cast<uint16_t>(format::ChunkKind::RunMeta)) meta_ordinal_ = static_cast<int>(c.ordinal);
+    if (c.info.kind != static_cast<uint16_t>(format::ChunkKind::Events)) continue;
+    if (c.info.event_first == UINT64_MAX || c.info.event_last < c.info.event_first) continue;
+    spans_.push_back({c.info.event_first, c.info.event_last, c.info.step_first, c.info.step_last, c.ordinal});
+  }
+  std::sort(spans_.begin(), spans_.end(), [](const EventSpan& a, const EventSpan& b) { return a.first < b.first; });
+  for (const auto& s : spans_) event_count_ = std::max(event_count_, s.last + 1);
+}
+
+const RunInfo& RunModel::info() {
+  if (info_.loaded || status_ != RunStatus::Open) return info_;
+  if (meta_ordinal_ < 0) {
+    info_.loaded = true;
+    return info_;
+  }
+  auto chunk = cache_->get_pinned(static_cast<uint32_t>(meta_ordinal_));
+  if (!chunk) {
+    if (cache_->failure(static_cast<uint32_t>(meta_ordinal_))) info_.loaded = true;
+    return info_;
+  }
+  const schema::RunMeta* meta = chunk->root() ? chunk->root()->body_as_RunMeta() : nullptr;
+  info_.loaded = true;
+  if (!meta) return info_;
+  info_.script = str(meta->script());
+  if (meta->argv())
+    for (const auto* a : *meta->argv()) info_.argv.push_back(str(a));
+  info_.date = format_date(meta->started_unix_ms());
+  info_.device = str(meta->device());
+  info_.torch_version = str(meta->torch_version());
+  info_.exception = str(meta->exception());
+  if (meta->notices())
+    for (const auto* n : *meta->notices()) info_.notices.push_back(str(n->message()));
+  info_.steps_recorded = meta->steps_recorded();
+  return info_;
+}
+
+bool RunModel::complete() const { return reader_ && reader_->complete(); }
+
+const std::string& RunModel::recovery_notice() const {
+  static const std::string kEmpty;
+  return reader_ ? reader_->recovery_notice() : kEmpty;
+}
+
+int RunModel::step_count() const {
+  if (info_.loaded && info_.steps_recorded >= 0) return info_.steps_recorded;
+  return max_step_ + 1;
+}
+
+uint64_t RunModel::file_size() const { return source_ ? source_->size() : 0; }
+uint64_t RunModel::bytes_read() const { return source_ ? source_->bytes_read() : 0; }
+
+const std::vector<uint32_t>& RunModel::chunks_of_kind(format::ChunkKind kind) const {
+  static const std::vector<uint32_t> kNone;
+  const size_t k = static_cast<size_t>(kind);
+  return k < by_kind_.size() ? by_kind_[k] : kNone;
+}
+
+const EventSpan* RunModel::span_of(uint64_t id) const {
+  auto it = std::upper_bound(spans_.begin(), spans_.end(), id,
+                             [](uint64_t v, const EventSpan& s) { return v < s.first; });
+  if (it == spans_.begin()) return nullptr;
+  --it;
+  return id <= it->last ? &*it : nullptr;
+}
+
+const schema::Event* RunModel::event(uint64_t id) {
+  if (!cache_) return nullptr;
+  const EventSpan* span = span_of(id);
+  if (!span) return nullptr;
+  auto chunk = cache_->get(span->ordinal);
+  if (!chunk || !chunk->root()) return nullptr;
+  const schema::EventBatch* batch = chunk->root()->body_as_EventBatch();
+  if (!batch || !batch->events()) return nullptr;
+  const auto* events = batch->events();
+  // Events are stored in id order; trust the dense position, else search.
+  uint64_t k = id - span->first;
+  if (k < events->size() && events->Get(static_cast<flatbuffers::uoffset_t>(k))->id() == id)
+    return events->Get(static_cast<flatbuffers::uoffset_t>(k));
+  for (const auto* e : *events)
+    if (e->id() == id) return e;
+  return nullptr;
+}
+
+const format::Status* RunModel::event_failure(uint64_t id) const {
+  const EventSpan* span = span_of(id);
+  return span && cache_ ? cache_->failure(span->ordinal) : nullptr;
+}
+
+std::optional<uint64_t> RunModel::first_event_of(int step, schema::Phase phase, bool* exhausted) {
+  *exhausted = false;
+  bool waiting = false;
+  for (const auto& span : spans_) {
+    if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
+    if (cache_->failure(span.ordinal)) continue;
+    auto chunk = cache_->get(span.ordinal);
+    if (!chunk) {
+      waiting = true;
+      break;  // keep call order: an earlier chunk must be known first
+    }
+    const auto* batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
+    if (!batch || !batch->events()) continue;
+    for (const auto* e : *batch->events())
+      if (e->step() == step && (phase == schema::Phase::None || e->phase() == phase)) return e->id();
+  }
+  *exhausted = !waiting;
+  return std::nullopt;
+}
+
+const char* phase_label(schema::Phase phase) {
+  switch (phase) {
+    case schema::Phase::Data: return "data";
+    case schema::Phase::Forward: return "forward";
+    case schema::Phase::Loss: return "loss";
+    case schema::Phase::Backward: return "backward";
+    case schema::Phase::Optimizer: return "optimizer";
+    default: return "";
+  }
+}
+
+const char* event_kind_label(schema::EventKind kind) {
+  switch (kind) {
+    case schema::EventKind::ModuleCall: return "module";
+    case schema::EventKind::FunctionCall: return "function";
+    case schema::EventKind::PhaseBegin: return "phase begin";
+    case schema::EventKind::PhaseEnd: return "phase end";
+    case schema::EventKind::LossCall: return "loss";
+    case schema::EventKind::OptimizerStep: return "optimizer step";
+    case schema::EventKind::DataFetch: return "data fetch";
+    case schema::EventKind::DatasetGetItem: return "getitem";
+    case schema::EventKind::Transform: return "transform";
+    case schema::EventKind::BackwardCall: return "backward";
+    case schema::EventKind::GraphOp: return "graph op";
+    default: return "?";
+  }
+}
+
+}  // namespace tvis::viewer

@@ -1,0 +1,117 @@
+// run_model.h: one run as the viewer sees it: the reader (index only), its
+// metadata, and lazy access to events through the chunk cache.
+//
+// States: Empty -> Opening -> Open | Failed. open() returns at once; the
+// source's answer moves the model on (in the same call for synchronous
+// sources, on a later frame otherwise). A model opened again, or destroyed,
+// ignores answers still in flight for the previous source.
+//
+// Nothing here blocks: event(id) and the metadata are available once their
+// chunk is resident; until then they are absent and a read is in flight.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chunk_cache.h"
+#include "tvis/format/chunk_kind.h"
+#include "tvis/format/run_reader.h"
+#include "tvis/schema/recording_generated.h"
+
+namespace tvis::viewer {
+
+enum class RunStatus { Empty, Opening, Open, Failed };
+
+/// What the top bar shows, taken from the run's last RunMeta chunk.
+struct RunInfo {
+  bool loaded = false;  // false until the RunMeta chunk arrived (or none exists)
+  std::string script;
+  std::vector<std::string> argv;
+  std::string date;  // "2026-12-02 12:40:31 UTC", "" when unknown
+  std::string device;
+  std::string torch_version;
+  std::string exception;
+  std::vector<std::string> notices;  // messages, in order
+  int steps_recorded = -1;           // -1 when the metadata does not say
+};
+
+/// An Events chunk's place in the dense event-id space.
+struct EventSpan {
+  uint64_t first = 0;
+  uint64_t last = 0;  // inclusive
+  int32_t step_first = -1;
+  int32_t step_last = -1;
+  uint32_t ordinal = 0;
+};
+
+class RunModel {
+ public:
+  explicit RunModel(uint64_t cache_budget_bytes);
+  ~RunModel();
+
+  void open(std::shared_ptr<format::ByteSource> source);
+  /// Enters Failed with `message` (a source the shell could not create).
+  void fail(std::string message);
+  void clear();
+
+  RunStatus status() const { return status_; }
+  /// The reason for Failed (the reader's one-line message), else "".
+  const std::string& error() const { return error_; }
+  /// The source's short name ("run.tvis", a URL).
+  const std::string& source_name() const { return source_name_; }
+
+  // --- valid in Open ------------------------------------------------------
+  /// Loads the metadata on first use; cheap afterwards.
+  const RunInfo& info();
+  bool complete() const;
+  const std::string& recovery_notice() const;
+  uint64_t event_count() const { return event_count_; }
+  int step_count() const;
+  uint64_t file_size() const;
+  uint64_t bytes_read() const;
+  ChunkCache& cache() { return *cache_; }
+  const ChunkCache* cache_if_open() const { return cache_.get(); }
+  const std::vector<EventSpan>& event_spans() const { return spans_; }
+  /// Ordinals of every chunk of `kind`, in file order.
+  const std::vector<uint32_t>& chunks_of_kind(format::ChunkKind kind) const;
+
+  /// The event with id `id`, or nullptr while its chunk loads (or failed:
+  /// see event_failure()).
+  const schema::Event* event(uint64_t id);
+  /// The failure of the chunk that holds `id`, or nullptr.
+  const format::Status* event_failure(uint64_t id) const;
+  /// The first event of `step` (and `phase`, unless Phase::None) among loaded
+  /// chunks; requests the chunks that may hold it. nullopt while unknown.
+  std::optional<uint64_t> first_event_of(int step, schema::Phase phase, bool* exhausted);
+
+ private:
+  struct Pending;
+  void on_open(format::Result<std::shared_ptr<format::RunReader>> result);
+  void index_events();
+  const EventSpan* span_of(uint64_t id) const;
+
+  uint64_t budget_;
+  RunStatus status_ = RunStatus::Empty;
+  std::string error_;
+  std::string source_name_;
+  std::shared_ptr<Pending> pending_;  // identity of the open in flight
+  std::shared_ptr<format::ByteSource> source_;
+  std::shared_ptr<format::RunReader> reader_;
+  std::shared_ptr<ChunkCache> cache_;
+  std::vector<EventSpan> spans_;
+  uint64_t event_count_ = 0;
+  int max_step_ = -1;
+  int meta_ordinal_ = -1;
+  RunInfo info_;
+  std::vector<std::vector<uint32_t>> by_kind_;  // kind -> ordinals
+};
+
+/// Lower-case phase name ("forward"); "" for Phase::None.
+const char* phase_label(schema::Phase phase);
+/// Short event-kind label ("module", "function", "phase begin", ...).
+const char* event_kind_label(schema::EventKind kind);
+
+}  // namespace tvis::viewer

@@ -1,0 +1,105 @@
+// The browser shell: viewer.html's canvas, Emscripten's SDL2 + WebGL2, and
+// the entry points the JS glue (viewer_glue.js) calls. The frame function is
+// native-viewer/sdl_shell.cpp's; only the main loop differs (the browser's
+// requestAnimationFrame through emscripten_set_main_loop).
+#include <SDL.h>
+#include <emscripten.h>
+#include <imgui.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "js_byte_source.h"
+#include "sdl_shell.h"
+#include "tvis/viewer/app.h"
+
+namespace {
+
+tvis::shell::Shell g_shell;
+std::unique_ptr<tvis::viewer::App> g_app;
+std::string g_clipboard;
+std::vector<tvis::viewer::RunListEntry> g_run_list;
+
+EM_JS(void, tvis_js_clipboard_write, (const char* text), {
+  const s = UTF8ToString(text);
+  if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(s).catch(() => {});
+});
+
+EM_JS(void, tvis_js_start, (), { Module.tvisStart(); });
+
+// The browser's clipboard is write-only without a permission prompt: copy
+// goes to the system clipboard, paste reads what this page copied.
+void set_clipboard(void*, const char* text) {
+  g_clipboard = text ? text : "";
+  tvis_js_clipboard_write(g_clipboard.c_str());
+}
+const char* get_clipboard(void*) { return g_clipboard.c_str(); }
+
+void main_loop() {
+  if (g_app) tvis::shell::shell_frame(g_shell, *g_app);
+}
+
+}  // namespace
+
+extern "C" {
+
+/// Opens JS source `js_id` (a File or an HTTP Range source) of `size` bytes.
+EMSCRIPTEN_KEEPALIVE void tvis_open_js_source(int js_id, double size, const char* name) {
+  if (!g_app) return;
+  g_app->open(std::make_shared<tvis::web::JsByteSource>(js_id, static_cast<uint64_t>(size), name ? name : "run"));
+}
+
+/// Starts a run list (a dropped runs folder): begin, add each run, end.
+EMSCRIPTEN_KEEPALIVE void tvis_run_list_begin() { g_run_list.clear(); }
+EMSCRIPTEN_KEEPALIVE void tvis_run_list_add(int js_id, double size, const char* name, const char* file_name) {
+  const uint64_t bytes = static_cast<uint64_t>(size);
+  std::string file = file_name ? file_name : "run.tvis";
+  g_run_list.push_back({name ? name : "run", [js_id, bytes, file]() {
+                          return tvis::format::Result<std::shared_ptr<tvis::format::ByteSource>>(
+                              std::make_shared<tvis::web::JsByteSource>(js_id, bytes, file));
+                        }});
+}
+EMSCRIPTEN_KEEPALIVE void tvis_run_list_end() {
+  if (g_app) g_app->open_run_list(std::move(g_run_list));
+  g_run_list.clear();
+}
+
+/// Resizes the window (canvas) to the page's size in CSS pixels.
+EMSCRIPTEN_KEEPALIVE void tvis_resize(int width, int height) {
+  if (g_shell.window && width > 0 && height > 0) SDL_SetWindowSize(g_shell.window, width, height);
+}
+
+/// Shows `message` in the error panel (an unreachable URL, an HTTP error).
+EMSCRIPTEN_KEEPALIVE void tvis_show_error(const char* message) {
+  if (g_app) g_app->show_error(message ? message : "error");
+}
+
+/// INTERFACES.md's state object as JSON; valid until the next call.
+EMSCRIPTEN_KEEPALIVE const char* tvis_state_json() {
+  static std::string json;
+  json = g_app ? g_app->state_json() : "{}";
+  return json.c_str();
+}
+
+}  // extern "C"
+
+int main() {
+  tvis::shell::ShellOptions options;
+  options.width = 1280;
+  options.height = 800;
+  std::string error;
+  if (!tvis::shell::shell_init(options, &g_shell, &error)) {
+    std::fprintf(stderr, "tvis: %s\n", error.c_str());
+    return 1;
+  }
+  ImGuiIO& io = ImGui::GetIO();
+  io.SetClipboardTextFn = set_clipboard;
+  io.GetClipboardTextFn = get_clipboard;
+  g_app = std::make_unique<tvis::viewer::App>();
+  g_app->set_welcome_hint("Drop a run file (run.tvis) here, use Open, or add ?url=<run URL> to the address.");
+  tvis_js_start();
+  emscripten_set_main_loop(main_loop, 0, 1);
+  return 0;
+}
