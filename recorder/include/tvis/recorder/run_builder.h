@@ -1,0 +1,100 @@
+// run_builder.h: turns what the hooks observe into the chunks of one run file.
+// Torch-free: the LibTorch side (tensor_capture) hands it finished records and
+// host bytes; the pybind11 module drives it from the training thread.
+//
+// Contract:
+//   - Ids are dense from 0: events in begin order, tensors in add order.
+//   - An event stays in memory until flush() after it ended, so backward can
+//     still attach dL/d(output) to a forward event of the same step.
+//   - Tensor values are copied into a TensorData buffer at add_tensor(); a
+//     float32 buffer is written with the Shuffle4 filter, everything else
+//     unfiltered. Each buffer becomes a chunk when it exceeds the chunk size
+//     or at flush(); the TensorRecords pointing into it are completed with the
+//     chunk ordinal then and written (TensorBatch) at the next flush().
+//   - Chunk order in the file: RunMeta (started), then per flush: TensorData,
+//     TensorBatch, EventBatch, OptimizerStep / Loss records; SourceFiles and
+//     the final RunMeta at finalize(). The last RunMeta wins (chunk_kind.h).
+//   - Not thread-safe: callers serialize (the module holds the GIL).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tvis/schema/recording_generated.h>
+
+#include "tvis/format/chunk_kind.h"
+#include "tvis/format/error.h"
+#include "tvis/format/run_writer.h"
+
+namespace tvis::recorder {
+
+struct BuilderOptions {
+  std::string path;                        // run.tvis to create
+  int zstd_level = 1;
+  uint64_t data_chunk_bytes = 8ull << 20;  // TensorData buffer size before it is cut
+  uint64_t max_backlog_bytes = 512ull << 20;
+};
+
+class RunBuilder {
+ public:
+  /// Creates the file (ErrorCode::Io names the path and the OS error).
+  static format::Result<std::unique_ptr<RunBuilder>> create(const BuilderOptions& options);
+  ~RunBuilder();
+
+  /// Starts an event; `ev->id` is assigned. Returns the id.
+  uint64_t begin_event(std::unique_ptr<schema::EventT> ev);
+  /// Marks the event ended at `t_end_ns` (no-op for unknown/flushed ids).
+  void end_event(uint64_t id, int64_t t_end_ns);
+  /// The event if it is still in memory, else nullptr.
+  schema::EventT* find_event(uint64_t id);
+  uint64_t events_begun() const { return next_event_id_; }
+
+  /// Adds a tensor record (id, data_* fields are filled here) with `size`
+  /// bytes of kept values at `data` (may be null when nothing is kept).
+  uint64_t add_tensor(std::unique_ptr<schema::TensorRecordT> rec, const void* data, uint64_t size, bool f32);
+  uint64_t tensors_added() const { return next_tensor_id_; }
+
+  void add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> rec);
+  void add_loss(std::unique_ptr<schema::LossRecordT> rec);
+
+  /// Writes the RunMeta chunk (the first says "being written").
+  void write_meta(const schema::RunMetaT& meta);
+  /// Writes every ended event, all tensor data and records, optimizer and loss
+  /// records held so far.
+  void flush();
+  /// flush(), then ends still-open events at `t_end_ns`, writes `sources`,
+  /// the final `meta`, footer and trailer. Returns the writer's first error.
+  format::Status finalize(const schema::SourceFilesT& sources, const schema::RunMetaT& meta, int64_t t_end_ns);
+
+  format::WriterStats writer_stats() const;
+  uint64_t bytes_kept() const { return bytes_kept_; }
+
+ private:
+  struct DataBuffer {
+    std::vector<uint8_t> bytes;
+    std::vector<schema::TensorRecordT*> records;  // records pointing into it
+    int32_t step_first = INT32_MAX, step_last = -1;
+  };
+  explicit RunBuilder(const BuilderOptions& options, std::unique_ptr<format::RunWriter> writer);
+  template <typename T>
+  uint32_t append_table(format::ChunkKind kind, T&& body, int32_t step_first, int32_t step_last,
+                        uint64_t event_first = UINT64_MAX, uint64_t event_last = UINT64_MAX);
+  void cut_buffer(DataBuffer& buf, bool f32);
+
+  BuilderOptions options_;
+  std::unique_ptr<format::RunWriter> writer_;
+  uint64_t next_event_id_ = 0;
+  uint64_t next_tensor_id_ = 0;
+  uint64_t bytes_kept_ = 0;
+  std::map<uint64_t, std::unique_ptr<schema::EventT>> events_;  // in memory, by id
+  std::map<uint64_t, bool> ended_;                                // id -> ended
+  std::vector<std::unique_ptr<schema::TensorRecordT>> tensors_;  // not yet written
+  std::vector<std::unique_ptr<schema::OptimizerStepRecordT>> steps_;
+  std::vector<std::unique_ptr<schema::LossRecordT>> losses_;
+  DataBuffer f32_, raw_;
+};
+
+}  // namespace tvis::recorder

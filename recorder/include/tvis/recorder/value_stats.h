@@ -1,0 +1,46 @@
+// value_stats.h: exact summary statistics of a host array of values.
+//
+// Contract (shared with the LibTorch path in tensor_capture.cpp, so a tensor
+// gets the same numbers wherever it lives):
+//   - count = all elements; nan_count / inf_count counted separately;
+//     finite_count = count - nan - inf.
+//   - min, max, mean, std (population), mean_abs, l2 = sqrt(sum x^2) are over
+//     the finite elements, accumulated in double; all 0 when none is finite.
+//   - histogram: kHistogramBins equal-width bins over [min, max] of the finite
+//     elements (hist_lo = min, hist_hi = max); the last bin is closed; when
+//     min == max every finite element falls in bin 0.
+// Two passes over the data (sums, then centred squares and the histogram), so
+// std does not suffer from cancellation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tvis::recorder {
+
+inline constexpr int kHistogramBins = 64;
+
+struct ValueStats {
+  uint64_t count = 0;
+  uint64_t finite_count = 0;
+  uint64_t nan_count = 0;
+  uint64_t inf_count = 0;
+  double min = 0, max = 0, mean = 0, std = 0, mean_abs = 0, l2 = 0;
+  double hist_lo = 0, hist_hi = 0;
+  std::vector<uint32_t> histogram;  // kHistogramBins entries (empty if no finite value)
+};
+
+/// Statistics of n float32 values at `data` (any alignment).
+ValueStats stats_of_f32(const float* data, size_t n);
+/// Statistics of n float64 values.
+ValueStats stats_of_f64(const double* data, size_t n);
+
+/// Bin index of finite `x` for a histogram over [lo, hi] with `bins` bins.
+inline int histogram_bin(double x, double lo, double hi, int bins) {
+  if (!(hi > lo)) return 0;
+  int b = static_cast<int>((x - lo) / (hi - lo) * bins);
+  return b < 0 ? 0 : (b >= bins ? bins - 1 : b);
+}
+
+}  // namespace tvis::recorder

@@ -1,0 +1,116 @@
+"""What the loss was: the call that produced the tensor backward() ran on.
+
+analyze_loss() builds the LossRecord fields (schema/recording.fbs) for the
+native recorder. For classification (cross_entropy / nll_loss with class
+indices) each followed sample's logits row, target, p(target), -log p, its
+loss and the predicted class are computed here, in double, under no_grad,
+from detached tensors: the user's tensors and autograd graph are untouched.
+Logits of shape [B*T, V] that were reshaped from [B, T, V] get a TokenLayout
+(per-token losses [B, T], ignore_index positions listed).
+"""
+
+import torch
+import torch.nn.functional as F
+
+from . import _phases as P
+
+
+def _scalar_repr(v):
+    if isinstance(v, torch.Tensor):
+        return "tensor(shape=%s, dtype=%s)" % (list(v.shape), str(v.dtype).replace("torch.", ""))
+    return repr(v)
+
+
+def _source_shape(logits):
+    """[B, T, V] when `logits` ([N, V]) is a view/reshape of such a tensor."""
+    fn = logits.grad_fn
+    for _ in range(3):
+        if fn is None:
+            return None
+        sizes = getattr(fn, "_saved_self_sym_sizes", None) or getattr(fn, "_saved_self_sizes", None)
+        if sizes is not None and len(sizes) == 3:
+            b, t, v = (int(x) for x in sizes)
+            if b * t == logits.shape[0] and v == logits.shape[1]:
+                return b, t, v
+        nxt = [f for f, _ in fn.next_functions if f is not None]
+        fn = nxt[0] if len(nxt) == 1 else None
+    return None
+
+
+def analyze_loss(session, loss, cand):
+    rec = session.rec
+    value = float(loss.detach().reshape(-1)[0].item()) if loss.numel() >= 1 else 0.0
+    out = {
+        "step": session.steps_done,
+        "event": cand["event"] if cand else 0,
+        "call": cand["call"] if cand else (type(loss.grad_fn).__name__ if loss.grad_fn is not None else ""),
+        "value": value,
+        "value_repr": repr(value),
+        "reduction": "",
+        "args": [],
+        "samples": [],
+        "tokens": None,
+    }
+    if cand is None:
+        return out
+    if "arguments" in cand:  # torch.nn.functional.*
+        arguments = dict(cand["arguments"])
+        inp, target = arguments.pop("input", None), arguments.pop("target", None)
+        fn = cand["fn"]
+        orig = cand["orig"]
+    else:  # an nn loss module: its args are (input, target)
+        a = cand["args"]
+        inp, target = (a[0] if len(a) > 0 else None), (a[1] if len(a) > 1 else None)
+        arguments = dict(cand["kwargs"])
+        fn = {"CrossEntropyLoss": "cross_entropy", "NLLLoss": "nll_loss"}.get(cand["fn"], cand["fn"])
+        orig = None
+    out["reduction"] = str(arguments.get("reduction", "mean"))
+    out["args"] = [(k, _scalar_repr(v)) for k, v in arguments.items()
+                   if k not in ("size_average", "reduce") or v is not None]
+    eid = cand["event"]
+    if isinstance(inp, torch.Tensor):
+        out["logits"] = rec.tensor(inp, P.LOGITS, eid, "input")
+    if isinstance(target, torch.Tensor):
+        out["targets"] = rec.tensor(target, P.TARGET, eid, "target")
+    if fn not in ("cross_entropy", "nll_loss") or not isinstance(inp, torch.Tensor) \
+            or not isinstance(target, torch.Tensor) or inp.dim() != 2 or target.dim() != 1 \
+            or target.dtype not in (torch.long, torch.int):
+        return out
+    ignore_index = int(arguments.get("ignore_index", -100))
+    with torch.no_grad():
+        x = inp.detach().double()
+        logp = torch.log_softmax(x, dim=1) if fn == "cross_entropy" else x
+        tgt = target.detach().long()
+        valid = tgt != ignore_index
+        safe = torch.where(valid, tgt, torch.zeros_like(tgt))
+        nlp = -logp.gather(1, safe.unsqueeze(1)).squeeze(1)
+        nlp = torch.where(valid, nlp, torch.zeros_like(nlp))
+        pred = x.argmax(1)
+        weight = arguments.get("weight")
+        smoothing = float(arguments.get("label_smoothing", 0.0) or 0.0)
+        if weight is None and smoothing == 0.0:
+            per = nlp
+        else:
+            per = F.cross_entropy(x, tgt, weight=None if weight is None else weight.double(),
+                                  ignore_index=ignore_index, reduction="none",
+                                  label_smoothing=smoothing) if fn == "cross_entropy" else nlp
+        k = min(session.samples, x.shape[0])
+        rows = torch.stack([nlp[:k], per[:k]]).cpu().tolist() if k else [[], []]
+        tg, pr = tgt[:k].cpu().tolist(), pred[:k].cpu().tolist()
+        for i in range(k):
+            out["samples"].append({
+                "sample": i, "batch_row": i,
+                "logits": rec.tensor(inp[i], P.LOGITS, eid, "logits[%d]" % i),
+                "target": int(tg[i]), "neg_log_p": rows[0][i],
+                "p_target": float(torch.exp(torch.tensor(-rows[0][i], dtype=torch.float64))),
+                "loss": rows[1][i], "predicted": int(pr[i]),
+            })
+        shape = _source_shape(inp)
+        if shape is not None:
+            b, t, v = shape
+            ignored = (~valid).nonzero().reshape(-1).cpu().tolist()
+            out["tokens"] = {
+                "batch": b, "tokens": t, "vocab": v, "ignore_index": ignore_index, "ignored": ignored,
+                "token_losses": rec.tensor(per.reshape(b, t).float(), P.OTHER, eid, "token_losses"),
+            }
+    return out

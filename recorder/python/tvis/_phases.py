@@ -1,0 +1,12 @@
+"""Numeric values of schema enums used by the glue (schema/recording.fbs)."""
+
+# Phase
+NONE, DATA, FORWARD, LOSS, BACKWARD, OPTIMIZER = range(6)
+
+# EventKind
+MODULE_CALL, FUNCTION_CALL, PHASE_BEGIN, PHASE_END, LOSS_CALL, OPTIMIZER_STEP, DATA_FETCH, \
+    DATASET_GETITEM, TRANSFORM, BACKWARD_CALL, GRAPH_OP = range(11)
+
+# TensorRole
+INPUT, OUTPUT, GRAD_OUTPUT, GRAD_INPUT, WEIGHT, GRAD, UPDATE, BATCH, TARGET, LOGITS = range(10)
+OTHER = 16

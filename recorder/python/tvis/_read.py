@@ -1,0 +1,98 @@
+"""Reading a run back in Python (tests, benchmarks): ``load(path)``.
+
+Returns a Run with plain dicts as in schema/recording.fbs (field names as in
+the schema, enums as their names): ``meta`` (the last RunMeta), ``events``
+(by id), ``tensors`` (by id), ``optimizer_steps``, ``losses``, ``sources``;
+``values(tensor_id)`` gives the kept values as a torch tensor (full shape for
+ValuesKept Full, the leading rows for LeadingRows, None when none are kept).
+"""
+
+import json
+import re
+
+import _tvis_native
+
+_DTYPES = {
+    "Float32": "float32", "Float64": "float64", "Float16": "float16", "BFloat16": "bfloat16",
+    "Int64": "int64", "Int32": "int32", "Int16": "int16", "Int8": "int8", "UInt8": "uint8", "Bool": "bool",
+}
+_NONFINITE = re.compile(r"(?<![\w\"])(-?)(nan|inf)(?![\w\"])")
+
+
+# FlatBuffers leaves out fields equal to their default; put them back.
+_EVENT_DEFAULTS = {"id": 0, "parent": -1, "kind": "ModuleCall", "step": -1, "phase": "None", "name": "",
+                   "class_name": "", "inputs": [], "outputs": [], "grad_outputs": [], "grad_norm": -1.0,
+                   "sample_grad_norms": [], "call_file": 0, "call_line": 0, "def_file": 0, "def_line": 0}
+_TENSOR_DEFAULTS = {"id": 0, "event": -1, "role": "Input", "slot": 0, "name": "", "step": -1, "sample": -1,
+                    "shape": [], "dtype": "Unknown", "kept": "None", "kept_rows": 0, "data_chunk": 0,
+                    "data_offset": 0, "data_size": 0, "requires_grad": False}
+_PARAM_DEFAULTS = {"weight": 0, "grad": -1, "update": -1}
+
+
+def _with(d, defaults):
+    for k, v in defaults.items():
+        d.setdefault(k, v)
+    return d
+
+
+def _json(text):
+    text = _NONFINITE.sub(lambda m: m.group(1) + ("NaN" if m.group(2) == "nan" else "Infinity"), text)
+    return json.loads(text)
+
+
+class Run:
+    def __init__(self, path):
+        self.file = _tvis_native.RunFile(path)
+        self.complete = self.file.complete
+        self.notice = self.file.notice
+        self.meta = None
+        self.events = {}
+        self.tensors = {}
+        self.optimizer_steps = []
+        self.losses = []
+        self.sources = []
+        self.chunks = self.file.chunks()
+        for ordinal, kind, _, _ in self.chunks:
+            if kind in ("tensor_data", "index"):
+                continue
+            body = _json(self.file.chunk_json(ordinal)).get("body", {})
+            if kind == "run_meta":
+                self.meta = body
+            elif kind == "events":
+                for e in body.get("events", []):
+                    e = _with(e, _EVENT_DEFAULTS)
+                    self.events[e["id"]] = e
+            elif kind == "tensors":
+                for t in body.get("tensors", []):
+                    t = _with(t, _TENSOR_DEFAULTS)
+                    self.tensors[t["id"]] = t
+            elif kind == "optimizer_step":
+                body.setdefault("step", 0)
+                body.setdefault("event", 0)
+                for p in body.get("params", []):
+                    _with(p, _PARAM_DEFAULTS)
+                self.optimizer_steps.append(body)
+            elif kind == "loss":
+                _with(body, {"step": 0, "event": 0, "targets": -1, "logits": -1, "value": 0.0})
+                self.losses.append(body)
+            elif kind == "source_files":
+                self.sources = [_with(f, {"id": 0, "text": ""}) for f in body.get("files", [])]
+
+    def values(self, tensor_id):
+        import torch
+        t = self.tensors[tensor_id]
+        if t.get("kept", "None") == "None" or not t.get("data_size"):
+            return None
+        raw = self.file.data(t["data_chunk"], t["data_offset"], t["data_size"])
+        dtype = getattr(torch, _DTYPES[t["dtype"]])
+        shape = list(t.get("shape", []))
+        if t["kept"] == "LeadingRows":
+            shape[0] = t["kept_rows"]
+        return torch.frombuffer(bytearray(raw), dtype=dtype).reshape(shape)
+
+    def module_events(self):
+        return [e for e in self.events.values() if e.get("kind") == "ModuleCall"]
+
+
+def load(path):
+    return Run(path)

@@ -1,0 +1,488 @@
+"""The recording session: hooks installed into the user's interpreter.
+
+Contract (FIDELITY): nothing here draws random numbers, sets a torch flag or
+writes a tensor of the user's program. Hooks read tensors and hand them to the
+native recorder, which copies what it keeps. Patched callables (optimizer
+``step``, ``Tensor.backward``, ``torch.autograd.backward``, DataLoader
+``__next__``, ``torch.nn.functional`` losses) call the original with the same
+arguments and return its result unchanged.
+
+Steps: with ``torch.optim``, a step ends when the outermost ``optimizer.step()``
+returns. Without it, a step is one ``backward()`` plus the code after it until
+the next top-level module call or data fetch (a hand-written update belongs to
+it). After the N-th step the script is stopped at its first data fetch or
+module call: the run is finalized, stdout/stderr flushed, ``os._exit(0)``.
+
+Hook points for later work (data pipeline, Grad-CAM, attention, embeddings):
+``_on_fetch`` sees every batch, ``_post`` every module output with its event,
+``_on_backward`` runs before the user's backward while the graph is intact.
+"""
+
+import functools
+import inspect
+import os
+import socket
+import sys
+import time
+import weakref
+
+import torch
+import torch.nn.functional as F
+
+from . import _phases as P
+from ._loss import analyze_loss
+
+_LOSS_FUNCTIONS = (
+    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+)
+
+
+class Session:
+    def __init__(self, native, run_file, steps, max_elems, samples, project_dir, script, options):
+        here = os.path.dirname(os.path.abspath(__file__))
+        self.rec = native.Recorder(run_file, max_elems, samples, project_dir, [here])
+        self.run_file = run_file
+        self.steps_requested = steps
+        self.samples = samples
+        self.project_dir = project_dir
+        self.script = script
+        self.options = options
+        self.started_ms = int(time.time() * 1000)
+        self.active = True
+        self.finalized = False
+        self.steps_done = 0
+        self.stop_pending = False
+        self.notices = []
+        self._notice_codes = set()
+        self.optimizer_class = ""
+        self._optimizers_seen = False
+        self._stack = []            # [(module, event id)] open module calls
+        self._names = {}            # id(module) -> module path
+        self._roots = []            # root modules (weak references)
+        self._class_defs = {}       # class -> (file id, line)
+        self._loss_candidates = []  # [(output tensor, info dict)] of this step
+        self._step_depth = 0
+        self._bw_depth = 0
+        self._loss_depth = 0
+        self._manual = None         # open hand-written step: [(name, param, before, wid, gid)]
+        self._kwargs_only = 0
+        self._device = None
+        self._undo = []
+
+    # ------------------------------------------------------------ install --
+    def install(self):
+        mm = torch.nn.modules.module
+        h1 = mm.register_module_forward_pre_hook(self._pre)
+        h2 = mm.register_module_forward_hook(self._post)
+        self._undo += [h1.remove, h2.remove]
+        self._patch(torch.optim.Optimizer, "__init__", self._wrap_optimizer_init)
+        self._patch(torch.Tensor, "backward", self._wrap_backward)
+        self._patch(torch.autograd, "backward", self._wrap_backward)
+        dl = torch.utils.data.dataloader._BaseDataLoaderIter
+        self._patch(dl, "__next__", self._wrap_next)
+        for name in _LOSS_FUNCTIONS:
+            if hasattr(F, name):
+                self._patch(F, name, functools.partial(self._wrap_loss_fn, "torch.nn.functional." + name))
+        # modules that did `from torch.nn.functional import cross_entropy` before
+        # the script ran (torch.nn.modules.loss uses `F.` and sees the patch)
+        os.register_at_fork(after_in_child=self._forked)
+        self.rec.write_meta(self._meta(complete=False))
+        self.rec.start_profile()
+
+    def _patch(self, owner, attr, make_wrapper):
+        orig = getattr(owner, attr)
+        wrapper = make_wrapper(orig)
+        setattr(owner, attr, wrapper)
+        self._undo.append(lambda: setattr(owner, attr, orig))
+
+    def _forked(self):
+        # A DataLoader worker or any fork: the child records nothing and never
+        # touches the parent's file.
+        self.active = False
+        self.rec.stop_profile()
+        self.rec.set_paused(True)
+
+    # -------------------------------------------------------------- names --
+    def _module_name(self, module):
+        key = id(module)
+        name = self._names.get(key)
+        if name is not None:
+            return name
+        root = self._stack[0][0] if self._stack else module
+        if not any(r() is root for r in self._roots):
+            self._roots.append(weakref.ref(root))
+        for sub_name, sub in root.named_modules():
+            self._names.setdefault(id(sub), sub_name or type(root).__name__)
+        return self._names.setdefault(key, type(module).__name__)
+
+    def _class_def(self, cls):
+        d = self._class_defs.get(cls)
+        if d is None:
+            try:
+                code = cls.forward.__code__
+                d = (self.rec.file_id(code.co_filename), code.co_firstlineno)
+            except AttributeError:
+                d = (0, 0)
+            self._class_defs[cls] = d
+        return d
+
+    def _param_names(self):
+        names = {}
+        for r in self._roots:
+            root = r()
+            if root is None:
+                continue
+            for n, p in root.named_parameters():
+                names.setdefault(id(p), n)
+        return names
+
+    # -------------------------------------------------------- module hooks --
+    def _pre(self, module, args):
+        if not self.active:
+            return None
+        if not self._stack:
+            self._boundary()
+            if self.stop_pending:
+                self.stop()
+            if self._bw_depth == 0 and self._step_depth == 0:
+                self.rec.set_phase(P.LOSS if isinstance(module, torch.nn.modules.loss._Loss) else P.FORWARD)
+                if self._device is None:
+                    self._note_device(module)
+                for a in args:
+                    if isinstance(a, torch.Tensor) and a.dim() > 0 and not isinstance(module, torch.nn.modules.loss._Loss):
+                        if self.rec.phase() == P.FORWARD:
+                            self.rec.set_batch_rows(a.shape[0])
+                        break
+        f = sys._getframe(2)
+        cf = self.rec.file_id(f.f_code.co_filename)
+        df, dl = self._class_def(type(module))
+        eid = self.rec.begin(P.MODULE_CALL, self._module_name(module), type(module).__name__, cf, f.f_lineno, df, dl)
+        if args:
+            self.rec.tensors(eid, P.INPUT, args)
+        else:
+            self._kwargs_only += 1
+        self._stack.append((module, eid))
+        return None
+
+    def _post(self, module, args, output):
+        if not self.active:
+            return None
+        eid = None
+        while self._stack:
+            m, e = self._stack.pop()
+            if m is module:
+                eid = e
+                break
+        if eid is None:
+            return None
+        self.rec.tensors(eid, P.OUTPUT, output)
+        out = output
+        if isinstance(out, (tuple, list)) and out:
+            out = out[0]
+        if isinstance(out, torch.Tensor) and out.grad_fn is not None:
+            out.grad_fn.register_hook(functools.partial(self.rec.on_grad, eid, out.output_nr))
+        self.rec.end(eid)
+        if isinstance(module, torch.nn.modules.loss._Loss) and isinstance(output, torch.Tensor):
+            info = {"call": "torch.nn." + type(module).__name__, "event": eid, "args": args,
+                    "kwargs": {k: getattr(module, k) for k in ("reduction", "ignore_index", "label_smoothing")
+                               if hasattr(module, k)},
+                    "fn": type(module).__name__}
+            self._loss_candidates.append((output, info))
+        return None
+
+    def _note_device(self, module):
+        for p in module.parameters():
+            d = p.device
+            if d.type == "cuda":
+                self._device = "%s (%s)" % (d, torch.cuda.get_device_name(d))
+            else:
+                self._device = str(d)
+            return
+        self._device = "cpu"
+
+    # ----------------------------------------------------------- losses ---
+    def _wrap_loss_fn(self, qualname, orig):
+        sig = inspect.signature(orig)
+        session = self
+
+        @functools.wraps(orig)
+        def loss_fn(*args, **kwargs):
+            if not session.active or session._loss_depth:
+                return orig(*args, **kwargs)
+            if not session._stack:
+                session._boundary()
+                if session.stop_pending:
+                    session.stop()
+                if session._bw_depth == 0 and session._step_depth == 0:
+                    session.rec.set_phase(P.LOSS)
+            f = sys._getframe(1)
+            eid = session.rec.begin(P.LOSS_CALL, qualname, "", session.rec.file_id(f.f_code.co_filename),
+                                    f.f_lineno, 0, 0)
+            session._loss_depth += 1
+            try:
+                out = orig(*args, **kwargs)
+            finally:
+                session._loss_depth -= 1
+                session.rec.end(eid)
+            try:
+                bound = sig.bind(*args, **kwargs)
+                bound.apply_defaults()
+                arguments = dict(bound.arguments)
+            except TypeError:
+                arguments = {}
+            tens = [a for a in args[:2] if isinstance(a, torch.Tensor)]
+            session.rec.tensors(eid, P.INPUT, tuple(tens))
+            session.rec.tensors(eid, P.OUTPUT, out)
+            info = {"call": qualname, "event": eid, "arguments": arguments, "fn": qualname.rsplit(".", 1)[1],
+                    "orig": orig}
+            session._loss_candidates.append((out, info))
+            return out
+
+        return loss_fn
+
+    # --------------------------------------------------------- backward ---
+    def _wrap_backward(self, orig):
+        session = self
+
+        @functools.wraps(orig)
+        def backward(tensors, *args, **kwargs):
+            if not session.active or session._bw_depth:
+                return orig(tensors, *args, **kwargs)
+            session._boundary()
+            loss = tensors if isinstance(tensors, torch.Tensor) else None
+            if loss is None and isinstance(tensors, (tuple, list)) and len(tensors) == 1:
+                loss = tensors[0]
+            if loss is not None:
+                session._on_backward(loss)
+            session.rec.set_phase(P.BACKWARD)
+            f = sys._getframe(1)
+            eid = session.rec.begin(P.BACKWARD_CALL, "backward", "", session.rec.file_id(f.f_code.co_filename),
+                                    f.f_lineno, 0, 0)
+            session._bw_depth += 1
+            try:
+                return orig(tensors, *args, **kwargs)
+            finally:
+                session._bw_depth -= 1
+                session.rec.end(eid)
+                if not session._optimizers_seen and session._step_depth == 0:
+                    session._open_manual_step()
+
+        return backward
+
+    def _on_backward(self, loss):
+        cand = None
+        for out, info in self._loss_candidates:
+            if out is loss:
+                cand = info
+                break
+        if cand is None and self._loss_candidates:
+            cand = self._loss_candidates[-1][1]
+        try:
+            rec = analyze_loss(self, loss, cand)
+        except Exception as e:  # analysis must never break training
+            self.notice("loss_analysis_failed", "loss analysis failed: %s: %s" % (type(e).__name__, e))
+            rec = None
+        if rec is not None:
+            self.rec.add_loss(rec)
+        self._loss_candidates = []
+
+    # -------------------------------------------------------- optimizer ---
+    def _wrap_optimizer_init(self, orig):
+        session = self
+
+        @functools.wraps(orig)
+        def init(opt, *args, **kwargs):
+            orig(opt, *args, **kwargs)
+            if session.active:
+                session._optimizers_seen = True
+                session._wrap_step_of(type(opt))
+
+        return init
+
+    def _wrap_step_of(self, cls):
+        orig = cls.step
+        if getattr(orig, "_tvis_wrapped", False):
+            return
+        session = self
+
+        @functools.wraps(orig)
+        def step(opt, *args, **kwargs):
+            if not session.active or session._step_depth:
+                return orig(opt, *args, **kwargs)
+            state = session._before_step(opt)
+            session._step_depth += 1
+            try:
+                result = orig(opt, *args, **kwargs)
+            finally:
+                session._step_depth -= 1
+            session._after_step(opt, state)
+            return result
+
+        step._tvis_wrapped = True
+        cls.step = step
+        self._undo.append(lambda: setattr(cls, "step", orig))
+
+    def _snapshot_params(self, eid, params):
+        names = self._param_names()
+        snap = []
+        for i, p in enumerate(params):
+            name = names.get(id(p), "param%d" % i)
+            wid = self.rec.tensor(p, P.WEIGHT, eid, name)
+            gid = self.rec.tensor(p.grad, P.GRAD, eid, name) if p.grad is not None else -1
+            with torch.no_grad():
+                before = p.detach().clone()
+            snap.append((name, p, before, wid, gid))
+        return snap
+
+    def _before_step(self, opt):
+        self.rec.set_phase(P.OPTIMIZER)
+        self.optimizer_class = type(opt).__name__
+        f = sys._getframe(2)
+        eid = self.rec.begin(P.OPTIMIZER_STEP, type(opt).__name__, type(opt).__name__,
+                             self.rec.file_id(f.f_code.co_filename), f.f_lineno, 0, 0)
+        params = [p for g in opt.param_groups for p in g["params"]]
+        return eid, self._snapshot_params(eid, params)
+
+    def _after_step(self, opt, state):
+        eid, snap = state
+        names = {id(p): n for n, p, _, _, _ in snap}
+        groups = []
+        for g in opt.param_groups:
+            hyper = [(k, repr(v)) for k, v in g.items() if k != "params"]
+            groups.append({"hyper": hyper, "params": [names.get(id(p), "?") for p in g["params"]]})
+        self._finish_step(eid, snap, self.optimizer_class, groups)
+
+    def _open_manual_step(self):
+        params = []
+        for r in self._roots:
+            root = r()
+            if root is not None:
+                params += [p for p in root.parameters() if p.requires_grad]
+        f = sys._getframe(2)
+        eid = self.rec.begin(P.OPTIMIZER_STEP, "update", "", self.rec.file_id(f.f_code.co_filename), f.f_lineno, 0, 0)
+        self.rec.set_phase(P.OPTIMIZER)
+        self._manual = (eid, self._snapshot_params(eid, params))
+
+    def _boundary(self):
+        """Closes a hand-written step (backward + the update after it)."""
+        if self._manual is None:
+            return
+        eid, snap = self._manual
+        self._manual = None
+        groups = [{"hyper": [], "params": [n for n, _, _, _, _ in snap]}]
+        self._finish_step(eid, snap, "", groups)
+
+    def _finish_step(self, eid, snap, opt_class, groups):
+        params = []
+        for name, p, before, wid, gid in snap:
+            uid = self.rec.update(eid, name, p, before)
+            params.append((name, wid, gid, uid))
+        self.rec.end(eid)
+        self.rec.add_optimizer_step({"step": self.steps_done, "event": eid, "optimizer_class": opt_class,
+                                     "groups": groups, "params": params})
+        self.rec.set_phase(P.NONE)
+        self.rec.flush()
+        self.steps_done += 1
+        self.rec.set_step(self.steps_done)
+        if self.steps_done >= self.steps_requested:
+            self.stop_pending = True
+
+    # ------------------------------------------------------------- data ---
+    def _wrap_next(self, orig):
+        session = self
+
+        @functools.wraps(orig)
+        def next_(it):
+            if not session.active:
+                return orig(it)
+            session._boundary()
+            if session.stop_pending:
+                session.stop()
+            session.rec.set_phase(P.DATA)
+            f = sys._getframe(1)
+            eid = session.rec.begin(P.DATA_FETCH, type(it._dataset).__name__ if hasattr(it, "_dataset") else "DataLoader",
+                                    "DataLoader", session.rec.file_id(f.f_code.co_filename), f.f_lineno, 0, 0)
+            try:
+                batch = orig(it)
+            finally:
+                session.rec.end(eid)
+            session._on_fetch(eid, batch)
+            return batch
+
+        return next_
+
+    def _on_fetch(self, eid, batch):
+        ids = self.rec.tensors(eid, P.BATCH, batch)
+        first = batch
+        while isinstance(first, (tuple, list)) and first:
+            first = first[0]
+        if isinstance(first, dict) and first:
+            first = next(iter(first.values()))
+        if isinstance(first, torch.Tensor) and first.dim() > 0:
+            self.rec.set_batch_rows(first.shape[0])
+        return ids
+
+    # ------------------------------------------------------- finishing ---
+    def notice(self, code, message):
+        if code not in self._notice_codes:
+            self._notice_codes.add(code)
+            self.notices.append((code, message))
+
+    def _meta(self, complete, exit_code=0, exception="", traceback_text=""):
+        return {
+            "script": self.script,
+            "argv": list(sys.argv),
+            "cwd": os.getcwd(),
+            "project_dir": self.project_dir,
+            "python_version": sys.version.split()[0],
+            "torch_version": torch.__version__,
+            "device": self._device or "cpu",
+            "hostname": socket.gethostname(),
+            "tvis_version": __import__("tvis").__version__,
+            "started_unix_ms": self.started_ms,
+            "finished_unix_ms": int(time.time() * 1000) if complete else 0,
+            "steps_requested": self.steps_requested,
+            "steps_recorded": self.steps_done,
+            "complete": complete,
+            "exit_code": exit_code,
+            "exception": exception,
+            "traceback": traceback_text,
+            "notices": list(self.notices),
+            "options": list(self.options),
+            "optimizer_class": self.optimizer_class,
+        }
+
+    def finalize(self, exit_code=0, exception="", traceback_text=""):
+        """Writes what was recorded and closes the run. Idempotent."""
+        if self.finalized or not self.active:
+            return None
+        self.finalized = True
+        self.rec.stop_profile()
+        if self._manual is not None and exception == "":
+            self._boundary()
+        if self._kwargs_only:
+            self.notice("kwargs_only_calls", "%d module calls passed only keyword arguments; "
+                        "their inputs are not recorded" % self._kwargs_only)
+        if self.steps_done >= self.steps_requested:
+            self.notice("stopped", "stopped after %d optimizer steps as requested" % self.steps_done)
+        elif not exception:
+            self.notice("script_ended", "the script ended after %d of %d requested steps"
+                        % (self.steps_done, self.steps_requested))
+        stats = self.rec.finalize(self._meta(True, exit_code, exception, traceback_text))
+        self.active = False
+        for undo in reversed(self._undo):
+            try:
+                undo()
+            except Exception:
+                pass
+        return stats
+
+    def stop(self):
+        """The N-th step has ended and the script reached step N+1: end here."""
+        self.finalize()
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(0)

@@ -1,0 +1,176 @@
+#include "tvis/recorder/run_builder.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "tvis/format/chunk_kind.h"
+
+namespace tvis::recorder {
+
+using format::ChunkInfo;
+using format::ChunkKind;
+
+namespace {
+
+std::vector<uint8_t> finish(flatbuffers::FlatBufferBuilder& fbb, schema::Body type, flatbuffers::Offset<void> body) {
+  auto chunk = schema::CreateChunk(fbb, type, body);
+  schema::FinishChunkBuffer(fbb, chunk);
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+}  // namespace
+
+format::Result<std::unique_ptr<RunBuilder>> RunBuilder::create(const BuilderOptions& options) {
+  format::WriterOptions wo;
+  wo.zstd_level = options.zstd_level;
+  wo.max_backlog_bytes = options.max_backlog_bytes;
+  auto w = format::RunWriter::create(options.path, wo);
+  if (!w.ok()) return w.status();
+  return std::unique_ptr<RunBuilder>(new RunBuilder(options, std::move(w.value())));
+}
+
+RunBuilder::RunBuilder(const BuilderOptions& options, std::unique_ptr<format::RunWriter> writer)
+    : options_(options), writer_(std::move(writer)) {}
+
+RunBuilder::~RunBuilder() = default;
+
+template <typename T>
+uint32_t RunBuilder::append_table(ChunkKind kind, T&& body, int32_t step_first, int32_t step_last,
+                                  uint64_t event_first, uint64_t event_last) {
+  flatbuffers::FlatBufferBuilder fbb(1024);
+  using Table = typename std::remove_reference_t<T>::TableType;
+  auto off = Table::Pack(fbb, &body);
+  auto bytes = finish(fbb, schema::BodyUnionTraits<std::remove_reference_t<T>>::enum_value, off.Union());
+  ChunkInfo info;
+  info.kind = static_cast<uint16_t>(kind);
+  info.step_first = step_first;
+  info.step_last = step_last;
+  info.event_first = event_first;
+  info.event_last = event_last;
+  return writer_->append(info, std::move(bytes));
+}
+
+uint64_t RunBuilder::begin_event(std::unique_ptr<schema::EventT> ev) {
+  const uint64_t id = next_event_id_++;
+  ev->id = id;
+  events_[id] = std::move(ev);
+  ended_[id] = false;
+  return id;
+}
+
+void RunBuilder::end_event(uint64_t id, int64_t t_end_ns) {
+  auto it = events_.find(id);
+  if (it == events_.end()) return;
+  it->second->t_end_ns = t_end_ns;
+  ended_[id] = true;
+}
+
+schema::EventT* RunBuilder::find_event(uint64_t id) {
+  auto it = events_.find(id);
+  return it == events_.end() ? nullptr : it->second.get();
+}
+
+uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, const void* data, uint64_t size, bool f32) {
+  rec->id = next_tensor_id_++;
+  if (data && size) {
+    DataBuffer& buf = f32 ? f32_ : raw_;
+    if (!buf.bytes.empty() && buf.bytes.size() + size > options_.data_chunk_bytes) cut_buffer(buf, f32);
+    size_t off = buf.bytes.size();
+    if (!f32) off = (off + 7) & ~size_t(7);  // keep 8-byte elements aligned
+    buf.bytes.resize(off + size);
+    std::memcpy(buf.bytes.data() + off, data, size);
+    rec->data_offset = off;
+    rec->data_size = size;
+    buf.records.push_back(rec.get());
+    buf.step_first = std::min(buf.step_first, rec->step);
+    buf.step_last = std::max(buf.step_last, rec->step);
+    bytes_kept_ += size;
+  }
+  const uint64_t id = rec->id;
+  tensors_.push_back(std::move(rec));
+  return id;
+}
+
+void RunBuilder::cut_buffer(DataBuffer& buf, bool f32) {
+  if (buf.bytes.empty()) return;
+  flatbuffers::FlatBufferBuilder fbb(buf.bytes.size() + 1024);
+  // 16-byte aligned values: with Shuffle4 every float lands on a 4-byte plane.
+  fbb.ForceVectorAlignment(buf.bytes.size(), 1, 16);
+  auto vec = fbb.CreateVector(buf.bytes.data(), buf.bytes.size());
+  auto td = schema::CreateTensorData(fbb, vec);
+  auto bytes = finish(fbb, schema::Body::TensorData, td.Union());
+  ChunkInfo info;
+  info.kind = static_cast<uint16_t>(ChunkKind::TensorData);
+  info.filter = f32 ? format::ChunkFilter::Shuffle4 : format::ChunkFilter::None;
+  info.step_first = buf.step_first == INT32_MAX ? -1 : buf.step_first;
+  info.step_last = buf.step_last;
+  const uint32_t ordinal = writer_->append(info, std::move(bytes));
+  for (auto* r : buf.records) r->data_chunk = ordinal;
+  buf = DataBuffer{};
+}
+
+void RunBuilder::add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> rec) { steps_.push_back(std::move(rec)); }
+void RunBuilder::add_loss(std::unique_ptr<schema::LossRecordT> rec) { losses_.push_back(std::move(rec)); }
+
+void RunBuilder::write_meta(const schema::RunMetaT& meta) {
+  append_table(ChunkKind::RunMeta, schema::RunMetaT(meta), -1, -1);
+}
+
+void RunBuilder::flush() {
+  cut_buffer(f32_, true);
+  cut_buffer(raw_, false);
+  if (!tensors_.empty()) {
+    schema::TensorBatchT batch;
+    int32_t s0 = INT32_MAX, s1 = -1;
+    for (auto& t : tensors_) {
+      s0 = std::min(s0, t->step);
+      s1 = std::max(s1, t->step);
+    }
+    batch.tensors = std::move(tensors_);
+    tensors_.clear();
+    append_table(ChunkKind::Tensors, std::move(batch), s0 == INT32_MAX ? -1 : s0, s1);
+  }
+  schema::EventBatchT eb;
+  int32_t s0 = INT32_MAX, s1 = -1;
+  for (auto it = events_.begin(); it != events_.end();) {
+    if (!ended_[it->first]) { ++it; continue; }
+    s0 = std::min(s0, it->second->step);
+    s1 = std::max(s1, it->second->step);
+    ended_.erase(it->first);
+    eb.events.push_back(std::move(it->second));
+    it = events_.erase(it);
+  }
+  if (!eb.events.empty()) {
+    const uint64_t e0 = eb.events.front()->id, e1 = eb.events.back()->id;
+    append_table(ChunkKind::Events, std::move(eb), s0 == INT32_MAX ? -1 : s0, s1, e0, e1);
+  }
+  for (auto& s : steps_) {
+    const int32_t step = s->step;
+    const uint64_t ev = s->event;
+    append_table(ChunkKind::OptimizerStep, std::move(*s), step, step, ev, ev);
+  }
+  steps_.clear();
+  for (auto& l : losses_) {
+    const int32_t step = l->step;
+    const uint64_t ev = l->event;
+    append_table(ChunkKind::Loss, std::move(*l), step, step, ev, ev);
+  }
+  losses_.clear();
+}
+
+format::Status RunBuilder::finalize(const schema::SourceFilesT& sources, const schema::RunMetaT& meta, int64_t t_end_ns) {
+  for (auto& [id, ended] : ended_) {
+    if (!ended) {
+      events_[id]->t_end_ns = t_end_ns;
+      ended = true;
+    }
+  }
+  flush();
+  append_table(ChunkKind::SourceFiles, schema::SourceFilesT(sources), -1, -1);
+  write_meta(meta);
+  return writer_->finalize();
+}
+
+format::WriterStats RunBuilder::writer_stats() const { return writer_->stats(); }
+
+}  // namespace tvis::recorder

@@ -1,0 +1,161 @@
+#include "tensor_capture.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+
+#include "tvis/recorder/value_stats.h"
+
+namespace tvis::recorder {
+namespace {
+
+void fill_stats(schema::StatsT& out, const ValueStats& s) {
+  out.count = s.count;
+  out.finite_count = s.finite_count;
+  out.nan_count = s.nan_count;
+  out.inf_count = s.inf_count;
+  out.min = s.min;
+  out.max = s.max;
+  out.mean = s.mean;
+  out.std = s.std;
+  out.mean_abs = s.mean_abs;
+  out.l2 = s.l2;
+  out.hist_lo = s.hist_lo;
+  out.hist_hi = s.hist_hi;
+  out.histogram = s.histogram;
+}
+
+// Host path: `x` is a contiguous CPU tensor.
+ValueStats host_stats(const at::Tensor& x) {
+  const size_t n = static_cast<size_t>(x.numel());
+  switch (x.scalar_type()) {
+    case at::kFloat: return stats_of_f32(x.data_ptr<float>(), n);
+    case at::kDouble: return stats_of_f64(x.data_ptr<double>(), n);
+    case at::kHalf:
+    case at::kBFloat16: {
+      at::Tensor f = x.to(at::kFloat);
+      return stats_of_f32(f.data_ptr<float>(), n);
+    }
+    default: {
+      at::Tensor d = x.to(at::kDouble);
+      return stats_of_f64(d.data_ptr<double>(), n);
+    }
+  }
+}
+
+// Device path: reductions where the tensor lives, two small host copies.
+ValueStats device_stats(const at::Tensor& t) {
+  ValueStats s;
+  at::Tensor x = t.reshape({-1});
+  if (!at::isFloatingType(x.scalar_type())) x = x.to(at::kDouble);
+  s.count = static_cast<uint64_t>(x.numel());
+  at::Tensor finite = at::isfinite(x);
+  at::Tensor counts = at::stack({finite.sum(), at::isnan(x).sum()}).cpu();
+  s.finite_count = static_cast<uint64_t>(counts[0].item<int64_t>());
+  s.nan_count = static_cast<uint64_t>(counts[1].item<int64_t>());
+  s.inf_count = s.count - s.finite_count - s.nan_count;
+  if (s.finite_count == 0) return s;
+  at::Tensor xd = (s.finite_count == s.count ? x : x.masked_select(finite)).to(at::kDouble);
+  const double m = static_cast<double>(s.finite_count);
+  auto [mn, mx] = at::aminmax(xd);
+  at::Tensor sums = at::stack({mn, mx, xd.sum(), xd.abs().sum(), (xd * xd).sum()}).cpu();
+  auto a = sums.accessor<double, 1>();
+  s.min = a[0];
+  s.max = a[1];
+  s.mean = a[2] / m;
+  s.mean_abs = a[3] / m;
+  s.l2 = std::sqrt(a[4]);
+  s.std = std::sqrt(((xd - s.mean) * (xd - s.mean)).sum().item<double>() / m);
+  s.hist_lo = s.min;
+  s.hist_hi = s.max;
+  s.histogram.assign(kHistogramBins, 0);
+  if (s.max > s.min) {
+    at::Tensor h = at::histc(xd, kHistogramBins, s.min, s.max).to(at::kLong).cpu();
+    for (int i = 0; i < kHistogramBins; ++i) s.histogram[i] = static_cast<uint32_t>(h[i].item<int64_t>());
+  } else {
+    s.histogram[0] = static_cast<uint32_t>(s.finite_count);
+  }
+  return s;
+}
+
+}  // namespace
+
+schema::DType to_schema_dtype(c10::ScalarType st) {
+  switch (st) {
+    case at::kFloat: return schema::DType::Float32;
+    case at::kDouble: return schema::DType::Float64;
+    case at::kHalf: return schema::DType::Float16;
+    case at::kBFloat16: return schema::DType::BFloat16;
+    case at::kLong: return schema::DType::Int64;
+    case at::kInt: return schema::DType::Int32;
+    case at::kShort: return schema::DType::Int16;
+    case at::kChar: return schema::DType::Int8;
+    case at::kByte: return schema::DType::UInt8;
+    case at::kBool: return schema::DType::Bool;
+    case at::kComplexFloat: return schema::DType::Complex64;
+    case at::kComplexDouble: return schema::DType::Complex128;
+    default: return schema::DType::Unknown;
+  }
+}
+
+Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
+  c10::NoGradGuard no_grad;
+  Captured c;
+  c.rec = std::make_unique<schema::TensorRecordT>();
+  auto& r = *c.rec;
+  const at::Tensor t = t_in.detach();
+  r.shape.assign(t.sizes().begin(), t.sizes().end());
+  r.dtype = to_schema_dtype(t.scalar_type());
+  r.device = t.device().str();
+  r.requires_grad = t_in.requires_grad();
+  r.stats = std::make_unique<schema::StatsT>();
+  if (t.is_complex() || r.dtype == schema::DType::Unknown || !t.has_storage()) {
+    r.stats->count = static_cast<uint64_t>(t.numel());
+    return c;  // statistics of complex / exotic tensors are not defined here
+  }
+  const bool on_cpu = t.device().is_cpu();
+  at::Tensor host = on_cpu ? t.contiguous() : at::Tensor();
+  fill_stats(*r.stats, on_cpu ? host_stats(host) : device_stats(t));
+
+  // What is kept of the values.
+  const int64_t n = t.numel();
+  int64_t rows = 0;
+  if (n <= options.max_elems || t.dim() == 0) {
+    r.kept = schema::ValuesKept::Full;
+  } else {
+    const int64_t dim0 = t.size(0);
+    const int64_t row = dim0 > 0 ? n / dim0 : 1;
+    rows = std::max<int64_t>(1, options.max_elems / std::max<int64_t>(row, 1));
+    rows = std::max(rows, std::min(options.min_rows, dim0));
+    rows = std::min(rows, dim0);
+    r.kept = schema::ValuesKept::LeadingRows;
+    r.kept_rows = rows;
+  }
+  at::Tensor kept = r.kept == schema::ValuesKept::Full ? (on_cpu ? host : t) : t.narrow(0, 0, rows);
+  if (!on_cpu) kept = kept.to(at::kCPU);
+  kept = kept.contiguous();
+  c.keepalive = kept;
+  c.values = kept.data_ptr();
+  c.size = static_cast<uint64_t>(kept.numel()) * kept.element_size();
+  c.f32 = kept.scalar_type() == at::kFloat;
+  return c;
+}
+
+at::Tensor param_delta(const at::Tensor& after, const at::Tensor& before) {
+  c10::NoGradGuard no_grad;
+  return at::sub(after.detach(), before.detach());
+}
+
+std::vector<double> leading_row_norms(const at::Tensor& t, int64_t k) {
+  c10::NoGradGuard no_grad;
+  std::vector<double> out;
+  if (t.dim() == 0 || k <= 0 || !at::isFloatingType(t.scalar_type())) return out;
+  k = std::min<int64_t>(k, t.size(0));
+  if (k == 0) return out;
+  at::Tensor rows = t.detach().narrow(0, 0, k).reshape({k, -1}).to(at::kDouble);
+  at::Tensor norms = rows.pow(2).sum(1).sqrt().cpu();
+  auto a = norms.accessor<double, 1>();
+  for (int64_t i = 0; i < k; ++i) out.push_back(a[i]);
+  return out;
+}
+
+}  // namespace tvis::recorder

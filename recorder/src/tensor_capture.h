@@ -1,0 +1,49 @@
+// tensor_capture.h: one tensor -> a TensorRecord (shape, dtype, exact stats,
+// histogram) plus the host bytes of the values kept under the budget.
+//
+// Contract:
+//   - Never modifies `t`, its autograd state, any RNG or flag; runs under a
+//     no-grad guard. Statistics are computed where the tensor lives: a CPU
+//     tensor in one pass pair over its memory (value_stats.h), any other
+//     device with ATen reductions on that device; only the scalars and the
+//     kept values are copied to the host.
+//   - Budget: numel <= max_elems keeps every value (ValuesKept::Full);
+//     otherwise the leading rows along dim 0 that fit (at least one row and at
+//     least `min_rows` when dim 0 has them; ValuesKept::LeadingRows).
+//   - `values`/`size` point to the kept bytes, row-major, little-endian, in
+//     the tensor's dtype, valid while `keepalive` lives. f32 is true for
+//     float32 values (the writer shuffles those by 4-byte planes).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+
+#include <tvis/schema/recording_generated.h>
+
+namespace tvis::recorder {
+
+struct CaptureOptions {
+  int64_t max_elems = 2000000;
+  int64_t min_rows = 0;  // rows kept at least (the followed samples)
+};
+
+struct Captured {
+  std::unique_ptr<schema::TensorRecordT> rec;
+  at::Tensor keepalive;
+  const void* values = nullptr;
+  uint64_t size = 0;
+  bool f32 = false;
+};
+
+Captured capture_tensor(const at::Tensor& t, const CaptureOptions& options);
+
+/// L2 norms of the first k rows (dim 0) of `t`, in double, computed on its device.
+std::vector<double> leading_row_norms(const at::Tensor& t, int64_t k);
+
+/// after - before in their dtype (no grad): the exact optimizer update.
+at::Tensor param_delta(const at::Tensor& after, const at::Tensor& before);
+
+schema::DType to_schema_dtype(c10::ScalarType st);
+
+}  // namespace tvis::recorder
