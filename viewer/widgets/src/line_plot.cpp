@@ -1,0 +1,322 @@
+#include "tvis/widgets/line_plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "imgui_internal.h"
+#include "plot_view_storage.h"
+#include "tvis/widgets/axis_ticks.h"
+#include "tvis/widgets/decimate.h"
+#include "tvis/widgets/format_number.h"
+#include "widget_style.h"
+
+namespace tvis::widgets {
+namespace {
+
+using detail::kPad;
+
+constexpr double kZoomStep = 0.85;      // view scale per wheel notch
+constexpr std::size_t kHoverScanMax = 200000;
+
+struct Mapping {
+    ImVec2 mn, mx;
+    PlotView v;
+    float sx(double x) const { return mn.x + static_cast<float>((x - v.x_lo) / (v.x_hi - v.x_lo)) * (mx.x - mn.x); }
+    float sy(double y) const { return mx.y - static_cast<float>((y - v.y_lo) / (v.y_hi - v.y_lo)) * (mx.y - mn.y); }
+    double dx(float px) const { return v.x_lo + (px - mn.x) / (mx.x - mn.x) * (v.x_hi - v.x_lo); }
+    double dy(float py) const { return v.y_lo + (mx.y - py) / (mx.y - mn.y) * (v.y_hi - v.y_lo); }
+};
+
+std::size_t series_length(const PlotSeries& s) {
+    return s.x.empty() ? s.y.size() : std::min(s.x.size(), s.y.size());
+}
+
+double x_of(const PlotSeries& s, std::size_t i) { return s.x.empty() ? static_cast<double>(i) : s.x[i]; }
+
+// Extent of x over all series (first/last finite x of each, x being sorted).
+bool data_x_extent(const PlotSeries* series, int count, double* lo, double* hi) {
+    bool any = false;
+    for (int k = 0; k < count; ++k) {
+        const std::size_t n = series_length(series[k]);
+        std::size_t a = 0, b = n;
+        while (a < n && !std::isfinite(x_of(series[k], a))) ++a;
+        while (b > a && !std::isfinite(x_of(series[k], b - 1))) --b;
+        if (a >= b) continue;
+        const double x0 = x_of(series[k], a), x1 = x_of(series[k], b - 1);
+        *lo = any ? std::min(*lo, x0) : x0;
+        *hi = any ? std::max(*hi, x1) : x1;
+        any = true;
+    }
+    return any;
+}
+
+// Widens a degenerate range so that it can be mapped.
+void widen(double* lo, double* hi) {
+    if (*hi > *lo) return;
+    const double pad = *lo == 0.0 ? 0.5 : std::fabs(*lo) * 0.1;
+    *lo -= pad;
+    *hi += pad;
+}
+
+double plotted(double y, bool log_y) {
+    if (!std::isfinite(y)) return NAN;
+    if (log_y) return y > 0.0 ? std::log10(y) : NAN;
+    return y;
+}
+
+void draw_axes(ImDrawList* dl, const Mapping& m, bool log_y) {
+    const float w = m.mx.x - m.mn.x, h = m.mx.y - m.mn.y;
+    const float th = ImGui::GetTextLineHeight();
+    const std::vector<double> xt = nice_ticks(m.v.x_lo, m.v.x_hi, std::max(2, static_cast<int>(w / 90.0f)));
+    const std::vector<std::string> xl = tick_labels(xt);
+    for (std::size_t i = 0; i < xt.size(); ++i) {
+        const float x = std::floor(m.sx(xt[i])) + 0.5f;
+        dl->AddLine(ImVec2(x, m.mn.y), ImVec2(x, m.mx.y), detail::kGridColor);
+        dl->AddLine(ImVec2(x, m.mx.y), ImVec2(x, m.mx.y + detail::kTickLen), detail::kAxisText);
+        const float tw = ImGui::CalcTextSize(xl[i].c_str()).x;
+        dl->AddText(ImVec2(x - tw * 0.5f, m.mx.y + detail::kTickLen + 1.0f), detail::kAxisText, xl[i].c_str());
+    }
+    std::vector<double> yt = nice_ticks(m.v.y_lo, m.v.y_hi, std::max(2, static_cast<int>(h / (th * 2.5f))));
+    std::vector<double> label_values = yt;
+    if (log_y)
+        for (double& v : label_values) v = std::pow(10.0, v);
+    const std::vector<std::string> yl = tick_labels(label_values);
+    for (std::size_t i = 0; i < yt.size(); ++i) {
+        const float y = std::floor(m.sy(yt[i])) + 0.5f;
+        dl->AddLine(ImVec2(m.mn.x, y), ImVec2(m.mx.x, y), detail::kGridColor);
+        dl->AddLine(ImVec2(m.mn.x - detail::kTickLen, y), ImVec2(m.mn.x, y), detail::kAxisText);
+        const float tw = ImGui::CalcTextSize(yl[i].c_str()).x;
+        dl->AddText(ImVec2(m.mn.x - detail::kTickLen - 2.0f - tw, y - th * 0.5f), detail::kAxisText, yl[i].c_str());
+    }
+}
+
+// Draws the decimated polyline, split at breaks. Returns vertices submitted.
+std::size_t draw_series(ImDrawList* dl, const Mapping& m, const std::vector<DecimatedVertex>& verts, ImU32 color,
+                        std::vector<ImVec2>* scratch) {
+    std::size_t submitted = 0;
+    std::size_t i = 0;
+    while (i < verts.size()) {
+        scratch->clear();
+        while (i < verts.size() && !std::isnan(verts[i].y)) {
+            scratch->push_back(ImVec2(m.sx(verts[i].x), m.sy(verts[i].y)));
+            ++i;
+        }
+        if (scratch->size() == 1)
+            dl->AddRectFilled(ImVec2((*scratch)[0].x - 1.0f, (*scratch)[0].y - 1.0f),
+                              ImVec2((*scratch)[0].x + 1.0f, (*scratch)[0].y + 1.0f), color);
+        else if (scratch->size() > 1)
+            dl->AddPolyline(scratch->data(), static_cast<int>(scratch->size()), color, ImDrawFlags_None, 1.5f);
+        submitted += scratch->size();
+        ++i;  // skip the break marker
+    }
+    return submitted;
+}
+
+// The source point nearest to the mouse (see header). Returns squared pixel distance, or -1.
+float nearest_point(const PlotSeries& s, const Mapping& m, ImVec2 mouse, bool log_y, std::size_t* out_index) {
+    const std::size_t n = series_length(s);
+    if (n == 0) return -1.0f;
+    std::size_t a = 0, b = 0;
+    visible_index_range(s.x, n, m.dx(mouse.x - 0.5f), m.dx(mouse.x + 0.5f), &a, &b);
+    float best = -1.0f;
+    // Returns whether point i is drawable (and so was considered).
+    auto consider = [&](std::size_t i) {
+        const double y = plotted(s.y[i], log_y), x = x_of(s, i);
+        if (std::isnan(y) || !std::isfinite(x)) return false;
+        const float ddx = m.sx(x) - mouse.x, ddy = m.sy(y) - mouse.y;
+        const float d = ddx * ddx + ddy * ddy;
+        if (best < 0.0f || d < best) {
+            best = d;
+            *out_index = i;
+        }
+        return true;
+    };
+    if (b > a) {
+        for (std::size_t i = a; i < b && i - a < kHoverScanMax; ++i) consider(i);
+    }
+    if (best < 0.0f) {
+        // Nothing drawable in the mouse's column: the nearest drawable point on either side.
+        std::size_t lb = 0, ub = 0;
+        const double xm = m.dx(mouse.x);
+        visible_index_range(s.x, n, xm, xm, &lb, &ub);
+        for (std::size_t i = lb, k = 0; i > 0 && k < 64; --i, ++k)
+            if (consider(i - 1)) break;
+        for (std::size_t i = lb, k = 0; i < n && k < 64; ++i, ++k)
+            if (consider(i)) break;
+    }
+    return best;
+}
+
+void draw_legend(ImDrawList* dl, const Mapping& m, const PlotSeries* series, int count) {
+    float y = m.mn.y + kPad;
+    const float th = ImGui::GetTextLineHeight();
+    for (int k = 0; k < count; ++k) {
+        if (!series[k].label) continue;
+        const ImU32 c = series[k].color ? series[k].color : detail::series_color(k);
+        const float x = m.mn.x + kPad;
+        const ImVec2 ts = ImGui::CalcTextSize(series[k].label);
+        dl->AddRectFilled(ImVec2(x - 2, y - 1), ImVec2(x + 18 + kPad + ts.x + 2, y + th + 1), IM_COL32(22, 24, 28, 200));
+        dl->AddLine(ImVec2(x, y + th * 0.5f), ImVec2(x + 16, y + th * 0.5f), c, 2.0f);
+        dl->AddText(ImVec2(x + 18 + kPad, y), detail::kAxisText, series[k].label);
+        y += th + 2.0f;
+    }
+}
+
+}  // namespace
+
+LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_count, const LinePlotOptions& opts) {
+    LinePlotResult res;
+    if (!series) series_count = 0;
+    ImGui::PushID(id);
+    const ImVec2 size = detail::resolve_size(opts.size, detail::kDefaultHeight, ImVec2(120.0f, 80.0f));
+    const ImVec2 pos = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##plot", size);
+    ImGui::SetItemUsingMouseWheel();
+    const bool item_hovered = ImGui::IsItemHovered();
+    const bool item_active = ImGui::IsItemActive();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGuiStorage* st = ImGui::GetStateStorage();
+    const ImGuiID user_x_key = ImGui::GetID("user_x"), user_y_key = ImGui::GetID("user_y");
+
+    const float th = ImGui::GetTextLineHeight();
+    const float left = ImGui::CalcTextSize("-8.88e-88").x + detail::kTickLen + 2.0f * kPad;
+    Mapping m;
+    m.mn = ImVec2(std::floor(pos.x + left), std::floor(pos.y + kPad));
+    m.mx = ImVec2(std::floor(pos.x + size.x - kPad - ImGui::CalcTextSize("8.88").x * 0.5f),
+                  std::floor(pos.y + size.y - th - detail::kTickLen - 2.0f * kPad));
+    const int width_px = std::max(1, static_cast<int>(m.mx.x - m.mn.x));
+    res.plot_width_px = width_px;
+    res.plot_min = m.mn;
+    res.plot_max = m.mx;
+    const ImVec2 mouse = io.MousePos;
+    const bool in_plot = item_hovered && mouse.x >= m.mn.x && mouse.x < m.mx.x && mouse.y >= m.mn.y && mouse.y < m.mx.y;
+    res.hovered = in_plot;
+
+    if (in_plot && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+        st->SetBool(user_x_key, false);
+        st->SetBool(user_y_key, false);
+    }
+    bool user_x = st->GetBool(user_x_key, false), user_y = st->GetBool(user_y_key, false);
+
+    // x view: stored when the user moved it, else the data extent.
+    double dlo = 0.0, dhi = 1.0;
+    if (!data_x_extent(series, series_count, &dlo, &dhi)) dlo = 0.0, dhi = 1.0;
+    widen(&dlo, &dhi);
+    m.v.x_lo = user_x ? detail::load_double(st, "x_lo") : dlo;
+    m.v.x_hi = user_x ? detail::load_double(st, "x_hi") : dhi;
+    m.v.y_lo = detail::load_double(st, "y_lo");
+    m.v.y_hi = detail::load_double(st, "y_hi");
+    if (!(m.v.x_hi > m.v.x_lo)) m.v.x_lo = dlo, m.v.x_hi = dhi;
+    const bool have_last_y = m.v.y_hi > m.v.y_lo;
+    if (!have_last_y) user_y = false;
+
+    // Input: zoom around the mouse, pan by drag.
+    if (in_plot && io.MouseWheel != 0.0f) {
+        const double f = std::pow(kZoomStep, static_cast<double>(io.MouseWheel));
+        if (io.KeyShift && have_last_y) {
+            const double c = m.dy(mouse.y);
+            m.v.y_lo = c - (c - m.v.y_lo) * f;
+            m.v.y_hi = c + (m.v.y_hi - c) * f;
+            user_y = true;
+        } else {
+            const double c = m.dx(mouse.x);
+            m.v.x_lo = c - (c - m.v.x_lo) * f;
+            m.v.x_hi = c + (m.v.x_hi - c) * f;
+            user_x = true;
+        }
+    }
+    if (item_active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
+        if (io.MouseDelta.x != 0.0f) {
+            const double d = io.MouseDelta.x / (m.mx.x - m.mn.x) * (m.v.x_hi - m.v.x_lo);
+            m.v.x_lo -= d;
+            m.v.x_hi -= d;
+            user_x = true;
+        }
+        if (io.MouseDelta.y != 0.0f && have_last_y) {
+            const double d = io.MouseDelta.y / (m.mx.y - m.mn.y) * (m.v.y_hi - m.v.y_lo);
+            m.v.y_lo += d;
+            m.v.y_hi += d;
+            user_y = true;
+        }
+    }
+    if (!(m.v.x_hi > m.v.x_lo) || !std::isfinite(m.v.x_hi - m.v.x_lo)) m.v.x_lo = dlo, m.v.x_hi = dhi, user_x = false;
+
+    // Decimate every series for this view.
+    static thread_local std::vector<std::vector<DecimatedVertex>> decimated;
+    decimated.resize(static_cast<std::size_t>(series_count));
+    bool any_y = false;
+    double ylo = 0.0, yhi = 1.0;
+    for (int k = 0; k < series_count; ++k) {
+        const DecimateStats s = decimate_min_max(series[k].x, series[k].y, m.v.x_lo, m.v.x_hi, width_px, opts.log_y,
+                                                 &decimated[static_cast<std::size_t>(k)]);
+        res.points_in_view += s.points_visited;
+        if (s.vertices == 0) continue;
+        ylo = any_y ? std::min(ylo, s.y_min) : s.y_min;
+        yhi = any_y ? std::max(yhi, s.y_max) : s.y_max;
+        any_y = true;
+    }
+    if (!user_y) {
+        widen(&ylo, &yhi);
+        const double pad = (yhi - ylo) * 0.05;
+        m.v.y_lo = ylo - pad;
+        m.v.y_hi = yhi + pad;
+    }
+    if (!(m.v.y_hi > m.v.y_lo) || !std::isfinite(m.v.y_hi - m.v.y_lo)) m.v.y_lo = 0.0, m.v.y_hi = 1.0, user_y = false;
+
+    st->SetBool(user_x_key, user_x);
+    st->SetBool(user_y_key, user_y);
+    detail::store_double(st, "x_lo", m.v.x_lo);
+    detail::store_double(st, "x_hi", m.v.x_hi);
+    detail::store_double(st, "y_lo", m.v.y_lo);
+    detail::store_double(st, "y_hi", m.v.y_hi);
+    res.view = m.v;
+
+    // Draw.
+    dl->AddRectFilled(m.mn, m.mx, detail::kFrameBg);
+    draw_axes(dl, m, opts.log_y);
+    dl->PushClipRect(m.mn, m.mx, true);
+    static thread_local std::vector<ImVec2> scratch;
+    for (int k = 0; k < series_count; ++k) {
+        const ImU32 c = series[k].color ? series[k].color : detail::series_color(k);
+        res.vertices += draw_series(dl, m, decimated[static_cast<std::size_t>(k)], c, &scratch);
+    }
+
+    if (in_plot) {
+        float best = -1.0f;
+        for (int k = 0; k < series_count; ++k) {
+            std::size_t idx = 0;
+            const float d = nearest_point(series[k], m, mouse, opts.log_y, &idx);
+            if (d >= 0.0f && (best < 0.0f || d < best)) {
+                best = d;
+                res.has_point = true;
+                res.series = k;
+                res.index = idx;
+                res.x = x_of(series[k], idx);
+                res.y = series[k].y[idx];
+            }
+        }
+        if (res.has_point) {
+            const ImVec2 p(m.sx(res.x), m.sy(plotted(res.y, opts.log_y)));
+            dl->AddLine(ImVec2(p.x, m.mn.y), ImVec2(p.x, m.mx.y), detail::kCrosshair);
+            dl->AddCircle(p, 4.0f, detail::kHighlight, 12, 1.5f);
+        }
+    }
+    dl->PopClipRect();
+    if (opts.show_legend) draw_legend(dl, m, series, series_count);
+    dl->AddRect(ImVec2(m.mn.x - 1, m.mn.y - 1), ImVec2(m.mx.x + 1, m.mx.y + 1), detail::kFrameBorder);
+
+    if (res.has_point && opts.show_tooltip) {
+        const char* label = series[res.series].label;
+        char xs[48], ys[48];
+        format_exact(xs, sizeof xs, res.x);
+        format_exact(ys, sizeof ys, res.y);
+        ImGui::SetTooltip("%s%s[%zu]  x = %s\ny = %s", label ? label : "", label ? " " : "", res.index, xs, ys);
+    }
+    ImGui::PopID();
+    return res;
+}
+
+}  // namespace tvis::widgets
