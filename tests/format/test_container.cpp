@@ -1,0 +1,377 @@
+// The container's pieces: shuffle, codec, versions, size limits checked
+// before allocation, files over 4 GiB, asynchronous sources, the writer's
+// backpressure, python_float_repr.
+#include <catch2/catch.hpp>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <deque>
+#include <new>
+
+#include "shuffle.h"
+#include "test_util.h"
+#include "tvis/format/chunk_encoder.h"
+#include "tvis/format/chunk_kind.h"
+#include "tvis/format/container_codec.h"
+#include "tvis/format/run_summary.h"
+#include "tvis/format/run_writer.h"
+#include "tvis/format/tensor_data_chunk.h"
+
+namespace fmt = tvis::format;
+using tvis::test::Bytes;
+
+// ------------------------------------------------ allocation tracking ---
+// The largest single allocation made while g_track is set: proves that a
+// size read from a file is checked before anything is allocated for it.
+static std::atomic<bool> g_track{false};
+static std::atomic<size_t> g_largest{0};
+
+void* operator new(size_t n) {
+  if (g_track.load(std::memory_order_relaxed) && n > g_largest.load(std::memory_order_relaxed)) g_largest = n;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+
+namespace {
+
+struct TrackAllocations {
+  TrackAllocations() {
+    g_largest = 0;
+    g_track = true;
+  }
+  ~TrackAllocations() { g_track = false; }
+  size_t largest() const { return g_largest.load(); }
+};
+
+Bytes header_bytes(uint16_t major, uint16_t minor) {
+  fmt::FileHeader h;
+  h.version_major = major;
+  h.version_minor = minor;
+  Bytes b(fmt::kFileHeaderSize);
+  fmt::encode_file_header(h, b.data());
+  return b;
+}
+
+void append_header(Bytes& file, const fmt::ChunkEntry& e) {
+  uint8_t h[fmt::kChunkHeaderSize];
+  fmt::encode_chunk_header(e, h);
+  file.insert(file.end(), h, h + sizeof h);
+}
+
+}  // namespace
+
+TEST_CASE("shuffle and unshuffle are inverses, tails included", "[container]") {
+  for (size_t elem : {2, 4, 8}) {
+    for (size_t size : {0, 1, 7, 8, 64, 1001}) {
+      Bytes in(size), mid(size), out(size);
+      for (size_t i = 0; i < size; ++i) in[i] = uint8_t(i * 31 + 7);
+      fmt::shuffle_bytes(in.data(), mid.data(), size, elem);
+      fmt::unshuffle_bytes(mid.data(), out.data(), size, elem);
+      CHECK(out == in);
+      if (size >= 2 * elem) {
+        CHECK(mid[1] == in[elem]);  // plane 0 holds byte 0 of each element
+      }
+    }
+  }
+}
+
+TEST_CASE("python_float_repr prints what Python's repr prints", "[container]") {
+  CHECK(fmt::python_float_repr(2.302585092994046) == "2.302585092994046");
+  CHECK(fmt::python_float_repr(0.1) == "0.1");
+  CHECK(fmt::python_float_repr(1e-5) == "1e-05");
+  CHECK(fmt::python_float_repr(0.0001) == "0.0001");
+  CHECK(fmt::python_float_repr(1e16) == "1e+16");
+  CHECK(fmt::python_float_repr(1e15) == "1000000000000000.0");
+  CHECK(fmt::python_float_repr(123.456) == "123.456");
+  CHECK(fmt::python_float_repr(-3.0) == "-3.0");
+  CHECK(fmt::python_float_repr(2.5e-300) == "2.5e-300");
+  CHECK(fmt::python_float_repr(1.7976931348623157e308) == "1.7976931348623157e+308");
+  CHECK(fmt::python_float_repr(5e-324) == "5e-324");
+  CHECK(fmt::python_float_repr(0.0) == "0.0");
+  CHECK(fmt::python_float_repr(-0.0) == "-0.0");
+  CHECK(fmt::python_float_repr(1.0 / 3) == "0.3333333333333333");
+  CHECK(fmt::python_float_repr(std::nan("")) == "nan");
+  CHECK(fmt::python_float_repr(-HUGE_VAL) == "-inf");
+}
+
+TEST_CASE("chunk header and index entry encode and decode", "[container]") {
+  fmt::ChunkEntry e;
+  e.info.kind = uint16_t(fmt::ChunkKind::Tensors);
+  e.info.filter = fmt::ChunkFilter::Shuffle8;
+  e.info.step_first = -1;
+  e.info.step_last = 12;
+  e.info.event_first = 5;
+  e.info.event_last = (1ull << 40) + 3;
+  e.ordinal = 77;
+  e.offset = (5ull << 32) + 16;
+  e.compressed_size = 1234;
+  e.raw_size = 5678;
+  e.payload_xxh64 = 0x0123456789ABCDEFull;
+  uint8_t h[fmt::kChunkHeaderSize];
+  fmt::encode_chunk_header(e, h);
+  fmt::ChunkEntry d;
+  REQUIRE(fmt::decode_chunk_header(h, e.offset, &d).is_ok());
+  CHECK(d.info.step_first == -1);
+  CHECK(d.info.event_last == e.info.event_last);
+  CHECK(d.payload_xxh64 == e.payload_xxh64);
+  CHECK(d.ordinal == 77);
+  h[20] ^= 1;
+  CHECK(fmt::decode_chunk_header(h, 0, &d).code == fmt::ErrorCode::BadChecksum);
+  uint8_t ie[fmt::kIndexEntrySize];
+  fmt::encode_index_entry(e, ie);
+  d = fmt::decode_index_entry(ie);
+  CHECK(d.offset == e.offset);
+  CHECK(d.info.filter == fmt::ChunkFilter::Shuffle8);
+  CHECK(d.raw_size == 5678);
+}
+
+TEST_CASE("versions: newer major refused naming both, any minor of 1 read", "[container][version]") {
+  SECTION("newer major") {
+    Bytes run = tvis::test::tiny_run();
+    run[8] = 2;  // version_major = 2
+    run[10] = 3;
+    auto r = tvis::test::open_bytes(run);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code == fmt::ErrorCode::NewerVersion);
+    CHECK(r.status().message == "run file format 2.3 is newer than this tvis reads (1.x); update tvis");
+  }
+  SECTION("older and newer minor of the same major") {
+    for (uint16_t minor : {uint16_t(0), uint16_t(7)}) {
+      auto r = tvis::test::open_bytes(tvis::test::tiny_run(1, true, minor));
+      REQUIRE(r.ok());
+      CHECK(r.value()->complete());
+      CHECK(r.value()->header().version_minor == minor);
+      auto s = fmt::summarize_run(*r.value());
+      REQUIRE(s.ok());
+      CHECK(s.value().format_version == "1." + std::to_string(minor));
+      CHECK(s.value().steps == 1);
+    }
+  }
+  SECTION("not a run") {
+    auto r = tvis::test::open_bytes(Bytes{'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd', '!', '!', '!', '!',
+                                          '!', '!'});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code == fmt::ErrorCode::NotARun);
+    CHECK(tvis::test::open_bytes(Bytes{}).status().code == fmt::ErrorCode::NotARun);
+  }
+}
+
+TEST_CASE("absurd sizes fail before any allocation", "[container][limits]") {
+  SECTION("a scanned chunk header claiming 4 GB") {
+    Bytes file = header_bytes(1, 0);
+    fmt::ChunkEntry e;
+    e.info.kind = uint16_t(fmt::ChunkKind::TensorData);
+    e.compressed_size = 0xFFFFFFFFu;
+    e.raw_size = 0xFFFFFFFFu;
+    append_header(file, e);
+    file.resize(file.size() + 4096, 0x55);
+    TrackAllocations track;
+    auto r = tvis::test::open_bytes(file);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code == fmt::ErrorCode::TooLarge);
+    CHECK(r.status().message.find("chunk 0 (tensor_data) at offset 16") == 0);
+    CHECK(track.largest() < 64 * 1024);
+  }
+  SECTION("a footer entry claiming 4 GB") {
+    // A complete file whose (checksummed) index lists a 4 GB chunk.
+    Bytes file = header_bytes(1, 0);
+    fmt::ChunkEntry e;
+    e.info.kind = uint16_t(fmt::ChunkKind::Events);
+    e.offset = 16;
+    e.compressed_size = 0xFFFFFFFFu;
+    e.raw_size = 100;
+    Bytes index(8 + fmt::kIndexEntrySize, 0);
+    index[0] = 1;
+    fmt::encode_index_entry(e, index.data() + 8);
+    fmt::ChunkEncoder enc;
+    Bytes footer;
+    fmt::ChunkEntry fe;
+    fmt::ChunkInfo fi;
+    fi.kind = uint16_t(fmt::ChunkKind::Index);
+    REQUIRE(enc.encode(fi, 1, index.data(), index.size(), &footer, &fe).is_ok());
+    fmt::Trailer t;
+    t.footer_offset = file.size();
+    t.footer_size = footer.size();
+    t.chunk_count = 1;
+    file.insert(file.end(), footer.begin(), footer.end());
+    uint8_t tail[fmt::kTrailerSize];
+    fmt::encode_trailer(t, tail);
+    file.insert(file.end(), tail, tail + sizeof tail);
+    TrackAllocations track;
+    auto r = tvis::test::open_bytes(file);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code == fmt::ErrorCode::TooLarge);
+    CHECK(track.largest() < 64 * 1024);
+  }
+  SECTION("a payload whose zstd frame disagrees with raw_size") {
+    fmt::ChunkEncoder enc;
+    Bytes raw(1000, 7), out;
+    fmt::ChunkInfo info;
+    info.kind = uint16_t(fmt::ChunkKind::TensorData);
+    fmt::ChunkEntry e;
+    REQUIRE(enc.encode(info, 0, raw.data(), raw.size(), &out, &e).is_ok());
+    e.raw_size = 1u << 30;  // claims 1 GiB; the frame says 1000
+    TrackAllocations track;
+    auto d = fmt::decode_chunk_payload(e, out.data() + fmt::kChunkHeaderSize, e.compressed_size);
+    REQUIRE_FALSE(d.ok());
+    CHECK(d.status().message.find("zstd frame holds 1000 bytes") != std::string::npos);
+    CHECK(track.largest() < 64 * 1024);
+  }
+}
+
+TEST_CASE("a chunk beyond 4 GiB in a sparse file is read by offset", "[container][large]") {
+  // Chunks of a small run, re-laid out: chunk 0 at 16, the others after a
+  // hole that puts them past 5 GiB; then footer and trailer. pwrite leaves the
+  // hole unallocated, so the file takes a few kB of disk.
+  Bytes small = tvis::test::tiny_run();
+  auto small_reader = tvis::test::open_bytes(small);
+  REQUIRE(small_reader.ok());
+  const auto& chunks = small_reader.value()->chunks();
+  REQUIRE(chunks.size() >= 2);
+
+  const std::string path = tvis::test::temp_path("sparse.tvis");
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  REQUIRE(fd >= 0);
+  auto put = [&](uint64_t at, const uint8_t* p, uint64_t n) { REQUIRE(::pwrite(fd, p, n, off_t(at)) == ssize_t(n)); };
+  put(0, small.data(), fmt::kFileHeaderSize);
+  std::vector<fmt::ChunkEntry> entries;
+  uint64_t at = fmt::kFileHeaderSize;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (i == 1) at = (5ull << 30) + 16;
+    fmt::ChunkEntry e = chunks[i];
+    put(at, small.data() + e.offset, fmt::kChunkHeaderSize + e.compressed_size);
+    e.offset = at;
+    entries.push_back(e);
+    at += fmt::kChunkHeaderSize + e.compressed_size;
+  }
+  Bytes index(8 + entries.size() * fmt::kIndexEntrySize, 0);
+  index[0] = uint8_t(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i)
+    fmt::encode_index_entry(entries[i], index.data() + 8 + i * fmt::kIndexEntrySize);
+  fmt::ChunkEncoder enc;
+  Bytes footer;
+  fmt::ChunkEntry fe;
+  fmt::ChunkInfo fi;
+  fi.kind = uint16_t(fmt::ChunkKind::Index);
+  REQUIRE(enc.encode(fi, uint32_t(entries.size()), index.data(), index.size(), &footer, &fe).is_ok());
+  fmt::Trailer t{at, footer.size(), uint32_t(entries.size())};
+  uint8_t tail[fmt::kTrailerSize];
+  fmt::encode_trailer(t, tail);
+  put(at, footer.data(), footer.size());
+  put(at + footer.size(), tail, sizeof tail);
+  ::close(fd);
+
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK(uint64_t(st.st_size) > (5ull << 30));
+  CHECK(uint64_t(st.st_blocks) * 512 < (16u << 20));  // sparse: no real disk space
+
+  auto src = fmt::open_file_source(path);
+  REQUIRE(src.ok());
+  auto reader = fmt::RunReader::open_sync(src.value());
+  REQUIRE(reader.ok());
+  CHECK(reader.value()->complete());
+  CHECK(src.value()->bytes_read() < 64 * 1024);
+  const uint32_t last = uint32_t(entries.size() - 1);
+  CHECK(reader.value()->chunks()[last].offset > (5ull << 30));
+  auto c = reader.value()->read_chunk_sync(last);
+  REQUIRE(c.ok());
+  auto original = small_reader.value()->read_chunk_sync(last);
+  REQUIRE(original.ok());
+  CHECK(c.value()->bytes() == original.value()->bytes());
+  CHECK(fmt::summarize_run(*reader.value()).ok());
+}
+
+namespace {
+// A source that answers later, when pump() is called (like a browser's
+// event loop): exercises the asynchronous paths of open() and the scan.
+class DeferredSource : public fmt::ByteSource {
+ public:
+  explicit DeferredSource(Bytes b) : inner_(fmt::make_memory_source(std::move(b), "deferred")) {}
+  uint64_t size() const override { return inner_->size(); }
+  std::string name() const override { return "deferred"; }
+  void read(uint64_t offset, uint64_t length, fmt::ReadDone done) override {
+    pending_.push_back([this, offset, length, done] {
+      inner_->read(offset, length, done);
+      bytes_read_ = inner_->bytes_read();
+    });
+  }
+  size_t pump() {
+    size_t n = 0;
+    while (!pending_.empty()) {
+      auto f = std::move(pending_.front());
+      pending_.pop_front();
+      f();
+      ++n;
+    }
+    return n;
+  }
+
+ private:
+  std::shared_ptr<fmt::ByteSource> inner_;
+  std::deque<std::function<void()>> pending_;
+};
+}  // namespace
+
+TEST_CASE("open and recovery work with a source that answers later", "[container][async]") {
+  for (bool finalize : {true, false}) {
+    auto src = std::make_shared<DeferredSource>(tvis::test::tiny_run(2, finalize));
+    bool called = false;
+    std::shared_ptr<fmt::RunReader> reader;
+    fmt::RunReader::open(src, [&](fmt::Result<std::shared_ptr<fmt::RunReader>> r) {
+      called = true;
+      REQUIRE(r.ok());
+      reader = r.value();
+    });
+    CHECK_FALSE(called);
+    const size_t reads = src->pump();
+    REQUIRE(called);
+    CHECK(reader->complete() == finalize);
+    if (finalize) CHECK(reads == 3);  // header, trailer, footer
+    else CHECK(reads > reader->chunks().size());
+    bool got = false;
+    reader->read_chunk(0, [&](fmt::Result<std::shared_ptr<const fmt::DecodedChunk>> c) {
+      got = true;
+      CHECK(c.ok());
+    });
+    src->pump();
+    CHECK(got);
+  }
+  auto late = std::make_shared<DeferredSource>(tvis::test::tiny_run(1));
+  CHECK(fmt::RunReader::open_sync(late).status().code == fmt::ErrorCode::Io);  // not synchronous
+  late->pump();  // the abandoned open finishes harmlessly
+}
+
+TEST_CASE("writer: backpressure bounds the queue; stats add up; errors are reported", "[writer]") {
+  const std::string path = tvis::test::temp_path("backpressure.tvis");
+  fmt::WriterOptions o;
+  o.max_backlog_bytes = 1 << 20;
+  auto w = fmt::RunWriter::create(path, o);
+  REQUIRE(w.ok());
+  std::vector<float> values(256 * 1024);
+  tvis::synth::fill_activations(values.data(), values.size(), 3, 0);
+  Bytes chunk = fmt::make_tensor_data_chunk(reinterpret_cast<const uint8_t*>(values.data()), values.size() * 4);
+  fmt::ChunkInfo info;
+  info.kind = uint16_t(fmt::ChunkKind::TensorData);
+  info.filter = fmt::ChunkFilter::Shuffle4;
+  for (int i = 0; i < 20; ++i) CHECK(w.value()->append(info, chunk) == uint32_t(i));
+  REQUIRE(w.value()->finalize().is_ok());
+  CHECK(w.value()->finalize().is_ok());  // idempotent
+  const fmt::WriterStats s = w.value()->stats();
+  CHECK(s.chunks == 20);
+  CHECK(s.raw_bytes == 20 * chunk.size());
+  CHECK(s.backlog_bytes == 0);
+  CHECK(s.peak_backlog_bytes <= o.max_backlog_bytes + chunk.size());
+  CHECK(s.file_bytes == tvis::test::read_file(path).size());
+  CHECK(s.file_bytes < s.raw_bytes);  // shuffled ReLU'd floats compress
+  CHECK(w.value()->append(info, chunk) == UINT32_MAX);  // after finalize
+  CHECK_FALSE(w.value()->error().is_ok());
+
+  auto bad = fmt::RunWriter::create("/nonexistent-dir/run.tvis");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().code == fmt::ErrorCode::Io);
+  CHECK(bad.status().message.find("/nonexistent-dir/run.tvis") == 0);
+}
