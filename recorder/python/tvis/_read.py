@@ -16,7 +16,7 @@ _DTYPES = {
     "Float32": "float32", "Float64": "float64", "Float16": "float16", "BFloat16": "bfloat16",
     "Int64": "int64", "Int32": "int32", "Int16": "int16", "Int8": "int8", "UInt8": "uint8", "Bool": "bool",
 }
-_NONFINITE = re.compile(r"(?<![\w\"])(-?)(nan|inf)(?![\w\"])")
+_NONFINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?)\b(nan|inf)\b')
 
 
 # FlatBuffers leaves out fields equal to their default; put them back.
@@ -36,7 +36,11 @@ def _with(d, defaults):
 
 
 def _json(text):
-    text = _NONFINITE.sub(lambda m: m.group(1) + ("NaN" if m.group(2) == "nan" else "Infinity"), text)
+    def fix(m):  # bare nan/inf outside strings -> JSON's NaN/Infinity
+        if m.group(2) is None:
+            return m.group(0)
+        return m.group(1) + ("NaN" if m.group(2) == "nan" else "Infinity")
+    text = _NONFINITE.sub(fix, text)
     return json.loads(text)
 
 
