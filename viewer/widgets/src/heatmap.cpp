@@ -178,7 +178,8 @@ void colorbar(ImDrawList* dl, ImVec2 mn, ImVec2 mx, Colormap map, ColorRange ran
     }
     dl->AddRect(mn, ImVec2(bar_x1, mx.y), detail::kFrameBorder);
     const float th = ImGui::GetTextLineHeight();
-    const double mid = 0.5 * (range.lo + range.hi);
+    double mid = 0.5 * (range.lo + range.hi);
+    if (std::fabs(mid) < 1e-6 * std::fabs(range.hi - range.lo)) mid = 0.0;  // float noise around a symmetric range
     const struct { double v; float y; } labels[] = {
         {range.hi, mn.y}, {mid, mn.y + 0.5f * (h - th)}, {range.lo, mx.y - th}};
     for (const auto& l : labels) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "imgui_internal.h"
+#include "draw_decimated.h"
 #include "plot_view_storage.h"
 #include "tvis/widgets/axis_ticks.h"
 #include "tvis/widgets/decimate.h"
@@ -78,10 +79,27 @@ void draw_axes(ImDrawList* dl, const Mapping& m, bool log_y) {
         const float tw = ImGui::CalcTextSize(xl[i].c_str()).x;
         dl->AddText(ImVec2(x - tw * 0.5f, m.mx.y + detail::kTickLen + 1.0f), detail::kAxisText, xl[i].c_str());
     }
-    std::vector<double> yt = nice_ticks(m.v.y_lo, m.v.y_hi, std::max(2, static_cast<int>(h / (th * 2.5f))));
-    std::vector<double> label_values = yt;
-    if (log_y)
-        for (double& v : label_values) v = std::pow(10.0, v);
+    const int max_y_ticks = std::max(2, static_cast<int>(h / (th * 2.5f)));
+    std::vector<double> yt, label_values;  // tick positions (plotted space) and the values they name
+    if (!log_y) {
+        yt = nice_ticks(m.v.y_lo, m.v.y_hi, max_y_ticks);
+        label_values = yt;
+    } else if (m.v.y_hi - m.v.y_lo >= 1.0) {
+        // A decade or more: ticks on whole decades (every 1, 2, 5, ... decades).
+        const std::vector<double> probe = nice_ticks(m.v.y_lo, m.v.y_hi, max_y_ticks);
+        const double step = probe.size() > 1 ? std::max(1.0, std::round(probe[1] - probe[0])) : 1.0;
+        for (double d = std::ceil(m.v.y_lo / step) * step; d <= m.v.y_hi; d += step) {
+            yt.push_back(d);
+            label_values.push_back(std::pow(10.0, d));
+        }
+    } else {
+        // Less than a decade: nice ticks of the values themselves, placed at their log.
+        for (double v : nice_ticks(std::pow(10.0, m.v.y_lo), std::pow(10.0, m.v.y_hi), max_y_ticks)) {
+            if (!(v > 0.0)) continue;
+            yt.push_back(std::log10(v));
+            label_values.push_back(v);
+        }
+    }
     const std::vector<std::string> yl = tick_labels(label_values);
     for (std::size_t i = 0; i < yt.size(); ++i) {
         const float y = std::floor(m.sy(yt[i])) + 0.5f;
@@ -103,11 +121,7 @@ std::size_t draw_series(ImDrawList* dl, const Mapping& m, const std::vector<Deci
             scratch->push_back(ImVec2(m.sx(verts[i].x), m.sy(verts[i].y)));
             ++i;
         }
-        if (scratch->size() == 1)
-            dl->AddRectFilled(ImVec2((*scratch)[0].x - 1.0f, (*scratch)[0].y - 1.0f),
-                              ImVec2((*scratch)[0].x + 1.0f, (*scratch)[0].y + 1.0f), color);
-        else if (scratch->size() > 1)
-            dl->AddPolyline(scratch->data(), static_cast<int>(scratch->size()), color, ImDrawFlags_None, 1.5f);
+        detail::draw_decimated(dl, *scratch, color, 1.5f);
         submitted += scratch->size();
         ++i;  // skip the break marker
     }
@@ -313,7 +327,10 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
         char xs[48], ys[48];
         format_exact(xs, sizeof xs, res.x);
         format_exact(ys, sizeof ys, res.y);
-        ImGui::SetTooltip("%s%s[%zu]  x = %s\ny = %s", label ? label : "", label ? " " : "", res.index, xs, ys);
+        if (series[res.series].x.empty())
+            ImGui::SetTooltip("%s%s[%zu]\ny = %s", label ? label : "", label ? " " : "", res.index, ys);
+        else
+            ImGui::SetTooltip("%s%s[%zu]\nx = %s\ny = %s", label ? label : "", label ? " " : "", res.index, xs, ys);
     }
     ImGui::PopID();
     return res;

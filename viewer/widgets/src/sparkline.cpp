@@ -6,6 +6,7 @@
 
 #include "tvis/widgets/decimate.h"
 #include "tvis/widgets/format_number.h"
+#include "draw_decimated.h"
 #include "widget_style.h"
 
 namespace tvis::widgets {
@@ -39,8 +40,7 @@ SparklineResult sparkline(const char* id, ValueSpan values, ImVec2 size, ImU32 c
     while (i < verts.size()) {
         pts.clear();
         for (; i < verts.size() && !std::isnan(verts[i].y); ++i) pts.push_back(ImVec2(sx(verts[i].x), sy(verts[i].y)));
-        if (pts.size() > 1) dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), color, ImDrawFlags_None, 1.0f);
-        if (pts.size() == 1) dl->AddRectFilled(ImVec2(pts[0].x - 1, pts[0].y - 1), ImVec2(pts[0].x + 1, pts[0].y + 1), color);
+        detail::draw_decimated(dl, pts, color, 1.0f);
         res.vertices += pts.size();
         ++i;
     }
