@@ -15,7 +15,8 @@ class App;
 namespace tvis::cli {
 
 #define TVIS_COMMANDS(X) \
-  X(inspect)
+  X(inspect)             \
+  X(run)
 
 #define TVIS_DECLARE_COMMAND(name) void add_##name##_command(CLI::App& app);
 TVIS_COMMANDS(TVIS_DECLARE_COMMAND)
