@@ -2,6 +2,9 @@
 // and the welcome panel (nothing opened yet).
 #include <imgui.h>
 
+#include <cstdio>
+#include <string>
+
 #include "app_state.h"
 #include "theme.h"
 
@@ -48,6 +51,20 @@ void draw_welcome(AppState& s) {
   ImGui::TextDisabled("%s", s.welcome_hint.c_str());
 }
 
+namespace {
+
+// "812 B", "14.2 kB", "3.1 MB", "1.20 GB"
+std::string human_bytes(double b) {
+  char buf[32];
+  if (b < 1e3) std::snprintf(buf, sizeof buf, "%.0f B", b);
+  else if (b < 1e6) std::snprintf(buf, sizeof buf, "%.1f kB", b / 1e3);
+  else if (b < 1e9) std::snprintf(buf, sizeof buf, "%.1f MB", b / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
+  return buf;
+}
+
+}  // namespace
+
 void draw_status_bar(AppState& s) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float h = ImGui::GetFrameHeight();
@@ -60,9 +77,11 @@ void draw_status_bar(AppState& s) {
                    ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
   if (s.model.status() == RunStatus::Open) {
     const ChunkCache& cache = s.model.cache();
-    ImGui::TextDisabled("%s  |  %.1f MB file, %.2f MB read  |  cache %.1f / %.0f MB, %zu chunks%s  |  %.2f ms/frame",
-                        s.model.source_name().c_str(), s.model.file_size() / 1e6, s.model.bytes_read() / 1e6,
-                        cache.resident_bytes() / 1e6, cache.budget_bytes() / 1e6, cache.resident_chunks(),
+    ImGui::TextDisabled("%s  |  %s file, %s read  |  cache %s of %s, %zu chunks%s  |  %.2f ms/frame",
+                        s.model.source_name().c_str(), human_bytes(static_cast<double>(s.model.file_size())).c_str(),
+                        human_bytes(static_cast<double>(s.model.bytes_read())).c_str(),
+                        human_bytes(static_cast<double>(cache.resident_bytes())).c_str(),
+                        human_bytes(static_cast<double>(cache.budget_bytes())).c_str(), cache.resident_chunks(),
                         cache.in_flight() ? ", loading" : "", s.frame_stats.median());
   } else {
     ImGui::TextDisabled("%.2f ms/frame", s.frame_stats.median());

@@ -1,0 +1,64 @@
+// headless_app.h: the viewer App on a headless ImGui context (no window, no
+// GPU): frames are built and rendered to draw lists only. Input is fed the
+// way a backend would (mouse position/buttons, KeysDown, characters).
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tvis/format/byte_source.h"
+#include "tvis/viewer/app.h"
+
+struct ImGuiContext;
+
+namespace tvis::test {
+
+class HeadlessApp {
+ public:
+  explicit HeadlessApp(viewer::AppOptions options = {}, float width = 1400, float height = 900);
+  ~HeadlessApp();
+
+  viewer::App& app() { return *app_; }
+  void frame(int n = 1);
+  nlohmann::json state() const;
+
+  /// Clicks the centre of the Explore row of event `id` (press, release);
+  /// false if that row was not drawn in the last frame.
+  bool click_event_row(uint64_t id);
+  /// Presses and releases one navigation key (ImGuiKey_LeftArrow, ...).
+  void press_key(int imgui_key);
+  void type_char(char c);
+  /// Vertex count of the last frame's draw data (0 = nothing drawn).
+  int drawn_vertices() const;
+
+ private:
+  ImGuiContext* ctx_ = nullptr;
+  std::unique_ptr<viewer::App> app_;
+};
+
+/// A ByteSource that answers reads only when pump() is called, like the
+/// browser's event loop; counts reads still waiting.
+class DeferredSource : public format::ByteSource {
+ public:
+  explicit DeferredSource(std::shared_ptr<format::ByteSource> inner) : inner_(std::move(inner)) {}
+  uint64_t size() const override { return inner_->size(); }
+  std::string name() const override { return inner_->name(); }
+  void read(uint64_t offset, uint64_t length, format::ReadDone done) override;
+  /// Answers every read queued so far (not those queued while answering).
+  size_t pump();
+  size_t waiting() const { return queue_.size(); }
+
+ private:
+  std::shared_ptr<format::ByteSource> inner_;
+  std::deque<std::function<void()>> queue_;
+};
+
+/// Writes a synthetic run (tools/synth) into a fresh temp file; returns its path.
+std::string write_synthetic_run(const std::string& name, int steps, uint64_t calls = 0, bool finalize = true);
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& bytes);
+
+}  // namespace tvis::test
