@@ -84,6 +84,21 @@ TEST_CASE("line_plot: hover reports the exact nearest point", "[line_plot]") {
     CHECK(r.series == 1);
     CHECK(r.index == 20);
     CHECK(r.y == 1000.0);
+    CHECK_FALSE(r.clicked);
+    // A click (press and release in place) reports the point under the mouse.
+    ui.io().MouseDown[0] = true;
+    ui.frame([&] { r = line_plot("##p", s, 2, o); });
+    CHECK_FALSE(r.clicked);
+    ui.io().MouseDown[0] = false;
+    ui.frame([&] { r = line_plot("##p", s, 2, o); });
+    CHECK(r.clicked);
+    CHECK(r.index == 20);
+    // The current-step marker draws inside the plot without changing the view.
+    o.marker_x = 30.0;
+    const PlotView before = r.view;
+    ui.frame([&] { r = line_plot("##p", s, 2, o); });
+    CHECK(r.view.x_lo == before.x_lo);
+    CHECK_FALSE(r.clicked);
 }
 
 TEST_CASE("line_plot: wheel zooms x around the mouse, double-click resets", "[line_plot]") {
@@ -122,6 +137,7 @@ TEST_CASE("line_plot: wheel zooms x around the mouse, double-click resets", "[li
     CHECK(r.view.x_lo > lo_before);
     ui.io().MouseDown[0] = false;
     ui.frame([&] { r = line_plot("##z", &s, 1, o); });
+    CHECK_FALSE(r.clicked);  // a drag is not a click
     // Double-click: two clicks in quick succession.
     for (int k = 0; k < 2; ++k) {
         ui.io().MouseDown[0] = true;

@@ -251,7 +251,10 @@ HeatmapResult heatmap(const char* id, ValueSpan values, int rows, int cols, cons
         if (opts.show_tooltip) {
             char v[48];
             format_exact(v, sizeof v, res.value);
-            ImGui::SetTooltip("row %d, col %d = %s", res.row, res.col, v);
+            const char* rl = opts.row_labels ? opts.row_labels[res.row] : nullptr;
+            const char* cl = opts.col_labels ? opts.col_labels[res.col] : nullptr;
+            ImGui::SetTooltip("row %d%s%s%s, col %d%s%s%s = %s", res.row, rl ? " \"" : "", rl ? rl : "", rl ? "\"" : "",
+                              res.col, cl ? " \"" : "", cl ? cl : "", cl ? "\"" : "", v);
         }
     }
     dl->PopClipRect();

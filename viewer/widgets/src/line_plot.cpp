@@ -190,6 +190,9 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
     ImGui::SetItemUsingMouseWheel();
     const bool item_hovered = ImGui::IsItemHovered();
     const bool item_active = ImGui::IsItemActive();
+    // A click is a release after a press on the plot that moved less than 3 px.
+    const bool released_click = ImGui::IsItemDeactivated() &&
+                                ImGui::GetIO().MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < 9.0f;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImGuiIO& io = ImGui::GetIO();
     ImGuiStorage* st = ImGui::GetStateStorage();
@@ -208,6 +211,7 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
     const ImVec2 mouse = io.MousePos;
     const bool in_plot = item_hovered && mouse.x >= m.mn.x && mouse.x < m.mx.x && mouse.y >= m.mn.y && mouse.y < m.mx.y;
     res.hovered = in_plot;
+    res.clicked = released_click && in_plot;
 
     if (in_plot && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
         st->SetBool(user_x_key, false);
@@ -317,6 +321,10 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
             dl->AddLine(ImVec2(p.x, m.mn.y), ImVec2(p.x, m.mx.y), detail::kCrosshair);
             dl->AddCircle(p, 4.0f, detail::kHighlight, 12, 1.5f);
         }
+    }
+    if (std::isfinite(opts.marker_x) && opts.marker_x >= m.v.x_lo && opts.marker_x <= m.v.x_hi) {
+        const float x = std::floor(m.sx(opts.marker_x)) + 0.5f;
+        dl->AddLine(ImVec2(x, m.mn.y), ImVec2(x, m.mx.y), IM_COL32(255, 220, 120, 200), 1.0f);
     }
     dl->PopClipRect();
     if (opts.show_legend) draw_legend(dl, m, series, series_count);

@@ -78,6 +78,10 @@ struct HeatmapOptions {
     TextureUploader* uploader = nullptr;
     HeatmapTexture* texture = nullptr;
     std::uint64_t data_version = 0;
+    // Optional names of rows / columns (e.g. tokens), shown in the tooltip;
+    // null or rows / cols entries.
+    const char* const* row_labels = nullptr;
+    const char* const* col_labels = nullptr;
 };
 
 struct HeatmapResult {

@@ -11,6 +11,8 @@
 // Interaction (mouse over the plot area):
 //   wheel: zoom x around the mouse; Shift+wheel: zoom y.
 //   drag (left): pan. Double-click: back to fitting all data.
+//   click (press and release without moving): result.clicked, with the
+//   nearest point in the result (e.g. jump to that step).
 //   Until y is zoomed or panned by hand, y fits the data visible in x.
 //   The view lives in ImGui's state storage under the widget's id.
 // Drawing:
@@ -24,6 +26,7 @@
 // exactly in the result and in a tooltip with "%.9g".
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 
 #include "imgui.h"
@@ -43,6 +46,7 @@ struct LinePlotOptions {
     bool log_y = false;
     bool show_legend = true;           // when any series has a label
     bool show_tooltip = true;
+    double marker_x = NAN;             // a vertical marker (e.g. the current step); NaN: none
 };
 
 // The visible data rectangle. With log_y, y_lo / y_hi are log10 of the values.
@@ -53,6 +57,7 @@ struct PlotView {
 
 struct LinePlotResult {
     bool hovered = false;     // mouse over the plot area
+    bool clicked = false;     // left button released on the plot without dragging
     bool has_point = false;   // a nearest point was found (valid below)
     int series = -1;
     std::size_t index = 0;
