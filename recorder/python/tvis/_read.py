@@ -46,7 +46,7 @@ def _json(text):
 
 class Run:
     def __init__(self, path):
-        self.file = _tvis_native.RunFile(path)
+        self.file = _tvis_native.RunFile(str(path))
         self.complete = self.file.complete
         self.notice = self.file.notice
         self.meta = None

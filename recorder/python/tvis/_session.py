@@ -65,6 +65,7 @@ class Session:
         self._step_depth = 0
         self._bw_depth = 0
         self._loss_depth = 0
+        self._fetch_depth = 0       # inside a DataLoader fetch (transforms are modules too)
         self._manual = None         # open hand-written step: [(name, param, before, wid, gid)]
         self._kwargs_only = 0
         self._device = None
@@ -141,7 +142,7 @@ class Session:
     def _pre(self, module, args):
         if not self.active:
             return None
-        if not self._stack:
+        if not self._stack and not self._fetch_depth:
             self._boundary()
             if self.stop_pending:
                 self.stop()
@@ -210,7 +211,7 @@ class Session:
         def loss_fn(*args, **kwargs):
             if not session.active or session._loss_depth:
                 return orig(*args, **kwargs)
-            if not session._stack:
+            if not session._stack and not session._fetch_depth:
                 session._boundary()
                 if session.stop_pending:
                     session.stop()
@@ -403,9 +404,11 @@ class Session:
             f = sys._getframe(1)
             eid = session.rec.begin(P.DATA_FETCH, type(it._dataset).__name__ if hasattr(it, "_dataset") else "DataLoader",
                                     "DataLoader", session.rec.file_id(f.f_code.co_filename), f.f_lineno, 0, 0)
+            session._fetch_depth += 1
             try:
                 batch = orig(it)
             finally:
+                session._fetch_depth -= 1
                 session.rec.end(eid)
             session._on_fetch(eid, batch)
             return batch

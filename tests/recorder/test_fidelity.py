@@ -1,0 +1,90 @@
+"""Recording never changes training, and the recording is really there.
+
+For each script: `python script` and `tvis run --steps 3 script` print
+bit-identical losses and weight digests for the recorded steps; the run holds
+module calls with dL/d(output), and for every parameter of every step the
+weight before, the gradient and the update, whose values equal bit for bit
+what the script's own weight dumps give (p_after - p_before).
+"""
+import json
+import subprocess
+
+import pytest
+import torch
+
+from conftest import PYTHON, SCRIPTS, inspect_json, load_run, run_file_of, run_plain, run_tvis, step_lines
+
+CASES = {
+    "cnn_dropout": {"modules": {"conv1", "conv2", "drop", "fc"}, "optimizer": "SGD"},
+    "resnet18": {"modules": {"conv1", "bn1", "relu", "layer1.0.conv2", "layer4.1.bn2", "fc"}, "optimizer": "SGD"},
+    "lm_adamw": {"modules": {"emb", "attn.qkv", "attn.drop", "mlp.1", "head"}, "optimizer": "AdamW"},
+    "manual_sgd": {"modules": {"0", "1", "2", "3"}, "optimizer": ""},
+}
+
+
+def _check_updates(run, dump_dir, steps):
+    weights = [torch.load(dump_dir / "w_init.pt")] + [torch.load(dump_dir / ("w_step%d.pt" % k)) for k in range(steps)]
+    assert len(run.optimizer_steps) == steps
+    for rec in sorted(run.optimizer_steps, key=lambda r: r["step"]):
+        k = rec["step"]
+        names = {p["name"] for p in rec["params"]}
+        assert names == set(weights[0]), "step %d: params recorded %s" % (k, sorted(names ^ set(weights[0])))
+        for p in rec["params"]:
+            before, after = weights[k][p["name"]], weights[k + 1][p["name"]]
+            assert p["grad"] >= 0 and p["update"] >= 0, p
+            w = run.values(p["weight"])
+            u = run.values(p["update"])
+            rows = w.shape[0] if w.dim() else None
+            exp_w = before[:rows] if rows is not None and run.tensors[p["weight"]]["kept"] == "LeadingRows" else before
+            assert torch.equal(w, exp_w), "weight before of %s at step %d" % (p["name"], k)
+            delta = after - before
+            if run.tensors[p["update"]]["kept"] == "LeadingRows":
+                delta = delta[: u.shape[0]]
+            assert torch.equal(u, delta), "update of %s at step %d differs from p_after - p_before" % (p["name"], k)
+            assert run.values(p["grad"]) is not None
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_across_processes(name, tvis, tmp_path):
+    script = SCRIPTS / (name + ".py")
+    plain = run_plain(script, "--steps", 3)
+    assert plain.returncode == 0, plain.stderr
+    dump = tmp_path / "dump"
+    rec = run_tvis(tvis, script, "--steps", 6, "--dump", dump, steps=3, out=tmp_path / "runs")
+    assert rec.returncode == 0, rec.stderr
+    assert step_lines(rec.stdout) == step_lines(plain.stdout), "losses/weights differ under tvis run"
+    assert len(step_lines(rec.stdout)) == 3, "the script was not stopped after 3 steps"
+    lines = rec.stdout.strip().splitlines()
+    assert lines[-1].startswith("tvis open ") and ":" in lines[-1]
+    path = run_file_of(rec.stdout)
+    run = load_run(path)
+    assert run.complete and run.meta["complete"] and run.meta["steps_recorded"] == 3
+    assert run.meta.get("optimizer_class", "") == CASES[name]["optimizer"]
+    mods = run.module_events()
+    names = {e["name"] for e in mods}
+    assert CASES[name]["modules"] <= names, sorted(names)
+    with_grads = [e for e in mods if e["grad_outputs"]]
+    assert len(with_grads) >= len(mods) // 3, "few module calls have dL/d(output)"
+    assert all(e["grad_norm"] >= 0 for e in with_grads)
+    assert {e["step"] for e in mods} >= {0, 1, 2}
+    _check_updates(run, dump, 3)
+    info = inspect_json(tvis, path)
+    assert info["complete"] is True and info["steps"] == 3
+    plain_losses = [float(l.split()[3]) for l in step_lines(plain.stdout)]
+    assert info["losses"] == plain_losses
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_in_process(name, build, tmp_path):
+    script = SCRIPTS / (name + ".py")
+    env_path = "%s:%s" % (build / "python", SCRIPTS.parents[2] / "recorder" / "python")
+    p = subprocess.run([PYTHON, str(SCRIPTS / "inprocess_harness.py"), str(tmp_path / "run.tvis"), str(script),
+                        "--steps", "3"], capture_output=True, text=True, timeout=600,
+                       env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert len(step_lines("\n".join(out["plain"]))) == 3
+    assert out["recorded"] == out["plain"]
+    assert out["steps"] == 3
+    run = load_run(tmp_path / "run.tvis")
+    assert run.complete and len(run.optimizer_steps) == 3
