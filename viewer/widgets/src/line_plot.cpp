@@ -178,6 +178,95 @@ void draw_legend(ImDrawList* dl, const Mapping& m, const PlotSeries* series, int
     }
 }
 
+// The view of one plot as kept in ImGui's state storage between frames.
+struct StoredView {
+    PlotView v;
+    bool user_x = false;  // x was zoomed or panned by hand (else: all data)
+    bool user_y = false;  // y was zoomed or panned by hand (else: fit visible data)
+    bool have_y = false;  // a y range from an earlier frame exists
+};
+
+StoredView load_view(ImGuiStorage* st, double data_lo, double data_hi) {
+    StoredView s;
+    s.user_x = st->GetBool(ImGui::GetID("user_x"), false);
+    s.user_y = st->GetBool(ImGui::GetID("user_y"), false);
+    s.v.x_lo = s.user_x ? detail::load_double(st, "x_lo") : data_lo;
+    s.v.x_hi = s.user_x ? detail::load_double(st, "x_hi") : data_hi;
+    if (!(s.v.x_hi > s.v.x_lo)) s.v.x_lo = data_lo, s.v.x_hi = data_hi, s.user_x = false;
+    s.v.y_lo = detail::load_double(st, "y_lo");
+    s.v.y_hi = detail::load_double(st, "y_hi");
+    s.have_y = s.v.y_hi > s.v.y_lo;
+    if (!s.have_y) s.user_y = false;
+    return s;
+}
+
+void save_view(ImGuiStorage* st, const StoredView& s) {
+    st->SetBool(ImGui::GetID("user_x"), s.user_x);
+    st->SetBool(ImGui::GetID("user_y"), s.user_y);
+    detail::store_double(st, "x_lo", s.v.x_lo);
+    detail::store_double(st, "x_hi", s.v.x_hi);
+    detail::store_double(st, "y_lo", s.v.y_lo);
+    detail::store_double(st, "y_hi", s.v.y_hi);
+}
+
+// Wheel zoom around the mouse (Shift: y) and drag pan, applied to s.v.
+void apply_input(const Mapping& m, bool in_plot, bool dragging, StoredView* s) {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (in_plot && io.MouseWheel != 0.0f) {
+        const double f = std::pow(kZoomStep, static_cast<double>(io.MouseWheel));
+        if (io.KeyShift && s->have_y) {
+            const double c = m.dy(io.MousePos.y);
+            s->v.y_lo = c - (c - s->v.y_lo) * f;
+            s->v.y_hi = c + (s->v.y_hi - c) * f;
+            s->user_y = true;
+        } else {
+            const double c = m.dx(io.MousePos.x);
+            s->v.x_lo = c - (c - s->v.x_lo) * f;
+            s->v.x_hi = c + (s->v.x_hi - c) * f;
+            s->user_x = true;
+        }
+    }
+    if (dragging && io.MouseDelta.x != 0.0f) {
+        const double d = io.MouseDelta.x / (m.mx.x - m.mn.x) * (s->v.x_hi - s->v.x_lo);
+        s->v.x_lo -= d;
+        s->v.x_hi -= d;
+        s->user_x = true;
+    }
+    if (dragging && io.MouseDelta.y != 0.0f && s->have_y) {
+        const double d = io.MouseDelta.y / (m.mx.y - m.mn.y) * (s->v.y_hi - s->v.y_lo);
+        s->v.y_lo += d;
+        s->v.y_hi += d;
+        s->user_y = true;
+    }
+}
+
+// The nearest point over all series into res (has_point, series, index, x, y).
+void find_hover(const PlotSeries* series, int count, const Mapping& m, ImVec2 mouse, bool log_y, LinePlotResult* res) {
+    float best = -1.0f;
+    for (int k = 0; k < count; ++k) {
+        std::size_t idx = 0;
+        const float d = nearest_point(series[k], m, mouse, log_y, &idx);
+        if (d < 0.0f || (best >= 0.0f && d >= best)) continue;
+        best = d;
+        res->has_point = true;
+        res->series = k;
+        res->index = idx;
+        res->x = x_of(series[k], idx);
+        res->y = series[k].y[idx];
+    }
+}
+
+void hover_tooltip(const PlotSeries& s, const LinePlotResult& res) {
+    const char* label = s.label;
+    char xs[48], ys[48];
+    format_exact(xs, sizeof xs, res.x);
+    format_exact(ys, sizeof ys, res.y);
+    if (s.x.empty())
+        ImGui::SetTooltip("%s%s[%zu]\ny = %s", label ? label : "", label ? " " : "", res.index, ys);
+    else
+        ImGui::SetTooltip("%s%s[%zu]\nx = %s\ny = %s", label ? label : "", label ? " " : "", res.index, xs, ys);
+}
+
 }  // namespace
 
 LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_count, const LinePlotOptions& opts) {
@@ -194,10 +283,9 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
     const bool released_click = ImGui::IsItemDeactivated() &&
                                 ImGui::GetIO().MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < 9.0f;
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImGuiIO& io = ImGui::GetIO();
     ImGuiStorage* st = ImGui::GetStateStorage();
-    const ImGuiID user_x_key = ImGui::GetID("user_x"), user_y_key = ImGui::GetID("user_y");
 
+    // Layout: y labels on the left, x labels below.
     const float th = ImGui::GetTextLineHeight();
     const float left = ImGui::CalcTextSize("-8.88e-88").x + detail::kTickLen + 2.0f * kPad;
     Mapping m;
@@ -208,61 +296,25 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
     res.plot_width_px = width_px;
     res.plot_min = m.mn;
     res.plot_max = m.mx;
-    const ImVec2 mouse = io.MousePos;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
     const bool in_plot = item_hovered && mouse.x >= m.mn.x && mouse.x < m.mx.x && mouse.y >= m.mn.y && mouse.y < m.mx.y;
     res.hovered = in_plot;
     res.clicked = released_click && in_plot;
 
-    if (in_plot && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-        st->SetBool(user_x_key, false);
-        st->SetBool(user_y_key, false);
-    }
-    bool user_x = st->GetBool(user_x_key, false), user_y = st->GetBool(user_y_key, false);
+    // View: stored, reset by double-click, moved by input.
+    double data_lo = 0.0, data_hi = 1.0;
+    if (!data_x_extent(series, series_count, &data_lo, &data_hi)) data_lo = 0.0, data_hi = 1.0;
+    widen(&data_lo, &data_hi);
+    StoredView view = load_view(st, data_lo, data_hi);
+    if (in_plot && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) view.user_x = view.user_y = false;
+    if (!view.user_x) view.v.x_lo = data_lo, view.v.x_hi = data_hi;
+    m.v = view.v;
+    apply_input(m, in_plot, item_active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f), &view);
+    if (!(view.v.x_hi > view.v.x_lo) || !std::isfinite(view.v.x_hi - view.v.x_lo))
+        view.v.x_lo = data_lo, view.v.x_hi = data_hi, view.user_x = false;
+    m.v = view.v;
 
-    // x view: stored when the user moved it, else the data extent.
-    double dlo = 0.0, dhi = 1.0;
-    if (!data_x_extent(series, series_count, &dlo, &dhi)) dlo = 0.0, dhi = 1.0;
-    widen(&dlo, &dhi);
-    m.v.x_lo = user_x ? detail::load_double(st, "x_lo") : dlo;
-    m.v.x_hi = user_x ? detail::load_double(st, "x_hi") : dhi;
-    m.v.y_lo = detail::load_double(st, "y_lo");
-    m.v.y_hi = detail::load_double(st, "y_hi");
-    if (!(m.v.x_hi > m.v.x_lo)) m.v.x_lo = dlo, m.v.x_hi = dhi;
-    const bool have_last_y = m.v.y_hi > m.v.y_lo;
-    if (!have_last_y) user_y = false;
-
-    // Input: zoom around the mouse, pan by drag.
-    if (in_plot && io.MouseWheel != 0.0f) {
-        const double f = std::pow(kZoomStep, static_cast<double>(io.MouseWheel));
-        if (io.KeyShift && have_last_y) {
-            const double c = m.dy(mouse.y);
-            m.v.y_lo = c - (c - m.v.y_lo) * f;
-            m.v.y_hi = c + (m.v.y_hi - c) * f;
-            user_y = true;
-        } else {
-            const double c = m.dx(mouse.x);
-            m.v.x_lo = c - (c - m.v.x_lo) * f;
-            m.v.x_hi = c + (m.v.x_hi - c) * f;
-            user_x = true;
-        }
-    }
-    if (item_active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
-        if (io.MouseDelta.x != 0.0f) {
-            const double d = io.MouseDelta.x / (m.mx.x - m.mn.x) * (m.v.x_hi - m.v.x_lo);
-            m.v.x_lo -= d;
-            m.v.x_hi -= d;
-            user_x = true;
-        }
-        if (io.MouseDelta.y != 0.0f && have_last_y) {
-            const double d = io.MouseDelta.y / (m.mx.y - m.mn.y) * (m.v.y_hi - m.v.y_lo);
-            m.v.y_lo += d;
-            m.v.y_hi += d;
-            user_y = true;
-        }
-    }
-    if (!(m.v.x_hi > m.v.x_lo) || !std::isfinite(m.v.x_hi - m.v.x_lo)) m.v.x_lo = dlo, m.v.x_hi = dhi, user_x = false;
-
-    // Decimate every series for this view.
+    // Decimate every series for this view; y fits what is visible unless set by hand.
     static thread_local std::vector<std::vector<DecimatedVertex>> decimated;
     decimated.resize(static_cast<std::size_t>(series_count));
     bool any_y = false;
@@ -276,20 +328,16 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
         yhi = any_y ? std::max(yhi, s.y_max) : s.y_max;
         any_y = true;
     }
-    if (!user_y) {
+    if (!view.user_y) {
         widen(&ylo, &yhi);
         const double pad = (yhi - ylo) * 0.05;
-        m.v.y_lo = ylo - pad;
-        m.v.y_hi = yhi + pad;
+        view.v.y_lo = ylo - pad;
+        view.v.y_hi = yhi + pad;
     }
-    if (!(m.v.y_hi > m.v.y_lo) || !std::isfinite(m.v.y_hi - m.v.y_lo)) m.v.y_lo = 0.0, m.v.y_hi = 1.0, user_y = false;
-
-    st->SetBool(user_x_key, user_x);
-    st->SetBool(user_y_key, user_y);
-    detail::store_double(st, "x_lo", m.v.x_lo);
-    detail::store_double(st, "x_hi", m.v.x_hi);
-    detail::store_double(st, "y_lo", m.v.y_lo);
-    detail::store_double(st, "y_hi", m.v.y_hi);
+    if (!(view.v.y_hi > view.v.y_lo) || !std::isfinite(view.v.y_hi - view.v.y_lo))
+        view.v.y_lo = 0.0, view.v.y_hi = 1.0, view.user_y = false;
+    save_view(st, view);
+    m.v = view.v;
     res.view = m.v;
 
     // Draw.
@@ -302,25 +350,11 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
         res.vertices += draw_series(dl, m, decimated[static_cast<std::size_t>(k)], c, &scratch);
     }
 
-    if (in_plot) {
-        float best = -1.0f;
-        for (int k = 0; k < series_count; ++k) {
-            std::size_t idx = 0;
-            const float d = nearest_point(series[k], m, mouse, opts.log_y, &idx);
-            if (d >= 0.0f && (best < 0.0f || d < best)) {
-                best = d;
-                res.has_point = true;
-                res.series = k;
-                res.index = idx;
-                res.x = x_of(series[k], idx);
-                res.y = series[k].y[idx];
-            }
-        }
-        if (res.has_point) {
-            const ImVec2 p(m.sx(res.x), m.sy(plotted(res.y, opts.log_y)));
-            dl->AddLine(ImVec2(p.x, m.mn.y), ImVec2(p.x, m.mx.y), detail::kCrosshair);
-            dl->AddCircle(p, 4.0f, detail::kHighlight, 12, 1.5f);
-        }
+    if (in_plot) find_hover(series, series_count, m, mouse, opts.log_y, &res);
+    if (res.has_point) {
+        const ImVec2 p(m.sx(res.x), m.sy(plotted(res.y, opts.log_y)));
+        dl->AddLine(ImVec2(p.x, m.mn.y), ImVec2(p.x, m.mx.y), detail::kCrosshair);
+        dl->AddCircle(p, 4.0f, detail::kHighlight, 12, 1.5f);
     }
     if (std::isfinite(opts.marker_x) && opts.marker_x >= m.v.x_lo && opts.marker_x <= m.v.x_hi) {
         const float x = std::floor(m.sx(opts.marker_x)) + 0.5f;
@@ -330,16 +364,7 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
     if (opts.show_legend) draw_legend(dl, m, series, series_count);
     dl->AddRect(ImVec2(m.mn.x - 1, m.mn.y - 1), ImVec2(m.mx.x + 1, m.mx.y + 1), detail::kFrameBorder);
 
-    if (res.has_point && opts.show_tooltip) {
-        const char* label = series[res.series].label;
-        char xs[48], ys[48];
-        format_exact(xs, sizeof xs, res.x);
-        format_exact(ys, sizeof ys, res.y);
-        if (series[res.series].x.empty())
-            ImGui::SetTooltip("%s%s[%zu]\ny = %s", label ? label : "", label ? " " : "", res.index, ys);
-        else
-            ImGui::SetTooltip("%s%s[%zu]\nx = %s\ny = %s", label ? label : "", label ? " " : "", res.index, xs, ys);
-    }
+    if (res.has_point && opts.show_tooltip) hover_tooltip(series[res.series], res);
     ImGui::PopID();
     return res;
 }
