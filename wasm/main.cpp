@@ -83,6 +83,18 @@ EMSCRIPTEN_KEEPALIVE const char* tvis_state_json() {
   return json.c_str();
 }
 
+/// Test surface: where the Explore list drew event `id` last frame, as JSON
+/// "[x0,y0,x1,y1]" in CSS pixels, or "null" when it was not drawn.
+EMSCRIPTEN_KEEPALIVE const char* tvis_event_row_rect_json(double id) {
+  static std::string json;
+  float r[4];
+  if (!g_app || id < 0 || !g_app->event_row_rect(static_cast<uint64_t>(id), r)) return "null";
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "[%.1f,%.1f,%.1f,%.1f]", r[0], r[1], r[2], r[3]);
+  json = buf;
+  return json.c_str();
+}
+
 }  // extern "C"
 
 int main() {

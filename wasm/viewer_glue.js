@@ -198,6 +198,8 @@
   window.tvisViewer = {
     ready: false,
     state: () => JSON.parse(UTF8ToString(_tvis_state_json())),
+    // Tests: the Explore row of event `id` as [x0, y0, x1, y1] (CSS px) or null.
+    eventRowRect: (id) => JSON.parse(UTF8ToString(_tvis_event_row_rect_json(id))),
     openUrl: openUrl,
     openFile: openFile,
   };

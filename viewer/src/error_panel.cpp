@@ -2,6 +2,7 @@
 // and the welcome panel (nothing opened yet).
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -15,11 +16,18 @@ void draw_error_panel(AppState& s, const std::vector<std::string>& errors) {
   const bool fatal = s.model.status() == RunStatus::Failed;
   const float wrap = ImGui::GetFontSize() * 48;
   ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.22f, 0.10f, 0.11f, 1.0f));
+  const ImGuiStyle& style = ImGui::GetStyle();
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  const float height = fatal ? 0.0f : line * (1.6f + static_cast<float>(std::min<size_t>(errors.size(), 4)));
+  const float width = std::min(wrap + style.WindowPadding.x * 2, ImGui::GetContentRegionAvail().x);
+  // Height that fits the title, the messages (wrapped) and the buttons.
+  float text_h = 0;
+  const size_t shown = fatal ? errors.size() : std::min<size_t>(errors.size(), 6);
+  for (size_t i = 0; i < shown; ++i)
+    text_h += ImGui::CalcTextSize(errors[i].c_str(), nullptr, false, width - style.WindowPadding.x * 2).y +
+              style.ItemSpacing.y;
+  const float height = style.WindowPadding.y * 2 + line * 1.5f + text_h + (fatal ? ImGui::GetFrameHeightWithSpacing() + style.ItemSpacing.y : 0);
   if (fatal) ImGui::Dummy(ImVec2(0, line));
-  ImGui::BeginChild("errors", ImVec2(fatal ? std::min(wrap + 40, ImGui::GetContentRegionAvail().x) : 0, height),
-                    true);
+  ImGui::BeginChild("errors", ImVec2(fatal ? width : 0, height), true);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::kError));
   if (fatal)
     ImGui::Text("Cannot open %s", s.model.source_name().empty() ? "the run" : s.model.source_name().c_str());
@@ -27,7 +35,7 @@ void draw_error_panel(AppState& s, const std::vector<std::string>& errors) {
     ImGui::Text("%zu part%s of this run could not be read", errors.size(), errors.size() == 1 ? "" : "s");
   ImGui::PopStyleColor();
   ImGui::Separator();
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+  ImGui::PushTextWrapPos(0.0f);
   for (const auto& e : errors) ImGui::TextUnformatted(e.c_str());
   ImGui::PopTextWrapPos();
   if (fatal) {

@@ -8,6 +8,8 @@ namespace tvis::viewer {
 
 void draw_run_list(AppState& s) {
   ImGui::Text("Runs (%zu)", s.runs.size());
+  ImGui::SameLine();
+  ImGui::TextDisabled("newest first; click a run to open it");
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_Resizable;
   if (!ImGui::BeginTable("runs", 4, flags, ImVec2(0, -ImGui::GetFrameHeightWithSpacing()))) return;
@@ -15,7 +17,7 @@ void draw_run_list(AppState& s) {
   ImGui::TableSetupColumn("Run", ImGuiTableColumnFlags_WidthStretch, 3.0f);
   ImGui::TableSetupColumn("Script", ImGuiTableColumnFlags_WidthStretch, 2.0f);
   ImGui::TableSetupColumn("Steps", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4);
-  ImGui::TableSetupColumn("Date", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 11);
+  ImGui::TableSetupColumn("Date", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 13);
   ImGui::TableHeadersRow();
   int open_index = -1;
   for (size_t i = 0; i < s.runs.size(); ++i) {

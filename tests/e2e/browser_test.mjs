@@ -1,0 +1,151 @@
+// Browser end-to-end test of viewer.html (run by test_browser.sh, which
+// starts the servers and passes their addresses in TVIS_E2E_* variables).
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const { chromium } = require(path.join(path.dirname(new URL(import.meta.url).pathname), 'node_modules', 'playwright-core'));
+
+const env = process.env;
+const inspect = JSON.parse(fs.readFileSync(env.TVIS_E2E_INSPECT, 'utf8'));
+const outDir = env.TVIS_E2E_OUT_DIR;
+let failures = 0;
+
+function check(name, ok, detail) {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${ok || detail === undefined ? '' : ': ' + JSON.stringify(detail)}`);
+  if (!ok) failures++;
+}
+
+async function state(page) {
+  return page.evaluate(() => (window.tvisViewer && window.tvisViewer.ready ? window.tvisViewer.state() : null));
+}
+
+// Polls state() until `pred` holds; returns the last state seen.
+async function waitFor(page, pred, ms = 20000) {
+  const t0 = Date.now();
+  let s = null;
+  while (Date.now() - t0 < ms) {
+    s = await state(page).catch(() => null);
+    if (s && pred(s)) return s;
+    await page.waitForTimeout(50);
+  }
+  return s;
+}
+
+async function openPage(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  const logs = [];
+  page.on('console', (m) => logs.push(m.text()));
+  page.on('pageerror', (e) => logs.push('pageerror: ' + e.message));
+  await page.goto(url);
+  page.tvisLogs = logs;
+  return page;
+}
+
+function checkRun(name, s) {
+  check(`${name}: run shown`, s && s.run !== null, s);
+  if (!s || !s.run) return;
+  check(`${name}: steps`, s.run.steps === inspect.steps, s.run);
+  check(`${name}: events`, s.run.events === inspect.events, s.run);
+  check(`${name}: no errors`, s.errors.length === 0, s.errors);
+  check(`${name}: Explore page`, s.page === 'Explore' && s.pages.includes('Explore'), s);
+  check(`${name}: state() is an object`, typeof s === 'object' && Array.isArray(s.insights), s);
+}
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+         '--disable-component-update', '--disable-sync', '--use-gl=angle', '--use-angle=swiftshader',
+         '--enable-unsafe-swiftshader', '--allow-file-access-from-files'],
+});
+
+try {
+  // 1. ?url= with Range (nginx).
+  {
+    const t0 = Date.now();
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/run.tvis`);
+    const s = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
+    checkRun('range url', s);
+    console.log(`     first state with the run after ${Date.now() - t0} ms (page load included)`);
+    // Rows drawn: click event 4's row, then step with the arrow keys.
+    await waitFor(page, () => true, 300);
+    const rect = await page.evaluate(() => window.tvisViewer.eventRowRect(4));
+    check('row 4 drawn', Array.isArray(rect), rect);
+    if (rect) {
+      await page.mouse.click((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2);
+      const sel = await waitFor(page, (s) => s.selection && s.selection.event === 4, 3000);
+      check('click selects event 4', sel && sel.selection && sel.selection.event === 4, sel && sel.selection);
+      // One key per frame: ImGui 1.86 samples key state once per frame.
+      await page.keyboard.press('ArrowRight');
+      await waitFor(page, (s) => s.selection && s.selection.event === 5, 3000);
+      await page.keyboard.press('ArrowRight');
+      const sel2 = await waitFor(page, (s) => s.selection && s.selection.event === 6, 3000);
+      check('right arrow twice selects event 6', sel2 && sel2.selection.event === 6, sel2 && sel2.selection);
+      await page.keyboard.press('ArrowLeft');
+      const sel3 = await waitFor(page, (s) => s.selection && s.selection.event === 5, 3000);
+      check('left arrow selects event 5', sel3 && sel3.selection.event === 5, sel3 && sel3.selection);
+    }
+    const fm = (await state(page)).frame_ms;
+    check('frame_ms measured', fm.median > 0 && fm.p99 >= fm.median, fm);
+    await page.screenshot({ path: path.join(outDir, 'range_url.png') });
+    check('no page errors', !page.tvisLogs.some((l) => l.startsWith('pageerror')), page.tvisLogs);
+    await page.close();
+  }
+
+  // 2. ?url= from a server that ignores Range (one full fetch).
+  {
+    const page = await openPage(browser, `${env.TVIS_E2E_PLAIN_BASE}/viewer.html?url=/runs/run.tvis`);
+    checkRun('no-range url', await waitFor(page, (s) => s.run !== null || s.errors.length > 0));
+    await page.close();
+  }
+
+  // 3. The Open button's file input.
+  {
+    const page = await openPage(browser, `${env.TVIS_E2E_PLAIN_BASE}/viewer.html`);
+    const s0 = await waitFor(page, () => true);
+    check('empty page: no run, no errors', s0 && s0.run === null && s0.errors.length === 0, s0);
+    await page.screenshot({ path: path.join(outDir, 'empty.png') });
+    await page.setInputFiles('#tvis-file', env.TVIS_E2E_RUN_FILE);
+    checkRun('file input', await waitFor(page, (s) => s.run !== null || s.errors.length > 0));
+    await page.close();
+  }
+
+  // 4. Bad input: not a run; an unreachable URL; a missing file (404).
+  {
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/bogus.tvis`);
+    const s = await waitFor(page, (s) => s.errors.length > 0);
+    check('not a run: error shown', s && s.run === null && s.errors.length === 1, s);
+    check('not a run: names the problem', s && /tvis/i.test(s.errors[0] || ''), s && s.errors);
+    await page.screenshot({ path: path.join(outDir, 'bad_file.png') });
+    await page.close();
+  }
+  {
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=http://127.0.0.1:9/run.tvis`);
+    const s = await waitFor(page, (s) => s.errors.length > 0);
+    check('unreachable url: says so', s && /Cannot reach http:\/\/127\.0\.0\.1:9\/run\.tvis/.test(s.errors[0] || ''), s && s.errors);
+    await page.close();
+  }
+  {
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/missing.tvis`);
+    const s = await waitFor(page, (s) => s.errors.length > 0);
+    check('404: says so', s && /404/.test(s.errors[0] || ''), s && s.errors);
+    await page.close();
+  }
+
+  // 5. The single-file page, opened from disk.
+  {
+    const page = await openPage(browser, 'file://' + env.TVIS_E2E_SINGLE);
+    const s0 = await waitFor(page, () => true);
+    check('single file from disk: starts', s0 !== null, page.tvisLogs.slice(-5));
+    await page.setInputFiles('#tvis-file', env.TVIS_E2E_RUN_FILE);
+    checkRun('single file + file input', await waitFor(page, (s) => s.run !== null || s.errors.length > 0));
+    await page.screenshot({ path: path.join(outDir, 'single_file.png') });
+    await page.close();
+  }
+} finally {
+  await browser.close();
+}
+
+console.log(failures ? `${failures} check(s) failed` : 'browser e2e: ok');
+process.exit(failures ? 1 : 0);

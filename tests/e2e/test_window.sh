@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# tvis-view under Xvfb: a run, a runs folder and a corrupt file; checks the
+# --state-json object (INTERFACES.md) and that the --screenshot is not blank.
+source "$(dirname "$0")/lib.sh"
+command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
+[ -x "$BIN/tvis-view" ] || fail "build/bin/tvis-view missing (run tools/bootstrap)"
+
+view() {  # view NAME ARGS...: runs tvis-view in its own Xvfb display
+  local name="$1"; shift
+  xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$@" --size 1400x900 --frames 8 \
+    --screenshot "$OUT/$name.png" --state-json "$OUT/$name.json" 2>"$OUT/$name.stderr" \
+    || fail "tvis-view ($name) exited $?: $(cat "$OUT/$name.stderr")"
+}
+
+# Not blank: many distinct colours and real contrast.
+check_not_blank() {
+  local png="$1" colors sd
+  colors=$(identify -format '%k' "$png")
+  sd=$(identify -format '%[fx:standard_deviation]' "$png")
+  [ "$colors" -gt 50 ] || fail "$png looks blank ($colors colours)"
+  awk -v sd="$sd" 'BEGIN { exit !(sd > 0.02) }' || fail "$png looks blank (stddev $sd)"
+}
+
+json_get() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(json.dumps(eval("v"+sys.argv[2])))' "$@"; }
+
+# 1. One run: steps and events as tvis inspect reports them; no errors.
+mkdir -p "$WORK/runs/20260101-120000_train_a" "$WORK/runs/20260102-090000_train_b"
+synth_run "$WORK/runs/20260101-120000_train_a/run.tvis" 3
+synth_run "$WORK/runs/20260102-090000_train_b/run.tvis" 2
+RUN="$WORK/runs/20260101-120000_train_a/run.tvis"
+"$BIN/tvis" inspect --json "$RUN" > "$WORK/inspect.json"
+view run "$RUN"
+[ "$(json_get "$OUT/run.json" '["run"]["steps"]')" = "$(json_get "$WORK/inspect.json" '["steps"]')" ] || fail "steps differ: $(cat "$OUT/run.json")"
+[ "$(json_get "$OUT/run.json" '["run"]["events"]')" = "$(json_get "$WORK/inspect.json" '["events"]')" ] || fail "events differ"
+[ "$(json_get "$OUT/run.json" '["errors"]')" = "[]" ] || fail "errors shown: $(cat "$OUT/run.json")"
+[ "$(json_get "$OUT/run.json" '["page"]')" = '"Explore"' ] || fail "page is not Explore"
+json_get "$OUT/run.json" '["frame_ms"]["median"]' | awk '{ exit !($1 > 0) }' || fail "frame_ms not measured"
+check_not_blank "$OUT/run.png"
+
+# 2. Its run folder opens the same run.
+view run_dir "$WORK/runs/20260101-120000_train_a"
+[ "$(json_get "$OUT/run_dir.json" '["run"]["events"]')" = "$(json_get "$WORK/inspect.json" '["events"]')" ] || fail "run folder: events differ"
+
+# 3. A runs folder: a run list, newest first.
+view runs "$WORK/runs"
+[ "$(json_get "$OUT/runs.json" '["runs"][0]["name"]')" = '"20260102-090000_train_b"' ] || fail "run list: $(cat "$OUT/runs.json")"
+[ "$(json_get "$OUT/runs.json" '["runs"][0]["steps"]')" = 2 ] || fail "run list steps: $(cat "$OUT/runs.json")"
+check_not_blank "$OUT/runs.png"
+
+# 4. Not a run: the reader's message is shown (and reported), exit 0, no crash.
+printf 'definitely not a run file\n' > "$WORK/bogus.tvis"
+view bogus "$WORK/bogus.tvis"
+[ "$(json_get "$OUT/bogus.json" '["run"]')" = null ] || fail "bogus file opened as a run"
+[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["errors"]))' "$OUT/bogus.json")" != 0 ] || fail "no error shown for a bogus file"
+check_not_blank "$OUT/bogus.png"
+
+# 5. A missing path: one line, exit 2.
+set +e
+"$BIN/tvis-view" "$WORK/nope.tvis" 2>"$WORK/nope.err"; rc=$?
+set -e
+[ "$rc" = 2 ] || fail "missing path: exit $rc, want 2"
+[ "$(wc -l < "$WORK/nope.err")" = 1 ] || fail "missing path: want one line, got: $(cat "$WORK/nope.err")"
+echo "window e2e: ok (screenshots in ${OUT#"$ROOT"/})"
