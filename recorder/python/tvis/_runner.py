@@ -146,6 +146,7 @@ def main(argv=None):
         return status
     except KeyboardInterrupt as e:
         tb = e.__traceback__.tb_next
+        e.__traceback__ = tb
         session.finalize(exit_code=-signal.SIGINT, exception="KeyboardInterrupt",
                          traceback_text="".join(traceback.format_exception(type(e), e, tb)))
         traceback.print_exception(type(e), e, tb)
@@ -156,6 +157,7 @@ def main(argv=None):
         return 130
     except BaseException as e:
         tb = e.__traceback__.tb_next  # drop this runner's frame
+        e.__traceback__ = tb
         text = "".join(traceback.format_exception(type(e), e, tb))
         session.finalize(exit_code=1, exception="%s: %s" % (type(e).__name__, e), traceback_text=text)
         sys.excepthook(type(e), e, tb)

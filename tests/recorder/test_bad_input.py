@@ -1,0 +1,59 @@
+"""Bad input: one line on stderr naming the problem, a non-zero exit, and
+nothing left behind that looks like a complete run."""
+import os
+import stat
+
+from conftest import SCRIPTS, run_tvis
+
+
+def _one_line_error(p):
+    assert p.returncode != 0
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1, p.stderr
+    return lines[0]
+
+
+def _no_runs(folder):
+    assert not folder.exists() or not any(folder.rglob("run.tvis")), list(folder.rglob("*"))
+
+
+def test_missing_script(tvis, tmp_path):
+    line = _one_line_error(run_tvis(tvis, tmp_path / "nope.py", out=tmp_path / "runs"))
+    assert "nope.py" in line and "not found" in line
+    _no_runs(tmp_path / "runs")
+
+
+def test_syntax_error(tvis, tmp_path):
+    line = _one_line_error(run_tvis(tvis, SCRIPTS / "syntax_error.py", out=tmp_path / "runs"))
+    assert "syntax" in line.lower() and "syntax_error.py" in line
+    _no_runs(tmp_path / "runs")
+    assert not any((tmp_path / "runs").iterdir()), "an empty run folder was left"
+
+
+def test_steps_zero(tvis, tmp_path):
+    line = _one_line_error(run_tvis(tvis, SCRIPTS / "semantics.py", steps=0, out=tmp_path / "runs"))
+    assert "--steps" in line
+    _no_runs(tmp_path / "runs")
+
+
+def test_unwritable_out(tvis, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    line = _one_line_error(run_tvis(tvis, SCRIPTS / "semantics.py", out=blocker / "runs"))
+    assert "runs" in line
+
+
+def test_python_without_torch(tvis, tmp_path):
+    fake = tmp_path / "python3"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    line = _one_line_error(run_tvis(tvis, SCRIPTS / "semantics.py", out=tmp_path / "runs",
+                                    opts=["--python", str(fake)]))
+    assert "torch" in line and str(fake) in line
+    _no_runs(tmp_path / "runs")
+
+
+def test_python_missing(tvis, tmp_path):
+    line = _one_line_error(run_tvis(tvis, SCRIPTS / "semantics.py", out=tmp_path / "runs",
+                                    opts=["--python", str(tmp_path / "nopython")]))
+    assert "nopython" in line
