@@ -111,6 +111,34 @@ try {
     await page.close();
   }
 
+  // 3b. Drag-and-drop of a file onto the page.
+  {
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html`);
+    await waitFor(page, () => true);
+    await page.evaluate(async () => {
+      const bytes = await (await fetch('/runs/run.tvis')).arrayBuffer();
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'dropped.tvis'));
+      document.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
+    const s = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
+    checkRun('drop', s);
+    check('drop: source is the dropped file', s && s.run && s.run.source === 'dropped.tvis', s && s.run);
+    await page.close();
+  }
+
+  // 3c. HiDPI (devicePixelRatio 2): crisp text, same layout in CSS pixels.
+  {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 700 }, deviceScaleFactor: 2 });
+    await page.goto(`${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/run.tvis`);
+    checkRun('hidpi', await waitFor(page, (s) => s.run !== null || s.errors.length > 0));
+    const canvas = await page.evaluate(() => [document.getElementById('canvas').width, window.innerWidth]);
+    check('hidpi: canvas backing store at 2x', canvas[0] === 2 * canvas[1], canvas);
+    await page.screenshot({ path: path.join(outDir, 'hidpi.png') });
+    await page.close();
+  }
+
   // 4. Bad input: not a run; an unreachable URL; a missing file (404).
   {
     const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/bogus.tvis`);
