@@ -1,9 +1,10 @@
 // run_writer.h: the write half. Native only (threads, files).
 //
 // A RunWriter owns one output file. append() may be called from any thread;
-// it queues the raw chunk and returns at once with the chunk's ordinal. One
-// background thread filters (byte-shuffle), compresses (zstd), checksums and
-// appends chunks in ordinal order. finalize() drains the queue, writes the
+// it queues the raw chunk and returns at once with the chunk's ordinal. A
+// background encoder thread filters (byte-shuffle), compresses (zstd) and
+// checksums chunks in ordinal order; a background I/O thread appends them in
+// that order, so compression overlaps the disk. finalize() drains, writes the
 // footer index and the trailer, fsyncs and closes; after it the file is a
 // complete run. A writer destroyed without finalize() leaves a file that
 // RunReader recovers by scanning (every chunk is written whole, in order).
@@ -29,12 +30,13 @@ struct WriterOptions {
 };
 
 struct WriterStats {
-  uint64_t chunks = 0;
-  uint64_t raw_bytes = 0;          // before compression
+  uint64_t chunks = 0;             // written to the file
+  uint64_t raw_bytes = 0;          // of the chunks written, before compression
   uint64_t file_bytes = 0;         // written so far, headers included
   uint64_t backlog_bytes = 0;      // raw bytes queued now
   uint64_t peak_backlog_bytes = 0;
-  double compress_seconds = 0;     // time the writer thread spent compressing
+  double compress_seconds = 0;     // time the writer thread spent encoding (filter, zstd, xxh64)
+  double io_seconds = 0;           // time the writer thread spent in write, writeback and fsync calls
 };
 
 class RunWriter {
