@@ -130,10 +130,11 @@ void RunBuilder::flush() {
     tensors_.clear();
     append_table(ChunkKind::Tensors, std::move(batch), s0 == INT32_MAX ? -1 : s0, s1);
   }
+  // Events go out in id order (dense from 0 across the file): an ended event
+  // waits while an earlier one (an enclosing call) is still open.
   schema::EventBatchT eb;
   int32_t s0 = INT32_MAX, s1 = -1;
-  for (auto it = events_.begin(); it != events_.end();) {
-    if (!ended_[it->first]) { ++it; continue; }
+  for (auto it = events_.begin(); it != events_.end() && ended_[it->first];) {
     s0 = std::min(s0, it->second->step);
     s1 = std::max(s1, it->second->step);
     ended_.erase(it->first);

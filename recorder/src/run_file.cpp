@@ -4,7 +4,7 @@
 //   RunFile(path)            opens with the format reader (recovers a run
 //                            without footer); raises ValueError naming the problem.
 //   .complete, .notice       the container's view (trailer intact / what a scan recovered)
-//   .chunks()                [(ordinal, kind name, step_first, step_last)]
+//   .chunks()                [(ordinal, kind name, step_first, step_last, compressed_size, raw_size)]
 //   .chunk_json(ordinal)     the chunk's FlatBuffer as JSON text (not for tensor_data)
 //   .data(ordinal, off, n)   n bytes at `off` of a TensorData chunk's `bytes`
 #include <flatbuffers/minireflect.h>
@@ -37,7 +37,8 @@ class RunFile {
   py::list chunks() const {
     py::list out;
     for (const auto& c : reader_->chunks())
-      out.append(py::make_tuple(c.ordinal, format::chunk_kind_name(c.info.kind), c.info.step_first, c.info.step_last));
+      out.append(py::make_tuple(c.ordinal, format::chunk_kind_name(c.info.kind), c.info.step_first, c.info.step_last,
+                                c.compressed_size, c.raw_size));
     return out;
   }
 

@@ -31,9 +31,8 @@ def _find_build():
 
 BUILD = _find_build()
 if BUILD is not None:
-    for p in (str(BUILD / "python"), str(ROOT / "recorder" / "python")):
-        if p not in sys.path:
-            sys.path.insert(0, p)
+    # the build's native module before any copy a pip -e install left beside the package
+    sys.path[:0] = [str(BUILD / "python"), str(ROOT / "recorder" / "python")]
 
 
 @pytest.fixture(scope="session")

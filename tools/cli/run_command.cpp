@@ -2,8 +2,9 @@
 // an unmodified training script (INTERFACES.md, SPEC.md "Recording").
 //
 // This process only prepares and waits: it resolves the interpreter (--python,
-// else the python3 beside this executable, else the first python3 on PATH
-// that has torch, else /usr/bin/python3), creates the run folder
+// else $TVIS_PYTHON (set by pip's `tvis` console script), else the python3
+// beside this executable, else the first python3 on PATH that has torch, else
+// /usr/bin/python3), creates the run folder
 // <runs>/<YYYYmmdd-HHMMSS>_<stem>_<id>/ and runs
 //   PYTHON -m tvis._runner --run-file <folder>/run.tvis ... -- SCRIPT ARGS...
 // with the tvis package and the native module on PYTHONPATH (the runner takes
@@ -144,6 +145,7 @@ std::string resolve_python(const RunOptions& o, std::string* error) {
     return o.python;
   }
   std::vector<std::string> candidates;
+  if (const char* env = std::getenv("TVIS_PYTHON"); env && *env) candidates.push_back(env);  // pip's console script
   const std::string here = self_dir();
   if (!here.empty()) candidates.push_back(here + "/python3");  // a venv's bin/ holding tvis
   if (const char* path = std::getenv("PATH")) {
@@ -252,7 +254,8 @@ int run(const RunOptions& o, const std::vector<std::string>& rest) {
   argv.insert(argv.end(), rest.begin(), rest.end());
 
   const char* orig_pp = std::getenv("PYTHONPATH");
-  const std::string added = package_dir + ":" + native_dir;
+  // The native module first: a pip -e build may have left another copy beside the package.
+  const std::string added = native_dir + ":" + package_dir;
   const std::string pp = added + (orig_pp && *orig_pp ? std::string(":") + orig_pp : "");
 
   std::fflush(stdout);

@@ -56,7 +56,7 @@ class Run:
         self.losses = []
         self.sources = []
         self.chunks = self.file.chunks()
-        for ordinal, kind, _, _ in self.chunks:
+        for ordinal, kind, *_ in self.chunks:
             if kind in ("tensor_data", "index"):
                 continue
             body = _json(self.file.chunk_json(ordinal)).get("body", {})

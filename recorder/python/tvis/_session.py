@@ -70,6 +70,8 @@ class Session:
         self._kwargs_only = 0
         self._device = None
         self._undo = []
+        # Benchmarks: where to write the writer's statistics at finalize (JSON).
+        self.stats_file = os.environ.pop("TVIS_STATS_FILE", None)
 
     # ------------------------------------------------------------ install --
     def install(self):
@@ -272,8 +274,8 @@ class Session:
         return backward
 
     def _on_backward(self, loss):
-        cand = None
-        for out, info in self._loss_candidates:
+        cand = None  # the outermost call that returned `loss` (nn.CrossEntropyLoss over F.cross_entropy)
+        for out, info in reversed(self._loss_candidates):
             if out is loss:
                 cand = info
                 break
@@ -474,6 +476,12 @@ class Session:
                         % (self.steps_done, self.steps_requested))
         stats = self.rec.finalize(self._meta(True, exit_code, exception, traceback_text))
         self.active = False
+        if self.stats_file:
+            import json
+            import resource
+            stats = dict(stats, maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+            with open(self.stats_file, "w") as f:
+                json.dump(stats, f)
         for undo in reversed(self._undo):
             try:
                 undo()

@@ -24,6 +24,7 @@ def main():
         "sibling": fidelity_util.__name__,
         "tvis_loaded": "tvis" in sys.modules and False,
         "pythonpath": os.environ.get("PYTHONPATH", ""),
+        "prefix": sys.prefix,
     }
     print(json.dumps(info), flush=True)
     if "--exit" in sys.argv:

@@ -5,7 +5,10 @@
 // Contract:
 //   - Ids are dense from 0: events in begin order, tensors in add order.
 //   - An event stays in memory until flush() after it ended, so backward can
-//     still attach dL/d(output) to a forward event of the same step.
+//     still attach dL/d(output) to a forward event of the same step. Events
+//     are written in id order: an ended event also waits for every earlier
+//     one (its enclosing calls) to end, so a script's top-level function
+//     keeps later events in memory until finalize().
 //   - Tensor values are copied into a TensorData buffer at add_tensor(); a
 //     float32 buffer is written with the Shuffle4 filter, everything else
 //     unfiltered. Each buffer becomes a chunk when it exceeds the chunk size

@@ -1,0 +1,59 @@
+"""Packaging of tvis for pip (see pyproject.toml).
+
+The Python package lives in recorder/python/tvis; the native module
+`_tvis_native` and the C++ `tvis` CLI are built by the project's CMake in
+build/pip-<python tag>/ with -DTVIS_PYTHON=<this interpreter>, so the module
+links exactly the torch this interpreter imports (its C++ ABI included). The
+console script `tvis` (tvis._cli) executes that CLI with this interpreter as
+the default Python for `tvis run`.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+PACKAGE_ROOT = ROOT / "recorder" / "python"
+
+
+class CMakeBuild(build_ext):
+    def build_extension(self, ext):
+        tag = sysconfig.get_config_var("SOABI") or "py%d%d" % sys.version_info[:2]
+        build_dir = ROOT / "build" / ("pip-" + tag)
+        gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+        subprocess.check_call(["cmake", "-S", str(ROOT), "-B", str(build_dir), *gen,
+                               "-DCMAKE_BUILD_TYPE=Release", "-DTVIS_PYTHON_PACKAGE_ONLY=ON",
+                               "-DTVIS_PYTHON=" + sys.executable])
+        jobs = os.environ.get("TVIS_BUILD_JOBS", "2")
+        subprocess.check_call(["cmake", "--build", str(build_dir), "--target", "_tvis_native", "tvis", "-j", jobs])
+        built = sorted((build_dir / "python").glob("_tvis_native*"))
+        if not built:
+            raise RuntimeError("CMake did not build _tvis_native: does %s import torch?" % sys.executable)
+        dest = Path(self.get_ext_fullpath(ext.name))
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(built[0], dest)
+        info = PACKAGE_ROOT / "tvis" / "_build_info.py"
+        info.write_text("# written by setup.py; not in git\nTVIS_BIN = %r\n" % str(build_dir / "bin" / "tvis"))
+        if not self.inplace:  # a regular (non-editable) install carries the file in the wheel
+            out = Path(self.build_lib) / "tvis" / "_build_info.py"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(info, out)
+
+
+setup(
+    name="tvis",
+    version="0.1.0",
+    description="A step-through debugger for PyTorch training",
+    package_dir={"": "recorder/python"},
+    packages=["tvis"],
+    ext_modules=[Extension("_tvis_native", sources=[])],
+    cmdclass={"build_ext": CMakeBuild},
+    entry_points={"console_scripts": ["tvis = tvis._cli:main"]},
+    python_requires=">=3.8",
+    zip_safe=False,
+)

@@ -1,0 +1,45 @@
+"""The loss record: which call, how it reduces, per-sample and per-token values."""
+import torch
+import torch.nn.functional as F
+
+from conftest import SCRIPTS, load_run, run_file_of, run_tvis, step_lines
+
+
+def test_token_layout_and_ignore_index(tvis, tmp_path):
+    rec = run_tvis(tvis, SCRIPTS / "lm_adamw.py", steps=2, out=tmp_path)
+    assert rec.returncode == 0, rec.stderr
+    printed = [l.split()[3] for l in step_lines(rec.stdout)]
+    run = load_run(run_file_of(rec.stdout))
+    losses = sorted(run.losses, key=lambda l: l["step"])
+    assert [l["value_repr"] for l in losses] == printed
+    l0 = losses[0]
+    assert l0["call"] == "torch.nn.functional.cross_entropy" and l0["reduction"] == "mean"
+    assert {"key": "ignore_index", "value": "-100"} in l0["args"]
+    tok = l0["tokens"]
+    assert (tok["batch"], tok["tokens"], tok["vocab"]) == (6, 12, 20)
+    assert tok["ignored"] == [b * 12 + t for b in range(6) for t in (9, 10, 11)]
+    logits, targets = run.values(l0["logits"]), run.values(l0["targets"])
+    assert logits.shape == (72, 20) and targets.shape == (72,)
+    expect = F.cross_entropy(logits.double(), targets, ignore_index=-100, reduction="none")
+    got = run.values(tok["token_losses"])
+    assert got.shape == (6, 12)
+    assert torch.allclose(got.double(), expect.reshape(6, 12), rtol=1e-6, atol=1e-6)
+    assert abs(expect[targets != -100].mean().item() - float(l0["value_repr"])) < 1e-5
+    for s in l0["samples"]:
+        row = s["batch_row"] if "batch_row" in s else 0
+        lp = torch.log_softmax(logits[row].double(), 0)
+        assert abs(s["neg_log_p"] + lp[s["target"]].item()) < 1e-9
+        assert abs(s["p_target"] - lp[s["target"]].exp().item()) < 1e-9
+        assert s["predicted"] == int(logits[row].argmax())
+
+
+def test_loss_module_is_the_call(tvis, tmp_path):
+    rec = run_tvis(tvis, SCRIPTS / "cnn_dropout.py", steps=1, out=tmp_path)
+    assert rec.returncode == 0, rec.stderr
+    run = load_run(run_file_of(rec.stdout))
+    l0 = run.losses[0]
+    assert l0["call"] == "torch.nn.CrossEntropyLoss" and l0["reduction"] == "mean"
+    assert len(l0["samples"]) == 4
+    ev = run.events[l0["event"]]
+    assert ev["name"] == "CrossEntropyLoss" and ev["phase"] == "Loss"
+    assert run.values(l0["targets"]).shape == (16,)

@@ -1,0 +1,134 @@
+"""Recorder benchmark: each case plain and recorded, in one command.
+
+    /usr/bin/python3 tools/bench/recorder/bench.py [--build DIR] [--cases a,b] [--steps 3] [--timing-steps 6]
+
+Per case:
+  step ratio   median time of recorded steps / the same steps run plain. A
+               step's time is the interval between consecutive `step k` lines
+               the script prints (flushed), so step 0 (warm-up) is excluded;
+               measured with --timing-steps recorded steps.
+  e2e ratio    wall time of `tvis run --steps N SCRIPT` (which stops the
+               script as step N+1 begins) / `python SCRIPT` stopped by itself
+               after N steps (same arguments otherwise).
+  bytes/step   run file size / N;  run size;  compression = raw bytes of all
+               chunks / bytes of their compressed payloads.
+  backlog      the writer's peak queue of raw bytes not yet compressed.
+  RSS growth   peak RSS of the recorded process - peak RSS of the plain one.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+PYTHON = "/usr/bin/python3"
+HERE = Path(__file__).resolve().parent
+
+CASES = {
+    "resnet18": (HERE / "resnet18_cpu.py", lambda n: ["--steps", str(n)]),
+    "digits_cnn": (ROOT / "examples" / "digits_cnn.py", lambda n: ["--epochs", "5", "--max-steps", str(n)]),
+    "char_transformer": (ROOT / "examples" / "char_transformer.py", lambda n: ["--steps", str(n)]),
+}
+
+
+def find_build(arg):
+    if arg:
+        return Path(arg)
+    found = [(m.stat().st_mtime, m.parents[1]) for m in (ROOT / "build").glob("*/python/_tvis_native*.so")
+             if (m.parents[1] / "bin" / "tvis").exists()]
+    if not found:
+        sys.exit("bench: no build with bin/tvis and python/_tvis_native under build/")
+    return max(found)[1]
+
+
+def timed_run(cmd, env=None):
+    """Runs cmd; returns (wall seconds, [time of each 'step' line], stdout)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, bufsize=1)
+    stamps, lines = [], []
+    for line in p.stdout:
+        lines.append(line)
+        if line.startswith("step "):
+            stamps.append(time.perf_counter())
+    err = p.stderr.read()
+    p.wait()
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit("bench: %s failed (%d):\n%s" % (" ".join(map(str, cmd)), p.returncode, err))
+    return wall, stamps, "".join(lines)
+
+
+def step_times(stamps):
+    return [b - a for a, b in zip(stamps, stamps[1:])]
+
+
+def maxrss_of(cmd):
+    """Peak RSS (KB) of a plain run, through /usr/bin/time-free getrusage."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run(cmd, capture_output=True, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return after if after > before else None
+
+
+def bench_case(name, tvis, steps, timing_steps, out_dir):
+    script, argsfor = CASES[name]
+    plain_cmd = [PYTHON, str(script)]
+    rec_cmd = [tvis, "run", "--out", str(out_dir)]
+    r = {"case": name}
+    # per-step times
+    _, plain_st, _ = timed_run(plain_cmd + argsfor(timing_steps))
+    _, rec_st, _ = timed_run(rec_cmd + ["--steps", str(timing_steps), str(script)] + argsfor(timing_steps + 5))
+    p_med, r_med = statistics.median(step_times(plain_st)), statistics.median(step_times(rec_st))
+    r["plain_step_ms"], r["recorded_step_ms"], r["step_ratio"] = p_med * 1e3, r_med * 1e3, r_med / p_med
+    # end to end
+    plain_wall, _, _ = timed_run(plain_cmd + argsfor(steps))
+    stats_file = Path(out_dir) / ("stats_%s.json" % name)
+    env = dict(os.environ, TVIS_STATS_FILE=str(stats_file))
+    rec_wall, _, out = timed_run(rec_cmd + ["--steps", str(steps), str(script)] + argsfor(steps + 5), env=env)
+    r["plain_wall_s"], r["recorded_wall_s"], r["e2e_ratio"] = plain_wall, rec_wall, rec_wall / plain_wall
+    run_path = [l.split(" ", 3)[3] for l in out.splitlines() if l.startswith("tvis run: recorded ")][0]
+    size = os.path.getsize(run_path)
+    sys.path[:0] = [str(Path(tvis).parents[1] / "python"), str(ROOT / "recorder" / "python")]
+    import _tvis_native
+    chunks = _tvis_native.RunFile(run_path).chunks()
+    raw = sum(c[5] for c in chunks)
+    comp = sum(c[4] for c in chunks)
+    st = json.loads(stats_file.read_text())
+    r.update(run_mb=size / 1e6, mb_per_step=size / 1e6 / steps, compression=raw / max(comp, 1),
+             raw_mb=raw / 1e6, peak_backlog_mb=st["peak_backlog_bytes"] / 1e6,
+             compress_s=st["compress_seconds"], tensors=st["tensors"], events=st["events"])
+    plain_rss = maxrss_of(plain_cmd + argsfor(steps))
+    r["rss_growth_mb"] = (st["maxrss_kb"] - plain_rss) / 1e3 if plain_rss else float("nan")
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build")
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--timing-steps", type=int, default=6)
+    args = ap.parse_args()
+    tvis = str(find_build(args.build) / "bin" / "tvis")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="tvis-bench-") as out_dir:
+        for name in args.cases.split(","):
+            r = bench_case(name, tvis, args.steps, args.timing_steps, out_dir)
+            rows.append(r)
+            print("%-17s step %6.1f ms plain %7.1f ms recorded  ratio %5.2fx | e2e %5.1f s vs %5.1f s ratio %5.2fx | "
+                  "%6.1f MB/step run %6.1f MB raw %6.1f MB compression %4.2fx | backlog peak %5.1f MB, "
+                  "zstd %4.1f s | RSS +%5.0f MB" % (
+                      name, r["plain_step_ms"], r["recorded_step_ms"], r["step_ratio"], r["plain_wall_s"],
+                      r["recorded_wall_s"], r["e2e_ratio"], r["mb_per_step"], r["run_mb"], r["raw_mb"],
+                      r["compression"], r["peak_backlog_mb"], r["compress_s"], r["rss_growth_mb"]), flush=True)
+    print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()
