@@ -37,6 +37,17 @@ view run "$RUN"
 json_get "$OUT/run.json" '["frame_ms"]["median"]' | awk '{ exit !($1 > 0) }' || fail "frame_ms not measured"
 check_not_blank "$OUT/run.png"
 
+# 1b. The golden file (a real recording) opens with the steps inspect reports.
+GOLDEN="$ROOT/tests/data/golden_v1.tvis"
+if [ -f "$GOLDEN" ]; then
+  "$BIN/tvis" inspect --json "$GOLDEN" > "$WORK/golden.json"
+  view golden "$GOLDEN"
+  [ "$(json_get "$OUT/golden.json" '["run"]["steps"]')" = "$(json_get "$WORK/golden.json" '["steps"]')" ] || fail "golden: steps differ: $(cat "$OUT/golden.json")"
+  [ "$(json_get "$OUT/golden.json" '["run"]["events"]')" = "$(json_get "$WORK/golden.json" '["events"]')" ] || fail "golden: events differ"
+  [ "$(json_get "$OUT/golden.json" '["errors"]')" = "[]" ] || fail "golden: errors shown: $(cat "$OUT/golden.json")"
+  check_not_blank "$OUT/golden.png"
+fi
+
 # 2. Its run folder opens the same run.
 view run_dir "$WORK/runs/20260101-120000_train_a"
 [ "$(json_get "$OUT/run_dir.json" '["run"]["events"]')" = "$(json_get "$WORK/inspect.json" '["events"]')" ] || fail "run folder: events differ"
