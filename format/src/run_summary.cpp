@@ -127,29 +127,17 @@ void RunSummaryBuilder::add(const DecodedChunk& chunk) {
   totals.stored_bytes += kChunkHeaderSize + e.compressed_size;
   const schema::Chunk* root = chunk.root();
   if (!root) return;
-  switch (root->body_type()) {
-    case schema::Body::RunMeta: st.add_meta(*root->body_as_RunMeta()); break;
-    case schema::Body::EventBatch: st.add_events(*root->body_as_EventBatch()); break;
-    case schema::Body::TensorBatch: {
-      const auto* t = root->body_as_TensorBatch()->tensors();
-      st.s.captured.tensors += t ? t->size() : 0;
-      break;
-    }
-    case schema::Body::OptimizerStepRecord: {
-      const int32_t step = root->body_as_OptimizerStepRecord()->step();
-      if (step >= 0) st.optimizer_steps.insert(step);
-      break;
-    }
-    case schema::Body::SampleBatch: st.add_samples(*root->body_as_SampleBatch()); break;
-    case schema::Body::LossRecord: {
-      const auto* l = root->body_as_LossRecord();
-      st.losses.emplace(l->step(), l->value());  // keeps the first of a step
-      break;
-    }
-    case schema::Body::InsightBatch: st.add_insights(*root->body_as_InsightBatch()); break;
-    case schema::Body::ProfileCapture: st.s.profile_captures += 1; break;
-    default: break;
-  }
+  // Every accessor below may be null in a file from a newer or buggy writer;
+  // the reader verified the body, not that it is present.
+  if (const auto* m = root->body_as_RunMeta()) st.add_meta(*m);
+  if (const auto* b = root->body_as_EventBatch()) st.add_events(*b);
+  if (const auto* b = root->body_as_TensorBatch()) st.s.captured.tensors += b->tensors() ? b->tensors()->size() : 0;
+  if (const auto* o = root->body_as_OptimizerStepRecord())
+    if (o->step() >= 0) st.optimizer_steps.insert(o->step());
+  if (const auto* b = root->body_as_SampleBatch()) st.add_samples(*b);
+  if (const auto* l = root->body_as_LossRecord()) st.losses.emplace(l->step(), l->value());  // first of a step
+  if (const auto* b = root->body_as_InsightBatch()) st.add_insights(*b);
+  if (root->body_as_ProfileCapture()) st.s.profile_captures += 1;
 }
 
 RunSummary RunSummaryBuilder::finish() {

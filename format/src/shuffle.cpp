@@ -88,6 +88,7 @@ void unshuffle_fixed(const uint8_t* in, uint8_t* out, size_t n) {
 }  // namespace
 
 void shuffle_bytes(const uint8_t* in, uint8_t* out, size_t size, size_t elem) {
+  if (size == 0) return;  // empty buffers may have null data()
   const size_t n = elem ? size / elem : 0;
   switch (elem) {
     case 2: shuffle_fixed<2>(in, out, n); break;
@@ -99,6 +100,7 @@ void shuffle_bytes(const uint8_t* in, uint8_t* out, size_t size, size_t elem) {
 }
 
 void unshuffle_bytes(const uint8_t* in, uint8_t* out, size_t size, size_t elem) {
+  if (size == 0) return;  // empty buffers may have null data()
   const size_t n = elem ? size / elem : 0;
   switch (elem) {
     case 2: unshuffle_fixed<2>(in, out, n); break;
