@@ -6,9 +6,9 @@
 //   [Trailer 32 B]
 //
 // All integers are little-endian. Every chunk is independent: its payload is
-// one zstd frame that decodes to raw_size bytes, optionally byte-shuffled
-// (see `filter`), whose xxh64 (seed 0) over the *compressed* bytes is
-// `payload_xxh64`. The chunk header carries its own checksum so a recovery
+// one zstd frame (with its content size) that decodes to raw_size bytes,
+// optionally byte-shuffled (see `filter`), whose xxh64 (seed 0) over the
+// *compressed* bytes is `payload_xxh64`. The chunk header carries its own checksum so a recovery
 // scan can trust a header without reading its payload.
 //
 // The footer is a chunk of kind Index whose raw body is
@@ -46,7 +46,9 @@ inline constexpr uint64_t kMaxChunkRawSize = 1ull << 30;         // 1 GiB decode
 inline constexpr uint64_t kMaxChunkCompressedSize = 1ull << 30;  // 1 GiB on disk
 inline constexpr uint64_t kMaxIndexEntries = 1ull << 24;         // 16 M chunks
 
-/// Filters applied to a chunk's raw bytes before compression.
+/// Filters applied to a chunk's raw bytes before compression. ShuffleN
+/// stores byte j of every N-byte element in plane j (planes back to back);
+/// the raw_size % N bytes left over follow the planes unchanged.
 enum class ChunkFilter : uint8_t {
   None = 0,
   Shuffle2 = 2,  // byte planes of 2-byte elements (f16, bf16)

@@ -3,10 +3,18 @@
 //
 // Opening reads only the file header (16 B), the trailer (32 B) and the
 // footer chunk, so it costs three small reads whatever the file's size. When
-// the trailer is missing or invalid (a killed writer), open() rebuilds the
-// index by scanning chunk headers from offset 16, keeps every chunk whose
-// header is intact and whose payload lies inside the file, and reports what it
-// recovered in `recovery_notice()`; `complete()` is then false.
+// the trailer is missing or invalid (a killed writer), or the footer's header
+// or payload checksum is bad, open() rebuilds the index by scanning chunk
+// headers from offset 16 (one 56-byte read each), keeps every chunk whose
+// header is intact and whose payload lies inside the file, stops at the first
+// that is not, and reports what it recovered and where and why it stopped in
+// `recovery_notice()`; `complete()` is then false.
+//
+// What is refused rather than recovered: a file without the magic (NotARun),
+// a newer major version (NewerVersion), a footer whose checksum is right but
+// whose content is inconsistent (Corrupt), and any checksummed header whose
+// size fields exceed the limits in container.h (TooLarge): those are not
+// what a killed writer leaves behind.
 //
 // Chunks are fetched on demand with read_chunk(): one read of the chunk,
 // payload checksum verified, zstd-decoded, unshuffled, and (for FlatBuffer

@@ -46,13 +46,16 @@ class RunWriter {
   static Result<std::unique_ptr<RunWriter>> create(const std::string& path, WriterOptions options = {});
   ~RunWriter();  // joins the thread; does not finalize
 
-  /// Queues one chunk. Thread-safe. Returns its ordinal. The raw bytes must
-  /// be a FlatBuffer `tvis.schema.Chunk` for every kind but Index; with a
-  /// Shuffle filter, raw.size() must be a multiple of the element size.
+  /// Queues one chunk. Thread-safe. Returns its ordinal, or UINT32_MAX (and
+  /// sets error()) after finalize(). The raw bytes must be a FlatBuffer
+  /// `tvis.schema.Chunk` finished with its file identifier
+  /// (schema::FinishChunkBuffer) for every kind but Index. A Shuffle filter
+  /// works on any size (a tail shorter than one element is kept as is);
+  /// make_tensor_data_chunk() lays TensorData out so elements align.
   uint32_t append(const ChunkInfo& info, Bytes raw);
 
-  /// Drains, writes footer and trailer, closes. Idempotent. Returns the first
-  /// I/O error met by the writer thread, if any.
+  /// Drains, writes footer and trailer, fsyncs, closes. Idempotent. Returns
+  /// the first error met by the writer threads, if any.
   Status finalize();
 
   /// The first error the background thread met (writes stop after it).
