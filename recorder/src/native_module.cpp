@@ -295,6 +295,28 @@ class Recorder {
     builder_->add_loss(std::move(r));
   }
 
+  /// The followed samples of one batch: {step, batch_event, batch: [ids],
+  /// samples: [{id, batch_position, input, label, label_index}]}.
+  void add_samples(const py::dict& d) {
+    auto r = std::make_unique<schema::SampleBatchT>();
+    r->step = get<int>(d, "step", step_);
+    r->batch_event = get<uint64_t>(d, "batch_event", 0);
+    if (d.contains("batch")) r->batch = d["batch"].cast<std::vector<uint64_t>>();
+    if (d.contains("samples"))
+      for (py::handle s : d["samples"]) {
+        auto sd = py::reinterpret_borrow<py::dict>(s);
+        auto smp = std::make_unique<schema::SampleT>();
+        smp->id = get<int>(sd, "id", 0);
+        smp->step = r->step;
+        smp->batch_position = get<int>(sd, "batch_position", -1);
+        smp->input = get<int64_t>(sd, "input", -1);
+        smp->label = get<std::string>(sd, "label", "");
+        smp->label_index = get<int64_t>(sd, "label_index", -1);
+        r->samples.push_back(std::move(smp));
+      }
+    builder_->add_samples(std::move(r));
+  }
+
   void write_meta(const py::dict& d) { builder_->write_meta(meta_from(d)); }
   void flush() { builder_->flush(); }
 
@@ -511,6 +533,7 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("update", &Recorder::update)
       .def("add_optimizer_step", &Recorder::add_optimizer_step)
       .def("add_loss", &Recorder::add_loss)
+      .def("add_samples", &Recorder::add_samples)
       .def("write_meta", &Recorder::write_meta)
       .def("flush", &Recorder::flush)
       .def("finalize", &Recorder::finalize)

@@ -111,6 +111,7 @@ void RunBuilder::cut_buffer(DataBuffer& buf, bool f32) {
 
 void RunBuilder::add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> rec) { steps_.push_back(std::move(rec)); }
 void RunBuilder::add_loss(std::unique_ptr<schema::LossRecordT> rec) { losses_.push_back(std::move(rec)); }
+void RunBuilder::add_samples(std::unique_ptr<schema::SampleBatchT> rec) { samples_.push_back(std::move(rec)); }
 
 void RunBuilder::write_meta(const schema::RunMetaT& meta) {
   append_table(ChunkKind::RunMeta, schema::RunMetaT(meta), -1, -1);
@@ -157,6 +158,12 @@ void RunBuilder::flush() {
     append_table(ChunkKind::Loss, std::move(*l), step, step, ev, ev);
   }
   losses_.clear();
+  for (auto& b : samples_) {
+    const int32_t step = b->step;
+    const uint64_t ev = b->batch_event;
+    append_table(ChunkKind::Samples, std::move(*b), step, step, ev, ev);
+  }
+  samples_.clear();
 }
 
 format::Status RunBuilder::finalize(const schema::SourceFilesT& sources, const schema::RunMetaT& meta, int64_t t_end_ns) {

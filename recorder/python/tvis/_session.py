@@ -18,6 +18,7 @@ Hook points for later work (data pipeline, Grad-CAM, attention, embeddings):
 ``_on_backward`` runs before the user's backward while the graph is intact.
 """
 
+import contextlib
 import functools
 import inspect
 import os
@@ -106,6 +107,24 @@ class Session:
         self.rec.stop_profile()
         self.rec.set_paused(True)
 
+    # ------------------------------------------------------------ failure --
+    @contextlib.contextmanager
+    def _guard(self, where):
+        """A failure inside tvis never reaches the script: the run is finalized
+        with what it has and a notice, and the script continues unrecorded."""
+        try:
+            yield
+        except Exception as e:  # noqa: BLE001 (anything of ours)
+            if not self.active:
+                return
+            msg = "recording stopped after an internal error in %s: %s: %s" % (where, type(e).__name__, e)
+            self.notice("recorder_error", msg)
+            sys.stderr.write("tvis: %s; the script continues unrecorded\n" % msg)
+            try:
+                self.finalize(exception="tvis internal error: %s: %s" % (type(e).__name__, e))
+            except Exception:
+                self.active = False
+
     # -------------------------------------------------------------- names --
     def _module_name(self, module):
         key = id(module)
@@ -142,8 +161,16 @@ class Session:
 
     # -------------------------------------------------------- module hooks --
     def _pre(self, module, args):
-        if not self.active:
-            return None
+        if self.active:
+            with self._guard("a module pre-hook"):
+                self._pre_impl(module, args)
+
+    def _post(self, module, args, output):
+        if self.active:
+            with self._guard("a module hook"):
+                self._post_impl(module, args, output)
+
+    def _pre_impl(self, module, args):
         if not self._stack and not self._fetch_depth:
             self._boundary()
             if self.stop_pending:
@@ -168,9 +195,7 @@ class Session:
         self._stack.append((module, eid))
         return None
 
-    def _post(self, module, args, output):
-        if not self.active:
-            return None
+    def _post_impl(self, module, args, output):
         eid = None
         while self._stack:
             m, e = self._stack.pop()
@@ -213,36 +238,45 @@ class Session:
         def loss_fn(*args, **kwargs):
             if not session.active or session._loss_depth:
                 return orig(*args, **kwargs)
-            if not session._stack and not session._fetch_depth:
-                session._boundary()
-                if session.stop_pending:
-                    session.stop()
-                if session._bw_depth == 0 and session._step_depth == 0:
-                    session.rec.set_phase(P.LOSS)
-            f = sys._getframe(1)
-            eid = session.rec.begin(P.LOSS_CALL, qualname, "", session.rec.file_id(f.f_code.co_filename),
-                                    f.f_lineno, 0, 0)
+            eid = None
+            with session._guard(qualname):
+                if not session._stack and not session._fetch_depth:
+                    session._boundary()
+                    if session.stop_pending:
+                        session.stop()
+                    if session._bw_depth == 0 and session._step_depth == 0:
+                        session.rec.set_phase(P.LOSS)
+                f = sys._getframe(1)
+                eid = session.rec.begin(P.LOSS_CALL, qualname, "", session.rec.file_id(f.f_code.co_filename),
+                                        f.f_lineno, 0, 0)
             session._loss_depth += 1
             try:
                 out = orig(*args, **kwargs)
             finally:
                 session._loss_depth -= 1
+            if eid is None or not session.active:
+                return out
+            with session._guard(qualname):
                 session.rec.end(eid)
-            try:
-                bound = sig.bind(*args, **kwargs)
-                bound.apply_defaults()
-                arguments = dict(bound.arguments)
-            except TypeError:
-                arguments = {}
-            tens = [a for a in args[:2] if isinstance(a, torch.Tensor)]
-            session.rec.tensors(eid, P.INPUT, tuple(tens))
-            session.rec.tensors(eid, P.OUTPUT, out)
-            info = {"call": qualname, "event": eid, "arguments": arguments, "fn": qualname.rsplit(".", 1)[1],
-                    "orig": orig}
-            session._loss_candidates.append((out, info))
+                session._note_loss_call(qualname, sig, eid, orig, args, kwargs, out)
             return out
 
         return loss_fn
+
+    def _note_loss_call(self, qualname, sig, eid, orig, args, kwargs, out):
+        """Keeps a loss function's call as a candidate for the loss backward() runs on."""
+        try:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+        except TypeError:
+            arguments = {}
+        tens = [a for a in args[:2] if isinstance(a, torch.Tensor)]
+        self.rec.tensors(eid, P.INPUT, tuple(tens))
+        self.rec.tensors(eid, P.OUTPUT, out)
+        info = {"call": qualname, "event": eid, "arguments": arguments, "fn": qualname.rsplit(".", 1)[1],
+                "orig": orig}
+        self._loss_candidates.append((out, info))
 
     # --------------------------------------------------------- backward ---
     def _wrap_backward(self, orig):
@@ -252,24 +286,28 @@ class Session:
         def backward(tensors, *args, **kwargs):
             if not session.active or session._bw_depth:
                 return orig(tensors, *args, **kwargs)
-            session._boundary()
-            loss = tensors if isinstance(tensors, torch.Tensor) else None
-            if loss is None and isinstance(tensors, (tuple, list)) and len(tensors) == 1:
-                loss = tensors[0]
-            if loss is not None:
-                session._on_backward(loss)
-            session.rec.set_phase(P.BACKWARD)
-            f = sys._getframe(1)
-            eid = session.rec.begin(P.BACKWARD_CALL, "backward", "", session.rec.file_id(f.f_code.co_filename),
-                                    f.f_lineno, 0, 0)
+            eid = None
+            with session._guard("backward"):
+                session._boundary()
+                loss = tensors if isinstance(tensors, torch.Tensor) else None
+                if loss is None and isinstance(tensors, (tuple, list)) and len(tensors) == 1:
+                    loss = tensors[0]
+                if loss is not None:
+                    session._on_backward(loss)
+                session.rec.set_phase(P.BACKWARD)
+                f = sys._getframe(1)
+                eid = session.rec.begin(P.BACKWARD_CALL, "backward", "", session.rec.file_id(f.f_code.co_filename),
+                                        f.f_lineno, 0, 0)
             session._bw_depth += 1
             try:
                 return orig(tensors, *args, **kwargs)
             finally:
                 session._bw_depth -= 1
-                session.rec.end(eid)
-                if not session._optimizers_seen and session._step_depth == 0:
-                    session._open_manual_step()
+                if eid is not None and session.active:
+                    with session._guard("backward"):
+                        session.rec.end(eid)
+                        if not session._optimizers_seen and session._step_depth == 0:
+                            session._open_manual_step()
 
         return backward
 
@@ -313,13 +351,17 @@ class Session:
         def step(opt, *args, **kwargs):
             if not session.active or session._step_depth:
                 return orig(opt, *args, **kwargs)
-            state = session._before_step(opt)
+            state = None
+            with session._guard("optimizer.step"):
+                state = session._before_step(opt)
             session._step_depth += 1
             try:
                 result = orig(opt, *args, **kwargs)
             finally:
                 session._step_depth -= 1
-            session._after_step(opt, state)
+            if state is not None and session.active:
+                with session._guard("optimizer.step"):
+                    session._after_step(opt, state)
             return result
 
         step._tvis_wrapped = True
@@ -399,33 +441,57 @@ class Session:
         def next_(it):
             if not session.active:
                 return orig(it)
-            session._boundary()
-            if session.stop_pending:
-                session.stop()
-            session.rec.set_phase(P.DATA)
-            f = sys._getframe(1)
-            eid = session.rec.begin(P.DATA_FETCH, type(it._dataset).__name__ if hasattr(it, "_dataset") else "DataLoader",
-                                    "DataLoader", session.rec.file_id(f.f_code.co_filename), f.f_lineno, 0, 0)
+            eid = None
+            with session._guard("a data fetch"):
+                session._boundary()
+                if session.stop_pending:
+                    session.stop()
+                session.rec.set_phase(P.DATA)
+                f = sys._getframe(1)
+                name = type(it._dataset).__name__ if hasattr(it, "_dataset") else "DataLoader"
+                eid = session.rec.begin(P.DATA_FETCH, name, "DataLoader", session.rec.file_id(f.f_code.co_filename),
+                                        f.f_lineno, 0, 0)
             session._fetch_depth += 1
             try:
                 batch = orig(it)
             finally:
                 session._fetch_depth -= 1
-                session.rec.end(eid)
-            session._on_fetch(eid, batch)
+                if eid is not None and session.active:
+                    with session._guard("a data fetch"):
+                        session.rec.end(eid)
+            if eid is not None and session.active:
+                with session._guard("a data fetch"):
+                    session._on_fetch(eid, batch)
             return batch
 
         return next_
 
     def _on_fetch(self, eid, batch):
+        """The batch as yielded; its first `samples` rows are the followed samples."""
         ids = self.rec.tensors(eid, P.BATCH, batch)
-        first = batch
+        parts = list(batch) if isinstance(batch, (tuple, list)) else \
+            list(batch.values()) if isinstance(batch, dict) else [batch]
+        first = parts[0] if parts else None
         while isinstance(first, (tuple, list)) and first:
             first = first[0]
-        if isinstance(first, dict) and first:
-            first = next(iter(first.values()))
-        if isinstance(first, torch.Tensor) and first.dim() > 0:
-            self.rec.set_batch_rows(first.shape[0])
+        if not isinstance(first, torch.Tensor) or first.dim() == 0:
+            return ids
+        rows = first.shape[0]
+        self.rec.set_batch_rows(rows)
+        labels = None
+        if len(parts) >= 2 and isinstance(parts[1], torch.Tensor) and parts[1].dim() == 1 \
+                and parts[1].shape[0] == rows and not parts[1].is_floating_point():
+            labels = parts[1][: self.samples].tolist()
+        samples = []
+        with torch.no_grad():
+            for i in range(min(self.samples, rows)):
+                s = {"id": i, "batch_position": i,
+                     "input": self.rec.tensor(first[i], P.BATCH, eid, "sample[%d]" % i)}
+                if labels is not None:
+                    s["label_index"] = int(labels[i])
+                    s["label"] = str(int(labels[i]))
+                samples.append(s)
+        self.rec.add_samples({"step": self.steps_done, "batch_event": eid, "batch": ids, "samples": samples})
         return ids
 
     # ------------------------------------------------------- finishing ---
