@@ -32,6 +32,8 @@ bool App::configure_scale(float ui_scale, float framebuffer_scale) {
 }
 
 void AppState::reset_navigation() {
+  ++run_generation;
+  selected_tensor.reset();
   selected_event.reset();
   nav_step = 0;
   nav_phase = schema::Phase::None;
@@ -202,6 +204,7 @@ std::string App::state_json() const {
       sel["step"] = e->step();
       sel["phase"] = phase_label(e->phase());
     }
+    if (s.selected_tensor) sel["tensor"] = *s.selected_tensor;
     if (!s.sample_ids.empty()) sel["sample"] = s.sample_ids[static_cast<size_t>(s.sample_cursor)];
     j["selection"] = sel;
   } else {

@@ -15,6 +15,8 @@
 
 namespace tvis::viewer {
 
+struct ExploreState;  // pages/explore_state.h
+
 /// One row of the run list: the entry and a small model reading its metadata.
 struct RunListRow {
   RunListEntry entry;
@@ -59,6 +61,11 @@ struct AppState {
   float ui_scale = 1.0f;
   float framebuffer_scale = 1.0f;
   bool fonts_built = false;
+
+  // Explore's panels (pages/explore_state.h); replaced when run_generation changes.
+  uint64_t run_generation = 0;  // bumped by reset_navigation()
+  std::shared_ptr<ExploreState> explore;
+  std::optional<uint64_t> selected_tensor;  // tensor shown in the inspector
 
   // Test surface: row rectangles of the last frame.
   std::unordered_map<uint64_t, Rect> row_rects;

@@ -34,6 +34,7 @@ void RunModel::clear() {
   reader_.reset();
   cache_.reset();
   spans_.clear();
+  max_span_len_ = 0;
   event_count_ = 0;
   max_step_ = -1;
   meta_ordinal_ = -1;
@@ -96,7 +97,10 @@ void RunModel::index_events() {
     spans_.push_back({c.info.event_first, c.info.event_last, c.info.step_first, c.info.step_last, c.ordinal});
   }
   std::sort(spans_.begin(), spans_.end(), [](const EventSpan& a, const EventSpan& b) { return a.first < b.first; });
-  for (const auto& s : spans_) event_count_ = std::max(event_count_, s.last + 1);
+  for (const auto& s : spans_) {
+    event_count_ = std::max(event_count_, s.last + 1);
+    max_span_len_ = std::max(max_span_len_, s.last - s.first);
+  }
 }
 
 const RunInfo& RunModel::info() {
@@ -123,6 +127,9 @@ const RunInfo& RunModel::info() {
   if (meta->notices())
     for (const auto* n : *meta->notices()) info_.notices.push_back(str(n->message()));
   info_.steps_recorded = meta->steps_recorded();
+  if (meta->phase_timings())
+    for (const auto* t : *meta->phase_timings()) info_.phase_timings.push_back({t->step(), t->phase(), t->ns()});
+  info_.optimizer_class = str(meta->optimizer_class());
   return info_;
 }
 
@@ -148,28 +155,53 @@ const std::vector<uint32_t>& RunModel::chunks_of_kind(format::ChunkKind kind) co
 }
 
 const EventSpan* RunModel::span_of(uint64_t id) const {
+  // Spans are sorted by first id and may overlap (a real recorder writes an
+  // event when it ends, so a long call's chunk spans its children's chunks):
+  // the innermost span holding `id` is the one with the largest first <= id.
   auto it = std::upper_bound(spans_.begin(), spans_.end(), id,
                              [](uint64_t v, const EventSpan& s) { return v < s.first; });
-  if (it == spans_.begin()) return nullptr;
-  --it;
-  return id <= it->last ? &*it : nullptr;
+  while (it != spans_.begin()) {
+    --it;
+    if (id <= it->last) return &*it;
+    if (it->first + max_span_len_ < id) break;  // no earlier span reaches id
+  }
+  return nullptr;
 }
+
+namespace {
+
+// The event with `id` in a loaded batch (sorted by id), or nullptr.
+const schema::Event* find_in_batch(const schema::EventBatch* batch, uint64_t first, uint64_t id) {
+  if (!batch || !batch->events()) return nullptr;
+  const auto* events = batch->events();
+  const uint64_t k = id - first;  // dense chunks: the id is at its position
+  if (k < events->size() && events->Get(static_cast<flatbuffers::uoffset_t>(k))->id() == id)
+    return events->Get(static_cast<flatbuffers::uoffset_t>(k));
+  flatbuffers::uoffset_t lo = 0, hi = events->size();
+  while (lo < hi) {
+    const flatbuffers::uoffset_t mid = lo + (hi - lo) / 2;
+    if (events->Get(mid)->id() < id) lo = mid + 1; else hi = mid;
+  }
+  return lo < events->size() && events->Get(lo)->id() == id ? events->Get(lo) : nullptr;
+}
+
+}  // namespace
 
 const schema::Event* RunModel::event(uint64_t id) {
   if (!cache_) return nullptr;
-  const EventSpan* span = span_of(id);
-  if (!span) return nullptr;
-  auto chunk = cache_->get(span->ordinal);
-  if (!chunk || !chunk->root()) return nullptr;
-  const schema::EventBatch* batch = chunk->root()->body_as_EventBatch();
-  if (!batch || !batch->events()) return nullptr;
-  const auto* events = batch->events();
-  // Events are stored in id order; trust the dense position, else search.
-  uint64_t k = id - span->first;
-  if (k < events->size() && events->Get(static_cast<flatbuffers::uoffset_t>(k))->id() == id)
-    return events->Get(static_cast<flatbuffers::uoffset_t>(k));
-  for (const auto* e : *events)
-    if (e->id() == id) return e;
+  // Every span that covers `id`, innermost first; the event is in exactly one.
+  auto it = std::upper_bound(spans_.begin(), spans_.end(), id,
+                             [](uint64_t v, const EventSpan& s) { return v < s.first; });
+  while (it != spans_.begin()) {
+    --it;
+    if (id > it->last) {
+      if (it->first + max_span_len_ < id) break;
+      continue;
+    }
+    auto chunk = cache_->get(it->ordinal);
+    if (!chunk || !chunk->root()) continue;  // loading (or failed): try the others
+    if (const schema::Event* e = find_in_batch(chunk->root()->body_as_EventBatch(), it->first, id)) return e;
+  }
   return nullptr;
 }
 

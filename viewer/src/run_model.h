@@ -36,6 +36,13 @@ struct RunInfo {
   std::string exception;
   std::vector<std::string> notices;  // messages, in order
   int steps_recorded = -1;           // -1 when the metadata does not say
+  struct PhaseTime {
+    int step = -1;
+    schema::Phase phase = schema::Phase::None;
+    int64_t ns = 0;
+  };
+  std::vector<PhaseTime> phase_timings;  // wall time per (step, phase), as recorded
+  std::string optimizer_class;           // "" without torch.optim
 };
 
 /// An Events chunk's place in the dense event-id space.
@@ -75,6 +82,8 @@ class RunModel {
   ChunkCache& cache() { return *cache_; }
   const ChunkCache* cache_if_open() const { return cache_.get(); }
   const std::vector<EventSpan>& event_spans() const { return spans_; }
+  /// The index entry of chunk `ordinal` (must be < the reader's chunk count).
+  const format::ChunkInfo& chunk_info(uint32_t ordinal) const { return reader_->chunks()[ordinal].info; }
   /// Ordinals of every chunk of `kind`, in file order.
   const std::vector<uint32_t>& chunks_of_kind(format::ChunkKind kind) const;
 
@@ -101,7 +110,8 @@ class RunModel {
   std::shared_ptr<format::ByteSource> source_;
   std::shared_ptr<format::RunReader> reader_;
   std::shared_ptr<ChunkCache> cache_;
-  std::vector<EventSpan> spans_;
+  std::vector<EventSpan> spans_;  // sorted by first; may overlap (see span_of)
+  uint64_t max_span_len_ = 0;     // largest last - first among spans_
   uint64_t event_count_ = 0;
   int max_step_ = -1;
   int meta_ordinal_ = -1;

@@ -1,14 +1,16 @@
-// Explore: every recorded event in call order (virtualized with
-// ImGuiListClipper; rows whose chunk is still loading draw a placeholder)
-// and an inspector for the selected event.
+// Explore: the full debugger page. Call tree (left), inspector (right) and a
+// bottom strip of panels (timeline, source, layers, steps, samples). Each
+// panel is its own file (explore_state.h lists them); this file lays them out
+// and holds the helpers they share.
 #include <imgui.h>
 
 #include <algorithm>
 #include <cinttypes>
+#include <memory>
 #include <string>
 
-#include "../app_state.h"
 #include "../theme.h"
+#include "explore_state.h"
 
 namespace tvis::viewer {
 
@@ -16,162 +18,88 @@ namespace {
 
 constexpr int kMaxDepthWalk = 256;
 
-std::string site(AppState& s, uint32_t file, uint32_t line) {
-  if (line == 0) return {};
-  const std::string& name = file_name(s, file);
-  return (name.empty() ? "file " + std::to_string(file) : name) + ":" + std::to_string(line);
+ExploreState& explore_state(AppState& s) {
+  if (!s.explore || s.explore->generation != s.run_generation) {
+    s.explore = std::make_shared<ExploreState>();
+    s.explore->generation = s.run_generation;
+    s.explore->view.texture.release();
+  }
+  return *s.explore;
 }
 
-void draw_row(AppState& s, uint64_t id, const schema::Event* e, float indent_w) {
-  ImGui::TableNextRow();
-  ImGui::TableSetColumnIndex(0);
-  char label[32];
-  std::snprintf(label, sizeof label, "%" PRIu64 "##row", id);
-  const bool selected = s.selected_event && *s.selected_event == id;
-  if (ImGui::Selectable(label, selected, ImGuiSelectableFlags_SpanAllColumns)) {
-    s.selected_event = id;
-    s.jump_pending = false;
-  }
-  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  s.row_rects[id] = Rect{a.x, a.y, b.x, b.y};
-  if (e && ImGui::BeginPopupContextItem()) {
-    if (ImGui::MenuItem("Copy name") && e->name()) ImGui::SetClipboardText(e->name()->c_str());
-    if (ImGui::MenuItem("Copy call site"))
-      ImGui::SetClipboardText(site(s, e->call_file(), e->call_line()).c_str());
-    ImGui::EndPopup();
-  }
-  if (!e) {
-    ImGui::TableSetColumnIndex(4);
-    if (const format::Status* failure = s.model.event_failure(id))
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kError), "unreadable: %s", failure->message.c_str());
-    else
-      ImGui::TextDisabled("loading ...");
-    return;
-  }
-  ImGui::TableSetColumnIndex(1);
-  if (e->step() >= 0) ImGui::Text("%d", e->step());
-  ImGui::TableSetColumnIndex(2);
-  ImGui::TextUnformatted(phase_label(e->phase()));
-  ImGui::TableSetColumnIndex(3);
-  ImGui::TextDisabled("%s", event_kind_label(e->kind()));
-  ImGui::TableSetColumnIndex(4);
-  const int depth = event_depth(s, id);
-  if (depth > 0) ImGui::SetCursorPosX(ImGui::GetCursorPosX() + indent_w * static_cast<float>(std::min(depth, 32)));
-  ImGui::TextUnformatted(e->name() ? e->name()->c_str() : "");
-  ImGui::TableSetColumnIndex(5);
-  if (e->class_name()) ImGui::TextDisabled("%s", e->class_name()->c_str());
-  ImGui::TableSetColumnIndex(6);
-  const std::string where = site(s, e->call_file(), e->call_line());
-  ImGui::TextDisabled("%s", where.c_str());
-}
-
-void draw_event_table(AppState& s) {
-  const uint64_t n = s.model.event_count();
-  ImGui::Text("Events");
-  ImGui::SameLine();
-  ImGui::TextDisabled("%" PRIu64 " recorded, in call order  (left/right: step, right-click: copy)", n);
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("events", 7, flags)) return;
-  const float em = ImGui::GetFontSize();
-  ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, em * 4);
-  ImGui::TableSetupColumn("Step", ImGuiTableColumnFlags_WidthFixed, em * 2.5f);
-  ImGui::TableSetupColumn("Phase", ImGuiTableColumnFlags_WidthFixed, em * 4.5f);
-  ImGui::TableSetupColumn("Kind", ImGuiTableColumnFlags_WidthFixed, em * 6);
-  ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, 3.0f);
-  ImGui::TableSetupColumn("Class", ImGuiTableColumnFlags_WidthStretch, 1.2f);
-  ImGui::TableSetupColumn("Called from", ImGuiTableColumnFlags_WidthStretch, 1.5f);
-  ImGui::TableHeadersRow();
-
-  const float row_h = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2;
-  if (s.scroll_to && *s.scroll_to < n) {
-    const float y = static_cast<float>(*s.scroll_to) * row_h;
-    const float view_h = ImGui::GetWindowHeight() - row_h * 2;  // minus the frozen header
-    const float top = ImGui::GetScrollY();
-    if (y < top || y + row_h > top + view_h) ImGui::SetScrollY(std::max(0.0f, y - view_h * 0.5f));
-    s.scroll_to.reset();
-  }
-  ImGuiListClipper clipper;
-  // ImGuiListClipper counts in int: runs beyond 2^31 events show the first 2^31.
-  clipper.Begin(static_cast<int>(std::min<uint64_t>(n, INT32_MAX)), row_h);
-  while (clipper.Step()) {
-    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const uint64_t id = static_cast<uint64_t>(i);
-      draw_row(s, id, s.model.event(id), em);
+void draw_bottom_tabs(AppState& s, ExploreState& x) {
+  struct Tab {
+    BottomTab id;
+    const char* label;
+    void (*draw)(AppState&, ExploreState&);
+  };
+  static const Tab kTabs[] = {{BottomTab::Steps, "Steps", draw_step_view},
+                              {BottomTab::Timeline, "Timeline", draw_timeline},
+                              {BottomTab::Source, "Source", draw_source_view},
+                              {BottomTab::Layers, "Layers", draw_layers_table},
+                              {BottomTab::Samples, "Samples", draw_samples_panel}};
+  if (!ImGui::BeginTabBar("explore_panels")) return;
+  for (const Tab& tab : kTabs) {
+    ImGuiTabItemFlags f = 0;
+    if (x.open_tab && *x.open_tab == tab.id) f |= ImGuiTabItemFlags_SetSelected;
+    if (ImGui::BeginTabItem(tab.label, nullptr, f)) {
+      ImGui::BeginChild("panel", ImVec2(0, 0), false);
+      tab.draw(s, x);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
     }
   }
-  clipper.End();
-  ImGui::EndTable();
-}
-
-void field(const char* label, const std::string& value) {
-  ImGui::TableNextRow();
-  ImGui::TableSetColumnIndex(0);
-  ImGui::TextDisabled("%s", label);
-  ImGui::TableSetColumnIndex(1);
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(value.c_str());
-  ImGui::PopTextWrapPos();
-  if (ImGui::IsItemClicked()) ImGui::SetClipboardText(value.c_str());
-}
-
-std::string ids(const flatbuffers::Vector<uint64_t>* v) {
-  if (!v || v->size() == 0) return "-";
-  std::string out;
-  for (uint64_t id : *v) out += (out.empty() ? "#" : ", #") + std::to_string(id);
-  return out;
-}
-
-void draw_inspector(AppState& s) {
-  ImGui::Text("Inspector");
-  ImGui::Separator();
-  if (!s.selected_event) {
-    ImGui::TextDisabled("Select an event (click a row, or press left/right).");
-    return;
-  }
-  const schema::Event* e = s.model.event(*s.selected_event);
-  if (!e) {
-    ImGui::TextDisabled("Event %" PRIu64 ": loading ...", *s.selected_event);
-    return;
-  }
-  ImGui::TextUnformatted(e->name() ? e->name()->c_str() : "(unnamed)");
-  if (!ImGui::BeginTable("fields", 2, ImGuiTableFlags_SizingStretchProp)) return;
-  ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7);
-  ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
-  field("event", "#" + std::to_string(e->id()));
-  field("kind", event_kind_label(e->kind()));
-  if (e->class_name() && e->class_name()->size()) field("class", e->class_name()->str());
-  field("step", e->step() >= 0 ? std::to_string(e->step()) : "before the first step");
-  if (e->phase() != schema::Phase::None) field("phase", phase_label(e->phase()));
-  field("parent", e->parent() >= 0 ? "#" + std::to_string(e->parent()) : "top level");
-  std::string call = site(s, e->call_file(), e->call_line());
-  if (!call.empty()) field("called from", call);
-  std::string def = site(s, e->def_file(), e->def_line());
-  if (!def.empty()) field("defined at", def);
-  if (e->t_end_ns() >= e->t_begin_ns() && e->t_end_ns() > 0) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(e->t_end_ns() - e->t_begin_ns()) / 1e6);
-    field("duration", buf);
-  }
-  field("inputs", ids(e->inputs()));
-  field("outputs", ids(e->outputs()));
-  if (e->grad_outputs() && e->grad_outputs()->size()) field("grad outputs", ids(e->grad_outputs()));
-  if (e->grad_norm() >= 0) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.6g", e->grad_norm());
-    field("||dL/dout||", buf);
-  }
-  if (e->sample() >= 0) field("sample", std::to_string(e->sample()));
-  if (e->detail())
-    for (const auto* kv : *e->detail())
-      field(kv->key() ? kv->key()->c_str() : "?", kv->value() ? kv->value()->str() : "");
-  ImGui::EndTable();
-  ImGui::Spacing();
-  ImGui::TextDisabled("click a value to copy it");
+  x.open_tab.reset();
+  ImGui::EndTabBar();
 }
 
 }  // namespace
+
+// ----------------------------------------------------------- helpers ---
+
+ImU32 phase_color(schema::Phase phase) {
+  switch (phase) {
+    case schema::Phase::Data: return IM_COL32(72, 190, 180, 255);
+    case schema::Phase::Forward: return IM_COL32(86, 150, 245, 255);
+    case schema::Phase::Loss: return IM_COL32(240, 150, 70, 255);
+    case schema::Phase::Backward: return IM_COL32(190, 110, 225, 255);
+    case schema::Phase::Optimizer: return IM_COL32(100, 200, 120, 255);
+    default: return IM_COL32(120, 125, 135, 255);
+  }
+}
+
+std::string call_site(AppState& s, uint32_t file, uint32_t line) {
+  if (line == 0) return {};
+  const std::string& name = file_name(s, file);
+  std::string shown = name.empty() ? "file " + std::to_string(file) : name;
+  const size_t slash = shown.find_last_of('/');
+  if (slash != std::string::npos) shown = shown.substr(slash + 1);
+  return shown + ":" + std::to_string(line);
+}
+
+void select_event(AppState& s, uint64_t id) {
+  s.selected_event = id;
+  s.scroll_to = id;
+  s.jump_pending = false;
+}
+
+void show_source(ExploreState& x, uint32_t file, uint32_t line) {
+  x.source.file = file;
+  x.source.has_file = true;
+  x.source.highlight_line = static_cast<int>(line);
+  x.source.scroll_pending = true;
+  x.open_tab = BottomTab::Source;
+}
+
+std::string duration_label(int64_t ns) {
+  char buf[32];
+  const double v = static_cast<double>(ns);
+  if (ns < 1000) std::snprintf(buf, sizeof buf, "%" PRId64 " ns", ns);
+  else if (ns < 1000000) std::snprintf(buf, sizeof buf, "%.3g us", v / 1e3);
+  else if (ns < 1000000000) std::snprintf(buf, sizeof buf, "%.3g ms", v / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.3g s", v / 1e9);
+  return buf;
+}
 
 int event_depth(AppState& s, uint64_t id) {
   auto hit = s.depth_cache.find(id);
@@ -223,18 +151,31 @@ const std::string& file_name(AppState& s, uint32_t id) {
   return it == s.file_names.end() ? kEmpty : it->second;
 }
 
+// -------------------------------------------------------------- layout ---
+
 void draw_explore_page(AppState& s) {
+  ExploreState& x = explore_state(s);
+  const ImGuiStyle& style = ImGui::GetStyle();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float em = ImGui::GetFontSize();
   const float status_h = ImGui::GetFrameHeight();
   const float height = avail.y - status_h;
-  const float inspector_w = std::max(ImGui::GetFontSize() * 20, avail.x * 0.3f);
-  ImGui::BeginChild("event_list", ImVec2(avail.x - inspector_w - ImGui::GetStyle().ItemSpacing.x, height), false);
-  draw_event_table(s);
+  const float bottom_h = std::max(em * 11, height * 0.36f);
+  const float top_h = std::max(em * 8, height - bottom_h - style.ItemSpacing.y);
+  const float inspector_w = std::max(em * 24, avail.x * 0.40f);
+
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 6));
+  ImGui::BeginChild("calls", ImVec2(avail.x - inspector_w - style.ItemSpacing.x, top_h), true);
+  draw_call_tree(s, x);
   ImGui::EndChild();
   ImGui::SameLine();
-  ImGui::BeginChild("inspector", ImVec2(0, height), true);
-  draw_inspector(s);
+  ImGui::BeginChild("inspector", ImVec2(0, top_h), true);
+  draw_inspector(s, x);
   ImGui::EndChild();
+  ImGui::BeginChild("bottom", ImVec2(0, std::max(em * 4, height - top_h - style.ItemSpacing.y)), true);
+  draw_bottom_tabs(s, x);
+  ImGui::EndChild();
+  ImGui::PopStyleVar();
 }
 
 }  // namespace tvis::viewer

@@ -29,6 +29,10 @@
 #include "tvis/format/byte_source.h"
 #include "tvis/format/error.h"
 
+namespace tvis::widgets {
+class TextureUploader;  // tvis/widgets/texture_uploader.h
+}
+
 namespace tvis::viewer {
 
 /// One run of a runs folder, as a shell found it. `open` creates its source
@@ -40,6 +44,9 @@ struct RunListEntry {
 
 struct AppOptions {
   uint64_t cache_budget_bytes = 256ull << 20;  // decoded chunks kept (LRU beyond it)
+  /// Shell-owned GPU texture maker for heatmaps (outlives the App); null:
+  /// heatmaps are drawn as rectangles of at most ~128 x 128 blocks.
+  widgets::TextureUploader* texture_uploader = nullptr;
 };
 
 class App {

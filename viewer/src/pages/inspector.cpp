@@ -1,0 +1,241 @@
+// Inspector: the selected call. What it is, where it was called from and
+// defined (click: annotated source), its timing and gradient norm, and each
+// of its tensors; the chosen tensor is drawn below by tensor_view.cpp.
+#include <imgui.h>
+
+#include <cinttypes>
+#include <cmath>
+#include <unordered_set>
+
+#include "../theme.h"
+#include "explore_state.h"
+#include "tvis/widgets/format_number.h"
+
+namespace tvis::viewer {
+
+namespace {
+
+const char* role_label(schema::TensorRole r) {
+  switch (r) {
+    case schema::TensorRole::Input: return "input";
+    case schema::TensorRole::Output: return "output";
+    case schema::TensorRole::GradOutput: return "grad output";
+    case schema::TensorRole::GradInput: return "grad input";
+    case schema::TensorRole::Weight: return "weight";
+    case schema::TensorRole::Grad: return "grad";
+    case schema::TensorRole::Update: return "update";
+    case schema::TensorRole::Batch: return "batch";
+    case schema::TensorRole::Target: return "target";
+    case schema::TensorRole::Logits: return "logits";
+    case schema::TensorRole::TransformInput: return "transform in";
+    case schema::TensorRole::TransformOutput: return "transform out";
+    case schema::TensorRole::Attention: return "attention";
+    case schema::TensorRole::GradCam: return "grad-cam";
+    case schema::TensorRole::Embedding: return "embedding";
+    case schema::TensorRole::EmbeddingTable: return "embedding table";
+    default: return "other";
+  }
+}
+
+void key(const char* label) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::TextDisabled("%s", label);
+  ImGui::TableSetColumnIndex(1);
+}
+
+void value(const std::string& v) {
+  ImGui::TextUnformatted(v.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("click to copy");
+  if (ImGui::IsItemClicked()) ImGui::SetClipboardText(v.c_str());
+}
+
+// A file:line that opens the Source panel when clicked.
+void site_link(AppState& s, ExploreState& x, uint32_t file, uint32_t line) {
+  const std::string label = call_site(s, file, line);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::kAccent));
+  ImGui::TextUnformatted(label.c_str());
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, b.y), b, colors::kAccent);
+    const std::string& full = file_name(s, file);
+    ImGui::SetTooltip("%s:%u  (click: show source)", full.c_str(), line);
+  }
+  if (ImGui::IsItemClicked()) show_source(x, file, line);
+}
+
+// The tensors of `e`: records that name it, then ids it lists that were not found so.
+std::vector<TensorRef> event_tensors(AppState& s, ExploreState& x, const schema::Event& e, bool* complete) {
+  std::vector<TensorRef> out = x.tensors.for_event(s.model, e.id(), e.step(), complete);
+  std::unordered_set<uint64_t> seen;
+  for (const auto& t : out) seen.insert(t.rec->id());
+  for (const auto* list : {e.inputs(), e.outputs(), e.grad_outputs()}) {
+    if (!list) continue;
+    for (uint64_t id : *list) {
+      if (seen.count(id)) continue;
+      bool done = true;
+      TensorRef ref = x.tensors.by_id(s.model, id, e.step(), &done);
+      if (!done) *complete = false;
+      if (ref) {
+        seen.insert(id);
+        out.push_back(std::move(ref));
+      }
+    }
+  }
+  return out;
+}
+
+void draw_tensor_list(AppState& s, const std::vector<TensorRef>& tensors) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
+                                ImGuiTableFlags_ScrollY;
+  const float em = ImGui::GetFontSize();
+  const float h = std::min(em * 9.5f, (ImGui::GetTextLineHeight() + 6) * static_cast<float>(tensors.size() + 1) + 4);
+  if (!ImGui::BeginTable("tensors", 6, flags, ImVec2(0, h))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("Tensor", ImGuiTableColumnFlags_WidthStretch, 1.6f);
+  ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+  ImGui::TableSetupColumn("dtype", ImGuiTableColumnFlags_WidthFixed, em * 4.2f);
+  ImGui::TableSetupColumn("mean", ImGuiTableColumnFlags_WidthFixed, em * 4.0f);
+  ImGui::TableSetupColumn("std", ImGuiTableColumnFlags_WidthFixed, em * 4.0f);
+  ImGui::TableSetupColumn("max |x|", ImGuiTableColumnFlags_WidthFixed, em * 4.0f);
+  ImGui::TableHeadersRow();
+  for (const TensorRef& t : tensors) {
+    const schema::TensorRecord& r = *t.rec;
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::PushID(static_cast<int>(r.id() & 0x7fffffff));
+    char label[160];
+    std::snprintf(label, sizeof label, "%s%s%s", role_label(r.role()), r.name() && r.name()->size() ? "  " : "",
+                  r.name() ? r.name()->c_str() : "");
+    const bool selected = s.selected_tensor && *s.selected_tensor == r.id();
+    if (ImGui::Selectable(label, selected, ImGuiSelectableFlags_SpanAllColumns)) s.selected_tensor = r.id();
+    ImGui::PopID();
+    ImGui::TableSetColumnIndex(1);
+    ImGui::TextUnformatted(shape_label(r.shape()).c_str());
+    ImGui::TableSetColumnIndex(2);
+    ImGui::TextDisabled("%s", dtype_label(r.dtype()));
+    const schema::Stats* st = r.stats();
+    ImGui::TableSetColumnIndex(3);
+    if (st) ImGui::TextUnformatted(widgets::format_number(st->mean()).c_str());
+    ImGui::TableSetColumnIndex(4);
+    if (st) ImGui::TextUnformatted(widgets::format_number(st->std()).c_str());
+    ImGui::TableSetColumnIndex(5);
+    if (st) ImGui::TextUnformatted(widgets::format_number(std::max(std::fabs(st->min()), std::fabs(st->max()))).c_str());
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_inspector(AppState& s, ExploreState& x) {
+  if (!s.selected_event) {
+    ImGui::TextDisabled("Inspector");
+    ImGui::Separator();
+    ImGui::TextDisabled("Select a call in the tree, the timeline or the layers table,");
+    ImGui::TextDisabled("or step with the left / right arrow keys.");
+    return;
+  }
+  const schema::Event* e = s.model.event(*s.selected_event);
+  if (!e) {
+    if (const format::Status* f = s.model.event_failure(*s.selected_event))
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kError), "Call #%" PRIu64 " is unreadable: %s",
+                         *s.selected_event, f->message.c_str());
+    else
+      ImGui::TextDisabled("Call #%" PRIu64 ": loading ...", *s.selected_event);
+    return;
+  }
+  // Title: name, class, kind chip.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
+  ImGui::TextUnformatted(e->name() && e->name()->size() ? e->name()->c_str() : "(unnamed)");
+  ImGui::PopStyleColor();
+  if (e->class_name() && e->class_name()->size()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", e->class_name()->c_str());
+  }
+  ImGui::SameLine();
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(phase_color(e->phase())), "%s  %s", event_kind_label(e->kind()),
+                     phase_label(e->phase()));
+
+  const float em = ImGui::GetFontSize();
+  if (ImGui::BeginTable("fields", 4, ImGuiTableFlags_SizingStretchProp)) {
+    ImGui::TableSetupColumn("k1", ImGuiTableColumnFlags_WidthFixed, em * 6);
+    ImGui::TableSetupColumn("v1", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("k2", ImGuiTableColumnFlags_WidthFixed, em * 6);
+    ImGui::TableSetupColumn("v2", ImGuiTableColumnFlags_WidthStretch);
+    key("call");
+    value("#" + std::to_string(e->id()));
+    ImGui::TableSetColumnIndex(2);
+    ImGui::TextDisabled("step");
+    ImGui::TableSetColumnIndex(3);
+    value(e->step() >= 0 ? std::to_string(e->step()) : "before step 0");
+    key("called from");
+    if (e->call_line() > 0) site_link(s, x, e->call_file(), e->call_line());
+    else ImGui::TextDisabled("-");
+    ImGui::TableSetColumnIndex(2);
+    ImGui::TextDisabled("defined at");
+    ImGui::TableSetColumnIndex(3);
+    if (e->def_line() > 0) site_link(s, x, e->def_file(), e->def_line());
+    else ImGui::TextDisabled("-");
+    key("duration");
+    if (e->t_end_ns() >= e->t_begin_ns() && e->t_end_ns() > 0) value(duration_label(e->t_end_ns() - e->t_begin_ns()));
+    else ImGui::TextDisabled("-");
+    ImGui::TableSetColumnIndex(2);
+    ImGui::TextDisabled("parent");
+    ImGui::TableSetColumnIndex(3);
+    if (e->parent() >= 0) {
+      const schema::Event* p = s.model.event(static_cast<uint64_t>(e->parent()));
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "#%" PRId64 " %s", e->parent(), p && p->name() ? p->name()->c_str() : "");
+      if (ImGui::SmallButton(buf)) select_event(s, static_cast<uint64_t>(e->parent()));
+    } else {
+      ImGui::TextDisabled("top level");
+    }
+    if (e->grad_norm() >= 0) {
+      key("||dL/dout||");
+      value(widgets::format_exact(e->grad_norm()));
+    }
+    if (e->sample() >= 0) {
+      key("sample");
+      value(std::to_string(e->sample()));
+    }
+    if (e->detail())
+      for (const auto* kv : *e->detail()) {
+        key(kv->key() ? kv->key()->c_str() : "?");
+        value(kv->value() ? kv->value()->str() : "");
+      }
+    ImGui::EndTable();
+  }
+
+  // Tensors of the call.
+  bool complete = true;
+  std::vector<TensorRef> tensors = event_tensors(s, x, *e, &complete);
+  ImGui::Spacing();
+  ImGui::Text("Tensors");
+  ImGui::SameLine();
+  if (!complete) ImGui::TextDisabled("(loading ...)");
+  else ImGui::TextDisabled("%zu", tensors.size());
+  if (tensors.empty()) {
+    if (complete) ImGui::TextDisabled("No tensors recorded for this call.");
+    return;
+  }
+  // Keep the chosen tensor if it belongs to this call, else show the first output.
+  const schema::TensorRecord* shown = nullptr;
+  for (const auto& t : tensors)
+    if (s.selected_tensor && t.rec->id() == *s.selected_tensor) shown = t.rec;
+  if (!shown) {
+    shown = tensors.front().rec;
+    for (const auto& t : tensors)
+      if (t.rec->role() == schema::TensorRole::Output) {
+        shown = t.rec;
+        break;
+      }
+    s.selected_tensor = shown->id();
+  }
+  draw_tensor_list(s, tensors);
+  ImGui::Separator();
+  draw_tensor_view(s, x, *shown);
+}
+
+}  // namespace tvis::viewer

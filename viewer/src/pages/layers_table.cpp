@@ -1,0 +1,183 @@
+// Layers: one row per module call of the navigator's step, with its class,
+// output shape, parameter count, output activation mean / std and
+// ||dL/d(output)||. Sortable by any column; click a row to select the call.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <unordered_map>
+
+#include "../theme.h"
+#include "explore_state.h"
+#include "tvis/widgets/format_number.h"
+
+namespace tvis::viewer {
+
+namespace {
+
+// Parameter counts per module path from the step's optimizer record
+// ("layer1.0.conv1.weight" counts for "layer1.0.conv1"). False while loading.
+bool param_counts(AppState& s, ExploreState& x, int step, std::unordered_map<std::string, int64_t>* out) {
+  bool complete = true;
+  for (uint32_t ordinal : s.model.chunks_of_kind(format::ChunkKind::OptimizerStep)) {
+    const auto& info = s.model.chunk_info(ordinal);
+    if (step < info.step_first || step > info.step_last || s.model.cache().failure(ordinal)) continue;
+    auto chunk = s.model.cache().get(ordinal);
+    if (!chunk) return false;
+    const auto* rec = chunk->root() ? chunk->root()->body_as_OptimizerStepRecord() : nullptr;
+    if (!rec || !rec->params()) continue;
+    for (const auto* p : *rec->params()) {
+      if (!p->name()) continue;
+      bool done = true;
+      TensorRef w = x.tensors.by_id(s.model, p->weight(), step, &done);
+      if (!done) complete = false;
+      if (!w) continue;
+      const std::string name = p->name()->str();
+      const size_t dot = name.find_last_of('.');
+      const std::string module = dot == std::string::npos ? std::string() : name.substr(0, dot);
+      (*out)[module] += static_cast<int64_t>(element_count(w.rec->shape()));
+    }
+  }
+  return complete;
+}
+
+bool collect(AppState& s, ExploreState& x, int step, std::vector<LayerRow>* rows) {
+  bool complete = true;
+  std::unordered_map<std::string, int64_t> params;
+  if (!param_counts(s, x, step, &params)) complete = false;
+  for (const EventSpan& span : s.model.event_spans()) {
+    if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
+    if (s.model.cache().failure(span.ordinal)) continue;
+    auto chunk = s.model.cache().get(span.ordinal);
+    if (!chunk) {
+      complete = false;
+      continue;
+    }
+    const auto* batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
+    if (!batch || !batch->events()) continue;
+    for (const auto* e : *batch->events()) {
+      if (e->step() != step || e->kind() != schema::EventKind::ModuleCall) continue;
+      LayerRow r;
+      r.event = e->id();
+      r.path = e->name() ? e->name()->str() : "";
+      r.cls = e->class_name() ? e->class_name()->str() : "";
+      if (e->grad_norm() >= 0) r.grad = e->grad_norm();
+      auto p = params.find(r.path);
+      r.params = p == params.end() ? 0 : p->second;
+      bool done = true;
+      for (const TensorRef& t : x.tensors.for_event(s.model, e->id(), step, &done))
+        if (t.rec->role() == schema::TensorRole::Output) {
+          r.out_shape = shape_label(t.rec->shape());
+          if (t.rec->stats()) {
+            r.mean = t.rec->stats()->mean();
+            r.stddev = t.rec->stats()->std();
+          }
+          break;
+        }
+      if (!done) complete = false;
+      rows->push_back(std::move(r));
+    }
+  }
+  std::sort(rows->begin(), rows->end(), [](const LayerRow& a, const LayerRow& b) { return a.event < b.event; });
+  return complete;
+}
+
+// NaN sorts last in either direction.
+bool less_num(double a, double b, bool desc) {
+  if (std::isnan(a)) return false;
+  if (std::isnan(b)) return true;
+  return desc ? a > b : a < b;
+}
+
+void sort_rows(LayersState& l) {
+  if (l.sort_column < 0) return;
+  const bool d = l.sort_descending;
+  auto key = [&](const LayerRow& a, const LayerRow& b) -> bool {
+    switch (l.sort_column) {
+      case 0: return d ? a.path > b.path : a.path < b.path;
+      case 1: return d ? a.cls > b.cls : a.cls < b.cls;
+      case 2: return d ? a.out_shape > b.out_shape : a.out_shape < b.out_shape;
+      case 3: return d ? a.params > b.params : a.params < b.params;
+      case 4: return less_num(a.mean, b.mean, d);
+      case 5: return less_num(a.stddev, b.stddev, d);
+      case 6: return less_num(a.grad, b.grad, d);
+      default: return d ? a.event > b.event : a.event < b.event;
+    }
+  };
+  std::stable_sort(l.rows.begin(), l.rows.end(), key);
+}
+
+std::string num(double v) { return std::isnan(v) ? std::string("-") : widgets::format_number(v, 4); }
+
+}  // namespace
+
+void draw_layers_table(AppState& s, ExploreState& x) {
+  LayersState& l = x.layers;
+  if (l.step != s.nav_step || !l.complete) {
+    const bool new_step = l.step != s.nav_step;
+    l.step = s.nav_step;
+    l.rows.clear();
+    l.complete = collect(s, x, l.step, &l.rows);
+    if (new_step || l.complete) sort_rows(l);
+  }
+  ImGui::TextDisabled("Step %d: %zu module calls%s.  Click a header to sort, a row to select the call.", l.step,
+                      l.rows.size(), l.complete ? "" : " (loading ...)");
+  const float em = ImGui::GetFontSize();
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_Resizable | ImGuiTableFlags_Sortable | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("layers", 7, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("Module", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_DefaultSort, 2.0f);
+  ImGui::TableSetupColumn("Class", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("Output shape", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableSetupColumn("Params", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_PreferSortDescending, em * 4.5f);
+  ImGui::TableSetupColumn("Act mean", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_PreferSortDescending, em * 5);
+  ImGui::TableSetupColumn("Act std", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_PreferSortDescending, em * 5);
+  ImGui::TableSetupColumn("||grad||", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_PreferSortDescending, em * 5);
+  ImGui::TableHeadersRow();
+  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs())
+    if (specs->SpecsDirty) {
+      if (specs->SpecsCount > 0) {
+        // The default sort (first column, ascending) keeps call order until a header is clicked.
+        const bool first = l.sort_column < 0 && specs->Specs[0].ColumnIndex == 0 &&
+                           specs->Specs[0].SortDirection == ImGuiSortDirection_Ascending;
+        if (!first) {
+          l.sort_column = specs->Specs[0].ColumnIndex;
+          l.sort_descending = specs->Specs[0].SortDirection == ImGuiSortDirection_Descending;
+          sort_rows(l);
+        }
+      }
+      specs->SpecsDirty = false;
+    }
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(l.rows.size()));
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const LayerRow& r = l.rows[static_cast<size_t>(i)];
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::PushID(i);
+      if (ImGui::Selectable(r.path.c_str(), s.selected_event && *s.selected_event == r.event,
+                            ImGuiSelectableFlags_SpanAllColumns))
+        select_event(s, r.event);
+      ImGui::PopID();
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextDisabled("%s", r.cls.c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(r.out_shape.empty() ? "-" : r.out_shape.c_str());
+      ImGui::TableSetColumnIndex(3);
+      if (r.params > 0) ImGui::TextUnformatted(widgets::format_number(static_cast<double>(r.params)).c_str());
+      else ImGui::TextDisabled("-");
+      ImGui::TableSetColumnIndex(4);
+      ImGui::TextUnformatted(num(r.mean).c_str());
+      ImGui::TableSetColumnIndex(5);
+      ImGui::TextUnformatted(num(r.stddev).c_str());
+      ImGui::TableSetColumnIndex(6);
+      ImGui::TextUnformatted(num(r.grad).c_str());
+    }
+  clipper.End();
+  ImGui::EndTable();
+}
+
+}  // namespace tvis::viewer

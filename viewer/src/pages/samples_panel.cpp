@@ -1,0 +1,81 @@
+// Samples: the followed samples of each step, their labels and where they
+// came from (dataset index, batch row), and each one's transform chain.
+// Click a row to follow that sample (the same as [ / ]).
+#include <imgui.h>
+
+#include <algorithm>
+#include <cinttypes>
+
+#include "../theme.h"
+#include "explore_state.h"
+
+namespace tvis::viewer {
+
+void draw_samples_panel(AppState& s, ExploreState&) {
+  const auto& ordinals = s.model.chunks_of_kind(format::ChunkKind::Samples);
+  if (ordinals.empty()) {
+    ImGui::TextDisabled("This run follows no samples.");
+    return;
+  }
+  const int followed = s.sample_ids.empty() ? -1 : s.sample_ids[static_cast<size_t>(s.sample_cursor)];
+  ImGui::TextDisabled("Followed sample: %d  ([ / ] or click a row to switch).  Showing step %d.", followed, s.nav_step);
+  const float em = ImGui::GetFontSize();
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
+  if (!ImGui::BeginTable("samples", 6, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("Sample", ImGuiTableColumnFlags_WidthFixed, em * 4);
+  ImGui::TableSetupColumn("Label", ImGuiTableColumnFlags_WidthFixed, em * 8);
+  ImGui::TableSetupColumn("Class #", ImGuiTableColumnFlags_WidthFixed, em * 4);
+  ImGui::TableSetupColumn("Dataset idx", ImGuiTableColumnFlags_WidthFixed, em * 5.5f);
+  ImGui::TableSetupColumn("Batch row", ImGuiTableColumnFlags_WidthFixed, em * 4.5f);
+  ImGui::TableSetupColumn("Transforms", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+  bool loading = false, any = false;
+  for (uint32_t ordinal : ordinals) {
+    const auto& info = s.model.chunk_info(ordinal);
+    if (s.nav_step < info.step_first || s.nav_step > info.step_last) continue;
+    if (s.model.cache().failure(ordinal)) continue;
+    auto chunk = s.model.cache().get(ordinal);
+    if (!chunk) {
+      loading = true;
+      continue;
+    }
+    const auto* batch = chunk->root() ? chunk->root()->body_as_SampleBatch() : nullptr;
+    if (!batch || !batch->samples()) continue;
+    for (const auto* smp : *batch->samples()) {
+      any = true;
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::PushID(smp->id());
+      char label[32];
+      std::snprintf(label, sizeof label, "%d", smp->id());
+      if (ImGui::Selectable(label, smp->id() == followed, ImGuiSelectableFlags_SpanAllColumns)) {
+        auto it = std::find(s.sample_ids.begin(), s.sample_ids.end(), smp->id());
+        if (it != s.sample_ids.end()) s.sample_cursor = static_cast<int>(it - s.sample_ids.begin());
+      }
+      ImGui::PopID();
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(smp->label() ? smp->label()->c_str() : "");
+      ImGui::TableSetColumnIndex(2);
+      if (smp->label_index() >= 0) ImGui::Text("%" PRId64, smp->label_index());
+      ImGui::TableSetColumnIndex(3);
+      if (smp->dataset_index() >= 0) ImGui::Text("%" PRId64, smp->dataset_index());
+      ImGui::TableSetColumnIndex(4);
+      if (smp->batch_position() >= 0) ImGui::Text("%d", smp->batch_position());
+      ImGui::TableSetColumnIndex(5);
+      std::string chain;
+      if (smp->transforms())
+        for (const auto* t : *smp->transforms()) {
+          if (!chain.empty()) chain += "  ->  ";
+          chain += t->class_name() && t->class_name()->size() ? t->class_name()->str() : (t->name() ? t->name()->str() : "?");
+        }
+      ImGui::TextDisabled("%s", chain.empty() ? "(no transforms recorded)" : chain.c_str());
+    }
+  }
+  ImGui::EndTable();
+  if (loading) ImGui::TextDisabled("loading ...");
+  else if (!any) ImGui::TextDisabled("No samples recorded in step %d.", s.nav_step);
+}
+
+}  // namespace tvis::viewer

@@ -1,0 +1,151 @@
+// Source: the recorded text of a traced file (kept inside the run), with the
+// selected call's line highlighted and, per line, how many recorded calls
+// were made from it (counted over the run's Events chunks as they load).
+#include <imgui.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <string_view>
+
+#include "../theme.h"
+#include "explore_state.h"
+
+namespace tvis::viewer {
+
+namespace {
+
+constexpr size_t kCountSpansPerFrame = 16;
+
+uint64_t line_key(uint32_t file, uint32_t line) { return (static_cast<uint64_t>(file) << 32) | line; }
+
+void count_calls(AppState& s, SourceViewState& v) {
+  const auto& spans = s.model.event_spans();
+  for (size_t k = 0; k < kCountSpansPerFrame && v.counted_spans < spans.size(); ++k) {
+    const EventSpan& span = spans[v.counted_spans];
+    if (!s.model.cache().failure(span.ordinal)) {
+      auto chunk = s.model.cache().get(span.ordinal);
+      if (!chunk) return;
+      const auto* batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
+      if (batch && batch->events())
+        for (const auto* e : *batch->events())
+          if (e->call_line() > 0 && e->kind() != schema::EventKind::PhaseBegin &&
+              e->kind() != schema::EventKind::PhaseEnd)
+            ++v.line_calls[line_key(e->call_file(), e->call_line())];
+    }
+    ++v.counted_spans;
+  }
+  v.counting_done = v.counted_spans >= spans.size();
+}
+
+// The recorded text of `file`, or nullptr while loading / when absent.
+const flatbuffers::String* source_text(AppState& s, uint32_t file, bool* loading) {
+  *loading = false;
+  for (uint32_t ordinal : s.model.chunks_of_kind(format::ChunkKind::SourceFiles)) {
+    if (s.model.cache().failure(ordinal)) continue;
+    auto chunk = s.model.cache().get_pinned(ordinal);  // pinned: the pointer stays valid
+    if (!chunk) {
+      *loading = true;
+      continue;
+    }
+    const auto* files = chunk->root() ? chunk->root()->body_as_SourceFiles() : nullptr;
+    if (!files || !files->files()) continue;
+    for (const auto* f : *files->files())
+      if (f->id() == file) return f->text();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void draw_source_view(AppState& s, ExploreState& x) {
+  SourceViewState& v = x.source;
+  count_calls(s, v);
+  // Follow the selected call unless a link chose a line explicitly.
+  if (s.selected_event != v.followed) {
+    v.followed = s.selected_event;
+    if (s.selected_event && !v.scroll_pending)
+      if (const schema::Event* e = s.model.event(*s.selected_event))
+        if (e->call_line() > 0) {
+          v.file = e->call_file();
+          v.has_file = true;
+          v.highlight_line = static_cast<int>(e->call_line());
+          v.scroll_pending = true;
+        }
+  }
+  if (!v.has_file) {
+    // Default: the first recorded file.
+    file_name(s, 0);
+    if (!s.file_names.empty()) {
+      v.file = std::min_element(s.file_names.begin(), s.file_names.end())->first;
+      v.has_file = true;
+    }
+  }
+  // File picker.
+  const float em = ImGui::GetFontSize();
+  const std::string& current = file_name(s, v.file);
+  ImGui::SetNextItemWidth(em * 22);
+  if (ImGui::BeginCombo("##file", current.empty() ? "(no file)" : current.c_str())) {
+    std::vector<std::pair<std::string, uint32_t>> files;
+    for (const auto& [id, name] : s.file_names) files.emplace_back(name, id);
+    std::sort(files.begin(), files.end());
+    for (const auto& [name, id] : files)
+      if (ImGui::Selectable(name.c_str(), id == v.file)) {
+        v.file = id;
+        v.highlight_line = 0;
+      }
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  if (v.highlight_line > 0) ImGui::TextDisabled("line %d", v.highlight_line);
+  ImGui::SameLine();
+  if (!v.counting_done) ImGui::TextDisabled("(counting calls ...)");
+
+  bool loading = false;
+  const flatbuffers::String* text = v.has_file ? source_text(s, v.file, &loading) : nullptr;
+  if (!text) {
+    ImGui::TextDisabled(loading ? "Loading source ..." : "No source text recorded for this file.");
+    return;
+  }
+  // Line starts (cheap to recompute: source files are small).
+  const std::string_view all(text->c_str(), text->size());
+  std::vector<uint32_t> starts{0};
+  for (uint32_t i = 0; i < all.size(); ++i)
+    if (all[i] == '\n' && i + 1 < all.size()) starts.push_back(i + 1);
+  const int lines = static_cast<int>(starts.size());
+
+  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
+  if (!ImGui::BeginTable("source", 3, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 0);
+  ImGui::TableSetupColumn("calls", ImGuiTableColumnFlags_WidthFixed, em * 3.5f);
+  ImGui::TableSetupColumn("line", ImGuiTableColumnFlags_WidthFixed, em * 3);
+  ImGui::TableSetupColumn("text", ImGuiTableColumnFlags_WidthStretch);
+  const float row_h = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2;
+  if (v.scroll_pending && v.highlight_line > 0) {
+    const float target = static_cast<float>(v.highlight_line - 1) * row_h - ImGui::GetWindowHeight() * 0.4f;
+    ImGui::SetScrollY(std::max(0.0f, target));
+    v.scroll_pending = false;
+  }
+  ImGuiListClipper clipper;
+  clipper.Begin(lines, row_h);
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const int line = i + 1;
+      ImGui::TableNextRow();
+      if (line == v.highlight_line)
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(60, 95, 150, 150));
+      ImGui::TableSetColumnIndex(0);
+      auto it = v.line_calls.find(line_key(v.file, static_cast<uint32_t>(line)));
+      if (it != v.line_calls.end()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kAccent), "%u", it->second);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextDisabled("%d", line);
+      ImGui::TableSetColumnIndex(2);
+      const uint32_t a = starts[static_cast<size_t>(i)];
+      uint32_t b = i + 1 < lines ? starts[static_cast<size_t>(i) + 1] : static_cast<uint32_t>(all.size());
+      while (b > a && (all[b - 1] == '\n' || all[b - 1] == '\r')) --b;
+      ImGui::TextUnformatted(all.data() + a, all.data() + b);
+    }
+  clipper.End();
+  ImGui::EndTable();
+}
+
+}  // namespace tvis::viewer
