@@ -247,6 +247,7 @@ struct RunWriter::Impl {
       write_footer = write_footer || with_footer;
     }
     raw_cv.notify_all();
+    space_cv.notify_all();
     if (encoder_thread.joinable()) encoder_thread.join();
     if (io_thread.joinable()) io_thread.join();
   }
@@ -287,8 +288,13 @@ uint32_t RunWriter::append(const ChunkInfo& info, Bytes raw) {
   // A chunk larger than the whole budget still goes through once the queue is empty.
   m.space_cv.wait(lock, [&] {
     return m.stats.backlog_bytes == 0 || m.stats.backlog_bytes + size <= m.options.max_backlog_bytes ||
-           !m.first_error.is_ok();
+           !m.first_error.is_ok() || m.stop;
   });
+  if (m.stop) {  // finalize() began while this append waited for room
+    if (m.first_error.is_ok())
+      m.first_error = Status::error(ErrorCode::Io, m.path + ": chunk appended during finalize()");
+    return UINT32_MAX;
+  }
   const uint32_t ordinal = m.next_ordinal++;
   m.stats.backlog_bytes += size;
   if (m.stats.backlog_bytes > m.stats.peak_backlog_bytes) m.stats.peak_backlog_bytes = m.stats.backlog_bytes;

@@ -334,7 +334,7 @@ class Writer {
   }
 
   std::vector<int64_t> call_shape() const {
-    if (floats_per_call_ >= 256) return {int64_t(floats_per_call_ / 256), 256};
+    if (floats_per_call_ >= 256) return {int64_t((floats_per_call_ + 128) / 256), 256};
     return {int64_t(floats_per_call_)};
   }
 
