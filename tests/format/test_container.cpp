@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <deque>
 #include <new>
+#include <set>
+#include <thread>
+#include "tvis/schema/recording_generated.h"
 
 #include "shuffle.h"
 #include "test_util.h"
@@ -376,4 +379,61 @@ TEST_CASE("writer: backpressure bounds the queue; stats add up; errors are repor
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().code == fmt::ErrorCode::Io);
   CHECK(bad.status().message.find("/nonexistent-dir/run.tvis") == 0);
+}
+
+TEST_CASE("writer: appends from several threads all land, each once, in ordinal order", "[writer]") {
+  const std::string path = tvis::test::temp_path("threads.tvis");
+  fmt::WriterOptions o;
+  o.max_backlog_bytes = 64 * 1024;  // small: appends block and wake often
+  auto w = fmt::RunWriter::create(path, o);
+  REQUIRE(w.ok());
+  constexpr int kThreads = 4, kPerThread = 50;
+  std::vector<std::vector<uint32_t>> ordinals(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        std::vector<uint32_t> v(1000 + 37 * i, uint32_t(t * 1000 + i));
+        fmt::ChunkInfo info;
+        info.kind = uint16_t(fmt::ChunkKind::TensorData);
+        info.filter = fmt::ChunkFilter::Shuffle4;
+        info.step_first = t;
+        info.step_last = i;
+        ordinals[size_t(t)].push_back(
+            w.value()->append(info, fmt::make_tensor_data_chunk(reinterpret_cast<const uint8_t*>(v.data()),
+                                                                 v.size() * 4)));
+      }
+    });
+  for (auto& th : threads) th.join();
+  REQUIRE(w.value()->finalize().is_ok());
+  std::set<uint32_t> all;
+  for (const auto& v : ordinals) {
+    CHECK(std::is_sorted(v.begin(), v.end()));  // one thread's chunks keep their order
+    all.insert(v.begin(), v.end());
+  }
+  REQUIRE(all.size() == kThreads * kPerThread);
+  CHECK(*all.rbegin() == kThreads * kPerThread - 1);
+  auto r = fmt::RunReader::open_sync(fmt::open_file_source(path).value());
+  REQUIRE(r.ok());
+  REQUIRE(r.value()->chunks().size() == kThreads * kPerThread);
+  for (int t = 0; t < kThreads; ++t)
+    for (int i = 0; i < kPerThread; ++i) {
+      const uint32_t ordinal = ordinals[size_t(t)][size_t(i)];
+      CHECK(r.value()->chunks()[ordinal].info.step_first == t);
+      CHECK(r.value()->chunks()[ordinal].info.step_last == i);
+      auto c = r.value()->read_chunk_sync(ordinal);
+      REQUIRE(c.ok());
+      const auto* bytes = c.value()->root()->body_as_TensorData()->bytes();
+      REQUIRE(bytes->size() == (1000 + 37 * size_t(i)) * 4);
+      uint32_t first;
+      std::memcpy(&first, bytes->data(), 4);
+      CHECK(first == uint32_t(t * 1000 + i));
+    }
+}
+
+TEST_CASE("writer: a full disk is reported naming the file", "[writer]") {
+  auto w = fmt::RunWriter::create("/dev/full");
+  REQUIRE_FALSE(w.ok());
+  CHECK(w.status().code == fmt::ErrorCode::Io);
+  CHECK(w.status().message.find("/dev/full: write failed: No space left on device") == 0);
 }
