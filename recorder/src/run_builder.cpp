@@ -77,8 +77,10 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
     if (!buf.bytes.empty() && buf.bytes.size() + size > options_.data_chunk_bytes) cut_buffer(buf, f32);
     size_t off = buf.bytes.size();
     if (!f32) off = (off + 7) & ~size_t(7);  // keep 8-byte elements aligned
-    buf.bytes.resize(off + size);
-    std::memcpy(buf.bytes.data() + off, data, size);
+    if (buf.bytes.capacity() < off + size) buf.bytes.reserve(std::max<size_t>(off + size, options_.data_chunk_bytes));
+    buf.bytes.resize(off);  // alignment padding only; the values are appended without zero-filling first
+    const auto* p = static_cast<const uint8_t*>(data);
+    buf.bytes.insert(buf.bytes.end(), p, p + size);
     rec->data_offset = off;
     rec->data_size = size;
     buf.records.push_back(rec.get());
@@ -93,7 +95,9 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
 
 void RunBuilder::cut_buffer(DataBuffer& buf, bool f32) {
   if (buf.bytes.empty()) return;
-  flatbuffers::FlatBufferBuilder fbb(buf.bytes.size() + 1024);
+  // One builder reused for every data chunk keeps its memory warm.
+  flatbuffers::FlatBufferBuilder& fbb = data_fbb_;
+  fbb.Clear();
   // 16-byte aligned values: with Shuffle4 every float lands on a 4-byte plane.
   fbb.ForceVectorAlignment(buf.bytes.size(), 1, 16);
   auto vec = fbb.CreateVector(buf.bytes.data(), buf.bytes.size());
@@ -106,7 +110,10 @@ void RunBuilder::cut_buffer(DataBuffer& buf, bool f32) {
   info.step_last = buf.step_last;
   const uint32_t ordinal = writer_->append(info, std::move(bytes));
   for (auto* r : buf.records) r->data_chunk = ordinal;
-  buf = DataBuffer{};
+  buf.bytes.clear();  // keeps its capacity for the next chunk
+  buf.records.clear();
+  buf.step_first = INT32_MAX;
+  buf.step_last = -1;
 }
 
 void RunBuilder::add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> rec) { steps_.push_back(std::move(rec)); }

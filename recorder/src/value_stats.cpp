@@ -6,29 +6,97 @@
 namespace tvis::recorder {
 namespace {
 
+constexpr int kLanes = 8;
+
+// Pass 1 without branches: per-lane min/max and double sums. Any NaN or Inf
+// makes `sum` non-finite, which sends the caller to the careful path.
+template <typename T>
+void lane_sums(const T* data, size_t n, double* lo, double* hi, double* sum, double* sum_abs, double* sum_sq) {
+  T mn[kLanes], mx[kLanes];
+  double s[kLanes] = {}, a[kLanes] = {}, q[kLanes] = {};
+  for (int l = 0; l < kLanes; ++l) mn[l] = mx[l] = n ? data[0] : T(0);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const T x = data[i + l];
+      mn[l] = x < mn[l] ? x : mn[l];
+      mx[l] = x > mx[l] ? x : mx[l];
+      const double d = static_cast<double>(x);
+      s[l] += d;
+      a[l] += std::fabs(d);
+      q[l] += d * d;
+    }
+  }
+  for (; i < n; ++i) {
+    const T x = data[i];
+    mn[0] = x < mn[0] ? x : mn[0];
+    mx[0] = x > mx[0] ? x : mx[0];
+    const double d = static_cast<double>(x);
+    s[0] += d;
+    a[0] += std::fabs(d);
+    q[0] += d * d;
+  }
+  *lo = static_cast<double>(mn[0]);
+  *hi = static_cast<double>(mx[0]);
+  *sum = *sum_abs = *sum_sq = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    *lo = std::fmin(*lo, static_cast<double>(mn[l]));
+    *hi = std::fmax(*hi, static_cast<double>(mx[l]));
+    *sum += s[l];
+    *sum_abs += a[l];
+    *sum_sq += q[l];
+  }
+}
+
+// Histogram of finite values over [lo, hi]; four sub-histograms break the
+// store-to-load dependency of repeated bins.
+template <typename T>
+void histogram_of(const T* data, size_t n, double lo, double hi, bool all_finite, std::vector<uint32_t>& out) {
+  out.assign(kHistogramBins, 0);
+  if (!(hi > lo)) {
+    uint64_t c = 0;
+    for (size_t i = 0; i < n; ++i) c += all_finite || std::isfinite(static_cast<double>(data[i]));
+    out[0] = static_cast<uint32_t>(c);
+    return;
+  }
+  uint32_t h[4][kHistogramBins] = {};
+  const double scale = kHistogramBins / (hi - lo);
+  for (size_t i = 0; i < n; ++i) {
+    const double x = static_cast<double>(data[i]);
+    if (!all_finite && !std::isfinite(x)) continue;
+    int b = static_cast<int>((x - lo) * scale);
+    b = b >= kHistogramBins ? kHistogramBins - 1 : (b < 0 ? 0 : b);
+    ++h[i & 3][b];
+  }
+  for (int b = 0; b < kHistogramBins; ++b) out[b] = h[0][b] + h[1][b] + h[2][b] + h[3][b];
+}
+
 template <typename T>
 ValueStats stats_of(const T* data, size_t n) {
   ValueStats s;
   s.count = n;
-  double lo = std::numeric_limits<double>::infinity();
-  double hi = -lo;
-  double sum = 0, sum_abs = 0, sum_sq = 0;
-  uint64_t nan = 0, inf = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const double x = static_cast<double>(data[i]);
-    if (!std::isfinite(x)) {
-      if (std::isnan(x)) ++nan; else ++inf;
-      continue;
+  if (n == 0) return s;
+  double lo, hi, sum, sum_abs, sum_sq;
+  lane_sums(data, n, &lo, &hi, &sum, &sum_abs, &sum_sq);
+  bool all_finite = std::isfinite(sum) && std::isfinite(sum_sq) && std::isfinite(lo) && std::isfinite(hi);
+  if (!all_finite) {  // careful path: count and skip NaN / Inf
+    lo = std::numeric_limits<double>::infinity();
+    hi = -lo;
+    sum = sum_abs = sum_sq = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double x = static_cast<double>(data[i]);
+      if (!std::isfinite(x)) {
+        if (std::isnan(x)) ++s.nan_count; else ++s.inf_count;
+        continue;
+      }
+      lo = x < lo ? x : lo;
+      hi = x > hi ? x : hi;
+      sum += x;
+      sum_abs += std::fabs(x);
+      sum_sq += x * x;
     }
-    lo = x < lo ? x : lo;
-    hi = x > hi ? x : hi;
-    sum += x;
-    sum_abs += std::fabs(x);
-    sum_sq += x * x;
   }
-  s.nan_count = nan;
-  s.inf_count = inf;
-  s.finite_count = n - nan - inf;
+  s.finite_count = n - s.nan_count - s.inf_count;
   if (s.finite_count == 0) return s;
   const double m = static_cast<double>(s.finite_count);
   s.min = lo;
@@ -36,21 +104,10 @@ ValueStats stats_of(const T* data, size_t n) {
   s.mean = sum / m;
   s.mean_abs = sum_abs / m;
   s.l2 = std::sqrt(sum_sq);
+  s.std = std::sqrt(std::fmax(0.0, sum_sq / m - s.mean * s.mean));
   s.hist_lo = lo;
   s.hist_hi = hi;
-  s.histogram.assign(kHistogramBins, 0);
-  double centred = 0;
-  const double scale = hi > lo ? kHistogramBins / (hi - lo) : 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    const double x = static_cast<double>(data[i]);
-    if (!std::isfinite(x)) continue;
-    const double d = x - s.mean;
-    centred += d * d;
-    int b = static_cast<int>((x - lo) * scale);
-    b = b >= kHistogramBins ? kHistogramBins - 1 : b;
-    ++s.histogram[b];
-  }
-  s.std = std::sqrt(centred / m);
+  histogram_of(data, n, lo, hi, s.nan_count + s.inf_count == 0, s.histogram);
   return s;
 }
 

@@ -100,6 +100,7 @@ class RunBuilder {
   std::vector<std::unique_ptr<schema::LossRecordT>> losses_;
   std::vector<std::unique_ptr<schema::SampleBatchT>> samples_;
   DataBuffer f32_, raw_;
+  flatbuffers::FlatBufferBuilder data_fbb_{1 << 20};
 };
 
 }  // namespace tvis::recorder

@@ -9,8 +9,10 @@
 //   - histogram: kHistogramBins equal-width bins over [min, max] of the finite
 //     elements (hist_lo = min, hist_hi = max); the last bin is closed; when
 //     min == max every finite element falls in bin 0.
-// Two passes over the data (sums, then centred squares and the histogram), so
-// std does not suffer from cancellation.
+// Two passes over the data: sums (branch-free, 8 lanes, double accumulators;
+// a careful pass only when a NaN/Inf is present), then the histogram.
+// std = sqrt(E[x^2] - mean^2) in double: exact to ~1e-8 relative unless
+// |mean| exceeds std by about 1e4 (the case of almost-constant tensors).
 #pragma once
 
 #include <cstddef>
