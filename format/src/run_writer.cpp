@@ -76,7 +76,8 @@ struct RunWriter::Impl {
   // I/O thread only.
   std::vector<ChunkEntry> index;
   uint64_t offset = 0;
-  uint64_t writeback_from = 0;
+  uint64_t writeback_from = 0;  // bytes before it have had writeback started
+  uint64_t dropped_to = 0;      // bytes before it are on disk and out of the page cache
 
   Impl(std::string p, WriterOptions o, int f) : path(std::move(p)), options(o), fd(f), encoder(o.zstd_level) {}
 
@@ -111,13 +112,23 @@ struct RunWriter::Impl {
     return Status::ok();
   }
 
-  // Starts writeback every few MB so the disk works while chunks are encoded
-  // and finalize()'s fsync finds little left to flush.
+  // Streams the file to disk instead of piling it up in the page cache:
+  // every 8 MB, starts writeback of the new bytes, then waits for the window
+  // before them (started 8 MB ago, usually done) and drops it from the cache.
+  // The disk works while chunks are encoded, finalize()'s fsync finds little
+  // left, and a long recording does not evict the training data's pages.
   void start_writeback() {
 #ifdef __linux__
     if (offset - writeback_from < kWritebackBytes) return;
     const auto t0 = SteadyClock::now();
     ::sync_file_range(fd, off_t(writeback_from), off_t(offset - writeback_from), SYNC_FILE_RANGE_WRITE);
+    if (dropped_to < writeback_from) {
+      const off_t len = off_t(writeback_from - dropped_to);
+      ::sync_file_range(fd, off_t(dropped_to), len,
+                        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+      ::posix_fadvise(fd, off_t(dropped_to), len, POSIX_FADV_DONTNEED);
+      dropped_to = writeback_from;
+    }
     writeback_from = offset;
     add_io_time(t0);
 #endif

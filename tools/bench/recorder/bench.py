@@ -68,12 +68,15 @@ def step_times(stamps):
 
 
 def maxrss_of(cmd):
-    """Peak RSS (KB) of a plain run, through /usr/bin/time-free getrusage."""
-    import resource
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run(cmd, capture_output=True, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return after if after > before else None
+    """Peak RSS (KB) of `python SCRIPT ARGS` run plain, reported by the process itself."""
+    probe = ("import atexit, resource, runpy, sys\n"
+             "atexit.register(lambda: sys.stderr.write('MAXRSS %d\\n' % "
+             "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+             "sys.argv = sys.argv[1:]\n"
+             "sys.path[0] = __import__('os').path.dirname(sys.argv[0])\n"
+             "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    p = subprocess.run([cmd[0], "-c", probe] + cmd[1:], capture_output=True, text=True, check=True)
+    return int(p.stderr.strip().splitlines()[-1].split()[1])
 
 
 def bench_case(name, tvis, steps, timing_steps, out_dir):
@@ -104,7 +107,7 @@ def bench_case(name, tvis, steps, timing_steps, out_dir):
              raw_mb=raw / 1e6, peak_backlog_mb=st["peak_backlog_bytes"] / 1e6,
              compress_s=st["compress_seconds"], tensors=st["tensors"], events=st["events"])
     plain_rss = maxrss_of(plain_cmd + argsfor(steps))
-    r["rss_growth_mb"] = (st["maxrss_kb"] - plain_rss) / 1e3 if plain_rss else float("nan")
+    r["rss_growth_mb"] = (st["maxrss_kb"] - plain_rss) / 1e3
     return r
 
 
