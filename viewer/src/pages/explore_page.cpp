@@ -162,18 +162,22 @@ void draw_explore_page(AppState& s) {
   const float height = avail.y - status_h;
   const float bottom_h = std::max(em * 11, height * 0.36f);
   const float top_h = std::max(em * 8, height - bottom_h - style.ItemSpacing.y);
-  const float inspector_w = std::max(em * 24, avail.x * 0.40f);
+  const float inspector_w = std::max(em * 26, avail.x * 0.38f);
 
+  // Left column: call tree over the panel strip. Right column: inspector, full height.
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 6));
-  ImGui::BeginChild("calls", ImVec2(avail.x - inspector_w - style.ItemSpacing.x, top_h), true);
+  const float left_w = avail.x - inspector_w - style.ItemSpacing.x;
+  ImGui::BeginGroup();
+  ImGui::BeginChild("calls", ImVec2(left_w, top_h), true);
   draw_call_tree(s, x);
   ImGui::EndChild();
-  ImGui::SameLine();
-  ImGui::BeginChild("inspector", ImVec2(0, top_h), true);
-  draw_inspector(s, x);
-  ImGui::EndChild();
-  ImGui::BeginChild("bottom", ImVec2(0, std::max(em * 4, height - top_h - style.ItemSpacing.y)), true);
+  ImGui::BeginChild("bottom", ImVec2(left_w, std::max(em * 4, height - top_h - style.ItemSpacing.y)), true);
   draw_bottom_tabs(s, x);
+  ImGui::EndChild();
+  ImGui::EndGroup();
+  ImGui::SameLine();
+  ImGui::BeginChild("inspector", ImVec2(0, height), true);
+  draw_inspector(s, x);
   ImGui::EndChild();
   ImGui::PopStyleVar();
 }

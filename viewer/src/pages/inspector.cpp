@@ -217,7 +217,10 @@ void draw_inspector(AppState& s, ExploreState& x) {
   if (!complete) ImGui::TextDisabled("(loading ...)");
   else ImGui::TextDisabled("%zu", tensors.size());
   if (tensors.empty()) {
-    if (complete) ImGui::TextDisabled("No tensors recorded for this call.");
+    if (complete) {
+      ImGui::TextDisabled("No tensors recorded for this call.");
+      s.selected_tensor.reset();
+    }
     return;
   }
   // Keep the chosen tensor if it belongs to this call, else show the first output.

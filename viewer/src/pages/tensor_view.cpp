@@ -23,14 +23,19 @@ constexpr int kMaxRectSide = 128;  // without a texture uploader, heatmaps show 
 void stat_cell(const char* label, const std::string& v) {
   ImGui::TableNextColumn();
   ImGui::TextDisabled("%s", label);
-  ImGui::SameLine();
+  ImGui::TableNextColumn();
   ImGui::TextUnformatted(v.c_str());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s = %s (click to copy)", label, v.c_str());
   if (ImGui::IsItemClicked()) ImGui::SetClipboardText(v.c_str());
 }
 
 void draw_stats(const schema::Stats& st) {
-  if (!ImGui::BeginTable("stats", 4, ImGuiTableFlags_SizingStretchSame)) return;
+  if (!ImGui::BeginTable("stats", 6, ImGuiTableFlags_SizingStretchProp)) return;
+  const float em = ImGui::GetFontSize();
+  for (int k = 0; k < 3; ++k) {
+    ImGui::TableSetupColumn(nullptr, ImGuiTableColumnFlags_WidthFixed, em * 3.6f);
+    ImGui::TableSetupColumn(nullptr, ImGuiTableColumnFlags_WidthStretch);
+  }
   stat_cell("min", widgets::format_exact(st.min()));
   stat_cell("max", widgets::format_exact(st.max()));
   stat_cell("mean", widgets::format_exact(st.mean()));
@@ -38,6 +43,7 @@ void draw_stats(const schema::Stats& st) {
   stat_cell("mean|x|", widgets::format_exact(st.mean_abs()));
   stat_cell("l2", widgets::format_exact(st.l2()));
   stat_cell("count", std::to_string(st.count()));
+  stat_cell("finite", std::to_string(st.finite_count()));
   stat_cell("nan/inf", std::to_string(st.nan_count()) + " / " + std::to_string(st.inf_count()));
   ImGui::EndTable();
 }
@@ -125,7 +131,8 @@ void draw_axis_pickers(TensorViewState& v) {
     if (a == v.spec.row_axis || a == v.spec.col_axis) continue;
     const int64_t dim = shape[static_cast<size_t>(a)];
     if (dim <= 1) continue;
-    ImGui::SameLine();
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (ImGui::GetItemRectMax().x + em * 7 < right) ImGui::SameLine();
     ImGui::PushID(a);
     int idx = static_cast<int>(v.spec.index[static_cast<size_t>(a)]);
     ImGui::SetNextItemWidth(em * 6);
@@ -164,7 +171,7 @@ void draw_values(AppState& s, TensorViewState& v, const schema::TensorRecord& re
   ImGui::RadioButton("Heatmap", &v.mode, 0);
   ImGui::SameLine();
   ImGui::RadioButton("Table", &v.mode, 1);
-  ImGui::SameLine();
+  if (v.values.shape.size() >= 2) ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
   draw_axis_pickers(v);
   if (v.values.partial) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "Leading %" PRId64 " of %" PRId64
