@@ -44,7 +44,7 @@ void print_human(const std::string& path, const fmt::RunSummary& s) {
               s.complete ? "complete" : "INCOMPLETE (recovered)");
   if (!s.script.empty()) {
     std::vector<std::string> args(s.argv.size() > 1 ? s.argv.begin() + 1 : s.argv.end(), s.argv.end());
-    std::printf("  script     %s %s\n", s.script.c_str(), join(args, " ").c_str());
+    std::printf("  script     %s%s%s\n", s.script.c_str(), args.empty() ? "" : " ", join(args, " ").c_str());
   }
   if (s.started_unix_ms) {
     std::printf("  started    %s", utc_time(s.started_unix_ms).c_str());
