@@ -9,7 +9,8 @@ Per case:
                measured with --timing-steps recorded steps.
   e2e ratio    wall time of `tvis run --steps N SCRIPT` (which stops the
                script as step N+1 begins) / `python SCRIPT` stopped by itself
-               after N steps (same arguments otherwise).
+               after N steps (same arguments otherwise); medians of --repeats
+               interleaved runs.
   bytes/step   run file size / N;  run size;  compression = raw bytes of all
                chunks / bytes of their compressed payloads.
   backlog      the writer's peak queue of raw bytes not yet compressed.
@@ -79,7 +80,7 @@ def maxrss_of(cmd):
     return int(p.stderr.strip().splitlines()[-1].split()[1])
 
 
-def bench_case(name, tvis, steps, timing_steps, out_dir):
+def bench_case(name, tvis, steps, timing_steps, out_dir, repeats):
     script, argsfor = CASES[name]
     plain_cmd = [PYTHON, str(script)]
     rec_cmd = [tvis, "run", "--out", str(out_dir)]
@@ -89,11 +90,15 @@ def bench_case(name, tvis, steps, timing_steps, out_dir):
     _, rec_st, _ = timed_run(rec_cmd + ["--steps", str(timing_steps), str(script)] + argsfor(timing_steps + 5))
     p_med, r_med = statistics.median(step_times(plain_st)), statistics.median(step_times(rec_st))
     r["plain_step_ms"], r["recorded_step_ms"], r["step_ratio"] = p_med * 1e3, r_med * 1e3, r_med / p_med
-    # end to end
-    plain_wall, _, _ = timed_run(plain_cmd + argsfor(steps))
+    # end to end: interleaved repeats, medians (the machine may be shared)
     stats_file = Path(out_dir) / ("stats_%s.json" % name)
     env = dict(os.environ, TVIS_STATS_FILE=str(stats_file))
-    rec_wall, _, out = timed_run(rec_cmd + ["--steps", str(steps), str(script)] + argsfor(steps + 5), env=env)
+    plain_walls, rec_walls = [], []
+    for _ in range(repeats):
+        plain_walls.append(timed_run(plain_cmd + argsfor(steps))[0])
+        wall, _, out = timed_run(rec_cmd + ["--steps", str(steps), str(script)] + argsfor(steps + 5), env=env)
+        rec_walls.append(wall)
+    plain_wall, rec_wall = statistics.median(plain_walls), statistics.median(rec_walls)
     r["plain_wall_s"], r["recorded_wall_s"], r["e2e_ratio"] = plain_wall, rec_wall, rec_wall / plain_wall
     run_path = [l.split(" ", 3)[3] for l in out.splitlines() if l.startswith("tvis run: recorded ")][0]
     size = os.path.getsize(run_path)
@@ -117,12 +122,13 @@ def main():
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--timing-steps", type=int, default=6)
+    ap.add_argument("--repeats", type=int, default=3, help="end-to-end runs of each kind (median)")
     args = ap.parse_args()
     tvis = str(find_build(args.build) / "bin" / "tvis")
     rows = []
     with tempfile.TemporaryDirectory(prefix="tvis-bench-") as out_dir:
         for name in args.cases.split(","):
-            r = bench_case(name, tvis, args.steps, args.timing_steps, out_dir)
+            r = bench_case(name, tvis, args.steps, args.timing_steps, out_dir, args.repeats)
             rows.append(r)
             print("%-17s step %6.1f ms plain %7.1f ms recorded  ratio %5.2fx | e2e %5.1f s vs %5.1f s ratio %5.2fx | "
                   "%6.1f MB/step run %6.1f MB raw %6.1f MB compression %4.2fx | backlog peak %5.1f MB, "
