@@ -1,6 +1,7 @@
 #!/bin/bash
 # run_fuzz.sh [SECONDS]: builds the reader's libFuzzer target with clang into
-# build/fuzz, seeds a corpus with synthetic runs and chunk bodies, fuzzes for
+# build/fuzz, seeds a corpus with synthetic runs, the golden runs in
+# tests/data and the chunk bodies of both, fuzzes for
 # SECONDS (default 60) and exits non-zero on any crash, leak, timeout or OOM
 # (the reproducer is left in build/fuzz/artifacts/; once fixed, add it to
 # tests/fuzz/regressions/, which every run replays). Prints libFuzzer's
@@ -12,7 +13,7 @@ build="$root/build/fuzz"
 CC=clang CXX=clang++ cmake -S "$root/tests/fuzz" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2 >/dev/null
 mkdir -p "$build/seeds" "$build/corpus" "$build/artifacts"
-"$build/fuzz_seeds" "$build/seeds"
+"$build/fuzz_seeds" "$build/seeds" "$root"/tests/data/*.tvis
 set +e
 "$build/fuzz_reader" "$build/corpus" "$build/seeds" "$root/tests/fuzz/regressions" \
   -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
