@@ -399,3 +399,32 @@ TEST_CASE("timeline, step view and samples draw the step; a timeline click selec
   REQUIRE(e);
   CHECK(e->step() == 0);
 }
+
+TEST_CASE("search lists every call whose name or class matches, case-insensitively", "[viewer][explore]") {
+  const std::string path = tvis::test::write_synthetic_run("search.tvis", 3, 60);
+  const auto events = all_events(path);
+  std::vector<uint64_t> expected;
+  for (const auto& e : events) {
+    std::string hay = e.name + "\n" + e.class_name;
+    std::transform(hay.begin(), hay.end(), hay.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (hay.find("conv") != std::string::npos) expected.push_back(e.id);
+  }
+  REQUIRE(expected.size() >= 6);
+  HeadlessApp h;
+  vw::AppState s(vw::AppOptions{});
+  s.model.open(file_source(path));
+  vw::ExploreState x;
+  std::snprintf(x.tree.query, sizeof x.tree.query, "CoNv");
+  panel_frames(3, [&] { vw::draw_call_tree(s, x); });
+  REQUIRE(x.tree.scan_done);
+  CHECK(x.tree.matches == expected);
+  // Only matching rows are drawn.
+  CHECK(s.row_rects.count(expected[0]) == 1);
+  CHECK(s.row_rects.count(0) == 0);
+  // Clearing the query brings the whole tree back.
+  x.tree.query[0] = 0;
+  s.row_rects.clear();
+  panel_frames(1, [&] { vw::draw_call_tree(s, x); });
+  CHECK(x.tree.matches.empty());
+  CHECK(s.row_rects.count(0) == 1);
+}

@@ -83,7 +83,7 @@ void draw_source_view(AppState& s, ExploreState& x) {
   // File picker.
   const float em = ImGui::GetFontSize();
   const std::string& current = file_name(s, v.file);
-  ImGui::SetNextItemWidth(em * 22);
+  ImGui::SetNextItemWidth(std::min(em * 36, ImGui::GetContentRegionAvail().x * 0.6f));
   if (ImGui::BeginCombo("##file", current.empty() ? "(no file)" : current.c_str())) {
     std::vector<std::pair<std::string, uint32_t>> files;
     for (const auto& [id, name] : s.file_names) files.emplace_back(name, id);
@@ -95,15 +95,19 @@ void draw_source_view(AppState& s, ExploreState& x) {
       }
     ImGui::EndCombo();
   }
+  if (v.highlight_line > 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("line %d", v.highlight_line);
+  }
   ImGui::SameLine();
-  if (v.highlight_line > 0) ImGui::TextDisabled("line %d", v.highlight_line);
-  ImGui::SameLine();
-  if (!v.counting_done) ImGui::TextDisabled("(counting calls ...)");
+  ImGui::TextDisabled(v.counting_done ? "left column: calls made from the line" : "(counting calls ...)");
 
   bool loading = false;
   const flatbuffers::String* text = v.has_file ? source_text(s, v.file, &loading) : nullptr;
   if (!text) {
-    ImGui::TextDisabled(loading ? "Loading source ..." : "No source text recorded for this file.");
+    if (loading) ImGui::TextDisabled("Loading source ...");
+    else ImGui::TextDisabled("No source text recorded for %s: the run keeps the text of project files only.",
+                             current.empty() ? "this file" : current.c_str());
     return;
   }
   // Line starts (cheap to recompute: source files are small).
