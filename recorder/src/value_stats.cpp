@@ -113,6 +113,50 @@ ValueStats stats_of(const T* data, size_t n) {
 
 }  // namespace
 
+Sums sums_of_f32(const float* data, size_t n) {
+  Sums s;
+  s.count = n;
+  if (n == 0) return s;
+  lane_sums(data, n, &s.lo, &s.hi, &s.sum, &s.sum_abs, &s.sum_sq);
+  s.finite = std::isfinite(s.sum) && std::isfinite(s.sum_sq) && std::isfinite(s.lo) && std::isfinite(s.hi);
+  return s;
+}
+
+Sums merge_sums(const Sums& a, const Sums& b) {
+  if (a.count == 0) return b;
+  if (b.count == 0) return a;
+  Sums m;
+  m.count = a.count + b.count;
+  m.lo = std::fmin(a.lo, b.lo);
+  m.hi = std::fmax(a.hi, b.hi);
+  m.sum = a.sum + b.sum;
+  m.sum_abs = a.sum_abs + b.sum_abs;
+  m.sum_sq = a.sum_sq + b.sum_sq;
+  m.finite = a.finite && b.finite;
+  return m;
+}
+
+void add_histogram_f32(const float* data, size_t n, double lo, double hi, uint32_t* bins) {
+  std::vector<uint32_t> h;
+  histogram_of(data, n, lo, hi, true, h);
+  for (int b = 0; b < kHistogramBins; ++b) bins[b] += h[b];
+}
+
+ValueStats stats_from(const Sums& a, std::vector<uint32_t> histogram) {
+  ValueStats s;
+  s.count = s.finite_count = a.count;
+  if (a.count == 0) return s;
+  const double m = static_cast<double>(a.count);
+  s.min = s.hist_lo = a.lo;
+  s.max = s.hist_hi = a.hi;
+  s.mean = a.sum / m;
+  s.mean_abs = a.sum_abs / m;
+  s.l2 = std::sqrt(a.sum_sq);
+  s.std = std::sqrt(std::fmax(0.0, a.sum_sq / m - s.mean * s.mean));
+  s.histogram = std::move(histogram);
+  return s;
+}
+
 ValueStats stats_of_f32(const float* data, size_t n) { return stats_of(data, n); }
 ValueStats stats_of_f64(const double* data, size_t n) { return stats_of(data, n); }
 

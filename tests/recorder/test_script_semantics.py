@@ -93,3 +93,20 @@ def test_nothing_auto_loads(tmp_path):
     p = subprocess.run([PYTHON, "-c", "import sys; print('tvis' in sys.modules, '_tvis_native' in sys.modules)"],
                        capture_output=True, text=True)
     assert p.stdout.strip() == "False False"
+
+
+def test_sigint_is_keyboard_interrupt_like_python(tvis, tmp_path):
+    """Ctrl-C reaches the whole process group: the script gets KeyboardInterrupt,
+    the run is finalized with it, and the exit is by SIGINT as with Python."""
+    p = subprocess.Popen([tvis, "run", "--out", str(tmp_path), str(SCRIPTS / "semantics.py"), "--loop"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    for line in p.stdout:
+        if line.strip() == "ready":
+            break
+    time.sleep(0.3)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == -signal.SIGINT
+    assert "KeyboardInterrupt" in err
+    run = load_run(run_file_of(out))
+    assert run.complete and run.meta["exception"] == "KeyboardInterrupt"

@@ -33,6 +33,20 @@ struct ValueStats {
   std::vector<uint32_t> histogram;  // kHistogramBins entries (empty if no finite value)
 };
 
+/// Building blocks for computing the same statistics over pieces in parallel:
+/// sums_of_f32 over each piece, merge_sums, then (when `finite`) the pieces'
+/// add_histogram_f32 over the merged [lo, hi], then stats_from. With a NaN or
+/// Inf anywhere (`finite` false) use stats_of_f32 on the whole array instead.
+struct Sums {
+  double lo = 0, hi = 0, sum = 0, sum_abs = 0, sum_sq = 0;
+  uint64_t count = 0;
+  bool finite = true;  // no NaN / Inf among the values
+};
+Sums sums_of_f32(const float* data, size_t n);
+Sums merge_sums(const Sums& a, const Sums& b);
+void add_histogram_f32(const float* data, size_t n, double lo, double hi, uint32_t* bins /* kHistogramBins */);
+ValueStats stats_from(const Sums& all_finite, std::vector<uint32_t> histogram);
+
 /// Statistics of n float32 values at `data` (any alignment).
 ValueStats stats_of_f32(const float* data, size_t n);
 /// Statistics of n float64 values.
