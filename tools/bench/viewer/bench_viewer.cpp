@@ -34,6 +34,8 @@
 #include "tvis/format/container_codec.h"
 #include "tvis/format/run_reader.h"
 #include "tvis/viewer/app.h"
+#include "app_state.h"
+#include "pages/explore_state.h"
 
 namespace fmt = tvis::format;
 using Clock = std::chrono::steady_clock;
@@ -217,6 +219,40 @@ Figures measure(const std::string& path) {
   return f;
 }
 
+// One bottom panel drawn on its own over the run (a window like the page's
+// strip), step 1 selected: frame median / p99 once its chunks have loaded.
+template <typename Draw>
+void panel_figures(const std::string& path, const char* name, Draw draw) {
+  Headless h;
+  tvis::viewer::AppState s(tvis::viewer::AppOptions{});
+  auto source = fmt::open_file_source(path);
+  if (!source.ok()) return;
+  s.model.open(source.value());
+  s.nav_step = 1;
+  tvis::viewer::ExploreState x;
+  std::vector<double> times;
+  double first = 0;
+  ImGuiIO& io = ImGui::GetIO();
+  for (int i = 0; i < 300; ++i) {
+    io.MousePos = ImVec2(200.0f + static_cast<float>(i % 600), 150.0f);
+    io.MouseWheel = i >= 100 && i < 200 ? (i % 20 < 10 ? 1.0f : -1.0f) : 0.0f;  // zoom in and out
+    const auto t0 = Clock::now();
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(860, 300));
+    ImGui::Begin("panel");
+    draw(s, x);
+    ImGui::End();
+    ImGui::Render();
+    const double ms = ms_since(t0);
+    if (i == 0) first = ms;
+    if (i >= 10) times.push_back(ms);
+  }
+  io.MouseWheel = 0;
+  std::printf("  %-9s panel, step 1: first frame %.1f ms (loads the step), then median %.2f ms, p99 %.2f ms\n", name,
+              first, percentile(times, 0.5), percentile(times, 0.99));
+}
+
 void print(const char* label, const Figures& f) {
   std::printf("%s\n", label);
   std::printf("  file                 %.1f MB\n", static_cast<double>(f.file_bytes) / 1e6);
@@ -276,6 +312,9 @@ int main(int argc, char** argv) {
   }
   const Figures a = measure(run);
   print("~1 GB run", a);
+  panel_figures(run, "timeline", tvis::viewer::draw_timeline);
+  panel_figures(run, "layers", tvis::viewer::draw_layers_table);
+  panel_figures(run, "source", tvis::viewer::draw_source_view);
   const Figures b = measure(sparse);
   print("sparse run (> 4 GiB, half its chunks past the hole)", b);
   if (!keep) {
