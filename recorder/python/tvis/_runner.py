@@ -115,10 +115,13 @@ def main(argv=None):
         return _fail(str(e))
 
     # The script's view of the interpreter.
+    import builtins
+    import importlib.machinery
     import types
     main_mod = types.ModuleType("__main__")
-    main_mod.__dict__.update({"__file__": abs_script, "__builtins__": __builtins__, "__cached__": None,
-                              "__loader__": None, "__spec__": None, "__package__": None})
+    main_mod.__dict__.update({"__file__": abs_script, "__builtins__": builtins, "__cached__": None,
+                              "__loader__": importlib.machinery.SourceFileLoader("__main__", abs_script),
+                              "__spec__": None, "__package__": None})
     sys.modules["__main__"] = main_mod
     sys.argv = list(script_argv)
     sys.path[0] = os.path.dirname(os.path.realpath(abs_script))
