@@ -88,3 +88,18 @@ def test_in_process(name, build, tmp_path):
     assert out["steps"] == 3
     run = load_run(tmp_path / "run.tvis")
     assert run.complete and len(run.optimizer_steps) == 3
+
+
+def test_raw_tensors_hand_written_update(tvis, tmp_path):
+    """Without modules or torch.optim: the leaves backward reached are the
+    parameters (named by the script's variables); a step ends at the next
+    data fetch or forward, which here is the next loss call."""
+    script = SCRIPTS / "manual_raw.py"
+    plain = run_plain(script, "--steps", 3)
+    dump = tmp_path / "dump"
+    rec = run_tvis(tvis, script, "--steps", 6, "--dump", dump, steps=3, out=tmp_path / "runs")
+    assert rec.returncode == 0, rec.stderr
+    assert step_lines(rec.stdout) == step_lines(plain.stdout)
+    run = load_run(run_file_of(rec.stdout))
+    assert len(run.optimizer_steps) == 3
+    _check_updates(run, dump, 3)

@@ -69,6 +69,8 @@ class Session:
         self._fetch_depth = 0       # inside a DataLoader fetch (transforms are modules too)
         self._manual = None         # open hand-written step: [(name, param, before, wid, gid)]
         self._kwargs_only = 0
+        self._backward_leaves = []  # leaves of the last backward (hand-written steps)
+        self._extra_names = {}      # id(tensor) -> name for leaves outside modules
         self._device = None
         self._undo = []
         # Benchmarks: where to write the writer's statistics at finalize (JSON).
@@ -294,6 +296,8 @@ class Session:
                     loss = tensors[0]
                 if loss is not None:
                     session._on_backward(loss)
+                    if not session._optimizers_seen and session._step_depth == 0 and loss.grad_fn is not None:
+                        session._backward_leaves = session._graph_leaves(loss)
                 session.rec.set_phase(P.BACKWARD)
                 f = sys._getframe(1)
                 eid = session.rec.begin(P.BACKWARD_CALL, "backward", "", session.rec.file_id(f.f_code.co_filename),
@@ -370,6 +374,8 @@ class Session:
 
     def _snapshot_params(self, eid, params):
         names = self._param_names()
+        for k, v in self._extra_names.items():
+            names.setdefault(k, v)
         snap = []
         for i, p in enumerate(params):
             name = names.get(id(p), "param%d" % i)
@@ -398,12 +404,44 @@ class Session:
             groups.append({"hyper": hyper, "params": [names.get(id(p), "?") for p in g["params"]]})
         self._finish_step(eid, snap, self.optimizer_class, groups)
 
+    @staticmethod
+    def _graph_leaves(loss):
+        """Leaf tensors the backward of `loss` accumulates into (AccumulateGrad nodes)."""
+        leaves, seen, todo, alive = [], set(), [loss.grad_fn], []
+        while todo:
+            fn = todo.pop()
+            if fn is None or id(fn) in seen:
+                continue
+            alive.append(fn)  # ids stay unique only while the wrappers live
+            seen.add(id(fn))
+            var = getattr(fn, "variable", None)
+            if var is not None:
+                leaves.append(var)
+            todo.extend(f for f, _ in fn.next_functions)
+        return leaves
+
+    def _leaf_names(self, leaves):
+        """Names for leaves outside any module: the script's global variable holding it."""
+        main = sys.modules.get("__main__")
+        names = {}
+        for k, v in (vars(main).items() if main else ()):
+            if isinstance(v, torch.Tensor):
+                names.setdefault(id(v), k)
+        return {id(t): names[id(t)] for t in leaves if id(t) in names}
+
     def _open_manual_step(self):
-        params = []
+        params, seen = [], set()
         for r in self._roots:
             root = r()
             if root is not None:
-                params += [p for p in root.parameters() if p.requires_grad]
+                for p in root.parameters():
+                    if p.requires_grad and id(p) not in seen:
+                        seen.add(id(p))
+                        params.append(p)
+        extra = [t for t in self._backward_leaves if id(t) not in seen]
+        self._extra_names = self._leaf_names(extra)
+        params += extra
+        self._backward_leaves = []
         f = sys._getframe(2)
         eid = self.rec.begin(P.OPTIMIZER_STEP, "update", "", self.rec.file_id(f.f_code.co_filename), f.f_lineno, 0, 0)
         self.rec.set_phase(P.OPTIMIZER)
