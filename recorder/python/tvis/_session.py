@@ -42,7 +42,9 @@ _LOSS_FUNCTIONS = (
 class Session:
     def __init__(self, native, run_file, steps, max_elems, samples, project_dir, script, options):
         here = os.path.dirname(os.path.abspath(__file__))
-        self.rec = native.Recorder(run_file, max_elems, samples, project_dir, [here])
+        # TVIS_ZSTD_LEVEL: the writer's zstd level (default 1; benchmarks compare others).
+        level = int(os.environ.pop("TVIS_ZSTD_LEVEL", "1") or 1)
+        self.rec = native.Recorder(run_file, max_elems, samples, project_dir, [here], level)
         self.run_file = run_file
         self.steps_requested = steps
         self.samples = samples

@@ -80,19 +80,20 @@ def maxrss_of(cmd):
     return int(p.stderr.strip().splitlines()[-1].split()[1])
 
 
-def bench_case(name, tvis, steps, timing_steps, out_dir, repeats):
+def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1):
     script, argsfor = CASES[name]
     plain_cmd = [PYTHON, str(script)]
     rec_cmd = [tvis, "run", "--out", str(out_dir)]
     r = {"case": name}
     # per-step times
     _, plain_st, _ = timed_run(plain_cmd + argsfor(timing_steps))
-    _, rec_st, _ = timed_run(rec_cmd + ["--steps", str(timing_steps), str(script)] + argsfor(timing_steps + 5))
+    _, rec_st, _ = timed_run(rec_cmd + ["--steps", str(timing_steps), str(script)] + argsfor(timing_steps + 5),
+                             env=dict(os.environ, TVIS_ZSTD_LEVEL=str(level)))
     p_med, r_med = statistics.median(step_times(plain_st)), statistics.median(step_times(rec_st))
     r["plain_step_ms"], r["recorded_step_ms"], r["step_ratio"] = p_med * 1e3, r_med * 1e3, r_med / p_med
     # end to end: interleaved repeats, medians (the machine may be shared)
     stats_file = Path(out_dir) / ("stats_%s.json" % name)
-    env = dict(os.environ, TVIS_STATS_FILE=str(stats_file))
+    env = dict(os.environ, TVIS_STATS_FILE=str(stats_file), TVIS_ZSTD_LEVEL=str(level))
     plain_walls, rec_walls = [], []
     for _ in range(repeats):
         plain_walls.append(timed_run(plain_cmd + argsfor(steps))[0])
@@ -123,17 +124,19 @@ def main():
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--timing-steps", type=int, default=6)
     ap.add_argument("--repeats", type=int, default=3, help="end-to-end runs of each kind (median)")
+    ap.add_argument("--zstd-levels", default="1", help="comma-separated writer zstd levels to compare")
     args = ap.parse_args()
     tvis = str(find_build(args.build) / "bin" / "tvis")
     rows = []
     with tempfile.TemporaryDirectory(prefix="tvis-bench-") as out_dir:
-        for name in args.cases.split(","):
-            r = bench_case(name, tvis, args.steps, args.timing_steps, out_dir, args.repeats)
+        for name, level in [(n, int(l)) for n in args.cases.split(",") for l in args.zstd_levels.split(",")]:
+            r = bench_case(name, tvis, args.steps, args.timing_steps, out_dir, args.repeats, level)
+            r["zstd_level"] = level
             rows.append(r)
-            print("%-17s step %6.1f ms plain %7.1f ms recorded  ratio %5.2fx | e2e %5.1f s vs %5.1f s ratio %5.2fx | "
+            print("%-17s zstd %2d | step %6.1f ms plain %7.1f ms recorded  ratio %5.2fx | e2e %5.1f s vs %5.1f s ratio %5.2fx | "
                   "%6.1f MB/step run %6.1f MB raw %6.1f MB compression %4.2fx | backlog peak %5.1f MB, "
                   "zstd %4.1f s | RSS +%5.0f MB" % (
-                      name, r["plain_step_ms"], r["recorded_step_ms"], r["step_ratio"], r["plain_wall_s"],
+                      name, level, r["plain_step_ms"], r["recorded_step_ms"], r["step_ratio"], r["plain_wall_s"],
                       r["recorded_wall_s"], r["e2e_ratio"], r["mb_per_step"], r["run_mb"], r["raw_mb"],
                       r["compression"], r["peak_backlog_mb"], r["compress_s"], r["rss_growth_mb"]), flush=True)
     print(json.dumps(rows))
