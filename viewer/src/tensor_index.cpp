@@ -11,11 +11,15 @@ namespace tvis::viewer {
 
 void TensorIndex::reset() {
   indexed_.clear();
+  ready_steps_.clear();
   by_event_.clear();
   by_id_.clear();
 }
 
+bool TensorIndex::ready(RunModel& model, int step) { return index_step(model, step); }
+
 bool TensorIndex::index_step(RunModel& model, int step) {
+  if (ready_steps_.count(step)) return true;
   bool all = true;
   if (!model.cache_if_open()) return false;
   const auto& chunks = model.chunks_of_kind(format::ChunkKind::Tensors);
@@ -30,7 +34,13 @@ bool TensorIndex::index_step(RunModel& model, int step) {
       indexed_.insert(ordinal);  // unreadable: its records stay unknown
       continue;
     }
+    if (!cache.loading(ordinal) && load_budget_ <= 0) {  // not asked yet, and this frame's loads are spent
+      all = false;
+      continue;
+    }
+    const bool was_loading = cache.loading(ordinal);
     auto chunk = cache.get(ordinal);
+    if (!was_loading) --load_budget_;  // resident chunks cost a lookup only, but count them: rare
     if (!chunk) {
       all = false;
       continue;
@@ -45,6 +55,7 @@ bool TensorIndex::index_step(RunModel& model, int step) {
       if (t->event() >= 0) by_event_[static_cast<uint64_t>(t->event())].push_back(Loc{ordinal, i});
     }
   }
+  if (all) ready_steps_.insert(step);
   return all;
 }
 

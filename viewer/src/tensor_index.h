@@ -15,6 +15,7 @@
 //     checked against the chunk and the shape before anything is read.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -45,6 +46,14 @@ struct TensorValues {
 class TensorIndex {
  public:
   void reset();
+  /// Starts a frame: from now on at most `chunk_loads` Tensors chunks not yet
+  /// indexed are requested per frame (a synchronous source decodes them in the
+  /// call), so opening a step of 10^5 records spreads over frames. Without
+  /// begin_frame() calls there is no limit.
+  void begin_frame(int chunk_loads) { load_budget_ = chunk_loads; }
+  /// True once every Tensors chunk that may hold `step` is indexed (or failed);
+  /// until then requests them (within the frame's load budget). O(1) after.
+  bool ready(RunModel& model, int step);
   /// Records of event `event` (recorded at `step`), in file order.
   std::vector<TensorRef> for_event(RunModel& model, uint64_t event, int step, bool* complete);
   /// The record with tensor id `id` (looked for among chunks holding `step`,
@@ -60,7 +69,9 @@ class TensorIndex {
   bool index_step(RunModel& model, int step);
   TensorRef resolve(RunModel& model, Loc loc, bool* complete);
 
+  int load_budget_ = INT32_MAX;
   std::unordered_set<uint32_t> indexed_;
+  std::unordered_set<int> ready_steps_;
   std::unordered_map<uint64_t, std::vector<Loc>> by_event_;
   std::unordered_map<uint64_t, Loc> by_id_;
 };

@@ -17,6 +17,7 @@ namespace tvis::viewer {
 namespace {
 
 constexpr int kMaxDepthWalk = 256;
+constexpr int kTensorChunkLoadsPerFrame = 2;  // Tensors chunks decoded per frame (TensorIndex::begin_frame)
 
 ExploreState& explore_state(AppState& s) {
   if (!s.explore || s.explore->generation != s.run_generation) {
@@ -155,6 +156,7 @@ const std::string& file_name(AppState& s, uint32_t id) {
 
 void draw_explore_page(AppState& s) {
   ExploreState& x = explore_state(s);
+  x.tensors.begin_frame(kTensorChunkLoadsPerFrame);
   const ImGuiStyle& style = ImGui::GetStyle();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float em = ImGui::GetFontSize();

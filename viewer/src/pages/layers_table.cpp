@@ -43,6 +43,9 @@ bool param_counts(AppState& s, ExploreState& x, int step, std::unordered_map<std
 }
 
 bool collect(AppState& s, ExploreState& x, int step, std::vector<LayerRow>* rows) {
+  // Rows are built once the step's tensor records are indexed (a step can
+  // hold 10^5 calls: building them every frame while chunks arrive is waste).
+  if (!x.tensors.ready(s.model, step)) return false;
   bool complete = true;
   std::unordered_map<std::string, int64_t> params;
   if (!param_counts(s, x, step, &params)) complete = false;

@@ -50,7 +50,7 @@ void draw_samples_panel(AppState& s, ExploreState&) {
       ImGui::PushID(smp->id());
       char label[32];
       std::snprintf(label, sizeof label, "%d", smp->id());
-      if (ImGui::Selectable(label, smp->id() == followed, ImGuiSelectableFlags_SpanAllColumns)) {
+      if (ImGui::Selectable(label, smp->id() == followed)) {  // this cell only: the chain has its own links
         auto it = std::find(s.sample_ids.begin(), s.sample_ids.end(), smp->id());
         if (it != s.sample_ids.end()) s.sample_cursor = static_cast<int>(it - s.sample_ids.begin());
       }
@@ -64,13 +64,34 @@ void draw_samples_panel(AppState& s, ExploreState&) {
       ImGui::TableSetColumnIndex(4);
       if (smp->batch_position() >= 0) ImGui::Text("%d", smp->batch_position());
       ImGui::TableSetColumnIndex(5);
-      std::string chain;
-      if (smp->transforms())
-        for (const auto* t : *smp->transforms()) {
-          if (!chain.empty()) chain += "  ->  ";
-          chain += t->class_name() && t->class_name()->size() ? t->class_name()->str() : (t->name() ? t->name()->str() : "?");
+      // The chain as links: each selects its Transform call (tensor in the inspector).
+      if (!smp->transforms() || smp->transforms()->size() == 0) ImGui::TextDisabled("(no transforms recorded)");
+      else
+        for (flatbuffers::uoffset_t k = 0; k < smp->transforms()->size(); ++k) {
+          const auto* t = smp->transforms()->Get(k);
+          if (k) {
+            ImGui::SameLine(0, 4);
+            ImGui::TextDisabled("->");
+            ImGui::SameLine(0, 4);
+          }
+          const char* label = t->class_name() && t->class_name()->size() ? t->class_name()->c_str()
+                                                                         : (t->name() ? t->name()->c_str() : "?");
+          ImGui::PushID(static_cast<int>(k));
+          const bool current = s.selected_event && *s.selected_event == t->event();
+          ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(current ? 0xFFFFFFFF : colors::kAccent));
+          ImGui::TextUnformatted(label);
+          ImGui::PopStyleColor();
+          if (ImGui::IsItemHovered()) {
+            ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+            ImGui::SetTooltip("%s (call #%" PRIu64 ")", t->name() ? t->name()->c_str() : label, t->event());
+          }
+          if (ImGui::IsItemClicked()) {
+            select_event(s, t->event());
+            auto it = std::find(s.sample_ids.begin(), s.sample_ids.end(), smp->id());
+            if (it != s.sample_ids.end()) s.sample_cursor = static_cast<int>(it - s.sample_ids.begin());
+          }
+          ImGui::PopID();
         }
-      ImGui::TextDisabled("%s", chain.empty() ? "(no transforms recorded)" : chain.c_str());
     }
   }
   ImGui::EndTable();
