@@ -20,7 +20,7 @@ PYTHON = os.environ.get("TVIS_TEST_PYTHON", "/usr/bin/python3")
 
 def _find_build():
     env = os.environ.get("TVIS_BUILD_DIR")
-    candidates = [Path(env)] if env else [p for p in (ROOT / "build").glob("*") if p.is_dir()]
+    candidates = [Path(env).resolve()] if env else [p for p in (ROOT / "build").glob("*") if p.is_dir()]
     found = []
     for d in candidates:
         mods = list((d / "python").glob("_tvis_native*.so"))

@@ -319,6 +319,8 @@ void add_run_command(CLI::App& app) {
   sub->add_flag("--no-gradcam", opts->no_gradcam, "Skip the Grad-CAM pass");
   sub->add_option("--python", opts->python, "Python interpreter of the training environment");
   sub->prefix_command();  // SCRIPT and everything after it go to the script verbatim
+  sub->footer("Then SCRIPT [ARGS...]: the training script and its arguments, passed to it verbatim.\n"
+              "The run goes to <runs folder>/<YYYYmmdd-HHMMSS>_<script>_<id>/run.tvis.");
   sub->callback([sub, opts, rest]() {
     *rest = sub->remaining();
     set_exit_code(run(*opts, *rest));
