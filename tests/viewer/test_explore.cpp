@@ -5,7 +5,9 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <sstream>
 
 #include "app_state.h"
 #include "headless_app.h"
@@ -427,4 +429,53 @@ TEST_CASE("search lists every call whose name or class matches, case-insensitive
   panel_frames(1, [&] { vw::draw_call_tree(s, x); });
   CHECK(x.tree.matches.empty());
   CHECK(s.row_rects.count(0) == 1);
+}
+
+// Real recordings (tvis run) are not committed; point TVIS_TEST_REAL_RUNS at
+// one or more run.tvis files (':'-separated) to run this over them.
+TEST_CASE("over real recordings: every call is reachable by keys and shows its recorded tensors", "[viewer][explore][real]") {
+  const char* env = std::getenv("TVIS_TEST_REAL_RUNS");
+  if (!env || !*env) {
+    WARN("TVIS_TEST_REAL_RUNS not set: no real recording to test against");
+    return;
+  }
+  std::stringstream list(env);
+  std::string path;
+  while (std::getline(list, path, ':')) {
+    INFO("run " << path);
+    const auto events = all_events(path);
+    const auto tensors = all_tensors(path);
+    REQUIRE(!events.empty());
+    HeadlessApp h;
+    h.app().open(file_source(path));
+    h.frame(3);
+    REQUIRE(h.state()["errors"] == json::array());
+    REQUIRE(h.click_event_row(0));
+    const size_t n = std::min<size_t>(events.size(), 300);
+    for (size_t i = 0; i < n; ++i) {
+      const sc::EventT& e = events[i];
+      h.frame(2);  // tensors of the call load
+      json sel = h.state()["selection"];
+      REQUIRE(sel["event"] == e.id);
+      CHECK(sel["name"] == e.name);
+      // The inspector shows one of the call's tensors when it has any: records
+      // made for the call, or tensors its inputs / outputs / grad outputs name.
+      bool has = false, shown_ok = false;
+      auto consider = [&](uint64_t id) {
+        has = true;
+        if (sel.contains("tensor") && sel["tensor"] == id) shown_ok = true;
+      };
+      for (const auto& t : tensors)
+        if (t.event == static_cast<int64_t>(e.id)) consider(t.id);
+      for (const auto* list : {&e.inputs, &e.outputs, &e.grad_outputs})
+        for (uint64_t id : *list)
+          if (std::any_of(tensors.begin(), tensors.end(), [&](const sc::TensorRecordT& t) { return t.id == id; }))
+            consider(id);
+      INFO("event " << e.id << " " << e.name << " step " << e.step << " selection " << sel.dump());
+      if (has) CHECK(shown_ok);
+      else CHECK_FALSE(sel.contains("tensor"));
+      h.press_key(ImGuiKey_RightArrow);
+    }
+    CHECK(h.state()["errors"] == json::array());
+  }
 }
