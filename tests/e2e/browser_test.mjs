@@ -93,6 +93,19 @@ try {
     await page.close();
   }
 
+  // 1b. A real recording (the golden file) by URL.
+  {
+    const golden = JSON.parse(fs.readFileSync(env.TVIS_E2E_GOLDEN_INSPECT, 'utf8'));
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/golden.tvis`);
+    const s = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
+    check('golden: run shown', s && s.run !== null, s);
+    check('golden: steps and events', s && s.run && s.run.steps === golden.steps && s.run.events === golden.events,
+          s && s.run);
+    check('golden: no errors', s && s.errors.length === 0, s && s.errors);
+    await page.screenshot({ path: path.join(outDir, 'golden.png') });
+    await page.close();
+  }
+
   // 2. ?url= from a server that ignores Range (one full fetch).
   {
     const page = await openPage(browser, `${env.TVIS_E2E_PLAIN_BASE}/viewer.html?url=/runs/run.tvis`);

@@ -14,6 +14,10 @@ mkdir -p "$WWW/runs"
 cp "$ROOT"/build/web/viewer.html "$ROOT"/build/web/viewer.js "$ROOT"/build/web/viewer.wasm "$WWW/"
 synth_run "$WWW/runs/run.tvis" 3
 printf 'plain text, not a run\n' > "$WWW/runs/bogus.tvis"
+# The golden file is a real recording (tvis run): served as well.
+cp "$ROOT/tests/data/golden_v1.tvis" "$WWW/runs/golden.tvis"
+"$BIN/tvis" inspect --json "$WWW/runs/golden.tvis" > "$WORK/golden.json"
+export TVIS_E2E_GOLDEN_INSPECT="$WORK/golden.json"
 "$BIN/tvis" inspect --json "$WWW/runs/run.tvis" > "$WORK/inspect.json"
 
 RANGE_PORT=$(free_port)

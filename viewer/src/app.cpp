@@ -155,7 +155,7 @@ void App::record_frame_ms(double ms) { impl_->frame_stats.add(ms); }
 bool App::settled() const {
   const AppState& s = *impl_;
   if (s.showing_run_list) return true;
-  return s.model.status() == RunStatus::Open || s.model.status() == RunStatus::Failed;
+  return s.model.ready() || s.model.status() == RunStatus::Failed;
 }
 
 bool App::event_row_rect(uint64_t id, float rect[4]) const {
@@ -172,7 +172,10 @@ std::string App::state_json() const {
   AppState& s = *impl_;
   using nlohmann::json;
   json j = json::object();
-  const bool run_open = s.model.status() == RunStatus::Open;
+  // A run is reported once its metadata settled, so `steps` never changes
+  // after `run` first appears.
+  if (s.model.status() == RunStatus::Open) s.model.info();
+  const bool run_open = s.model.ready();
   if (run_open) {
     j["run"] = {{"source", s.model.source_name()},
                 {"steps", s.model.step_count()},

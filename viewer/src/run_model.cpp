@@ -37,6 +37,7 @@ void RunModel::clear() {
   max_span_len_ = 0;
   event_count_ = 0;
   max_step_ = -1;
+  max_optimizer_step_ = -1;
   meta_ordinal_ = -1;
   info_ = RunInfo{};
   by_kind_.clear();
@@ -91,6 +92,8 @@ void RunModel::index_events() {
       by_kind_[c.info.kind].push_back(c.ordinal);
     }
     max_step_ = std::max<int>(max_step_, c.info.step_last);
+    if (c.info.kind == static_cast<uint16_t>(format::ChunkKind::OptimizerStep))
+      max_optimizer_step_ = std::max<int>(max_optimizer_step_, c.info.step_last);
     if (c.info.kind == static_cast<uint16_t>(format::ChunkKind::RunMeta)) meta_ordinal_ = static_cast<int>(c.ordinal);
     if (c.info.kind != static_cast<uint16_t>(format::ChunkKind::Events)) continue;
     if (c.info.event_first == UINT64_MAX || c.info.event_last < c.info.event_first) continue;
@@ -140,8 +143,12 @@ const std::string& RunModel::recovery_notice() const {
   return reader_ ? reader_->recovery_notice() : kEmpty;
 }
 
+// As `tvis inspect` counts: the metadata's steps_recorded; without it, the
+// steps that have an OptimizerStep chunk; without those, every step seen (the
+// events of step N+1's first fetch, where recording stopped, included).
 int RunModel::step_count() const {
   if (info_.loaded && info_.steps_recorded >= 0) return info_.steps_recorded;
+  if (max_optimizer_step_ >= 0) return max_optimizer_step_ + 1;
   return max_step_ + 1;
 }
 

@@ -71,8 +71,11 @@ class RunModel {
   const std::string& source_name() const { return source_name_; }
 
   // --- valid in Open ------------------------------------------------------
-  /// Loads the metadata on first use; cheap afterwards.
+  /// Loads the metadata on first use; cheap afterwards. `loaded` turns true
+  /// once the RunMeta chunk arrived, failed, or the run has none.
   const RunInfo& info();
+  /// Open and the metadata settled: what the run shows is final.
+  bool ready() const { return status_ == RunStatus::Open && info_.loaded; }
   bool complete() const;
   const std::string& recovery_notice() const;
   uint64_t event_count() const { return event_count_; }
@@ -114,6 +117,7 @@ class RunModel {
   uint64_t max_span_len_ = 0;     // largest last - first among spans_
   uint64_t event_count_ = 0;
   int max_step_ = -1;
+  int max_optimizer_step_ = -1;
   int meta_ordinal_ = -1;
   RunInfo info_;
   std::vector<std::vector<uint32_t>> by_kind_;  // kind -> ordinals
