@@ -479,3 +479,21 @@ TEST_CASE("over real recordings: every call is reachable by keys and shows its r
     CHECK(h.state()["errors"] == json::array());
   }
 }
+
+TEST_CASE("a jump to a call inside a collapsed subtree expands it", "[viewer][explore]") {
+  const std::string path = write_overlapping_run();
+  HeadlessApp h;
+  vw::AppState s(vw::AppOptions{});
+  s.model.open(file_source(path));
+  vw::ExploreState x;
+  x.tree.collapsed.emplace(2, std::nullopt);  // "long": its end is found by scanning
+  panel_frames(2, [&] { vw::draw_call_tree(s, x); });
+  REQUIRE(x.tree.collapsed.at(2) == std::optional<uint64_t>(5));
+  CHECK(s.row_rects.count(4) == 0);
+  vw::select_event(s, 4);  // e.g. from the timeline
+  s.row_rects.clear();
+  panel_frames(2, [&] { vw::draw_call_tree(s, x); });
+  CHECK(x.tree.collapsed.count(2) == 0);
+  CHECK(s.row_rects.count(4) == 1);
+  CHECK(*s.selected_event == 4);
+}

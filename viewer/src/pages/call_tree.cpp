@@ -293,11 +293,11 @@ void draw_call_tree(AppState& s, ExploreState& x) {
   CallTreeState& t = x.tree;
   const uint64_t n = s.model.event_count();
   resolve_pending(s, t);
-  if (t.last_selected != s.selected_event) {
-    // A jump from elsewhere (keys, navigator, timeline): keep the row visible.
-    if (s.selected_event && s.scroll_to && *s.scroll_to == *s.selected_event && t.last_selected &&
-        t.active_query.empty())
-      skip_hidden_selection(t, s);
+  if (t.last_selected != s.selected_event && s.selected_event && t.last_selected && t.active_query.empty()) {
+    // Left / right step by one id: into a collapsed subtree means over it.
+    // Other jumps (navigator, timeline, layers) reveal their target instead.
+    const uint64_t now = *s.selected_event, before = *t.last_selected;
+    if (now == before + 1 || now + 1 == before) skip_hidden_selection(t, s);
   }
 
   // Toolbar: search, expand all, counts.
