@@ -128,10 +128,11 @@ void draw_layers_table(AppState& s, ExploreState& x) {
                       l.rows.size(), l.complete ? "" : " (loading ...)");
   const float em = ImGui::GetFontSize();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_Resizable | ImGuiTableFlags_Sortable | ImGuiTableFlags_SizingFixedFit;
+                                ImGuiTableFlags_Resizable | ImGuiTableFlags_Sortable | ImGuiTableFlags_SortTristate |
+                                ImGuiTableFlags_SizingFixedFit;  // tristate: call order until a header is clicked
   if (!ImGui::BeginTable("layers", 7, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("Module", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_DefaultSort, 2.0f);
+  ImGui::TableSetupColumn("Module", ImGuiTableColumnFlags_WidthStretch, 2.0f);
   ImGui::TableSetupColumn("Class", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("Output shape", ImGuiTableColumnFlags_WidthStretch, 1.2f);
   ImGui::TableSetupColumn("Params", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_PreferSortDescending, em * 4.5f);
@@ -142,15 +143,13 @@ void draw_layers_table(AppState& s, ExploreState& x) {
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs())
     if (specs->SpecsDirty) {
       if (specs->SpecsCount > 0) {
-        // The default sort (first column, ascending) keeps call order until a header is clicked.
-        const bool first = l.sort_column < 0 && specs->Specs[0].ColumnIndex == 0 &&
-                           specs->Specs[0].SortDirection == ImGuiSortDirection_Ascending;
-        if (!first) {
-          l.sort_column = specs->Specs[0].ColumnIndex;
-          l.sort_descending = specs->Specs[0].SortDirection == ImGuiSortDirection_Descending;
-          sort_rows(l);
-        }
+        l.sort_column = specs->Specs[0].ColumnIndex;
+        l.sort_descending = specs->Specs[0].SortDirection == ImGuiSortDirection_Descending;
+      } else {
+        l.sort_column = 7;  // back to call order
+        l.sort_descending = false;
       }
+      sort_rows(l);
       specs->SpecsDirty = false;
     }
   ImGuiListClipper clipper;
