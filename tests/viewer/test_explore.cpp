@@ -135,6 +135,7 @@ std::string write_overlapping_run() {
   append_events(*w.value(), std::move(a));
   std::vector<std::unique_ptr<sc::EventT>> b;
   b.push_back(make_event(0, -1, "outer"));
+  b.back()->phase = sc::Phase::None;  // the first forward call is then "first" (1), in the other chunk
   b.push_back(make_event(2, 0, "long"));
   b.push_back(make_event(7, 0, "last"));
   append_events(*w.value(), std::move(b));
@@ -496,4 +497,19 @@ TEST_CASE("a jump to a call inside a collapsed subtree expands it", "[viewer][ex
   CHECK(x.tree.collapsed.count(2) == 0);
   CHECK(s.row_rects.count(4) == 1);
   CHECK(*s.selected_event == 4);
+}
+
+TEST_CASE("a navigator jump finds the first call of a step across overlapping chunks", "[viewer][explore]") {
+  const std::string path = write_overlapping_run();
+  HeadlessApp h;
+  vw::AppState s(vw::AppOptions{});
+  s.model.open(file_source(path));
+  bool exhausted = false;
+  std::optional<uint64_t> id;
+  for (int i = 0; i < 4 && !id && !exhausted; ++i) id = s.model.first_event_of(0, sc::Phase::Forward, &exhausted);
+  REQUIRE(id);
+  CHECK(*id == 1);  // not "long" (2), the first forward call of the chunk whose range starts at 0
+  for (int i = 0; i < 4; ++i) id = s.model.first_event_of(1, sc::Phase::None, &exhausted);
+  CHECK_FALSE(id);
+  CHECK(exhausted);
 }

@@ -218,23 +218,26 @@ const format::Status* RunModel::event_failure(uint64_t id) const {
 }
 
 std::optional<uint64_t> RunModel::first_event_of(int step, schema::Phase phase, bool* exhausted) {
+  // Spans are sorted by first id but may overlap (see span_of): the smallest
+  // matching id wins, and a span starting past it cannot hold a smaller one.
   *exhausted = false;
-  bool waiting = false;
+  std::optional<uint64_t> best;
   for (const auto& span : spans_) {
+    if (best && span.first > *best) break;
     if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
     if (cache_->failure(span.ordinal)) continue;
     auto chunk = cache_->get(span.ordinal);
-    if (!chunk) {
-      waiting = true;
-      break;  // keep call order: an earlier chunk must be known first
-    }
+    if (!chunk) return std::nullopt;  // an earlier chunk must be known first: try next frame
     const auto* batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
     if (!batch || !batch->events()) continue;
-    for (const auto* e : *batch->events())
-      if (e->step() == step && (phase == schema::Phase::None || e->phase() == phase)) return e->id();
+    for (const auto* e : *batch->events())  // in id order
+      if (e->step() == step && (phase == schema::Phase::None || e->phase() == phase)) {
+        if (!best || e->id() < *best) best = e->id();
+        break;
+      }
   }
-  *exhausted = !waiting;
-  return std::nullopt;
+  *exhausted = !best;
+  return best;
 }
 
 const char* phase_label(schema::Phase phase) {
