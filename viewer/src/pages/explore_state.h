@@ -140,4 +140,26 @@ void show_source(ExploreState& x, uint32_t file, uint32_t line);
 /// "1.25 ms", "830 us", "2.1 s".
 std::string duration_label(int64_t ns);
 
+/// Calls f(event) for every loaded event of `step`, across the Events chunks
+/// whose step range covers it. Returns false while some of them still load
+/// (callers draw what they have and try again next frame).
+template <typename F>
+bool for_step_events(AppState& s, int step, F&& f) {
+  bool complete = true;
+  for (const EventSpan& span : s.model.event_spans()) {
+    if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
+    if (s.model.cache().failure(span.ordinal)) continue;
+    auto chunk = s.model.cache().get(span.ordinal);
+    if (!chunk) {
+      complete = false;
+      continue;
+    }
+    const auto* batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
+    if (!batch || !batch->events()) continue;
+    for (const auto* e : *batch->events())
+      if (e->step() == step) f(e);
+  }
+  return complete;
+}
+
 }  // namespace tvis::viewer

@@ -49,39 +49,29 @@ bool collect(AppState& s, ExploreState& x, int step, std::vector<LayerRow>* rows
   bool complete = true;
   std::unordered_map<std::string, int64_t> params;
   if (!param_counts(s, x, step, &params)) complete = false;
-  for (const EventSpan& span : s.model.event_spans()) {
-    if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
-    if (s.model.cache().failure(span.ordinal)) continue;
-    auto chunk = s.model.cache().get(span.ordinal);
-    if (!chunk) {
-      complete = false;
-      continue;
-    }
-    const auto* batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
-    if (!batch || !batch->events()) continue;
-    for (const auto* e : *batch->events()) {
-      if (e->step() != step || e->kind() != schema::EventKind::ModuleCall) continue;
-      LayerRow r;
-      r.event = e->id();
-      r.path = e->name() ? e->name()->str() : "";
-      r.cls = e->class_name() ? e->class_name()->str() : "";
-      if (e->grad_norm() >= 0) r.grad = e->grad_norm();
-      auto p = params.find(r.path);
-      r.params = p == params.end() ? 0 : p->second;
-      bool done = true;
-      for (const TensorRef& t : x.tensors.for_event(s.model, e->id(), step, &done))
-        if (t.rec->role() == schema::TensorRole::Output) {
-          r.out_shape = shape_label(t.rec->shape());
-          if (t.rec->stats()) {
-            r.mean = t.rec->stats()->mean();
-            r.stddev = t.rec->stats()->std();
-          }
-          break;
+  const bool events_loaded = for_step_events(s, step, [&](const schema::Event* e) {
+    if (e->kind() != schema::EventKind::ModuleCall) return;
+    LayerRow r;
+    r.event = e->id();
+    r.path = e->name() ? e->name()->str() : "";
+    r.cls = e->class_name() ? e->class_name()->str() : "";
+    if (e->grad_norm() >= 0) r.grad = e->grad_norm();
+    auto p = params.find(r.path);
+    r.params = p == params.end() ? 0 : p->second;
+    bool done = true;
+    for (const TensorRef& t : x.tensors.for_event(s.model, e->id(), step, &done))
+      if (t.rec->role() == schema::TensorRole::Output) {
+        r.out_shape = shape_label(t.rec->shape());
+        if (t.rec->stats()) {
+          r.mean = t.rec->stats()->mean();
+          r.stddev = t.rec->stats()->std();
         }
-      if (!done) complete = false;
-      rows->push_back(std::move(r));
-    }
-  }
+        break;
+      }
+    if (!done) complete = false;
+    rows->push_back(std::move(r));
+  });
+  if (!events_loaded) complete = false;
   std::sort(rows->begin(), rows->end(), [](const LayerRow& a, const LayerRow& b) { return a.event < b.event; });
   return complete;
 }

@@ -31,26 +31,6 @@ bool is_call(const schema::Event* e) {
          e->t_end_ns() >= e->t_begin_ns();
 }
 
-// Calls every loaded event of `step` (f(event)); false while chunks load.
-template <typename F>
-bool for_step_events(AppState& s, int step, F&& f) {
-  bool complete = true;
-  for (const EventSpan& span : s.model.event_spans()) {
-    if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
-    if (s.model.cache().failure(span.ordinal)) continue;
-    auto chunk = s.model.cache().get(span.ordinal);
-    if (!chunk) {
-      complete = false;
-      continue;
-    }
-    const auto* batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
-    if (!batch || !batch->events()) continue;
-    for (const auto* e : *batch->events())
-      if (e->step() == step) f(e);
-  }
-  return complete;
-}
-
 }  // namespace
 
 void draw_timeline(AppState& s, ExploreState& x) {
