@@ -11,11 +11,13 @@
 #include <SDL_opengl.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <vector>
 
+#include "gl_texture_uploader.h"
 #include "png_writer.h"
 #include "run_location.h"
 #include "sdl_shell.h"
@@ -33,6 +35,7 @@ struct Args {
   int frames = 0;
   std::string size = "1400x900";
   float scale = 0;
+  int64_t select = -1;  // event to select at start (scripted screenshots)
 };
 
 // Hands the located run(s) to the app. Returns false with `problem` set when
@@ -93,6 +96,8 @@ int main(int argc, char** argv) {
   cli.add_option("--frames", args.frames, "render this many frames, then exit")->check(CLI::Range(1, 1000000));
   cli.add_option("--state-json", args.state_json, "write the viewer's state (JSON) at exit");
   cli.add_option("--size", args.size, "window size WxH in window units")->capture_default_str();
+  cli.add_option("--select", args.select, "select this event id at start, as a click on its row would")
+      ->check(CLI::NonNegativeNumber);
   cli.add_option("--scale", args.scale, "UI scale (default: from the display's DPI)")->check(CLI::Range(0.5, 4.0));
   CLI11_PARSE(cli, argc, argv);
 
@@ -106,7 +111,10 @@ int main(int argc, char** argv) {
   options.vsync = args.frames == 0;  // bounded runs go as fast as they can
   options.ui_scale = args.scale;
 
-  tvis::viewer::App app;
+  tvis::shell::GlTextureUploader textures;  // used only during frames (GL context current)
+  tvis::viewer::AppOptions app_options;
+  app_options.texture_uploader = &textures;
+  tvis::viewer::App app(app_options);
   app.set_welcome_hint("Start tvis-view with a run: tvis-view RUN | RUN_DIR | RUNS_DIR");
   if (!args.run.empty()) {
     std::string problem;
@@ -114,6 +122,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tvis-view: %s\n", problem.c_str());
       return 2;
     }
+    if (args.select >= 0) app.select_event(static_cast<uint64_t>(args.select));
   }
 
   tvis::shell::Shell shell;

@@ -12,12 +12,14 @@
 #include <vector>
 
 #include "js_byte_source.h"
+#include "gl_texture_uploader.h"
 #include "sdl_shell.h"
 #include "tvis/viewer/app.h"
 
 namespace {
 
 tvis::shell::Shell g_shell;
+tvis::shell::GlTextureUploader g_textures;
 std::unique_ptr<tvis::viewer::App> g_app;
 std::string g_clipboard;
 std::vector<tvis::viewer::RunListEntry> g_run_list;
@@ -109,7 +111,9 @@ int main() {
   ImGuiIO& io = ImGui::GetIO();
   io.SetClipboardTextFn = set_clipboard;
   io.GetClipboardTextFn = get_clipboard;
-  g_app = std::make_unique<tvis::viewer::App>();
+  tvis::viewer::AppOptions app_options;
+  app_options.texture_uploader = &g_textures;
+  g_app = std::make_unique<tvis::viewer::App>(app_options);
   g_app->set_welcome_hint("Drop a run file (run.tvis) here, use Open, or add ?url=<run URL> to the address.");
   tvis_js_start();
   emscripten_set_main_loop(main_loop, 0, 1);

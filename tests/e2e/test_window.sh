@@ -46,6 +46,12 @@ if [ -f "$GOLDEN" ]; then
   [ "$(json_get "$OUT/golden.json" '["run"]["events"]')" = "$(json_get "$WORK/golden.json" '["events"]')" ] || fail "golden: events differ"
   [ "$(json_get "$OUT/golden.json" '["errors"]')" = "[]" ] || fail "golden: errors shown: $(cat "$OUT/golden.json")"
   check_not_blank "$OUT/golden.png"
+  # 1c. --select opens the inspector on a call; its tensor (heatmap through
+  # the shell's GL textures) is shown once the chunk is decoded.
+  view golden_select "$GOLDEN" --select 8
+  [ "$(json_get "$OUT/golden_select.json" '["selection"]["event"]')" = 8 ] || fail "golden --select 8: $(cat "$OUT/golden_select.json")"
+  [ "$(json_get "$OUT/golden_select.json" '["selection"]["tensor"]')" != null ] || fail "golden --select 8: no tensor shown"
+  check_not_blank "$OUT/golden_select.png"
 fi
 
 # 2. Its run folder opens the same run.

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app_state.h"
+#include "pages/explore_state.h"
 #include "theme.h"
 #include "tvis/format/chunk_kind.h"
 
@@ -157,6 +158,8 @@ bool App::settled() const {
   if (s.showing_run_list) return true;
   return s.model.ready() || s.model.status() == RunStatus::Failed;
 }
+
+void App::select_event(uint64_t id) { tvis::viewer::select_event(*impl_, id); }
 
 bool App::event_row_rect(uint64_t id, float rect[4]) const {
   auto it = impl_->row_rects.find(id);

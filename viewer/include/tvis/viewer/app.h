@@ -88,6 +88,10 @@ class App {
   /// screen coordinates {x0, y0, x1, y1}; false when it was not drawn. Lets
   /// headless tests click real rows.
   bool event_row_rect(uint64_t id, float rect[4]) const;
+  /// Selects event `id` as a click on its row would (the Explore inspector
+  /// then shows it once its chunk is loaded). Ids past the run are ignored by
+  /// the pages. For scripted screenshots (`tvis-view --select`).
+  void select_event(uint64_t id);
 
   struct Impl;
 
