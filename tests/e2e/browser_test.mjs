@@ -102,6 +102,19 @@ try {
     check('golden: steps and events', s && s.run && s.run.steps === golden.steps && s.run.events === golden.events,
           s && s.run);
     check('golden: no errors', s && s.errors.length === 0, s && s.errors);
+    // Click the conv call (event 8): the inspector shows its output tensor,
+    // whose heatmap is drawn through the shell's WebGL textures.
+    await waitFor(page, () => true, 300);
+    const rect = await page.evaluate(() => window.tvisViewer.eventRowRect(8));
+    check('golden: row 8 drawn', Array.isArray(rect), rect);
+    if (rect) {
+      await page.mouse.click((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2);
+      const sel = await waitFor(page, (s) => s.selection && s.selection.event === 8 && s.selection.tensor != null, 3000);
+      check('golden: click shows a tensor of event 8', sel && sel.selection && sel.selection.tensor != null,
+            sel && sel.selection);
+      const after = await waitFor(page, () => true, 300);
+      check('golden: no errors after selecting', after && after.errors.length === 0, after && after.errors);
+    }
     await page.screenshot({ path: path.join(outDir, 'golden.png') });
     await page.close();
   }
