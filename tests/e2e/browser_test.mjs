@@ -22,6 +22,15 @@ async function state(page) {
 }
 
 // Polls state() until `pred` holds; returns the last state seen.
+// Holds a key down across at least two rendered frames: ImGui 1.86 samples
+// key state once per frame, so a press and release inside one frame (a busy
+// machine) would be lost.
+async function pressKey(page, key) {
+  await page.keyboard.down(key);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.keyboard.up(key);
+}
+
 async function waitFor(page, pred, ms = 20000) {
   const t0 = Date.now();
   let s = null;
@@ -77,12 +86,12 @@ try {
       const sel = await waitFor(page, (s) => s.selection && s.selection.event === 4, 3000);
       check('click selects event 4', sel && sel.selection && sel.selection.event === 4, sel && sel.selection);
       // One key per frame: ImGui 1.86 samples key state once per frame.
-      await page.keyboard.press('ArrowRight');
+      await pressKey(page, 'ArrowRight');
       await waitFor(page, (s) => s.selection && s.selection.event === 5, 3000);
-      await page.keyboard.press('ArrowRight');
+      await pressKey(page, 'ArrowRight');
       const sel2 = await waitFor(page, (s) => s.selection && s.selection.event === 6, 3000);
       check('right arrow twice selects event 6', sel2 && sel2.selection.event === 6, sel2 && sel2.selection);
-      await page.keyboard.press('ArrowLeft');
+      await pressKey(page, 'ArrowLeft');
       const sel3 = await waitFor(page, (s) => s.selection && s.selection.event === 5, 3000);
       check('left arrow selects event 5', sel3 && sel3.selection.event === 5, sel3 && sel3.selection);
     }
