@@ -21,7 +21,6 @@ async function state(page) {
   return page.evaluate(() => (window.tvisViewer && window.tvisViewer.ready ? window.tvisViewer.state() : null));
 }
 
-// Polls state() until `pred` holds; returns the last state seen.
 // Holds a key down across at least two rendered frames: ImGui 1.86 samples
 // key state once per frame, so a press and release inside one frame (a busy
 // machine) would be lost.
@@ -31,6 +30,7 @@ async function pressKey(page, key) {
   await page.keyboard.up(key);
 }
 
+// Polls state() until `pred` holds; returns the last state seen.
 async function waitFor(page, pred, ms = 20000) {
   const t0 = Date.now();
   let s = null;
