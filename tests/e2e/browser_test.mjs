@@ -1,11 +1,10 @@
 // Browser end-to-end test of viewer.html (run by test_browser.sh, which
 // starts the servers and passes their addresses in TVIS_E2E_* variables).
-import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const require = createRequire(import.meta.url);
-const { chromium } = require(path.join(path.dirname(new URL(import.meta.url).pathname), 'node_modules', 'playwright-core'));
+import { launchChromium } from './chromium.mjs';
+
 
 const env = process.env;
 const inspect = JSON.parse(fs.readFileSync(env.TVIS_E2E_INSPECT, 'utf8'));
@@ -62,12 +61,7 @@ function checkRun(name, s) {
   check(`${name}: state() is an object`, typeof s === 'object' && Array.isArray(s.insights), s);
 }
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync', '--use-gl=angle', '--use-angle=swiftshader',
-         '--enable-unsafe-swiftshader'],
-});
+const browser = await launchChromium();
 
 try {
   // 1. ?url= with Range (nginx).

@@ -1,11 +1,9 @@
 // Browser half of tools/bench/viewer/browser.sh (see there for the figures).
-import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const require = createRequire(import.meta.url);
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
-const { chromium } = require(path.join(root, 'tests/e2e/node_modules/playwright-core'));
+import { launchChromium } from '../../../tests/e2e/chromium.mjs';
+
 const env = process.env;
 
 // Body bytes nginx sent for `file` (combined log: status, then bytes).
@@ -56,12 +54,7 @@ async function measure(browser, file) {
   console.log(`  frame time while scrolling: median ${fm.median.toFixed(2)} ms, p99 ${fm.p99.toFixed(2)} ms`);
 }
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync', '--use-gl=angle', '--use-angle=swiftshader',
-         '--enable-unsafe-swiftshader'],
-});
+const browser = await launchChromium();
 try {
   for (const file of ['big.tvis', 'sparse.tvis']) await measure(browser, file);
 } finally {
