@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "test_util.h"
+#include "tvis/format/chunk_pack.h"
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_writer.h"
 #include "tvis/schema/recording_generated.h"
@@ -303,16 +304,12 @@ template <typename T>
 Bytes pack(T body) {
   sc::ChunkT chunk;
   chunk.body.Set(std::move(body));
-  flatbuffers::FlatBufferBuilder fbb;
-  sc::FinishChunkBuffer(fbb, sc::Chunk::Pack(fbb, &chunk));
-  return Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  return fmt::pack_chunk(chunk);
 }
 
 Bytes repack(const sc::Chunk* root) {
   std::unique_ptr<sc::ChunkT> obj(root->UnPack());
-  flatbuffers::FlatBufferBuilder fbb;
-  sc::FinishChunkBuffer(fbb, sc::Chunk::Pack(fbb, obj.get()));
-  return Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  return fmt::pack_chunk(*obj);
 }
 
 struct Written {

@@ -14,6 +14,7 @@
 #include "pages/explore_state.h"
 #include "synthetic_run.h"
 #include "tensor_index.h"
+#include "tvis/format/chunk_pack.h"
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_reader.h"
 #include "tvis/format/run_writer.h"
@@ -84,13 +85,7 @@ void panel_frames(int n, F&& draw) {
   }
 }
 
-fmt::Bytes pack(sc::BodyUnion body) {
-  sc::ChunkT chunk;
-  chunk.body = std::move(body);
-  flatbuffers::FlatBufferBuilder fbb;
-  sc::FinishChunkBuffer(fbb, sc::Chunk::Pack(fbb, &chunk));
-  return fmt::Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-}
+fmt::Bytes pack(sc::BodyUnion body) { return fmt::pack_chunk(std::move(body)); }
 
 std::unique_ptr<sc::EventT> make_event(uint64_t id, int64_t parent, const std::string& name) {
   auto e = std::make_unique<sc::EventT>();

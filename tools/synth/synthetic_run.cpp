@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 
+#include "tvis/format/chunk_pack.h"
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_writer.h"
 #include "tvis/format/tensor_data_chunk.h"
@@ -140,13 +141,7 @@ std::unique_ptr<sc::KeyValueT> kv(std::string k, std::string v) {
   return p;
 }
 
-fmt::Bytes pack(sc::BodyUnion body) {
-  sc::ChunkT chunk;
-  chunk.body = std::move(body);
-  flatbuffers::FlatBufferBuilder fbb;
-  sc::FinishChunkBuffer(fbb, sc::Chunk::Pack(fbb, &chunk));
-  return fmt::Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-}
+fmt::Bytes pack(sc::BodyUnion body) { return fmt::pack_chunk(std::move(body)); }
 
 template <typename T>
 sc::BodyUnion as_body(T value) {

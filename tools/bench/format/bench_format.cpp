@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "synthetic_run.h"
+#include "tvis/format/chunk_pack.h"
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_reader.h"
 #include "tvis/format/run_writer.h"
@@ -59,9 +60,7 @@ fmt::Bytes events_chunk(uint64_t first_id) {
   }
   sc::ChunkT chunk;
   chunk.body.Set(std::move(batch));
-  flatbuffers::FlatBufferBuilder fbb;
-  sc::FinishChunkBuffer(fbb, sc::Chunk::Pack(fbb, &chunk));
-  return fmt::Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  return fmt::pack_chunk(chunk);
 }
 
 // Distinct chunks, reused in rotation to reach the target size (each chunk
