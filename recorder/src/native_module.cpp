@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "code_filter.h"
+#include "py_records.h"
 #include "tensor_capture.h"
 #include "tvis/recorder/run_builder.h"
 
@@ -34,27 +35,6 @@ std::string read_text(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::vector<std::unique_ptr<schema::KeyValueT>> key_values(py::handle seq) {
-  std::vector<std::unique_ptr<schema::KeyValueT>> out;
-  if (seq.is_none()) return out;
-  for (py::handle kv : seq) {
-    auto t = py::reinterpret_borrow<py::tuple>(kv);
-    auto e = std::make_unique<schema::KeyValueT>();
-    e->key = py::str(t[0]);
-    e->value = py::str(t[1]);
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
-template <typename T>
-T get(const py::dict& d, const char* key, T fallback) {
-  if (!d.contains(key)) return fallback;
-  py::handle v = d[key];
-  if (v.is_none()) return fallback;
-  return v.cast<T>();
 }
 
 class Recorder;
@@ -295,27 +275,12 @@ class Recorder {
     builder_->add_loss(std::move(r));
   }
 
-  /// The followed samples of one batch: {step, batch_event, batch: [ids],
-  /// samples: [{id, batch_position, input, label, label_index}]}.
-  void add_samples(const py::dict& d) {
-    auto r = std::make_unique<schema::SampleBatchT>();
-    r->step = get<int>(d, "step", step_);
-    r->batch_event = get<uint64_t>(d, "batch_event", 0);
-    if (d.contains("batch")) r->batch = d["batch"].cast<std::vector<uint64_t>>();
-    if (d.contains("samples"))
-      for (py::handle s : d["samples"]) {
-        auto sd = py::reinterpret_borrow<py::dict>(s);
-        auto smp = std::make_unique<schema::SampleT>();
-        smp->id = get<int>(sd, "id", 0);
-        smp->step = r->step;
-        smp->batch_position = get<int>(sd, "batch_position", -1);
-        smp->input = get<int64_t>(sd, "input", -1);
-        smp->label = get<std::string>(sd, "label", "");
-        smp->label_index = get<int64_t>(sd, "label_index", -1);
-        r->samples.push_back(std::move(smp));
-      }
-    builder_->add_samples(std::move(r));
-  }
+  /// The followed samples of one batch (the dict shape is in py_records.h).
+  void add_samples(const py::dict& d) { builder_->add_samples(sample_batch_from(d, step_)); }
+
+  /// Insight records of this step: attention, Grad-CAM, embeddings, embedding
+  /// tables, library attention (the dict shape is in py_records.h).
+  void add_insights(const py::dict& d) { builder_->add_insights(insight_batch_from(d, step_)); }
 
   void write_meta(const py::dict& d) { builder_->write_meta(meta_from(d)); }
   void flush() { builder_->flush(); }
@@ -534,6 +499,7 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("add_optimizer_step", &Recorder::add_optimizer_step)
       .def("add_loss", &Recorder::add_loss)
       .def("add_samples", &Recorder::add_samples)
+      .def("add_insights", &Recorder::add_insights)
       .def("write_meta", &Recorder::write_meta)
       .def("flush", &Recorder::flush)
       .def("finalize", &Recorder::finalize)

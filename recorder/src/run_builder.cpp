@@ -18,6 +18,16 @@ std::vector<uint8_t> finish(flatbuffers::FlatBufferBuilder& fbb, schema::Body ty
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 
+/// The step range an insight batch covers ({-1, -1} when none is stepped).
+std::pair<int32_t, int32_t> insight_steps(const schema::InsightBatchT& b) {
+  int32_t s0 = INT32_MAX, s1 = -1;
+  auto cover = [&](int32_t s) { s0 = std::min(s0, s); s1 = std::max(s1, s); };
+  for (auto& a : b.attention) cover(a->step);
+  for (auto& g : b.gradcam) cover(g->step);
+  for (auto& e : b.embeddings) cover(e->step);
+  return {s0 == INT32_MAX ? -1 : s0, s1};
+}
+
 }  // namespace
 
 format::Result<std::unique_ptr<RunBuilder>> RunBuilder::create(const BuilderOptions& options) {
@@ -119,6 +129,7 @@ void RunBuilder::cut_buffer(DataBuffer& buf, bool f32) {
 void RunBuilder::add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> rec) { steps_.push_back(std::move(rec)); }
 void RunBuilder::add_loss(std::unique_ptr<schema::LossRecordT> rec) { losses_.push_back(std::move(rec)); }
 void RunBuilder::add_samples(std::unique_ptr<schema::SampleBatchT> rec) { samples_.push_back(std::move(rec)); }
+void RunBuilder::add_insights(std::unique_ptr<schema::InsightBatchT> rec) { insights_.push_back(std::move(rec)); }
 
 void RunBuilder::write_meta(const schema::RunMetaT& meta) {
   append_table(ChunkKind::RunMeta, schema::RunMetaT(meta), -1, -1);
@@ -171,6 +182,11 @@ void RunBuilder::flush() {
     append_table(ChunkKind::Samples, std::move(*b), step, step, ev, ev);
   }
   samples_.clear();
+  for (auto& b : insights_) {
+    auto [s0, s1] = insight_steps(*b);
+    append_table(ChunkKind::Insights, std::move(*b), s0, s1);
+  }
+  insights_.clear();
 }
 
 format::Status RunBuilder::finalize(const schema::SourceFilesT& sources, const schema::RunMetaT& meta, int64_t t_end_ns) {

@@ -13,9 +13,9 @@ the next top-level module call or data fetch (a hand-written update belongs to
 it). After the N-th step the script is stopped at its first data fetch or
 module call: the run is finalized, stdout/stderr flushed, ``os._exit(0)``.
 
-Hook points for later work (data pipeline, Grad-CAM, attention, embeddings):
-``_on_fetch`` sees every batch, ``_post`` every module output with its event,
-``_on_backward`` runs before the user's backward while the graph is intact.
+Capture extensions (``_capture_*.py``: data pipeline, Grad-CAM, attention,
+embeddings) ride on these hooks through ``_extensions.Extensions``; see there
+for the calls they get. ``followed`` holds this step's followed samples.
 """
 
 import contextlib
@@ -31,6 +31,7 @@ import torch
 import torch.nn.functional as F
 
 from . import _phases as P
+from ._extensions import Extensions
 from ._loss import analyze_loss
 
 _LOSS_FUNCTIONS = (
@@ -75,11 +76,16 @@ class Session:
         self._extra_names = {}      # id(tensor) -> name for leaves outside modules
         self._device = None
         self._undo = []
+        # This step's followed samples: [{"id", "batch_position", "label_index"}]
+        # (label_index None when unknown); set at each recorded batch.
+        self.followed = []
+        self.ext = None             # Extensions, set at install()
         # Benchmarks: where to write the writer's statistics at finalize (JSON).
         self.stats_file = os.environ.pop("TVIS_STATS_FILE", None)
 
     # ------------------------------------------------------------ install --
     def install(self):
+        self.ext = Extensions(self)
         mm = torch.nn.modules.module
         h1 = mm.register_module_forward_pre_hook(self._pre)
         h2 = mm.register_module_forward_hook(self._post)
@@ -95,6 +101,7 @@ class Session:
         # modules that did `from torch.nn.functional import cross_entropy` before
         # the script ran (torch.nn.modules.loss uses `F.` and sees the patch)
         os.register_at_fork(after_in_child=self._forked)
+        self.ext.call("install")
         self.rec.write_meta(self._meta(complete=False))
         self.rec.start_profile()
 
@@ -197,6 +204,7 @@ class Session:
         else:
             self._kwargs_only += 1
         self._stack.append((module, eid))
+        self.ext.call("on_module_pre", module, eid, args)
         return None
 
     def _post_impl(self, module, args, output):
@@ -214,6 +222,7 @@ class Session:
             out = out[0]
         if isinstance(out, torch.Tensor) and out.grad_fn is not None:
             out.grad_fn.register_hook(functools.partial(self.rec.on_grad, eid, out.output_nr))
+        self.ext.call("on_module_post", module, eid, args, output)
         self.rec.end(eid)
         if isinstance(module, torch.nn.modules.loss._Loss) and isinstance(output, torch.Tensor):
             info = {"call": "torch.nn." + type(module).__name__, "event": eid, "args": args,
@@ -333,6 +342,7 @@ class Session:
         if rec is not None:
             self.rec.add_loss(rec)
         self._loss_candidates = []
+        self.ext.call("on_backward", loss, cand)
 
     # -------------------------------------------------------- optimizer ---
     def _wrap_optimizer_init(self, orig):
@@ -467,6 +477,7 @@ class Session:
         self.rec.add_optimizer_step({"step": self.steps_done, "event": eid, "optimizer_class": opt_class,
                                      "groups": groups, "params": params})
         self.rec.set_phase(P.NONE)
+        self.ext.call("on_step_end", self.steps_done)
         self.rec.flush()
         self.steps_done += 1
         self.rec.set_step(self.steps_done)
@@ -532,6 +543,9 @@ class Session:
                     s["label"] = str(int(labels[i]))
                 samples.append(s)
         self.rec.add_samples({"step": self.steps_done, "batch_event": eid, "batch": ids, "samples": samples})
+        self.followed = [{"id": s["id"], "batch_position": s["batch_position"], "label_index": s.get("label_index")}
+                         for s in samples]
+        self.ext.call("on_fetch", eid, batch)
         return ids
 
     # ------------------------------------------------------- finishing ---
@@ -575,6 +589,8 @@ class Session:
         if self._kwargs_only:
             self.notice("kwargs_only_calls", "%d module calls passed only keyword arguments; "
                         "their inputs are not recorded" % self._kwargs_only)
+        if self.ext is not None:
+            self.ext.call("finalize")
         if self.steps_done >= self.steps_requested:
             self.notice("stopped", "stopped after %d optimizer steps as requested" % self.steps_done)
         elif not exception:

@@ -15,7 +15,7 @@
 //     or at flush(); the TensorRecords pointing into it are completed with the
 //     chunk ordinal then and written (TensorBatch) at the next flush().
 //   - Chunk order in the file: RunMeta (started), then per flush: TensorData,
-//     TensorBatch, EventBatch, OptimizerStep / Loss / SampleBatch records; SourceFiles and
+//     TensorBatch, EventBatch, OptimizerStep / Loss / SampleBatch / InsightBatch records; SourceFiles and
 //     the final RunMeta at finalize(). The last RunMeta wins (chunk_kind.h).
 //   - Not thread-safe: callers serialize (the module holds the GIL).
 #pragma once
@@ -63,6 +63,7 @@ class RunBuilder {
   void add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> rec);
   void add_loss(std::unique_ptr<schema::LossRecordT> rec);
   void add_samples(std::unique_ptr<schema::SampleBatchT> rec);
+  void add_insights(std::unique_ptr<schema::InsightBatchT> rec);
 
   /// Writes the RunMeta chunk (the first says "being written").
   void write_meta(const schema::RunMetaT& meta);
@@ -99,6 +100,7 @@ class RunBuilder {
   std::vector<std::unique_ptr<schema::OptimizerStepRecordT>> steps_;
   std::vector<std::unique_ptr<schema::LossRecordT>> losses_;
   std::vector<std::unique_ptr<schema::SampleBatchT>> samples_;
+  std::vector<std::unique_ptr<schema::InsightBatchT>> insights_;
   DataBuffer f32_, raw_;
   flatbuffers::FlatBufferBuilder data_fbb_{1 << 20};
 };
