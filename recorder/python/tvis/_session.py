@@ -40,6 +40,16 @@ _LOSS_FUNCTIONS = (
 )
 
 
+_CALL_IMPL = torch.nn.Module._call_impl.__code__
+
+
+def _call_kwargs(frame):
+    """The keyword arguments of the module call whose pre-hook runs, read from
+    `frame` when it is Module._call_impl's (1.13 hands hooks no kwargs); None
+    when it is not (a custom __call__)."""
+    return frame.f_locals.get("kwargs") if frame.f_code is _CALL_IMPL else None
+
+
 class Session:
     def __init__(self, native, run_file, steps, max_elems, samples, project_dir, script, options):
         here = os.path.dirname(os.path.abspath(__file__))
@@ -199,9 +209,15 @@ class Session:
         cf = self.rec.file_id(f.f_code.co_filename)
         df, dl = self._class_def(type(module))
         eid = self.rec.begin(P.MODULE_CALL, self._module_name(module), type(module).__name__, cf, f.f_lineno, df, dl)
-        if args:
+        kwargs = _call_kwargs(sys._getframe(2))
+        if kwargs:
+            # keyword inputs (1.13 pre-hooks get none): slots after the positional ones
+            self.rec.tensors(eid, P.INPUT, (args, kwargs))
+            self.rec.add_detail(eid, [("keyword_inputs", " ".join(k for k, v in kwargs.items()
+                                                                  if isinstance(v, torch.Tensor)))])
+        elif args:
             self.rec.tensors(eid, P.INPUT, args)
-        else:
+        elif kwargs is None:
             self._kwargs_only += 1
         self._stack.append((module, eid))
         self.ext.call("on_module_pre", module, eid, args)
@@ -587,8 +603,8 @@ class Session:
         if self._manual is not None and exception == "":
             self._boundary()
         if self._kwargs_only:
-            self.notice("kwargs_only_calls", "%d module calls passed only keyword arguments; "
-                        "their inputs are not recorded" % self._kwargs_only)
+            self.notice("kwargs_only_calls", "%d module calls without positional arguments went through a "
+                        "custom __call__; their keyword inputs are not recorded" % self._kwargs_only)
         if self.ext is not None:
             self.ext.call("finalize")
         if self.steps_done >= self.steps_requested:
