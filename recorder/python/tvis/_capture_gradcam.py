@@ -1,0 +1,225 @@
+"""Grad-CAM capture: per followed sample and conv layer, for the predicted and the true class.
+
+A conv layer here is a module call that returns a 4-D floating tensor
+[B, C, H, W] with an autograd graph, during the forward (not inside a data
+fetch, a backward or an optimizer step). A module called several times in one
+forward gets one entry per call: ``path``, ``path#2``, ``path#3``, ...
+
+At the user's backward (``on_backward``, graph intact) the class scores are
+the [B, classes] input of the cross_entropy / nll_loss call behind the loss.
+For each followed sample row i and each target class c (predicted = argmax of
+row i, true = its class-index target; one pass when equal) tvis runs one
+``autograd.grad(scores, activations, grad_outputs=onehot(i, c),
+retain_graph=True)`` on the user's graph: no forward, no RNG, the exact
+derivative of sample i's score alone (BatchNorm coupling included, other
+samples' scores excluded). During those passes tvis's own gradient hooks are
+paused and the user's hooks are silenced and ``.grad`` of ``retain_grad()``
+tensors restored (_gradcam_guard.HookGuard). Leaf ``.grad`` is never written.
+
+Maps: ReLU(sum_c mean_hw(dS/dA_c) A_c), float32 [h, w], stored with
+``rec.tensor(map, OTHER, module event, name)`` and listed per backward with
+``rec.add_insights({"gradcam": [{step, module, sample, target, class_index,
+map}]})`` (target 0 predicted, 1 true; equal classes share one map tensor).
+
+Skipped, each with a notice naming why (once per run): ``--no-gradcam``; a
+loss that is not classification over [B, classes]; a reentrant
+``torch.utils.checkpoint`` in the graph; saved-tensor hooks active in the
+forward (non-reentrant checkpoint, ``save_on_cpu``); outputs modified in
+place after their module returned (their own gradient is not reachable as a
+tensor any more); no conv layer at all.
+
+Memory: references to this forward's activations are held from the module's
+return to the backward (no later), at most for the latest ``_MAX_FORWARDS``
+top-level model calls before one backward, and all dropped at step end.
+"""
+
+import torch
+
+from . import _phases as P
+from ._gradcam_guard import HookGuard
+from ._gradcam_maps import cam, class_scores, reentrant_checkpoint, sample_gradients
+
+_MAX_FORWARDS = 4
+PREDICTED, TRUE = 0, 1
+
+
+def attach(session):
+    if ("no_gradcam", "1") in [tuple(o) for o in session.options]:
+        session.notice("gradcam_off", "Grad-CAM skipped by request (--no-gradcam)")
+        return None
+    return GradCam(session)
+
+
+class _Activation:
+    __slots__ = ("names", "event", "tensor", "version")
+
+    def __init__(self, name, event, tensor):
+        self.names = [name]
+        self.event = event
+        self.tensor = tensor
+        self.version = tensor._version
+
+
+class GradCam:
+    def __init__(self, session):
+        self.s = session
+        self.guard = HookGuard()
+        self._forwards = []   # [[_Activation]] per top-level model call since the last backward
+        self._calls = {}      # id(module) -> calls this forward (for path#k names)
+        self._busy = False    # inside tvis's own gradient pass
+        self.maps_written = 0
+
+    # ------------------------------------------------------------ hooks ---
+    def install(self):
+        self.guard.install()
+
+    def finalize(self):
+        self.guard.uninstall()
+        self._drop()
+        if self.maps_written == 0 and not any(c.startswith("gradcam") for c, _ in self.s.notices):
+            self.s.notice("gradcam_none", "no Grad-CAM maps: no module returned a [B, C, H, W] activation "
+                                          "that a classification loss's scores depend on")
+
+    def on_module_post(self, module, eid, args, output):
+        s = self.s
+        if self._busy or s._fetch_depth or s._bw_depth or s._step_depth:
+            return
+        if not isinstance(output, torch.Tensor) or output.dim() != 4 or not output.is_floating_point() \
+                or output.grad_fn is None:
+            if not s._stack:
+                self._close_forward()
+            return
+        if not self._forwards or self._forwards[-1] is None:
+            self._open_forward()
+        k = self._calls.get(id(module), 0) + 1
+        self._calls[id(module)] = k
+        name = s._module_name(module) + ("#%d" % k if k > 1 else "")
+        acts = self._forwards[-1]
+        if acts and acts[-1].tensor is output and acts[-1].version == output._version:
+            acts[-1].names.append(name)  # a container returning its last child's output
+        else:
+            acts.append(_Activation(name, eid, output))
+        if not s._stack:
+            self._close_forward()
+
+    def on_backward(self, loss, loss_info):
+        try:
+            if not self._busy:
+                self._capture(loss_info)
+        finally:
+            self._drop()
+
+    def on_step_end(self, step):
+        self._drop()
+
+    # ------------------------------------------------------ forward log ---
+    def _open_forward(self):
+        if self._forwards and self._forwards[-1] is None:
+            self._forwards.pop()
+        self._forwards.append([])
+        if len(self._forwards) > _MAX_FORWARDS:
+            self._forwards.pop(0)
+            self.s.notice("gradcam_forwards", "Grad-CAM keeps the activations of the latest %d model calls "
+                                              "before a backward; earlier calls have no maps" % _MAX_FORWARDS)
+
+    def _close_forward(self):
+        if self._forwards and self._forwards[-1]:
+            self._forwards.append(None)  # the next activation opens a new top-level call
+
+    def _drop(self):
+        self._forwards = []
+        self._calls = {}
+        self.guard.mark()
+
+    # ---------------------------------------------------------- capture ---
+    def _capture(self, loss_info):
+        acts = [a for f in self._forwards if f for a in f]
+        if not acts:
+            return
+        scores, target, why = class_scores(loss_info)
+        if why is not None:
+            self.s.notice("gradcam_no_scores", "Grad-CAM skipped: %s" % why)
+            return
+        if self.guard.saved_hooks_entered:
+            self.s.notice("gradcam_saved_hooks", "Grad-CAM skipped on steps whose forward ran saved-tensor hooks "
+                                                 "(non-reentrant torch.utils.checkpoint, save_on_cpu, ...): an "
+                                                 "extra gradient pass would run their unpack hooks")
+            return
+        if reentrant_checkpoint(scores.grad_fn):
+            self.s.notice("gradcam_checkpoint", "Grad-CAM skipped on steps with reentrant torch.utils.checkpoint "
+                                                "(CheckpointFunctionBackward in the graph): it refuses "
+                                                "torch.autograd.grad")
+            return
+        usable = self._usable(acts, scores.shape[0])
+        if not usable:
+            return
+        rows = self._rows(scores.shape[0])
+        maps = self._maps(scores, target, rows, usable)
+        self._write(maps)
+
+    def _usable(self, acts, batch):
+        usable, modified, by_tensor = [], [], {}
+        for a in acts:
+            if a.tensor.shape[0] != batch:
+                continue
+            if a.tensor._version != a.version:
+                modified += a.names
+                continue
+            first = by_tensor.get(id(a.tensor))
+            if first is not None:  # the same tensor again (nn.Identity, a second container)
+                first.names += a.names
+                continue
+            by_tensor[id(a.tensor)] = a
+            usable.append(a)
+        if modified:
+            self.s.notice("gradcam_inplace", "no Grad-CAM for module outputs modified in place after the module "
+                                             "returned (e.g. %s): their own gradient is no longer a tensor tvis "
+                                             "can differentiate by" % ", ".join(modified[:3]))
+        return usable
+
+    def _rows(self, batch):
+        """[(sample id, batch row)]: the followed samples, else the first --samples rows."""
+        followed = [(f["id"], f["batch_position"]) for f in self.s.followed if f["batch_position"] < batch]
+        return followed or [(i, i) for i in range(min(self.s.samples, batch))]
+
+    def _maps(self, scores, target, rows, acts):
+        """[(sample, [(target kind, class)], activation, map)] from one pass per sample and class."""
+        with torch.no_grad():
+            pred = scores.detach()[[r for _, r in rows]].argmax(1).tolist()
+            true = target.detach()[[r for _, r in rows]].tolist() if target is not None else [None] * len(rows)
+        classes = scores.shape[1]
+        tensors = [a.tensor for a in acts]
+        out = []
+        rec = self.s.rec
+        self._busy = True
+        was_paused = rec.paused()
+        rec.set_paused(True)
+        try:
+            with self.guard.quiet():
+                for (sample, row), p, t in zip(rows, pred, true):
+                    kinds = {p: [PREDICTED]}
+                    if t is not None and 0 <= t < classes:
+                        kinds.setdefault(t, []).append(TRUE)
+                    for cls, ks in kinds.items():
+                        grads = sample_gradients(scores, row, cls, tensors)
+                        for a, g in zip(acts, grads):
+                            if g is not None:
+                                out.append((sample, [(k, cls) for k in ks], a, cam(a.tensor[row], g[row])))
+                        del grads
+        finally:
+            rec.set_paused(was_paused)
+            self._busy = False
+        return out
+
+    def _write(self, maps):
+        rec, step, records = self.s.rec, self.s.steps_done, []
+        for sample, targets, a, m in maps:
+            label = "/".join("%s %d" % ("predicted" if k == PREDICTED else "true", c) for k, c in targets)
+            tid = rec.tensor(m, P.OTHER, a.event, "gradcam sample %d (%s)" % (sample, label))
+            for name in a.names:
+                for k, c in targets:
+                    records.append({"step": step, "module": name, "sample": sample, "target": k,
+                                    "class_index": int(c), "map": tid})
+        if records:
+            rec.add_insights({"gradcam": records})
+            self.maps_written += len(maps)
