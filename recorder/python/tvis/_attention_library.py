@@ -1,0 +1,75 @@
+"""Attention computed inside torch, which never exposes its weights.
+
+Contract: a call is noted when the model actually makes it: an
+``nn.MultiheadAttention`` module call (kind "nn.MultiheadAttention"), a call of
+``F.multi_head_attention_forward`` not made by such a module, or of
+``F.scaled_dot_product_attention`` where torch has it (not 1.13), attributed to
+the innermost open module call, and an ``nn.TransformerEncoderLayer`` call that
+took torch's fused fast path (its ``self_attn`` module was never called). Each
+(module path, kind) is reported once per run: a ``library_attention`` insight
+record as soon as it is seen, and at the end one notice naming them all. The
+patched functions call the original with the same arguments and return its
+result; nothing is noted for a model that calls none of these.
+"""
+
+import functools
+
+import torch
+import torch.nn.functional as F
+
+MHA = "nn.MultiheadAttention"
+
+
+class LibraryAttention:
+    def __init__(self, session):
+        self.s = session
+        self.seen = []          # [(module path, kind)] in the order first seen
+        self._keys = set()
+        self._mha_called = set()  # id() of MultiheadAttention modules called
+
+    def install(self):
+        for fn in ("multi_head_attention_forward", "scaled_dot_product_attention"):
+            if hasattr(F, fn):
+                self.s._patch(F, fn, functools.partial(self._wrap_functional, "F." + fn))
+
+    def on_module_pre(self, module):
+        if isinstance(module, torch.nn.MultiheadAttention):
+            self._mha_called.add(id(module))
+            self._note(self.s._module_name(module), MHA)
+
+    def on_module_post(self, module):
+        if isinstance(module, torch.nn.TransformerEncoderLayer):
+            attn = getattr(module, "self_attn", None)
+            if attn is not None and id(attn) not in self._mha_called:
+                self._note(self.s._module_name(module), "nn.TransformerEncoderLayer (fused fast path)")
+
+    def notice_text(self):
+        if not self.seen:
+            return None
+        where = ", ".join("%s (%s)" % (m, k) for m, k in self.seen)
+        return ("attention computed inside torch exposes no weights, so none were captured for: %s" % where)
+
+    def _wrap_functional(self, kind, orig):
+        lib = self
+
+        @functools.wraps(orig)
+        def attention_fn(*args, **kwargs):
+            if lib.s.active and lib.s._stack:
+                module = lib.s._stack[-1][0]
+                if not (kind == "F.multi_head_attention_forward" and isinstance(module, torch.nn.MultiheadAttention)):
+                    try:
+                        lib._note(lib.s._module_name(module), kind)
+                    except Exception as e:  # noqa: BLE001: never break the script
+                        lib.s.notice("attention_failed", "library attention note failed: %s: %s"
+                                     % (type(e).__name__, e))
+            return orig(*args, **kwargs)
+
+        return attention_fn
+
+    def _note(self, module_path, kind):
+        key = (module_path, kind)
+        if key in self._keys:
+            return
+        self._keys.add(key)
+        self.seen.append(key)
+        self.s.rec.add_insights({"library_attention": [{"module": module_path, "kind": kind}]})

@@ -1,0 +1,166 @@
+"""Attention capture: softmax weights the project's code computes, per layer and head.
+
+What is captured: a call of ``torch.softmax``, ``torch.nn.functional.softmax``
+or ``Tensor.softmax`` made from a project file (``_attention_project_code``),
+or by an ``nn.Softmax`` module, inside a recorded module call, over the last
+dimension, whose result is ``[B, H, T, S]`` or ``[B, T, T]`` with B the rows of
+the current top-level module call's batch. For each followed sample
+(``_attention_followed_rows``) its ``[H, T, S]`` weights (``[1, T, T]`` for a
+3-d result) are recorded as a tensor (role Other) on the enclosing module call
+(the caller of an ``nn.Softmax``), with the sample's input tokens when the
+top-level call's first tensor input holds integer token ids, and their labels
+where a vocabulary is known (``_embeddings_vocabulary``). Records are written
+as AttentionRecords ({step, module, event, sample, shape, weights, tokens,
+token_labels}) at the end of each step. A softmax of attention shape whose
+first dimension is not the batch (e.g. ``[B*H, T, T]``) is not taken and is
+named in a notice. Library attention (``nn.MultiheadAttention`` ...) is
+reported by ``_attention_library``.
+
+Contract: the patched softmax calls the original with the same arguments and
+returns its result object unchanged; outside a recorded forward, or for
+results that are not 3-d/4-d, it costs one wrapper call and a few attribute
+reads. It reads the result (a copy is kept by the native recorder), never
+writes it, draws no random numbers.
+"""
+
+import functools
+import sys
+
+import torch
+import torch.nn.functional as F
+
+from . import _phases as P
+from ._attention_followed_rows import followed_rows
+from ._attention_library import LibraryAttention
+from ._attention_project_code import ProjectFiles
+from ._embeddings_vocabulary import Vocabularies
+
+
+def attach(session):
+    return AttentionCapture(session)
+
+
+class AttentionCapture:
+    def __init__(self, session):
+        self.s = session
+        self.project = ProjectFiles(session.project_dir)
+        self.vocab = Vocabularies(self.project)
+        self.library = LibraryAttention(session)
+        self.enabled = True
+        self.batch_rows = None      # rows of the current top-level call's batch
+        self.token_ids = None       # its first tensor input when that holds integer ids
+        self.token_table = None     # rows of the nn.Embedding that embedded token_ids
+        self._tokens = {}           # batch position -> (tokens, labels) for this forward
+        self._pending = []          # AttentionRecord dicts of this step
+        self._skipped = {}          # module path -> shape of softmaxes not taken
+
+    # ------------------------------------------------------------ hooks --
+    def install(self):
+        for owner, attr in ((torch, "softmax"), (F, "softmax"), (torch.Tensor, "softmax")):
+            self.s._patch(owner, attr, self._wrap_softmax)
+        self.library.install()
+
+    def on_module_pre(self, module, eid, args):
+        if len(self.s._stack) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
+            self._new_forward(args)
+        elif isinstance(module, torch.nn.Embedding) and args and args[0] is self.token_ids:
+            self.token_table = module.num_embeddings
+        self.library.on_module_pre(module)
+
+    def on_module_post(self, module, eid, args, output):
+        self.library.on_module_post(module)
+
+    def on_step_end(self, step):
+        self._flush()
+
+    def finalize(self):
+        self._flush()
+        text = self.library.notice_text()
+        if text:
+            self.s.notice("library_attention", text)
+        if self._skipped:
+            where = ", ".join("%s %s" % (m, list(sh)) for m, sh in sorted(self._skipped.items()))
+            self.s.notice("attention_not_batched", "softmax results of attention shape whose first dimension is "
+                          "not the batch were not captured as attention: %s" % where)
+
+    # ---------------------------------------------------------- softmax --
+    def _wrap_softmax(self, orig):
+        cap = self
+
+        @functools.wraps(orig)
+        def softmax(*args, **kwargs):
+            out = orig(*args, **kwargs)
+            if cap.enabled and cap.s._stack and isinstance(out, torch.Tensor) and out.dim() in (3, 4) \
+                    and cap.s.active:
+                try:
+                    cap._consider(out, args, kwargs, sys._getframe(1))
+                except Exception as e:  # noqa: BLE001: an extension never breaks the script
+                    cap.enabled = False
+                    cap.s.ext._disable("attention", "softmax", e)
+            return out
+
+        return softmax
+
+    def _consider(self, out, args, kwargs, caller):
+        dim = kwargs["dim"] if "dim" in kwargs else args[1] if len(args) > 1 else None
+        if not isinstance(dim, int) or dim not in (-1, out.dim() - 1):
+            return
+        shape = tuple(out.shape)
+        if out.dim() == 3 and shape[1] != shape[2]:
+            return
+        owner = self._owner(caller)
+        if owner is None:
+            return
+        module, eid = owner
+        if self.batch_rows is None or shape[0] != self.batch_rows:
+            self._skipped.setdefault(self.s._module_name(module), shape)
+            return
+        self._record(out, shape, module, eid)
+
+    def _owner(self, caller):
+        """(module, event) the softmax belongs to, or None when it is not the project's."""
+        stack = self.s._stack
+        top = stack[-1][0]
+        if isinstance(top, torch.nn.Softmax):
+            return stack[-2] if len(stack) >= 2 else None
+        return stack[-1] if self.project.contains(caller.f_code.co_filename) else None
+
+    def _record(self, out, shape, module, eid):
+        name = self.s._module_name(module)
+        with torch.no_grad():
+            for sample, pos, _ in followed_rows(self.s, shape[0]):
+                w = out[pos].detach()
+                if w.dim() == 2:
+                    w = w.unsqueeze(0)
+                tid = self.s.rec.tensor(w, P.OTHER, eid, "attention[sample %d]" % sample)
+                tokens, labels = self._tokens_of(pos)
+                self._pending.append({"step": self.s.steps_done, "module": name, "event": eid, "sample": sample,
+                                      "shape": list(shape), "weights": tid, "tokens": tokens,
+                                      "token_labels": labels})
+
+    # ----------------------------------------------------------- tokens --
+    def _new_forward(self, args):
+        self._tokens = {}
+        self.token_ids = None
+        self.token_table = None
+        first = next((a for a in args if isinstance(a, torch.Tensor)), None)
+        self.batch_rows = first.shape[0] if first is not None and first.dim() > 0 else None
+        if first is not None and first.dim() == 2 and not first.is_floating_point() \
+                and not first.is_complex() and first.dtype != torch.bool:
+            self.token_ids = first
+
+    def _tokens_of(self, pos):
+        got = self._tokens.get(pos)
+        if got is None:
+            got = ([], [])
+            if self.token_ids is not None:
+                ids = self.token_ids[pos].tolist()
+                labels = self.vocab.for_ids(max(ids), self.token_table) if ids else []
+                got = (ids, [labels[i] if 0 <= i < len(labels) else "" for i in ids] if labels else [])
+            self._tokens[pos] = got
+        return got
+
+    def _flush(self):
+        if self._pending:
+            records, self._pending = self._pending, []
+            self.s.rec.add_insights({"attention": records})

@@ -1,0 +1,145 @@
+"""Attention capture (issue 4) and keyword-only module inputs.
+
+The bundled char-level LM (examples/char_transformer.py) computes its attention
+with torch.softmax in the project's code: the run holds each layer's weights
+for the followed samples, [H, T, T] per sample, rows summing to 1, equal to the
+weights the test recomputes from the layer's recorded input and the recorded
+qkv weights of that step, with the sample's input tokens and their characters;
+no library-attention notice. A small torchvision ViT calls nn.MultiheadAttention
+with keyword arguments only: the run names each such module with its kind,
+captures no softmax of its own, and still records the calls' keyword inputs.
+Both train bit-identically with and without tvis.
+"""
+import importlib.util
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from conftest import ROOT, SCRIPTS, inspect_json, load_run, run_file_of, run_plain, run_tvis, step_lines
+from insight_records import insights
+
+LM = ROOT / "examples" / "char_transformer.py"
+VIT = SCRIPTS / "attn_vit.py"
+STEPS, SAMPLES = 3, 4
+
+
+def _record(tvis, script, out, *args):
+    plain = run_plain(script, "--steps", STEPS, *args)
+    assert plain.returncode == 0, plain.stderr
+    rec = run_tvis(tvis, script, "--steps", STEPS, *args, steps=STEPS, out=out)
+    assert rec.returncode == 0, rec.stderr
+    assert step_lines(rec.stdout) == step_lines(plain.stdout), "training differs under tvis run"
+    assert len(step_lines(rec.stdout)) == STEPS
+    path = run_file_of(rec.stdout)
+    run = load_run(path)
+    return run, insights(run), inspect_json(tvis, path)
+
+
+@pytest.fixture(scope="module")
+def lm(tvis, tmp_path_factory):
+    return _record(tvis, LM, tmp_path_factory.mktemp("lm"))
+
+
+@pytest.fixture(scope="module")
+def vit(tvis, tmp_path_factory):
+    return _record(tvis, VIT, tmp_path_factory.mktemp("vit"))
+
+
+def _vocab_chars():
+    spec = importlib.util.spec_from_file_location("char_transformer_for_test", LM)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.Vocab(mod.CORPUS).chars
+
+
+def _notice_codes(run):
+    return {n["code"] for n in run.meta.get("notices", [])}
+
+
+def _param(run, step, name):
+    rec = next(r for r in run.optimizer_steps if r["step"] == step)
+    return run.values(next(p["weight"] for p in rec["params"] if p["name"] == name))
+
+
+def _root_event(run, step):
+    return next(e for e in run.module_events() if e["step"] == step and e["name"] == "CharLM")
+
+
+def test_lm_weights_per_layer_and_sample(lm):
+    run, ins, info = lm
+    att = ins["attention"]
+    got = {(a["step"], a["module"], a["sample"]) for a in att}
+    want = {(s, "blocks.%d.attn" % l, i) for s in range(STEPS) for l in range(2) for i in range(SAMPLES)}
+    assert got == want and len(att) == len(want)
+    assert [a["module"] for a in info["captured"]["attention"]] == ["blocks.0.attn", "blocks.1.attn"]
+    for a in att:
+        assert a["shape"] == [8, 4, 48, 48]
+        w = run.values(a["weights"])
+        assert list(w.shape) == [4, 48, 48]
+        assert torch.allclose(w.sum(-1), torch.ones(4, 48), atol=1e-5)
+        assert torch.all(w.triu(1) == 0), "causal mask: no weight on future positions"
+        ev = run.events[a["event"]]
+        assert ev["name"] == a["module"] and ev["step"] == a["step"]
+
+
+def test_lm_weights_equal_recomputed_from_recorded_inputs(lm):
+    run, ins, _ = lm
+    worst = 0.0
+    for a in ins["attention"]:
+        layer = a["module"].split(".")[1]
+        x = run.values(run.events[a["event"]]["inputs"][0])  # ln1 output [B, T, D]
+        w = _param(run, a["step"], "blocks.%s.attn.qkv.weight" % layer)
+        b = _param(run, a["step"], "blocks.%s.attn.qkv.bias" % layer)
+        bsz, t, d = x.shape
+        q, k, _ = F.linear(x, w, b).split(d, dim=2)
+        q, k = (z.view(bsz, t, 4, d // 4).transpose(1, 2) for z in (q, k))
+        scores = (q @ k.transpose(-2, -1) / math.sqrt(d // 4)).masked_fill(
+            ~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
+        expect = torch.softmax(scores, dim=-1)[a["sample"]]
+        got = run.values(a["weights"])
+        worst = max(worst, (got - expect).abs().max().item())
+    assert worst <= 1e-6, "captured weights differ from recomputed ones by %g" % worst
+
+
+def test_lm_tokens_are_the_sample_input_ids(lm):
+    run, ins, _ = lm
+    chars = _vocab_chars()
+    for a in ins["attention"]:
+        ids = run.values(_root_event(run, a["step"])["inputs"][0])  # the batch [B, T] of token ids
+        assert a["tokens"] == ids[a["sample"]].tolist()
+        assert a["token_labels"] == [chars[i] for i in a["tokens"]]
+
+
+def test_lm_has_no_library_attention(lm):
+    run, ins, info = lm
+    assert info["captured"]["library_attention"] == [] and ins["library_attention"] == []
+    assert "library_attention" not in _notice_codes(run)
+    assert "kwargs_only_calls" not in _notice_codes(run)
+
+
+def test_vit_library_attention_named(vit):
+    run, ins, info = vit
+    want = [{"module": "encoder.layers.encoder_layer_%d.self_attention" % i, "kind": "nn.MultiheadAttention"}
+            for i in range(2)]
+    assert info["captured"]["library_attention"] == want
+    assert [{"module": r["module"], "kind": r["kind"]} for r in ins["library_attention"]] == want
+    notice = next(n["message"] for n in run.meta["notices"] if n["code"] == "library_attention")
+    assert "encoder.layers.encoder_layer_0.self_attention (nn.MultiheadAttention)" in notice
+    assert info["captured"]["attention"] == [], "torch's own softmax inside MultiheadAttention is not the project's"
+
+
+def test_vit_keyword_only_calls_have_inputs(vit):
+    run, _, _ = vit
+    assert "kwargs_only_calls" not in _notice_codes(run)
+    calls = [e for e in run.module_events() if e["name"].endswith(".self_attention")]
+    assert len(calls) == 2 * STEPS
+    for e in calls:
+        ln1 = next(p for p in run.module_events() if p["step"] == e["step"]
+                   and p["name"] == e["name"].replace("self_attention", "ln_1"))
+        # query=x, key=x, value=x: the same tensor (ln_1's output) three times
+        assert e["inputs"] == ln1["outputs"] * 3, (e["inputs"], ln1["outputs"])
+        assert dict((kv["key"], kv["value"]) for kv in e.get("detail", [])).get("keyword_inputs") == "query key value"
+        x = run.values(e["inputs"][0])
+        assert x is not None and list(x.shape) == [8, 17, 32]
