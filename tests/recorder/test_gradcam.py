@@ -1,0 +1,218 @@
+"""Grad-CAM capture (recorder/python/tvis/_capture_gradcam.py) on real models.
+
+- maps equal an independent reference: the test rebuilds the model from the
+  state the script saved before each step, feeds a detached copy of a layer's
+  activation through the rest of the network and differentiates sample i's
+  class score alone (BatchNorm in train mode, batch > 1; the batch-summed
+  variant is shown to differ, so the comparison can fail);
+- the user's program is untouched: losses and weight digests bit-identical
+  with and without tvis (BN net, ResNet-18, digits example), the user's tensor
+  / node / module / leaf hooks fire as often and see the same values, a
+  retain_grad() tensor's .grad is the same;
+- reentrant and non-reentrant checkpoint: notice naming why, training unchanged;
+- --no-gradcam: no maps and a notice.
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+
+from conftest import SCRIPTS, inspect_json, load_run, run_plain, run_tvis, step_lines
+
+TARGET = {"Predicted": 0, "True": 1}
+
+
+def gradcam_records(run):
+    from tvis._read import _json
+    out = []
+    for ordinal, kind, *_ in run.chunks:
+        if kind != "insights":
+            continue
+        for g in _json(run.file.chunk_json(ordinal)).get("body", {}).get("gradcam", []):
+            out.append({"step": g.get("step", 0), "module": g.get("module_", ""), "sample": g.get("sample", 0),
+                        "target": TARGET[g.get("target", "Predicted")], "class_index": g.get("class_index", 0),
+                        "map": g.get("map", 0)})
+    return out
+
+
+def record_and_compare(tvis, tmp_path, script, *args, steps=3, opts=()):
+    """Runs the script plainly and under tvis; asserts identical output; returns (run, inspect json, stdout)."""
+    plain = run_plain(SCRIPTS / script, *args, cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    rec = run_tvis(tvis, SCRIPTS / script, *args, steps=steps, out=tmp_path / "runs", opts=opts, cwd=tmp_path)
+    assert rec.returncode == 0, rec.stderr
+    lines = [l for l in plain.stdout.splitlines() if not l.startswith("tvis")]
+    got = [l for l in rec.stdout.splitlines() if not l.startswith("tvis")]
+    assert got == lines[:len(got)] and len(step_lines(rec.stdout)) == steps, (rec.stdout, plain.stdout)
+    path = next((tmp_path / "runs").glob("*/run.tvis"))
+    return load_run(path), inspect_json(tvis, path), rec.stdout
+
+
+def cam(a, g):
+    return (g.mean(dim=(1, 2))[:, None, None] * a).sum(0).clamp_min(0)
+
+
+def reference_maps(acts, tail, rows, classes):
+    """{(row, class): map} from a fresh graph: tail(A) with A a detached leaf copy of the activation."""
+    a = acts.detach().clone().requires_grad_(True)
+    scores = tail(a)
+    out = {}
+    for r in rows:
+        for c in classes[r]:
+            g, = torch.autograd.grad(scores[r, c], a, retain_graph=True)
+            out[(r, c)] = cam(a[r].detach(), g[r])
+    return out
+
+
+def assert_maps_match(run, records, step, module, ref, predicted, true):
+    mine = {(r["sample"], r["target"]): r for r in records if r["step"] == step and r["module"] == module}
+    assert set(mine) == {(s, t) for s in range(len(predicted)) for t in (0, 1)}, (module, sorted(mine))
+    for (s, t), r in mine.items():
+        cls = predicted[s] if t == 0 else true[s]
+        assert r["class_index"] == cls
+        got = run.values(r["map"])
+        want = ref[(s, cls)]
+        assert got.dtype == torch.float32 and got.shape == want.shape
+        scale = float(want.abs().max()) or 1.0
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5 * scale, msg="%s step %d sample %d target %d"
+                                   % (module, step, s, t))
+
+
+def test_maps_equal_reference_under_batchnorm_train(tvis, tmp_path):
+    import sys
+    sys.path.insert(0, str(SCRIPTS))
+    from gradcam_bn_net import build
+    dump = tmp_path / "dump"
+    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_bn_net.py", "--steps", 3, "--cam-dump", dump)
+    records = gradcam_records(run)
+    assert js["captured"]["gradcam"] == [str(i) for i in range(11)]  # every module with a [B, C, H, W] output
+    coupled = 0.0
+    for step in range(3):
+        d = torch.load(dump / ("step%d.pt" % step))
+        model = build()
+        model.load_state_dict(d["state"])
+        model.train()
+        acts, h = [], d["x"]
+        with torch.no_grad():
+            for m in model:
+                h = m(h)
+                acts.append(h)
+        predicted, true = h[:4].argmax(1).tolist(), d["y"][:4].tolist()
+        classes = {r: sorted({predicted[r], true[r]}) for r in range(4)}
+        for j in range(11):
+            tail = model[j + 1:]
+            ref = reference_maps(acts[j], tail, range(4), classes)
+            assert_maps_match(run, records, step, str(j), ref, predicted, true)
+            # what a batch-summed pass would give instead (cross-sample BatchNorm terms)
+            a = acts[j].detach().clone().requires_grad_(True)
+            s = tail(a)
+            g, = torch.autograd.grad(s[range(4), predicted].sum(), a)
+            for r in range(4):
+                diff = float((cam(a[r].detach(), g[r]) - ref[(r, predicted[r])]).abs().max())
+                coupled = max(coupled, diff / (float(ref[(r, predicted[r])].abs().max()) or 1.0))
+    assert coupled > 1e-2, "the batch couples the samples too weakly for this test to tell"
+
+
+def test_resnet18_layers_reference_and_fidelity(tvis, tmp_path):
+    dump = tmp_path / "dump"
+    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_resnet18.py", "--steps", 2, "--cam-dump", dump,
+                                    steps=2)
+    convs = [n for n, m in torchvision.models.resnet18(num_classes=10).named_modules() if isinstance(m, nn.Conv2d)]
+    listed = js["captured"]["gradcam"]
+    assert len(convs) == 20 and set(convs) <= set(listed), listed
+    assert {"layer3", "layer4", "layer4.1.relu#2"} <= set(listed)
+    assert any("modified in place" in n and "layer1.0.bn1" in n for n in js["notices"]), js["notices"]
+    records = gradcam_records(run)
+    for step in range(2):
+        d = torch.load(dump / ("step%d.pt" % step))
+        model = torchvision.models.resnet18(num_classes=10)
+        model.load_state_dict(d["state"])
+        model.train()
+        acts = {}
+        hooks = [getattr(model, n).register_forward_hook(lambda m, i, o, n=n: acts.__setitem__(n, o.detach().clone()))
+                 for n in ("layer3", "layer4")]
+        with torch.no_grad():
+            logits = model(d["x"])
+        for h in hooks:
+            h.remove()
+        predicted, true = logits.argmax(1).tolist(), d["y"].tolist()
+        classes = {r: sorted({predicted[r], true[r]}) for r in range(2)}
+        head = lambda a: model.fc(torch.flatten(model.avgpool(a), 1))  # noqa: E731
+        assert_maps_match(run, records, step, "layer4", reference_maps(acts["layer4"], head, range(2), classes),
+                          predicted, true)
+        assert_maps_match(run, records, step, "layer3",
+                          reference_maps(acts["layer3"], lambda a: head(model.layer4(a)), range(2), classes),
+                          predicted, true)
+
+
+def test_user_hooks_and_retained_grad_unchanged(tvis, tmp_path):
+    run, js, out = record_and_compare(tvis, tmp_path, "gradcam_user_hooks.py", "--steps", 3)
+    hook_lines = [l for l in out.splitlines() if l.startswith("hooks ")]
+    assert len(hook_lines) == 3 and all(l.startswith("hooks 4 ") for l in hook_lines), hook_lines
+    # the extra passes did run through the hooked nodes: maps below them exist for every step
+    records = gradcam_records(run)
+    assert {(r["step"], r["module"]) for r in records} >= {(s, m) for s in range(3) for m in ("conv1", "bn1", "conv2")}
+
+
+def test_guard_silences_hooks_in_an_extra_pass():
+    from tvis._gradcam_guard import HookGuard
+    guard = HookGuard()
+    guard.install()
+    try:
+        conv, fc = nn.Conv2d(2, 3, 3), nn.Linear(3 * 4, 2)
+        x = torch.randn(2, 2, 4, 4)
+        a = conv(x)
+        b = F.relu(a)
+        fired = []
+        b.register_hook(lambda g: fired.append("tensor"))
+        b.grad_fn.register_hook(lambda gi, go: fired.append("node"))
+        a.retain_grad()
+        out = fc(b.flatten(1))
+
+        def extra_pass():
+            return torch.autograd.grad(out[0, 1], [conv.weight], retain_graph=True)
+
+        extra_pass()  # without the guard an extra pass fires the hooks and writes a.grad
+        assert fired == ["tensor", "node"] and a.grad is not None and conv.weight.grad is None
+        before = a.grad
+        fired.clear()
+        with guard.quiet():
+            g, = extra_pass()
+        assert fired == [] and a.grad is before and conv.weight.grad is None and g.abs().sum() > 0
+        out.sum().backward()  # the user's backward still runs the user's hooks
+        assert fired == ["tensor", "node"] and conv.weight.grad is not None
+    finally:
+        guard.uninstall()
+    assert "retain_grad" not in torch.Tensor.__dict__
+
+
+def test_checkpoint_reentrant_skipped_with_notice(tvis, tmp_path):
+    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_checkpoint.py", "--steps", 3, "--mode", "reentrant")
+    assert any("reentrant torch.utils.checkpoint" in n and "refuses torch.autograd.grad" in n
+               for n in js["notices"]), js["notices"]
+    assert js["captured"]["gradcam"] == [] and gradcam_records(run) == []
+
+
+def test_checkpoint_nonreentrant_skipped_with_notice(tvis, tmp_path):
+    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_checkpoint.py", "--steps", 3, "--mode", "nonreentrant")
+    assert any("saved-tensor hooks" in n and "non-reentrant" in n for n in js["notices"]), js["notices"]
+    assert js["captured"]["gradcam"] == []
+
+
+def test_digits_example_fidelity_and_layers(tvis, tmp_path):
+    run, js, out = record_and_compare(tvis, tmp_path, "gradcam_digits.py", "--max-steps", 3)
+    assert any(l.startswith("weights ") for l in out.splitlines()), out
+    assert js["captured"]["gradcam"] == ["conv1", "pool", "conv2", "pool#2"]
+    records = gradcam_records(run)
+    keys = {(r["step"], r["module"], r["sample"], r["target"]) for r in records}
+    assert keys == {(s, m, i, t) for s in range(3) for m in ("conv1", "pool", "conv2", "pool#2")
+                    for i in range(4) for t in (0, 1)}
+    for r in records:
+        m = run.values(r["map"])
+        assert m.dtype == torch.float32 and m.dim() == 2 and bool((m >= 0).all()) and bool(torch.isfinite(m).all())
+
+
+def test_no_gradcam_option(tvis, tmp_path):
+    run, js, out = record_and_compare(tvis, tmp_path, "gradcam_digits.py", "--max-steps", 3, opts=["--no-gradcam"])
+    assert js["captured"]["gradcam"] == [] and gradcam_records(run) == []
+    assert "Grad-CAM skipped by request (--no-gradcam)" in js["notices"], js["notices"]
