@@ -1,0 +1,148 @@
+"""Embeddings capture (issue 4): per-sample vectors at each top-level module and
+nn.Embedding tables.
+
+torchvision ResNet-18 (tests/recorder/scripts/resnet18.py, batch 8): every step
+has one record per child of the root called in its forward (conv1 ... fc), for
+the followed samples (the first 4 rows: the script has no DataLoader) with
+their class from the loss target; at step 0 the vectors equal the pooled
+activations of an independent re-run of the same model and batch, and at every
+step the pooled recorded outputs of those calls. Training is bit-identical.
+The bundled LM: the token table's rows are its initial weights labelled with
+the script's characters (found as `vocab.chars`), the positional table has no
+labels, blocks are pooled over tokens, the [T, D] positional output is named in
+a notice; a small --max-elems keeps only the leading rows (and their labels).
+"""
+import importlib.util
+
+import pytest
+import torch
+import torchvision
+
+from conftest import ROOT, SCRIPTS, inspect_json, load_run, run_file_of, run_plain, run_tvis, step_lines
+from insight_records import insights
+
+RESNET = SCRIPTS / "resnet18.py"
+LM = ROOT / "examples" / "char_transformer.py"
+STEPS, BATCH, SAMPLES = 3, 8, 4
+TOP = ["conv1", "bn1", "relu", "maxpool", "layer1", "layer2", "layer3", "layer4", "avgpool", "fc"]
+
+
+def _pool(t):
+    return t.mean(dim=tuple(range(2, t.dim()))) if t.dim() >= 4 else t.mean(dim=1) if t.dim() == 3 else t
+
+
+def _close(a, b):
+    return a.shape == b.shape and torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _record(tvis, script, out, *args, opts=()):
+    rec = run_tvis(tvis, script, "--steps", STEPS, *args, steps=STEPS, out=out, opts=opts)
+    assert rec.returncode == 0, rec.stderr
+    path = run_file_of(rec.stdout)
+    run = load_run(path)
+    return rec, run, insights(run), inspect_json(tvis, path)
+
+
+@pytest.fixture(scope="module")
+def resnet(tvis, tmp_path_factory):
+    plain = run_plain(RESNET, "--steps", STEPS, "--batch", BATCH)
+    assert plain.returncode == 0, plain.stderr
+    rec, run, ins, info = _record(tvis, RESNET, tmp_path_factory.mktemp("resnet"), "--batch", BATCH)
+    assert step_lines(rec.stdout) == step_lines(plain.stdout), "losses/weights differ under tvis run"
+    return run, ins, info
+
+
+def _lm_module():
+    spec = importlib.util.spec_from_file_location("char_transformer_for_embeddings", LM)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _resnet_step0():
+    """Independent re-run of resnet18.py's first forward: pooled child outputs and labels."""
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    x = torch.randn(BATCH, 3, 32, 32)
+    y = torch.randint(0, 10, (BATCH,))
+    pooled = {}
+
+    def keep(name):
+        def hook(module, inputs, output):
+            pooled[name] = _pool(output.detach())[:SAMPLES].clone()  # before an in-place ReLU rewrites it
+        return hook
+
+    hooks = [m.register_forward_hook(keep(n)) for n, m in model.named_children()]
+    model(x)
+    for h in hooks:
+        h.remove()
+    return pooled, [str(v) for v in y[:SAMPLES].tolist()]
+
+
+def test_resnet_records_every_top_level_module(resnet):
+    _, ins, info = resnet
+    assert info["captured"]["embeddings"] == TOP
+    for step in range(STEPS):
+        recs = [r for r in ins["embeddings"] if r["step"] == step]
+        assert [r["module"] for r in recs] == TOP
+        assert all(r["samples"] == list(range(SAMPLES)) for r in recs)
+
+
+def test_resnet_step0_equals_independent_rerun(resnet):
+    run, ins, _ = resnet
+    pooled, labels = _resnet_step0()
+    for r in (r for r in ins["embeddings"] if r["step"] == 0):
+        v = run.values(r["vectors"])
+        assert _close(v, pooled[r["module"]]), "%s: max diff %g" % (r["module"], (v - pooled[r["module"]]).abs().max())
+        assert r["labels"] == labels
+
+
+def test_resnet_vectors_equal_pooled_recorded_outputs(resnet):
+    run, ins, _ = resnet
+    for r in ins["embeddings"]:
+        t = run.tensors[r["vectors"]]
+        call = run.events[t["event"]]
+        assert call["name"] == r["module"] and call["step"] == r["step"]
+        out = run.values(call["outputs"][0])
+        assert _close(run.values(r["vectors"]), _pool(out[:SAMPLES])), r["module"]
+    targets = {s: run.values(next(l for l in run.losses if l["step"] == s)["targets"]) for s in range(STEPS)}
+    for r in ins["embeddings"]:
+        assert r["labels"] == [str(v) for v in targets[r["step"]][:SAMPLES].tolist()]
+
+
+@pytest.fixture(scope="module")
+def lm(tvis, tmp_path_factory):
+    return _record(tvis, LM, tmp_path_factory.mktemp("lm"))[1:]
+
+
+def test_lm_tables_with_vocabulary_labels(lm):
+    run, ins, _ = lm
+    mod = _lm_module()
+    chars = mod.Vocab(mod.CORPUS).chars
+    torch.manual_seed(0)
+    model = mod.CharLM(len(chars), 48)
+    tables = {t["module"]: t for t in ins["tables"]}
+    assert set(tables) == {"tok", "pos"}
+    assert tables["tok"]["labels"] == chars and tables["pos"]["labels"] == []
+    assert torch.equal(run.values(tables["tok"]["rows"]), model.tok.weight.detach())
+    assert torch.equal(run.values(tables["pos"]["rows"]), model.pos.weight.detach())
+
+
+def test_lm_vectors_pooled_over_tokens(lm):
+    run, ins, info = lm
+    assert info["captured"]["embeddings"] == ["tok", "blocks.0", "blocks.1", "ln", "head"]
+    for r in ins["embeddings"]:
+        call = run.events[run.tensors[r["vectors"]]["event"]]
+        out = run.values(call["outputs"][0])
+        assert _close(run.values(r["vectors"]), out[:SAMPLES].mean(dim=1)), r["module"]
+        assert r["labels"] == [""] * SAMPLES  # a language model's batch has no class per sample
+    notice = next(n["message"] for n in run.meta["notices"] if n["code"] == "embeddings_unbatched")
+    assert "pos [48, 48]" in notice
+
+
+def test_lm_table_under_element_budget(tvis, tmp_path):
+    _, run, ins, _ = _record(tvis, LM, tmp_path, opts=["--max-elems", "300"])
+    tok = next(t for t in ins["tables"] if t["module"] == "tok")
+    rows = run.values(tok["rows"])
+    assert list(rows.shape) == [300 // 48, 48]
+    assert tok["labels"] == _lm_module().Vocab(_lm_module().CORPUS).chars[: 300 // 48]
