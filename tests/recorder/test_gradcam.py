@@ -149,6 +149,7 @@ def test_user_hooks_and_retained_grad_unchanged(tvis, tmp_path):
     run, js, out = record_and_compare(tvis, tmp_path, "gradcam_user_hooks.py", "--steps", 3)
     hook_lines = [l for l in out.splitlines() if l.startswith("hooks ")]
     assert len(hook_lines) == 3 and all(l.startswith("hooks 4 ") for l in hook_lines), hook_lines
+    assert any("custom autograd.Function __main__.Shift;" in n for n in js["notices"]), js["notices"]
     # the extra passes did run through the hooked nodes: maps below them exist for every step
     records = gradcam_records(run)
     assert {(r["step"], r["module"]) for r in records} >= {(s, m) for s in range(3) for m in ("conv1", "bn1", "conv2")}

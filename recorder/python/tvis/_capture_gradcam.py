@@ -26,7 +26,9 @@ loss that is not classification over [B, classes]; a reentrant
 ``torch.utils.checkpoint`` in the graph; saved-tensor hooks active in the
 forward (non-reentrant checkpoint, ``save_on_cpu``); outputs modified in
 place after their module returned (their own gradient is not reachable as a
-tensor any more); no conv layer at all.
+tensor any more); no conv layer at all. A custom ``autograd.Function`` whose
+backward the passes run is named in a notice (its backward runs once more per
+pass; pure ones are harmless).
 
 Memory: references to this forward's activations are held from the module's
 return to the backward (no later), at most for the latest ``_MAX_FORWARDS``
@@ -34,10 +36,11 @@ top-level model calls before one backward, and all dropped at step end.
 """
 
 import torch
+from torch.utils.checkpoint import CheckpointFunction
 
 from . import _phases as P
 from ._gradcam_guard import HookGuard
-from ._gradcam_maps import cam, class_scores, reentrant_checkpoint, sample_gradients
+from ._gradcam_maps import cam, class_scores, executed_nodes, python_functions, sample_gradients
 
 _MAX_FORWARDS = 4
 PREDICTED, TRUE = 0, 1
@@ -145,14 +148,20 @@ class GradCam:
                                                  "(non-reentrant torch.utils.checkpoint, save_on_cpu, ...): an "
                                                  "extra gradient pass would run their unpack hooks")
             return
-        if reentrant_checkpoint(scores.grad_fn):
+        usable = self._usable(acts, scores.shape[0])
+        if not usable:
+            return
+        custom = python_functions(executed_nodes(scores.grad_fn, [a.tensor.grad_fn for a in usable]))
+        if CheckpointFunction in custom:
             self.s.notice("gradcam_checkpoint", "Grad-CAM skipped on steps with reentrant torch.utils.checkpoint "
                                                 "(CheckpointFunctionBackward in the graph): it refuses "
                                                 "torch.autograd.grad")
             return
-        usable = self._usable(acts, scores.shape[0])
-        if not usable:
-            return
+        if custom:
+            names = ", ".join(c.__module__ + "." + c.__qualname__ for c in custom)
+            self.s.notice("gradcam_custom_function", "Grad-CAM's extra gradient passes also run the backward of "
+                                                     "custom autograd.Function %s; if that backward has side "
+                                                     "effects, record with --no-gradcam" % names)
         rows = self._rows(scores.shape[0])
         maps = self._maps(scores, target, rows, usable)
         self._write(maps)

@@ -4,8 +4,10 @@
 cross_entropy / nll_loss call and its class-index targets, or a reason why
 the loss is not one Grad-CAM applies to.
 
-``reentrant_checkpoint(root)``: True when the graph under ``root`` holds a
-reentrant ``torch.utils.checkpoint`` node (those refuse ``autograd.grad``).
+``executed_nodes(root, targets)`` / ``python_functions(nodes)``: the nodes an
+extra pass would run, and the custom ``autograd.Function`` backward nodes
+among them (``CheckpointFunctionBackward``, reentrant checkpoint, refuses
+``autograd.grad``; others run their Python backward once more per pass).
 
 ``sample_gradients(scores, row, cls, activations)``: d scores[row, cls] /
 d activation for every activation, from the user's graph (retained), with a
@@ -18,6 +20,8 @@ layer, float32 [h, w]: ReLU(sum_c mean_hw(dS/dA_c) * A_c).
 """
 
 import torch
+import torch.autograd.function as _function
+from torch.nn.modules._functions import BackwardHookFunction
 
 _CLASSIFICATION = ("cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss")
 
@@ -45,18 +49,38 @@ def class_scores(loss_info):
     return scores, target, None
 
 
-def reentrant_checkpoint(root):
-    seen, todo, alive = set(), [root], []
-    while todo:
-        fn = todo.pop()
-        if fn is None or id(fn) in seen:
+def executed_nodes(root, targets):
+    """The autograd nodes a pass from ``root`` to the nodes ``targets`` runs:
+    those with a path to a target (a target itself only when a deeper target
+    lies below it), as the engine decides with ``inputs``. Iterative
+    post-order walk (graphs are deeper than Python's recursion limit)."""
+    target_ids = {id(t) for t in targets}
+    needed, seen, alive = {}, set(), []  # alive: wrappers kept so ids stay unique during the walk
+    stack = [(root, False)]
+    while stack:
+        fn, post = stack.pop()
+        if post:
+            needed[id(fn)] = any(c is not None and (id(c) in target_ids or needed[id(c)])
+                                 for c, _ in fn.next_functions)
             continue
-        alive.append(fn)  # keeps the wrappers (and so their ids) alive during the walk
+        if id(fn) in seen:
+            continue
         seen.add(id(fn))
-        if type(fn).__name__ == "CheckpointFunctionBackward":
-            return True
-        todo.extend(f for f, _ in fn.next_functions)
-    return False
+        alive.append(fn)
+        stack.append((fn, True))
+        stack.extend((c, False) for c, _ in fn.next_functions if c is not None)
+    return [fn for fn in alive if needed[id(fn)]]
+
+
+def python_functions(nodes):
+    """The custom ``autograd.Function`` classes whose backward nodes are among
+    ``nodes`` (torch's module-hook function left out: its hooks are silenced)."""
+    classes = []
+    for fn in nodes:
+        cls = getattr(fn, "_forward_cls", None) if isinstance(fn, _function.BackwardCFunction) else None
+        if cls is not None and cls is not BackwardHookFunction and cls not in classes:
+            classes.append(cls)
+    return classes
 
 
 def sample_gradients(scores, row, cls, activations):

@@ -1,7 +1,7 @@
 """A CNN whose forward uses autograd hooks the way user code does:
 retain_grad() on an activation, Tensor.register_hook on another (a hook that
-also rescales the gradient), a grad_fn hook, a full backward hook on a module
-and a hook on a leaf parameter. Each step prints the fidelity_util line and
+also rescales the gradient), a grad_fn hook, a full backward hook on a module,
+a hook on a leaf parameter and a custom autograd.Function (pure backward). Each step prints the fidelity_util line and
 then what the hooks saw (call counts and exact gradient sums), so running it
 with and without tvis must print the same lines.
 """
@@ -10,6 +10,16 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from fidelity_util import parse, report
+
+
+class Shift(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x + 0.25
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
 
 
 class Net(nn.Module):
@@ -36,7 +46,7 @@ class Net(nn.Module):
         b = self.conv2(a)
         b.register_hook(self.tensor_hook)
         b.grad_fn.register_hook(self.node_hook)
-        return self.fc(F.adaptive_avg_pool2d(F.relu(b), 2).flatten(1))
+        return self.fc(F.adaptive_avg_pool2d(Shift.apply(F.relu(b)), 2).flatten(1))
 
 
 def main():
