@@ -33,6 +33,7 @@ import torch.nn.functional as F
 from . import _phases as P
 from ._extensions import Extensions
 from ._loss import analyze_loss
+from ._pipeline_fetch import FetchRecorder
 
 _LOSS_FUNCTIONS = (
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -90,6 +91,7 @@ class Session:
         # (label_index None when unknown); set at each recorded batch.
         self.followed = []
         self.ext = None             # Extensions, set at install()
+        self.fetch = None           # FetchRecorder (_pipeline_fetch), set at install()
         # Benchmarks: where to write the writer's statistics at finalize (JSON).
         self.stats_file = os.environ.pop("TVIS_STATS_FILE", None)
 
@@ -103,8 +105,8 @@ class Session:
         self._patch(torch.optim.Optimizer, "__init__", self._wrap_optimizer_init)
         self._patch(torch.Tensor, "backward", self._wrap_backward)
         self._patch(torch.autograd, "backward", self._wrap_backward)
-        dl = torch.utils.data.dataloader._BaseDataLoaderIter
-        self._patch(dl, "__next__", self._wrap_next)
+        self.fetch = FetchRecorder(self)
+        self._patch(torch.utils.data.dataloader._BaseDataLoaderIter, "__next__", self.fetch.wrap_next)
         for name in _LOSS_FUNCTIONS:
             if hasattr(F, name):
                 self._patch(F, name, functools.partial(self._wrap_loss_fn, "torch.nn.functional." + name))
@@ -181,13 +183,15 @@ class Session:
         return names
 
     # -------------------------------------------------------- module hooks --
+    # Module calls inside a DataLoader fetch are its pipeline (transforms are
+    # modules too): the pipeline capture records the followed samples' ones.
     def _pre(self, module, args):
-        if self.active:
+        if self.active and not self._fetch_depth:
             with self._guard("a module pre-hook"):
                 self._pre_impl(module, args)
 
     def _post(self, module, args, output):
-        if self.active:
+        if self.active and not self._fetch_depth:
             with self._guard("a module hook"):
                 self._post_impl(module, args, output)
 
@@ -499,70 +503,6 @@ class Session:
         self.rec.set_step(self.steps_done)
         if self.steps_done >= self.steps_requested:
             self.stop_pending = True
-
-    # ------------------------------------------------------------- data ---
-    def _wrap_next(self, orig):
-        session = self
-
-        @functools.wraps(orig)
-        def next_(it):
-            if not session.active:
-                return orig(it)
-            eid = None
-            with session._guard("a data fetch"):
-                session._boundary()
-                if session.stop_pending:
-                    session.stop()
-                session.rec.set_phase(P.DATA)
-                f = sys._getframe(1)
-                name = type(it._dataset).__name__ if hasattr(it, "_dataset") else "DataLoader"
-                eid = session.rec.begin(P.DATA_FETCH, name, "DataLoader", session.rec.file_id(f.f_code.co_filename),
-                                        f.f_lineno, 0, 0)
-            session._fetch_depth += 1
-            try:
-                batch = orig(it)
-            finally:
-                session._fetch_depth -= 1
-                if eid is not None and session.active:
-                    with session._guard("a data fetch"):
-                        session.rec.end(eid)
-            if eid is not None and session.active:
-                with session._guard("a data fetch"):
-                    session._on_fetch(eid, batch)
-            return batch
-
-        return next_
-
-    def _on_fetch(self, eid, batch):
-        """The batch as yielded; its first `samples` rows are the followed samples."""
-        ids = self.rec.tensors(eid, P.BATCH, batch)
-        parts = list(batch) if isinstance(batch, (tuple, list)) else \
-            list(batch.values()) if isinstance(batch, dict) else [batch]
-        first = parts[0] if parts else None
-        while isinstance(first, (tuple, list)) and first:
-            first = first[0]
-        if not isinstance(first, torch.Tensor) or first.dim() == 0:
-            return ids
-        rows = first.shape[0]
-        self.rec.set_batch_rows(rows)
-        labels = None
-        if len(parts) >= 2 and isinstance(parts[1], torch.Tensor) and parts[1].dim() == 1 \
-                and parts[1].shape[0] == rows and not parts[1].is_floating_point():
-            labels = parts[1][: self.samples].tolist()
-        samples = []
-        with torch.no_grad():
-            for i in range(min(self.samples, rows)):
-                s = {"id": i, "batch_position": i,
-                     "input": self.rec.tensor(first[i], P.BATCH, eid, "sample[%d]" % i)}
-                if labels is not None:
-                    s["label_index"] = int(labels[i])
-                    s["label"] = str(int(labels[i]))
-                samples.append(s)
-        self.rec.add_samples({"step": self.steps_done, "batch_event": eid, "batch": ids, "samples": samples})
-        self.followed = [{"id": s["id"], "batch_position": s["batch_position"], "label_index": s.get("label_index")}
-                         for s in samples]
-        self.ext.call("on_fetch", eid, batch)
-        return ids
 
     # ------------------------------------------------------- finishing ---
     def notice(self, code, message):

@@ -1,0 +1,121 @@
+"""Capture extension: the data pipeline (dataset item and transforms of each followed sample).
+
+``install`` patches ``DataLoader._get_iterator`` and hands the session's
+FetchRecorder an ``Observer`` (``_pipeline_observe``):
+
+- ``num_workers == 0``: torch's own iterator, its fetcher observed; notice
+  ``pipeline_main_process``.
+- ``num_workers > 0``: when ``_pipeline_workers.refusal`` finds nothing it
+  cannot reproduce and the dataset can be copied once per worker, an
+  ``EmulatedWorkersIter`` runs the workers in the main process exactly as
+  the real ones would run (notice ``workers_in_main``); otherwise torch's
+  real workers run and the notice ``pipeline_not_observed`` says why.
+
+As host of the emulated workers it keeps module hooks quiet during worker
+work (``session._fetch_depth``) and names worker code that initializes
+CUDA (notice ``cuda_in_workers``). A failure of the tracing switches the
+tracing off with notice ``pipeline_failed``; the emulation, which training
+depends on, goes on.
+"""
+
+import copy
+
+from torch.utils.data.dataloader import DataLoader, _SingleProcessDataLoaderIter
+
+from ._pipeline_observe import ObservedFetcher, Observer
+from ._pipeline_workers import EmulatedWorkersIter, refusal
+
+
+def attach(session):
+    return PipelineCapture(session)
+
+
+def _fn_name(fn):
+    return getattr(fn, "__qualname__", None) or type(fn).__name__
+
+
+class PipelineCapture:
+    def __init__(self, session):
+        self.s = session
+        self.observer = Observer(session, self._tracing_failed)
+
+    def install(self):
+        self.s._patch(DataLoader, "_get_iterator", self._wrap_get_iterator)
+        self.s.fetch.observer = self.observer
+
+    # ----------------------------------------------- host of the workers --
+    def wrap_fetcher(self, fetcher, dataset):
+        return ObservedFetcher(fetcher, self.observer, dataset)
+
+    def enter_worker(self):
+        self.s._fetch_depth += 1
+
+    def exit_worker(self):
+        self.s._fetch_depth -= 1
+
+    def cuda_in_worker(self):
+        self.s.notice("cuda_in_workers", "DataLoader worker code initialized CUDA while run in the main process; "
+                      "the main process's CUDA random state may differ from a run without tvis")
+
+    # ------------------------------------------------------------ iter() --
+    def _wrap_get_iterator(self, orig):
+        cap = self
+
+        def _get_iterator(loader):
+            if not cap.s.active:
+                return orig(loader)
+            if loader.num_workers == 0:
+                return cap._single_process(orig(loader), loader)
+            copies, why = cap._worker_copies(loader)
+            if why is not None:
+                cap.s.notice("pipeline_not_observed", "a DataLoader (num_workers=%d) ran its real worker processes "
+                             "because %s: its batches were recorded, its dataset and transforms were not"
+                             % (loader.num_workers, why))
+                return orig(loader)
+            loader.check_worker_number_rationality()
+            cap._note_workers_in_main(loader)
+            return EmulatedWorkersIter(loader, copies, cap)
+
+        return _get_iterator
+
+    def _single_process(self, it, loader):
+        if isinstance(it, _SingleProcessDataLoaderIter):
+            it._dataset_fetcher = self.wrap_fetcher(it._dataset_fetcher, loader.dataset)
+            self.s.notice("pipeline_main_process", "the DataLoader ran in the main process (num_workers=0): the "
+                          "dataset's __getitem__ and transforms were recorded for %d followed samples per batch"
+                          % self.s.samples)
+        return it
+
+    @staticmethod
+    def _worker_copies(loader):
+        """(one dataset copy per worker, None) or (None, why the real workers must run).
+        Copies are made before the iterator draws its base seed, as a fork copies the dataset."""
+        try:
+            why = refusal(loader)
+        except Exception as e:  # noqa: BLE001: never break the script on our checks
+            why = "tvis could not check it (%s: %s)" % (type(e).__name__, e)
+        if why is not None:
+            return None, why
+        try:
+            return [copy.deepcopy(loader.dataset) for _ in range(loader.num_workers)], None
+        except Exception as e:  # noqa: BLE001
+            return None, "its dataset cannot be copied for each worker (%s: %s)" % (type(e).__name__, e)
+
+    def _note_workers_in_main(self, loader):
+        extra = ""
+        if loader.persistent_workers:
+            extra += ", persistent_workers=True"
+        if loader.worker_init_fn is not None:
+            extra += ", worker_init_fn=%s" % _fn_name(loader.worker_init_fn)
+        self.s.notice("workers_in_main", (
+            "DataLoader workers (num_workers=%d%s) were run in the main process so the pipeline could be "
+            "observed, reproducing real workers exactly: the base seed and the sampler's draws at iter(), each "
+            "worker's seeded torch/random/NumPy streams, dataset copy, get_worker_info(), worker_init_fn and "
+            "set_num_threads(1), and the workers' round-robin batch order; global state that worker code "
+            "changes outside these (module globals, files) is shared with the main process")
+            % (loader.num_workers, extra))
+
+    def _tracing_failed(self, e):
+        self.s.notice("pipeline_failed", "pipeline tracing stopped after an internal error: %s: %s; batches "
+                      "and DataLoader workers are unaffected" % (type(e).__name__, e))
+

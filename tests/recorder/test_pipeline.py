@@ -1,0 +1,183 @@
+"""The data pipeline under `tvis run`: DataLoader workers run in the main
+process stay bit-identical to real workers, and each followed sample's
+dataset item and transforms are recorded so that the test can recompute
+every transform from its recorded input and random stream states.
+
+scripts/pipeline_workers.py trains through RandomRotation (torch stream),
+a NumPy/`random` transform, ToTensor and Normalize with a worker_init_fn;
+its step lines carry losses, a weight digest, draws from the main process's
+three streams, its thread count and the workers' thread count.
+"""
+import sys
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from conftest import ROOT, SCRIPTS, inspect_json, load_run, run_file_of, run_plain, run_tvis, step_lines
+
+sys.path.insert(0, str(SCRIPTS))
+import pipeline_workers  # noqa: E402  (the transforms the script builds)
+
+from tvis._pipeline_rng import numpy_state_from, python_state_from  # noqa: E402
+from tvis._read import _json  # noqa: E402
+
+SCRIPT = SCRIPTS / "pipeline_workers.py"
+_SAMPLE = {"id": 0, "dataset_index": -1, "batch_position": -1, "label_index": -1, "input": -1, "transforms": []}
+_STEP = {"input": -1, "output": -1, "input_kind": "Tensor", "output_kind": "Tensor", "rng_state": -1}
+
+
+def sample_batches(run):
+    """SampleBatch chunks in file order, FlatBuffers defaults filled in."""
+    out = []
+    for ordinal, kind, *_ in run.chunks:
+        if kind != "samples":
+            continue
+        body = _json(run.file.chunk_json(ordinal))["body"]
+        body.setdefault("step", 0)
+        for s in body.get("samples", []):
+            for k, v in _SAMPLE.items():
+                s.setdefault(k, v)
+            for t in s["transforms"]:
+                for k, v in _STEP.items():
+                    t.setdefault(k, v)
+        out.append(body)
+    return out
+
+
+def record(tvis, tmp_path, steps, *args, opts=()):
+    """(plain step lines, tvis step lines, run, inspect json) for the script with args."""
+    plain = run_plain(SCRIPT, "--steps", steps, *args)
+    assert plain.returncode == 0, plain.stderr
+    rec = run_tvis(tvis, SCRIPT, "--steps", steps + 1, *args, steps=steps, out=tmp_path / "runs", opts=opts)
+    assert rec.returncode == 0, rec.stderr
+    path = run_file_of(rec.stdout)
+    return step_lines(plain.stdout), step_lines(rec.stdout), load_run(path), inspect_json(tvis, path)
+
+
+def notice_codes(run):
+    return {n["code"] for n in run.meta.get("notices", [])}
+
+
+def _as_recorded(value):
+    if isinstance(value, Image.Image):
+        return torch.from_numpy(np.array(value))
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(value))
+    return value
+
+
+def recompute(run, step, transform):
+    """The transform applied to the step's recorded input with its recorded stream states."""
+    x = run.values(step["input"])
+    if step["input_kind"] == "PILImage":
+        x = Image.fromarray(x.numpy())
+    elif step["input_kind"] == "NDArray":
+        x = x.numpy()
+    states = {t["name"]: run.values(t["id"]) for t in run.tensors.values() if t["event"] == step["event"]}
+    if step["rng_state"] >= 0:
+        torch.set_rng_state(run.values(step["rng_state"]))
+    if "numpy_rng_state" in states:
+        np.random.set_state(numpy_state_from(states["numpy_rng_state"]))
+    if "python_rng_state" in states:
+        import random
+        random.setstate(python_state_from(states["python_rng_state"]))
+    return _as_recorded(transform(x)), states
+
+
+def check_transforms(run, batches, expect_indices=True):
+    """Every followed sample went through the four transforms; each output
+    recomputes bit for bit; the last one is the sample's row in the batch."""
+    by_class = {type(t).__name__: t for t in pipeline_workers.pipeline().transforms}
+    names = list(by_class)
+    checked = 0
+    for b in batches:
+        rows = run.tensors[b["batch"][0]]["shape"][0]
+        assert [s["id"] for s in b["samples"]] == list(range(min(4, rows)))
+        for s in b["samples"]:
+            assert [t["class_name"] for t in s["transforms"]] == names, s
+            assert (s["dataset_index"] >= 0) == expect_indices
+            assert s["label"] in ("red", "green", "blue") and s["label_index"] in (0, 1, 2)
+            for t in s["transforms"]:
+                got, states = recompute(run, t, by_class[t["class_name"]])
+                assert torch.equal(got, run.values(t["output"])), (b["step"], s["id"], t["class_name"])
+                checked += 1
+            rot, jitter = s["transforms"][0], s["transforms"][1]
+            assert rot["input_kind"] == "PILImage" and rot["output_kind"] == "PILImage" and rot["rng_state"] >= 0
+            assert jitter["output_kind"] == "NDArray" and jitter["rng_state"] == -1
+            jitter_states = {t["name"] for t in run.tensors.values() if t["event"] == jitter["event"]}
+            assert {"numpy_rng_state", "python_rng_state"} <= jitter_states
+            row = run.values(s["input"])
+            assert torch.equal(run.values(s["transforms"][-1]["output"]), row)
+    return checked
+
+
+def test_two_workers_shuffled_bit_identical_and_transforms_recompute(tvis, tmp_path):
+    plain, rec, run, info = record(tvis, tmp_path, 7, "--workers", 2, "--epochs", 2)
+    assert len(plain) == 7 and rec == plain, "training differs with tvis's workers in the main process"
+    assert "workers_in_main" in notice_codes(run)
+    assert info["captured"]["pipeline"]["transforms"] == ["RandomRotation", "NumpyJitter", "ToTensor", "Normalize"]
+    batches = sample_batches(run)
+    assert [b["step"] for b in batches] == list(range(7))
+    assert check_transforms(run, batches) == 7 * 4 * 4
+    kinds = {e["kind"] for e in run.events.values()}
+    assert {"DatasetGetItem", "Transform"} <= kinds
+
+
+def test_persistent_workers_across_epochs_follow_same_indices(tvis, tmp_path):
+    plain, rec, run, _ = record(tvis, tmp_path, 8, "--workers", 2, "--persistent", "--sampler", "sequential")
+    assert len(plain) == 8 and rec == plain
+    batches = {b["step"]: b for b in sample_batches(run)}
+    idx = {k: [s["dataset_index"] for s in b["samples"]] for k, b in batches.items()}
+    assert idx[0] == [0, 1, 2, 3] and idx[1] == [8, 9, 10, 11]
+    assert idx[5] == [0, 1, 2, 3]  # epoch 2 starts over: the same samples are followed again
+    check_transforms(run, batches.values())
+
+
+def test_iterable_dataset_two_workers(tvis, tmp_path):
+    plain, rec, run, _ = record(tvis, tmp_path, 8, "--workers", 2, "--iterable", "--persistent")
+    assert len(plain) == 8 and rec == plain
+    assert "workers_in_main" in notice_codes(run)
+    check_transforms(run, sample_batches(run), expect_indices=False)
+
+
+def test_no_workers_exact_and_followed_rows_move(tvis, tmp_path):
+    plain, rec, run, _ = record(tvis, tmp_path, 4, "--workers", 0, "--sampler", "mirror")
+    assert len(plain) == 4 and rec == plain
+    assert "pipeline_main_process" in notice_codes(run)
+    batches = {b["step"]: b for b in sample_batches(run)}
+    last = [(s["dataset_index"], s["batch_position"]) for s in batches[3]["samples"]]
+    assert last == [(0, 7), (1, 6), (2, 5), (3, 4)]  # the mirror sampler's last batch is 7..0
+    check_transforms(run, batches.values())
+
+
+def test_uncopyable_dataset_keeps_real_workers(tvis, tmp_path):
+    plain, rec, run, info = record(tvis, tmp_path, 3, "--workers", 2, "--lock")
+    assert len(plain) == 3 and rec == plain
+    notes = {n["code"]: n["message"] for n in run.meta["notices"]}
+    assert "pipeline_not_observed" in notes and "copied" in notes["pipeline_not_observed"]
+    assert "workers_in_main" not in notes
+    assert info["captured"]["pipeline"]["transforms"] == []
+    assert all(s["transforms"] == [] for b in sample_batches(run) for s in b["samples"])
+
+
+def test_digits_cnn_pipeline(tvis, tmp_path):
+    script = ROOT / "examples" / "digits_cnn.py"
+    plain = run_plain(script, "--max-steps", 2)
+    rec = run_tvis(tvis, script, "--max-steps", 3, steps=2, out=tmp_path / "runs")
+    assert rec.returncode == 0, rec.stderr
+    assert step_lines(rec.stdout) == step_lines(plain.stdout)
+    info = inspect_json(tvis, run_file_of(rec.stdout))
+    assert info["captured"]["pipeline"]["transforms"] == ["Resize", "RandomRotation", "Normalize"]
+
+
+@pytest.mark.parametrize("k", [1, 6])
+def test_samples_option(tvis, tmp_path, k):
+    rec = run_tvis(tvis, SCRIPT, "--steps", 3, "--workers", 2, steps=2, out=tmp_path / "runs",
+                   opts=("--samples", str(k)))
+    assert rec.returncode == 0, rec.stderr
+    run = load_run(run_file_of(rec.stdout))
+    for b in sample_batches(run):
+        assert [s["id"] for s in b["samples"]] == list(range(k))
+        assert all(len(s["transforms"]) == 4 for s in b["samples"])
