@@ -50,6 +50,9 @@ def attach(session):
     if ("no_gradcam", "1") in [tuple(o) for o in session.options]:
         session.notice("gradcam_off", "Grad-CAM skipped by request (--no-gradcam)")
         return None
+    if session.samples <= 0:
+        session.notice("gradcam_off", "Grad-CAM skipped: --samples 0 follows no sample")
+        return None
     return GradCam(session)
 
 
@@ -162,6 +165,9 @@ class GradCam:
             self.s.notice("gradcam_custom_function", "Grad-CAM's extra gradient passes also run the backward of "
                                                      "custom autograd.Function %s; if that backward has side "
                                                      "effects, record with --no-gradcam" % names)
+        if target is None:
+            self.s.notice("gradcam_no_true_class", "Grad-CAM has predicted-class maps only: the loss's target is "
+                                                   "not one class index per sample")
         rows = self._rows(scores.shape[0])
         maps = self._maps(scores, target, rows, usable)
         self._write(maps)

@@ -1,5 +1,6 @@
 """Grad-CAM reference case: a Sequential CNN with BatchNorm in train mode
-(batch 6 couples the samples), a DataLoader without shuffling, SGD.
+(batch 6 couples the samples), a DataLoader without shuffling, the
+nn.CrossEntropyLoss module (not F.cross_entropy), SGD.
 
 --cam-dump DIR saves, before each step's forward, the model's state and the
 batch (step<k>.pt) so a test can recompute Grad-CAM independently.
@@ -9,7 +10,6 @@ import os
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
 
 from fidelity_util import parse, report
@@ -32,13 +32,14 @@ def main():
                          torch.randint(0, 5, (6 * args.steps,), generator=g))
     model = build()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    criterion = nn.CrossEntropyLoss()
     for step, (x, y) in enumerate(DataLoader(data, batch_size=6)):
         if args.cam_dump:
             os.makedirs(args.cam_dump, exist_ok=True)
             torch.save({"state": model.state_dict(), "x": x, "y": y},
                        os.path.join(args.cam_dump, "step%d.pt" % step))
         opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
+        loss = criterion(model(x), y)
         loss.backward()
         opt.step()
         report(args, model, step, loss)
