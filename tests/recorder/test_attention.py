@@ -8,7 +8,12 @@ qkv weights of that step, with the sample's input tokens and their characters;
 no library-attention notice. A small torchvision ViT calls nn.MultiheadAttention
 with keyword arguments only: the run names each such module with its kind,
 captures no softmax of its own, and still records the calls' keyword inputs.
-Both train bit-identically with and without tvis.
+scripts/attn_variants.py: F.softmax over [B, T, T] and an nn.Softmax module
+are captured (equal to recomputed weights), a [B*H, T, T] softmax is named in a
+notice, class and non-last-dim softmaxes are not taken, a direct
+F.multi_head_attention_forward call is library attention, and a TorchScript'ed
+module using softmax and MultiheadAttention still compiles under the patches.
+All train bit-identically (losses and weight digests) with and without tvis.
 """
 import importlib.util
 import math
@@ -143,3 +148,38 @@ def test_vit_keyword_only_calls_have_inputs(vit):
         assert dict((kv["key"], kv["value"]) for kv in e.get("detail", [])).get("keyword_inputs") == "query key value"
         x = run.values(e["inputs"][0])
         assert x is not None and list(x.shape) == [8, 17, 32]
+
+
+@pytest.fixture(scope="module")
+def variants(tvis, tmp_path_factory):
+    return _record(tvis, SCRIPTS / "attn_variants.py", tmp_path_factory.mktemp("variants"))
+
+
+def test_variants_which_softmaxes_are_attention(variants):
+    run, ins, info = variants
+    assert info["captured"]["attention"] == [{"module": "causal3d", "shape": [6, 5, 5]},
+                                             {"module": "heads", "shape": [6, 2, 5, 5]}]
+    assert {(a["step"], a["module"], a["sample"]) for a in ins["attention"]} == \
+        {(s, m, i) for s in range(STEPS) for m in ("causal3d", "heads") for i in range(SAMPLES)}
+    notices = {n["code"]: n["message"] for n in run.meta["notices"]}
+    assert "flat [12, 5, 5]" in notices["attention_not_batched"]
+    assert info["captured"]["library_attention"] == [{"module": "fmha", "kind": "F.multi_head_attention_forward"}]
+    assert "fmha (F.multi_head_attention_forward)" in notices["library_attention"]
+
+
+def test_variants_weights_equal_recomputed(variants):
+    run, ins, _ = variants
+    for a in ins["attention"]:
+        got = run.values(a["weights"])
+        x = run.values(run.events[a["event"]]["inputs"][0])
+        if a["module"] == "causal3d":  # F.softmax(dim=2) over [B, T, T], kept as [1, T, T]
+            s = (x @ x.transpose(1, 2) / math.sqrt(x.shape[-1])).masked_fill(
+                ~torch.ones(5, 5, dtype=torch.bool).tril(), float("-inf"))
+            expect = F.softmax(s, dim=2)[a["sample"]].unsqueeze(0)
+        else:  # nn.Softmax inside `heads`, attributed to `heads`
+            w = _param(run, a["step"], "heads.qk.weight")
+            b = _param(run, a["step"], "heads.qk.bias")
+            q, k = F.linear(x, w, b).view(6, 5, 2, 2, 4).permute(2, 0, 3, 1, 4)
+            expect = torch.softmax(q @ k.transpose(-2, -1), dim=-1)[a["sample"]]
+        assert got.shape == expect.shape and torch.allclose(got, expect, atol=1e-6), a["module"]
+        assert a["tokens"] == [] and a["token_labels"] == []  # float inputs: no token ids

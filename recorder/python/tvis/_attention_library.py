@@ -9,7 +9,8 @@ took torch's fused fast path (its ``self_attn`` module was never called). Each
 (module path, kind) is reported once per run: a ``library_attention`` insight
 record as soon as it is seen, and at the end one notice naming them all. The
 patched functions call the original with the same arguments and return its
-result; nothing is noted for a model that calls none of these.
+result, and TorchScript still compiles them (it is shown the original); nothing
+is noted for a model that calls none of these.
 """
 
 import functools
@@ -64,6 +65,9 @@ class LibraryAttention:
                                      % (type(e).__name__, e))
             return orig(*args, **kwargs)
 
+        # TorchScript compiles the original instead (the mechanism of torch.jit._script_if_tracing)
+        setattr(attention_fn, "__script_if_tracing_wrapper", True)
+        setattr(attention_fn, "__original_fn", orig)
         return attention_fn
 
     def _note(self, module_path, kind):

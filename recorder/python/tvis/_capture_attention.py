@@ -1,7 +1,9 @@
 """Attention capture: softmax weights the project's code computes, per layer and head.
 
 What is captured: a call of ``torch.softmax``, ``torch.nn.functional.softmax``
-or ``Tensor.softmax`` made from a project file (``_attention_project_code``),
+or ``Tensor.softmax`` made from a project file (``_attention_project_code``;
+F.softmax is seen through the Tensor.softmax it calls, so TorchScript still
+compiles F.softmax, and the torch.softmax wrapper is registered as aten::softmax),
 or by an ``nn.Softmax`` module, inside a recorded module call, over the last
 dimension, whose result is ``[B, H, T, S]`` or ``[B, T, T]`` with B the rows of
 the current top-level module call's batch. For each followed sample
@@ -16,7 +18,7 @@ first dimension is not the batch (e.g. ``[B*H, T, T]``) is not taken and is
 named in a notice. Library attention (``nn.MultiheadAttention`` ...) is
 reported by ``_attention_library``.
 
-Contract: the patched softmax calls the original with the same arguments and
+Contract: the patched softmaxes call the original with the same arguments and
 returns its result object unchanged; outside a recorded forward, or for
 results that are not 3-d/4-d, it costs one wrapper call and a few attribute
 reads. It reads the result (a copy is kept by the native recorder), never
@@ -34,6 +36,9 @@ from ._attention_followed_rows import followed_rows
 from ._attention_library import LibraryAttention
 from ._attention_project_code import ProjectFiles
 from ._embeddings_vocabulary import Vocabularies
+
+_F_SOFTMAX = F.softmax.__code__
+_SCRIPTABLE = []  # torch.softmax wrappers registered as aten::softmax for TorchScript
 
 
 def attach(session):
@@ -56,8 +61,12 @@ class AttentionCapture:
 
     # ------------------------------------------------------------ hooks --
     def install(self):
-        for owner, attr in ((torch, "softmax"), (F, "softmax"), (torch.Tensor, "softmax")):
-            self.s._patch(owner, attr, self._wrap_softmax)
+        # F.softmax is left alone (TorchScript compiles it from source): it calls
+        # Tensor.softmax, whose wrapper looks past it to F.softmax's caller.
+        self.s._patch(torch.Tensor, "softmax", self._wrap_softmax)
+        self.s._patch(torch, "softmax", self._wrap_softmax)
+        _SCRIPTABLE.append(torch.softmax)  # alive for good: TorchScript's builtin table is keyed by id()
+        torch.jit._builtins._register_builtin(torch.softmax, "aten::softmax")
         self.library.install()
 
     def on_module_pre(self, module, eid, args):
@@ -123,6 +132,8 @@ class AttentionCapture:
         top = stack[-1][0]
         if isinstance(top, torch.nn.Softmax):
             return stack[-2] if len(stack) >= 2 else None
+        if caller.f_code is _F_SOFTMAX and caller.f_back is not None:
+            caller = caller.f_back
         return stack[-1] if self.project.contains(caller.f_code.co_filename) else None
 
     def _record(self, out, shape, module, eid):
