@@ -11,7 +11,8 @@ draws from the main process's torch, `random` and NumPy streams and its
 thread count: any leak of worker state into the main process shows.
 
     python pipeline_workers.py [--workers N] [--persistent] [--iterable]
-        [--sampler shuffle|sequential|mirror] [--epochs E] [--steps S] [--lock]
+        [--sampler shuffle|sequential|mirror|global] [--epochs E] [--steps S] [--lock]
+        [--break-after B]
 
 --lock gives the dataset a threading.Lock (a fork copies it, copy.deepcopy
 cannot: tvis must leave such a loader to its real workers).
@@ -119,6 +120,21 @@ class MirrorSampler(Sampler):
         return 2 * self.n
 
 
+class GlobalDrawSampler(Sampler):
+    """Each index drawn from the global torch stream when it is asked for:
+    how many indices are taken when (prefetching) shows in the main stream."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        for _ in range(self.n):
+            yield int(torch.randint(self.n, (1,)))
+
+    def __len__(self):
+        return self.n
+
+
 def seed_worker(worker_id):
     seed = torch.initial_seed() % 2 ** 32
     np.random.seed(seed)
@@ -146,6 +162,8 @@ def loader(args):
     if not args.iterable:
         if args.sampler == "shuffle":
             kw["shuffle"] = True
+        elif args.sampler == "global":
+            kw["sampler"] = GlobalDrawSampler(N_ITEMS)
         elif args.sampler == "mirror":
             kw["sampler"] = MirrorSampler(16)
     return DataLoader(ds, **kw)
@@ -156,10 +174,11 @@ def main():
         p.add_argument("--workers", type=int, default=2)
         p.add_argument("--persistent", action="store_true")
         p.add_argument("--iterable", action="store_true")
-        p.add_argument("--sampler", default="shuffle", choices=["shuffle", "sequential", "mirror"])
+        p.add_argument("--sampler", default="shuffle", choices=["shuffle", "sequential", "mirror", "global"])
         p.add_argument("--epochs", type=int, default=3)
         p.add_argument("--threads", type=int, default=2)
         p.add_argument("--lock", action="store_true")
+        p.add_argument("--break-after", type=int, default=0, help="leave each epoch after this many batches")
 
     args = fidelity_util.parse(extra)
     torch.set_num_threads(args.threads)
@@ -172,7 +191,9 @@ def main():
     data = loader(args)
     step = 0
     for _ in range(args.epochs):
-        for x, y, item_threads in data:
+        for batch_no, (x, y, item_threads) in enumerate(data):
+            if args.break_after and batch_no == args.break_after:
+                break
             opt.zero_grad()
             loss = F.cross_entropy(model(x), y)
             loss.backward()
