@@ -159,8 +159,14 @@ def test_variants_which_softmaxes_are_attention(variants):
     run, ins, info = variants
     assert info["captured"]["attention"] == [{"module": "causal3d", "shape": [6, 5, 5]},
                                              {"module": "heads", "shape": [6, 2, 5, 5]}]
-    assert {(a["step"], a["module"], a["sample"]) for a in ins["attention"]} == \
-        {(s, m, i) for s in range(STEPS) for m in ("causal3d", "heads") for i in range(SAMPLES)}
+    want = {(s, m, i) for s in range(STEPS) for m in ("causal3d", "heads") for i in range(SAMPLES)}
+    assert {(a["step"], a["module"], a["sample"]) for a in ins["attention"]} == want
+    assert len(ins["attention"]) == len(want), "the evaluation forwards under no_grad were captured too"
+    for a in ins["attention"]:  # inside the training forward: the root call that got dL/d(output)
+        root = run.events[run.events[a["event"]]["parent"]]
+        while root["kind"] != "ModuleCall":  # Net.forward's function-call event sits in between
+            root = run.events[root["parent"]]
+        assert root["name"] == "Net" and root["grad_outputs"], a
     notices = {n["code"]: n["message"] for n in run.meta["notices"]}
     assert "flat [12, 5, 5]" in notices["attention_not_batched"]
     assert info["captured"]["library_attention"] == [{"module": "fmha", "kind": "F.multi_head_attention_forward"}]

@@ -13,7 +13,9 @@ the current top-level module call's batch. For each followed sample
 top-level call's first tensor input holds integer token ids, and their labels
 where a vocabulary is known (``_embeddings_vocabulary``). Records are written
 as AttentionRecords ({step, module, event, sample, shape, weights, tokens,
-token_labels}) at the end of each step. A softmax of attention shape whose
+token_labels}) at the end of each step. Only the first grad-enabled forward of
+each root module per step is captured (not evaluation passes under no_grad,
+nor further forwards). A softmax of attention shape whose
 first dimension is not the batch (e.g. ``[B*H, T, T]``) is not taken and is
 named in a notice. Library attention (``nn.MultiheadAttention`` ...) is
 reported by ``_attention_library``.
@@ -58,6 +60,8 @@ class AttentionCapture:
         self._tokens = {}           # batch position -> (tokens, labels) for this forward
         self._pending = []          # AttentionRecord dicts of this step
         self._skipped = {}          # module path -> shape of softmaxes not taken
+        self._forwards = set()      # id() of root modules whose captured forward this step was seen
+        self.capturing = False      # inside the first grad-enabled forward of its root this step
 
     # ------------------------------------------------------------ hooks --
     def install(self):
@@ -71,7 +75,7 @@ class AttentionCapture:
 
     def on_module_pre(self, module, eid, args):
         if len(self.s._stack) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
-            self._new_forward(args)
+            self._new_forward(module, args)
         elif isinstance(module, torch.nn.Embedding) and args and args[0] is self.token_ids:
             self.token_table = module.num_embeddings
         self.library.on_module_pre(module)
@@ -81,6 +85,7 @@ class AttentionCapture:
 
     def on_step_end(self, step):
         self._flush()
+        self._forwards = set()
 
     def finalize(self):
         self._flush()
@@ -99,8 +104,8 @@ class AttentionCapture:
         @functools.wraps(orig)
         def softmax(*args, **kwargs):
             out = orig(*args, **kwargs)
-            if cap.enabled and cap.s._stack and isinstance(out, torch.Tensor) and out.dim() in (3, 4) \
-                    and cap.s.active:
+            if cap.capturing and cap.enabled and cap.s._stack and isinstance(out, torch.Tensor) \
+                    and out.dim() in (3, 4) and cap.s.active:
                 try:
                     cap._consider(out, args, kwargs, sys._getframe(1))
                 except Exception as e:  # noqa: BLE001: an extension never breaks the script
@@ -150,7 +155,10 @@ class AttentionCapture:
                                       "token_labels": labels})
 
     # ----------------------------------------------------------- tokens --
-    def _new_forward(self, args):
+    def _new_forward(self, root, args):
+        self.capturing = torch.is_grad_enabled() and id(root) not in self._forwards
+        if self.capturing:
+            self._forwards.add(id(root))
         self._tokens = {}
         self.token_ids = None
         self.token_table = None

@@ -7,7 +7,8 @@ over an nn.ModuleList) whose first tensor output is floating point with the
 batch as its first dimension, each followed sample's row (``_attention_followed_rows``)
 pooled to one vector: ``[B, C, H, W...]`` -> mean over the spatial dims,
 ``[B, T, D]`` -> mean over the tokens (padding included), ``[B, D]`` as is.
-The first call of each child module per step and root module is taken. One
+The first grad-enabled call of each child module per step and root module is
+taken (evaluation passes under no_grad are not). One
 EmbeddingRecord {step, module, samples, labels, vectors [samples, dim]} per
 call, vectors a tensor (role Other) on the child's call. Labels: the followed
 sample's class (``label_index``); when the batch came without a DataLoader,
@@ -70,7 +71,7 @@ class EmbeddingsCapture:
 
     def on_module_post(self, module, eid, args, output):
         stack = self.s._stack
-        if len(stack) == 1 and self.batch_rows is not None:
+        if len(stack) == 1 and self.batch_rows is not None and torch.is_grad_enabled():
             key = (self.s.steps_done, id(stack[0][0]), id(module))
             if key not in self._taken:
                 self._taken.add(key)
@@ -90,6 +91,7 @@ class EmbeddingsCapture:
 
     def on_step_end(self, step):
         self._flush()
+        self._taken = {k for k in self._taken if k[0] > step}
 
     def finalize(self):
         self._flush()

@@ -9,6 +9,7 @@ width 8, Adam.
   scripted  torch.jit.script'ed module with F.softmax, torch.softmax and an
             nn.MultiheadAttention (runs in TorchScript: nothing of it is seen)
   the head  torch.softmax over classes [B, C] and over dim 1 of [B, T, C]: not attention
+After each step an evaluation forward under no_grad: not captured.
 """
 import math
 
@@ -108,6 +109,8 @@ def main():
         loss.backward()
         opt.step()
         report(args, model, step, loss)
+        with torch.no_grad():  # an evaluation pass (tvis: the next step's first forward): not captured
+            model(torch.randn(B, T, D))
 
 
 if __name__ == "__main__":
