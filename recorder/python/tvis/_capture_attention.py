@@ -1,30 +1,32 @@
 """Attention capture: softmax weights the project's code computes, per layer and head.
 
-What is captured: a call of ``torch.softmax``, ``torch.nn.functional.softmax``
-or ``Tensor.softmax`` made from a project file (``_attention_project_code``;
-F.softmax is seen through the Tensor.softmax it calls, so TorchScript still
-compiles F.softmax, and the torch.softmax wrapper is registered as aten::softmax),
-or by an ``nn.Softmax`` module, inside a recorded module call, over the last
-dimension, whose result is ``[B, H, T, S]`` or ``[B, T, T]`` with B the rows of
-the current top-level module call's batch. For each followed sample
-(``_attention_followed_rows``) its ``[H, T, S]`` weights (``[1, T, T]`` for a
-3-d result) are recorded as a tensor (role Other) on the enclosing module call
-(the caller of an ``nn.Softmax``), with the sample's input tokens when the
-top-level call's first tensor input holds integer token ids, and their labels
-where a vocabulary is known (``_embeddings_vocabulary``). Records are written
-as AttentionRecords ({step, module, event, sample, shape, weights, tokens,
-token_labels}) at the end of each step. Only the first grad-enabled forward of
-each root module per step is captured (not evaluation passes under no_grad,
-nor further forwards). A softmax of attention shape whose
-first dimension is not the batch (e.g. ``[B*H, T, T]``) is not taken and is
-named in a notice. Library attention (``nn.MultiheadAttention`` ...) is
-reported by ``_attention_library``.
+What is captured: ``torch.softmax``, ``F.softmax`` or ``Tensor.softmax`` called
+from a project file (``_attention_project_code``), or an ``nn.Softmax`` module,
+inside a recorded module call, over the last dimension, with a result of shape
+``[B, H, T, S]`` or ``[B, T, T]`` where B is the batch of the current top-level
+module call. Only the first grad-enabled forward of each root module per step
+counts (not evaluation passes under no_grad, nor further forwards).
 
-Contract: the patched softmaxes call the original with the same arguments and
-returns its result object unchanged; outside a recorded forward, or for
-results that are not 3-d/4-d, it costs one wrapper call and a few attribute
-reads. It reads the result (a copy is kept by the native recorder), never
-writes it, draws no random numbers.
+What is recorded: for each followed sample (``_attention_followed_rows``) its
+``[H, T, S]`` weights (``[1, T, T]`` for a 3-d result) as a tensor (role
+Other) on the enclosing module call (for ``nn.Softmax``: its caller), with the
+sample's input tokens when the top-level call has an integer ``[B, T]`` tensor
+input (its first such) and their labels where a vocabulary is known
+(``_embeddings_vocabulary``); written as AttentionRecords {step, module,
+event, sample, shape, weights, tokens, token_labels} at the end of each step.
+A softmax of attention shape whose first dimension is not the batch (e.g.
+``[B*H, T, T]``) is named in a notice instead. Library attention
+(``nn.MultiheadAttention`` ...) is reported by ``_attention_library``.
+
+How: ``Tensor.softmax`` and ``torch.softmax`` are wrapped; ``F.softmax`` is not
+(TorchScript compiles it from source) but calls ``Tensor.softmax``, whose
+wrapper looks past it to its caller; the ``torch.softmax`` wrapper is
+registered as ``aten::softmax`` so scripted code still compiles.
+
+Contract: the wrappers call the original with the same arguments and return its
+result object unchanged; outside a captured forward, or for results that are
+not 3-d/4-d, they cost one Python call and a few attribute reads. The result is
+read (the native recorder keeps a copy), never written; no random numbers.
 """
 
 import functools
@@ -55,7 +57,7 @@ class AttentionCapture:
         self.library = LibraryAttention(session)
         self.enabled = True
         self.batch_rows = None      # rows of the current top-level call's batch
-        self.token_ids = None       # its first tensor input when that holds integer ids
+        self.token_ids = None       # its first integer [B, T] tensor input (token ids)
         self.token_table = None     # rows of the nn.Embedding that embedded token_ids
         self._tokens = {}           # batch position -> (tokens, labels) for this forward
         self._pending = []          # AttentionRecord dicts of this step
@@ -162,11 +164,10 @@ class AttentionCapture:
         self._tokens = {}
         self.token_ids = None
         self.token_table = None
-        first = next((a for a in args if isinstance(a, torch.Tensor)), None)
-        self.batch_rows = first.shape[0] if first is not None and first.dim() > 0 else None
-        if first is not None and first.dim() == 2 and not first.is_floating_point() \
-                and not first.is_complex() and first.dtype != torch.bool:
-            self.token_ids = first
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        self.batch_rows = tensors[0].shape[0] if tensors and tensors[0].dim() > 0 else None
+        self.token_ids = next((t for t in tensors if t.dim() == 2 and t.shape[0] == self.batch_rows
+                               and not t.is_floating_point() and not t.is_complex() and t.dtype != torch.bool), None)
 
     def _tokens_of(self, pos):
         got = self._tokens.get(pos)
