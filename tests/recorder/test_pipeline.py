@@ -185,3 +185,19 @@ def test_samples_option(tvis, tmp_path, k):
     for b in sample_batches(run):
         assert [s["id"] for s in b["samples"]] == list(range(k))
         assert all(len(s["transforms"]) == 4 for s in b["samples"])
+
+
+def test_fork_copy_shares_memory_maps_only(tmp_path):
+    from tvis._pipeline_fork_copy import fork_copy
+
+    class Holder(torch.utils.data.Dataset):
+        pass
+
+    mm = np.memmap(tmp_path / "data.bin", dtype=np.float32, mode="w+", shape=(4, 3))
+    mm[:] = 1.5
+    ds = Holder()
+    ds.mm, ds.view, ds.arr, ds.items = mm, mm[1:], np.zeros(3), [[1], [2]]
+    c = fork_copy(ds)
+    assert c.mm is mm and c.view is ds.view  # a fork shares the file mapping
+    assert c.arr is not ds.arr and c.items is not ds.items and c.items[0] is not ds.items[0]
+    assert np.memmap not in __import__("copy")._deepcopy_dispatch

@@ -5,23 +5,26 @@ FetchRecorder an ``Observer`` (``_pipeline_observe``):
 
 - ``num_workers == 0``: torch's own iterator, its fetcher observed; notice
   ``pipeline_main_process``.
-- ``num_workers > 0``: when ``_pipeline_workers.refusal`` finds nothing it
-  cannot reproduce and the dataset can be copied once per worker, an
+- ``num_workers > 0``: when ``iter()`` runs on the main thread,
+  ``_pipeline_workers.refusal`` finds nothing it cannot reproduce and the
+  dataset can be copied once per worker (``_pipeline_fork_copy``), an
   ``EmulatedWorkersIter`` runs the workers in the main process exactly as
   the real ones would run (notice ``workers_in_main``); otherwise torch's
   real workers run and the notice ``pipeline_not_observed`` says why.
 
 As host of the emulated workers it keeps module hooks quiet during worker
 work (``session._fetch_depth``) and names worker code that initializes
-CUDA (notice ``cuda_in_workers``). A failure of the tracing switches the
+CUDA (notice ``cuda_in_workers``) or runs on another thread while others
+run (notice ``workers_off_thread``). A failure of the tracing switches the
 tracing off with notice ``pipeline_failed``; the emulation, which training
 depends on, goes on.
 """
 
-import copy
+import threading
 
 from torch.utils.data.dataloader import DataLoader, _SingleProcessDataLoaderIter
 
+from ._pipeline_fork_copy import fork_copy
 from ._pipeline_observe import ObservedFetcher, Observer
 from ._pipeline_workers import EmulatedWorkersIter, refusal
 
@@ -52,6 +55,11 @@ class PipelineCapture:
 
     def exit_worker(self):
         self.s._fetch_depth -= 1
+
+    def off_thread(self):
+        self.s.notice("workers_off_thread", "a DataLoader whose workers run in the main process was iterated on "
+                      "another thread; its worker streams were swapped in while other threads ran, which real "
+                      "workers never do")
 
     def cuda_in_worker(self):
         self.s.notice("cuda_in_workers", "DataLoader worker code initialized CUDA while run in the main process; "
@@ -90,6 +98,8 @@ class PipelineCapture:
     def _worker_copies(loader):
         """(one dataset copy per worker, None) or (None, why the real workers must run).
         Copies are made before the iterator draws its base seed, as a fork copies the dataset."""
+        if threading.current_thread() is not threading.main_thread():
+            return None, "it is iterated on a thread other than the main thread"
         try:
             why = refusal(loader)
         except Exception as e:  # noqa: BLE001: never break the script on our checks
@@ -97,7 +107,7 @@ class PipelineCapture:
         if why is not None:
             return None, why
         try:
-            return [copy.deepcopy(loader.dataset) for _ in range(loader.num_workers)], None
+            return [fork_copy(loader.dataset) for _ in range(loader.num_workers)], None
         except Exception as e:  # noqa: BLE001
             return None, "its dataset cannot be copied for each worker (%s: %s)" % (type(e).__name__, e)
 

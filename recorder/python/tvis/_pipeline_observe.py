@@ -80,7 +80,8 @@ class _TracedItems:
         if entry[2] < 0:
             entry[2] = index_value(idx)
         out, trace = self._tracer.trace(self._ds, lambda: self._ds[idx], entry[0], entry[2])
-        self._obs.traces[entry[0]] = trace
+        if trace is not None:
+            self._obs.traces[entry[0]] = trace
         return out
 
 
@@ -100,7 +101,8 @@ class _TracedIter:
             item = next(self._it)
         else:
             item, trace = self._tracer.trace(self._ds, lambda: next(self._it), row, -1)
-            self._obs.traces[row] = trace
+            if trace is not None:
+                self._obs.traces[row] = trace
         self.count += 1
         return item
 
@@ -145,10 +147,11 @@ class Observer:
             self.s.notice("pipeline_getitems", "%s defines __getitems__ (a whole batch per call): its samples' "
                           "transforms are not recorded one by one" % type(ds).__name__)
             return inner.fetch(index)
-        if isinstance(index, (list, tuple, range)):
-            plan = self._indices_for(dataset).plan(list(index))
-        else:
-            plan = first_rows(self.s.samples, self.s.samples)
+        try:
+            plan = self._plan(index, dataset)
+        except Exception as e:  # noqa: BLE001: our planning never breaks the fetch
+            self.tracer.fail(e)
+            return inner.fetch(index)
         inner.dataset = _TracedItems(ds, {e[1]: e for e in plan}, self.tracer, obs)
         try:
             data = inner.fetch(index)
@@ -156,6 +159,11 @@ class Observer:
             inner.dataset = ds
         obs.followed = plan
         return data
+
+    def _plan(self, index, dataset):
+        if isinstance(index, (list, tuple, range)):
+            return self._indices_for(dataset).plan(list(index))
+        return first_rows(self.s.samples, self.s.samples)
 
     def _fetch_iterable(self, inner, index, obs):
         it = inner.dataset_iter

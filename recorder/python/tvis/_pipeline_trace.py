@@ -1,10 +1,11 @@
 """Recording one dataset item through its transforms.
 
-``ItemTracer(session).trace(dataset, call, sample_id, dataset_index)`` runs
-``call()`` (the dataset's ``__getitem__`` for that index, or the next item of
-an iterable dataset) with every callable reachable from the dataset
-(``_pipeline_discover``) routed through a recorder (``_pipeline_intercept``),
-and returns ``(call's result, {"event", "transforms"})``.
+``ItemTracer(session, on_error).trace(dataset, call, sample_id,
+dataset_index)`` runs ``call()`` (the dataset's ``__getitem__`` for that
+index, or the next item of an iterable dataset) with every callable reachable
+from the dataset (``_pipeline_discover``) routed through a recorder
+(``_pipeline_intercept``), and returns ``(call's result, {"event",
+"transforms"})`` (None instead of the dict when recording failed to start).
 
 Events: one DatasetGetItem event (the dataset's class, details
 ``sample``/``dataset_index``, its output tensors) holding one Transform event
@@ -107,26 +108,43 @@ class ItemTracer:
 
     # ------------------------------------------------------------ item --
     def trace(self, dataset, call, sample_id, dataset_index):
+        """(call(), {"event", "transforms"}), or (call(), None) when recording failed to start."""
+        try:
+            eid, icpt = self._open(dataset, sample_id, dataset_index)
+        except Exception as e:  # noqa: BLE001
+            self.fail(e)
+            return call(), None
+        try:
+            out = call()
+        finally:
+            try:
+                icpt.remove()
+                self.s.rec.end(eid)
+            except Exception as e:  # noqa: BLE001
+                self.fail(e)
+        try:
+            self.s.rec.tensors(eid, P.OUTPUT, out)
+        except Exception as e:  # noqa: BLE001
+            self.fail(e)
+        leaves = [s.record for s in self._steps if not s.has_child and s.record is not None]
+        return out, {"event": eid, "transforms": leaves}
+
+    def _open(self, dataset, sample_id, dataset_index):
         rec = self.s.rec
         cls = type(dataset)
         code = getattr(getattr(cls, "__getitem__", None), "__code__", None)
         df, dl = (rec.file_id(code.co_filename), code.co_firstlineno) if code else (0, 0)
-        eid = rec.begin(P.DATASET_GETITEM, cls.__name__, cls.__name__, 0, 0, df, dl)
-        rec.add_detail(eid, [("sample", sample_id), ("dataset_index", dataset_index)])
         self._stack, self._steps, self._last = [], [], _Value()
         icpt = Interceptor(discover(dataset), self._on_call)
-        icpt.install()
+        eid = rec.begin(P.DATASET_GETITEM, cls.__name__, cls.__name__, 0, 0, df, dl)
         try:
-            out = call()
-        finally:
+            rec.add_detail(eid, [("sample", sample_id), ("dataset_index", dataset_index)])
+            icpt.install()
+        except Exception:
             icpt.remove()
             rec.end(eid)
-        try:
-            rec.tensors(eid, P.OUTPUT, out)
-        except Exception as e:  # noqa: BLE001
-            self._fail(e)
-        leaves = [s.record for s in self._steps if not s.has_child and s.record is not None]
-        return out, {"event": eid, "transforms": leaves}
+            raise
+        return eid, icpt
 
     # ----------------------------------------------------------- calls --
     def _on_call(self, fn, orig, args, kwargs, value):
@@ -135,7 +153,7 @@ class ItemTracer:
             try:
                 step = self._begin(fn, value, sys._getframe(3))
             except Exception as e:  # noqa: BLE001
-                self._fail(e)
+                self.fail(e)
         try:
             out = orig(*args, **kwargs)
         except BaseException:
@@ -146,7 +164,7 @@ class ItemTracer:
             try:
                 self._finish(step, out)
             except Exception as e:  # noqa: BLE001
-                self._fail(e)
+                self.fail(e)
         return out
 
     def _begin(self, fn, value, caller):
@@ -211,7 +229,7 @@ class ItemTracer:
         self._last.keep(value, t, result)
         return result
 
-    def _fail(self, e):
+    def fail(self, e):
         self.failed = True
         self.on_error(e)
 

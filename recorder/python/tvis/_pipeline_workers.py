@@ -21,8 +21,8 @@ main process
   ones' are) and recreate their fetchers.
 
 each worker
-- its own copy of the dataset (``copies[i]``, deep-copied before the base
-  seed is drawn, as a fork copies it) seen through ``get_worker_info()``;
+- its own copy of the dataset (``copies[i]``, made by ``_pipeline_fork_copy``
+  before the base seed is drawn) seen through ``get_worker_info()``;
 - its streams seeded as a real worker seeds them (``_pipeline_rng.Streams``)
   and carried from task to task; ``torch.set_num_threads(1)``;
 - ``worker_init_fn(worker_id)`` then the fetcher created, failures kept and
@@ -41,13 +41,16 @@ re-imports the script, which the main process cannot replay), custom
 multiprocessing contexts.
 
 ``host`` provides ``wrap_fetcher(fetcher, dataset)`` (a fetcher used in
-place of torch's), ``enter_worker()``/``exit_worker()`` around worker work
-and ``cuda_in_worker()``.
+place of torch's), ``enter_worker()``/``exit_worker()`` around worker work,
+``cuda_in_worker()`` and ``off_thread()`` (worker work on a thread other
+than the main one while others run: the swapped global streams are then
+visible to them).
 """
 
 import contextlib
 import itertools
 import multiprocessing as _mp
+import threading
 
 import torch
 import torch.distributed as dist
@@ -121,6 +124,8 @@ class EmulatedWorkersIter(_BaseDataLoaderIter):
     # ------------------------------------------------------ in a worker --
     @contextlib.contextmanager
     def _inside(self, w):
+        if threading.current_thread() is not threading.main_thread() and threading.active_count() > 1:
+            self._host.off_thread()
         main = Streams.capture()
         cuda = CudaSeedGuard()
         threads = torch.get_num_threads()
