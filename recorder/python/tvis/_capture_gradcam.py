@@ -26,7 +26,8 @@ loss that is not classification over [B, classes]; a reentrant
 ``torch.utils.checkpoint`` in the graph; saved-tensor hooks active in the
 forward (non-reentrant checkpoint, ``save_on_cpu``); outputs modified in
 place after their module returned (their own gradient is not reachable as a
-tensor any more); no conv layer at all. A custom ``autograd.Function`` whose
+tensor any more); no conv layer at all; a pass that autograd refuses
+(that step only). A custom ``autograd.Function`` whose
 backward the passes run is named in a notice (its backward runs once more per
 pass; pure ones are harmless).
 
@@ -221,6 +222,10 @@ class GradCam:
                             if g is not None:
                                 out.append((sample, [(k, cls) for k in ks], a, cam(a.tensor[row], g[row])))
                         del grads
+        except RuntimeError as e:  # autograd refused the pass (a custom backward, a freed graph): this step only
+            self.s.notice("gradcam_pass_failed", "Grad-CAM skipped on a step where torch.autograd.grad failed: %s"
+                          % str(e).splitlines()[0])
+            out = []
         finally:
             rec.set_paused(was_paused)
             self._busy = False
