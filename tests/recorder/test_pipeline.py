@@ -201,3 +201,44 @@ def test_fork_copy_shares_memory_maps_only(tmp_path):
     assert c.mm is mm and c.view is ds.view  # a fork shares the file mapping
     assert c.arr is not ds.arr and c.items is not ds.items and c.items[0] is not ds.items[0]
     assert np.memmap not in __import__("copy")._deepcopy_dispatch
+
+
+class _FirstDraws(torch.utils.data.Dataset):
+    """Each item: its worker's id and seed and the worker's first draws from the three streams."""
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        import random
+        info = torch.utils.data.get_worker_info()
+        return info.id, info.seed, torch.rand(3), random.random(), float(np.random.rand())
+
+
+def test_streams_seeded_like_real_workers():
+    """Real worker processes' first draws equal those of Streams.seeded."""
+    import random
+    from tvis._pipeline_rng import Streams
+    loader = torch.utils.data.DataLoader(_FirstDraws(), batch_size=None, num_workers=2)
+    for wid, seed, t, r, n in loader:
+        main = Streams.capture()
+        Streams.seeded(seed - wid, wid).apply()
+        try:
+            assert torch.equal(torch.rand(3), t) and random.random() == r and float(np.random.rand()) == n
+        finally:
+            main.apply()
+
+
+def test_cuda_seed_guard_undoes_lazy_cuda_seeding():
+    from tvis._pipeline_rng import CudaSeedGuard
+    if torch.cuda.is_initialized():
+        pytest.skip("CUDA already initialized in this process")
+    tracker = torch.cuda._lazy_seed_tracker
+    before = (tracker.manual_seed_all_cb, tracker.manual_seed_cb, list(tracker.call_order))
+    state = torch.get_rng_state()
+    guard = CudaSeedGuard()
+    torch.manual_seed(1234)  # what a worker_init_fn may do: it also queues a CUDA seed
+    assert tracker.manual_seed_all_cb is not before[0]
+    assert guard.restore()
+    assert (tracker.manual_seed_all_cb, tracker.manual_seed_cb, list(tracker.call_order)) == before
+    torch.set_rng_state(state)

@@ -29,6 +29,7 @@ stream states. A failure of the recorder itself is reported through
 ``on_error`` and the item continues unrecorded.
 """
 
+import os
 import sys
 import types
 
@@ -44,10 +45,14 @@ _NAME_MAX = 160
 
 
 def describe(fn):
-    """(step name, class name) of a callable: its repr and its class, or a function's qualified name."""
+    """(step name, class name) of a callable: its repr and its class, or a
+    function's qualified name with its file and line, and that name."""
     if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
         q = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "?")
-        return q, q
+        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+        if code is None:
+            return q, q
+        return "%s (%s:%d)" % (q, os.path.basename(code.co_filename), code.co_firstlineno), q
     if hasattr(fn, "func") and hasattr(fn.func, "__qualname__"):  # functools.partial
         return " ".join(repr(fn).split())[:_NAME_MAX], fn.func.__qualname__
     try:
