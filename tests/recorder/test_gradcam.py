@@ -217,3 +217,17 @@ def test_no_gradcam_option(tvis, tmp_path):
     run, js, out = record_and_compare(tvis, tmp_path, "gradcam_digits.py", "--max-steps", 3, opts=["--no-gradcam"])
     assert js["captured"]["gradcam"] == [] and gradcam_records(run) == []
     assert "Grad-CAM skipped by request (--no-gradcam)" in js["notices"], js["notices"]
+
+
+def test_forwards_without_backward_and_gradient_accumulation(tvis, tmp_path):
+    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_forwards.py", "--steps", 2, steps=2)
+    assert any("latest 4 model calls" in n for n in js["notices"]), js["notices"]
+    # names count only the calls the scores depend on (not the probe forwards); conv2 runs twice per forward
+    assert js["captured"]["gradcam"] == ["conv1", "conv2", "conv2#2"]
+    records = gradcam_records(run)
+    per_key = {}
+    for r in records:
+        k = (r["step"], r["module"], r["sample"], r["target"])
+        per_key[k] = per_key.get(k, 0) + 1
+    expected = {(s, m, i, t) for s in range(2) for m in ("conv1", "conv2", "conv2#2") for i in range(4) for t in (0, 1)}
+    assert set(per_key) == expected and set(per_key.values()) == {2}  # one map per micro-batch backward

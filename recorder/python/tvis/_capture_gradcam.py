@@ -2,8 +2,9 @@
 
 A conv layer here is a module call that returns a 4-D floating tensor
 [B, C, H, W] with an autograd graph, during the forward (not inside a data
-fetch, a backward or an optimizer step). A module called several times in one
-forward gets one entry per call: ``path``, ``path#2``, ``path#3``, ...
+fetch, a backward or an optimizer step). A module called several times before
+one backward gets one entry per call that the class scores depend on, in
+call order: ``path``, ``path#2``, ``path#3``, ...
 
 At the user's backward (``on_backward``, graph intact) the class scores are
 the [B, classes] input of the cross_entropy / nll_loss call behind the loss.
@@ -58,10 +59,10 @@ def attach(session):
 
 
 class _Activation:
-    __slots__ = ("names", "event", "tensor", "version")
+    __slots__ = ("modules", "event", "tensor", "version")
 
-    def __init__(self, name, event, tensor):
-        self.names = [name]
+    def __init__(self, module_key, path, event, tensor):
+        self.modules = [(module_key, path)]  # several when a container returns its child's output
         self.event = event
         self.tensor = tensor
         self.version = tensor._version
@@ -72,7 +73,6 @@ class GradCam:
         self.s = session
         self.guard = HookGuard()
         self._forwards = []   # [[_Activation]] per top-level model call since the last backward
-        self._calls = {}      # id(module) -> calls this forward (for path#k names)
         self._busy = False    # inside tvis's own gradient pass
         self.maps_written = 0
 
@@ -98,14 +98,12 @@ class GradCam:
             return
         if not self._forwards or self._forwards[-1] is None:
             self._open_forward()
-        k = self._calls.get(id(module), 0) + 1
-        self._calls[id(module)] = k
-        name = s._module_name(module) + ("#%d" % k if k > 1 else "")
+        key, path = id(module), s._module_name(module)
         acts = self._forwards[-1]
         if acts and acts[-1].tensor is output and acts[-1].version == output._version:
-            acts[-1].names.append(name)  # a container returning its last child's output
+            acts[-1].modules.append((key, path))  # a container returning its last child's output
         else:
-            acts.append(_Activation(name, eid, output))
+            acts.append(_Activation(key, path, eid, output))
         if not s._stack:
             self._close_forward()
 
@@ -135,7 +133,6 @@ class GradCam:
 
     def _drop(self):
         self._forwards = []
-        self._calls = {}
         self.guard.mark()
 
     # ---------------------------------------------------------- capture ---
@@ -171,7 +168,7 @@ class GradCam:
                                                    "not one class index per sample")
         rows = self._rows(scores.shape[0])
         maps = self._maps(scores, target, rows, usable)
-        self._write(maps)
+        self._write(usable, maps)
 
     def _usable(self, acts, batch):
         usable, modified, by_tensor = [], [], {}
@@ -179,11 +176,11 @@ class GradCam:
             if a.tensor.shape[0] != batch:
                 continue
             if a.tensor._version != a.version:
-                modified += a.names
+                modified += [path for _, path in a.modules]
                 continue
             first = by_tensor.get(id(a.tensor))
             if first is not None:  # the same tensor again (nn.Identity, a second container)
-                first.names += a.names
+                first.modules += a.modules
                 continue
             by_tensor[id(a.tensor)] = a
             usable.append(a)
@@ -231,12 +228,28 @@ class GradCam:
             self._busy = False
         return out
 
-    def _write(self, maps):
+    @staticmethod
+    def _names(acts, maps):
+        """Layer names of the activations that have maps, in forward order: the
+        module path, ``path#k`` for its k-th call (k > 1) among them."""
+        have = {id(a) for _, _, a, _ in maps}
+        calls, names = {}, {}
+        for a in acts:
+            if id(a) not in have:
+                continue
+            names[id(a)] = []
+            for key, path in a.modules:
+                calls[key] = k = calls.get(key, 0) + 1
+                names[id(a)].append(path + ("#%d" % k if k > 1 else ""))
+        return names
+
+    def _write(self, acts, maps):
         rec, step, records = self.s.rec, self.s.steps_done, []
+        names = self._names(acts, maps)
         for sample, targets, a, m in maps:
             label = "/".join("%s %d" % ("predicted" if k == PREDICTED else "true", c) for k, c in targets)
             tid = rec.tensor(m, P.OTHER, a.event, "gradcam sample %d (%s)" % (sample, label))
-            for name in a.names:
+            for name in names[id(a)]:
                 for k, c in targets:
                     records.append({"step": step, "module": name, "sample": sample, "target": k,
                                     "class_index": int(c), "map": tid})
