@@ -10,7 +10,9 @@
   / node / module / leaf hooks fire as often and see the same values, a
   retain_grad() tensor's .grad is the same;
 - reentrant and non-reentrant checkpoint: notice naming why, training unchanged;
-- --no-gradcam: no maps and a notice.
+- --no-gradcam: no maps and a notice;
+- forwards no backward reaches (capped, named in a notice), gradient
+  accumulation (maps per backward), a module called twice (path#2).
 """
 import torch
 import torch.nn as nn
@@ -122,7 +124,13 @@ def test_resnet18_layers_reference_and_fidelity(tvis, tmp_path):
     assert len(convs) == 20 and set(convs) <= set(listed), listed
     assert {"layer3", "layer4", "layer4.1.relu#2"} <= set(listed)
     assert any("modified in place" in n and "layer1.0.bn1" in n for n in js["notices"]), js["notices"]
+    assert not any(".bn" in n or n == "bn1" for n in listed), listed  # outputs a later in-place ReLU / += changed
     records = gradcam_records(run)
+    shared = {}  # a container returning its last child's output: one map tensor, a record per layer name
+    for r in records:
+        if r["module"] in ("layer4", "layer4.1", "layer4.1.relu#2"):
+            shared.setdefault((r["step"], r["sample"], r["target"]), set()).add(r["map"])
+    assert len(shared) == 2 * 2 * 2 and all(len(v) == 1 for v in shared.values()), shared
     for step in range(2):
         d = torch.load(dump / ("step%d.pt" % step))
         model = torchvision.models.resnet18(num_classes=10)
