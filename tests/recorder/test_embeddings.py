@@ -146,3 +146,31 @@ def test_lm_table_under_element_budget(tvis, tmp_path):
     rows = run.values(tok["rows"])
     assert list(rows.shape) == [300 // 48, 48]
     assert tok["labels"] == _lm_module().Vocab(_lm_module().CORPUS).chars[: 300 // 48]
+
+
+class _TextDataset(torch.utils.data.Dataset):
+    def __init__(self):
+        self.words = ["the", "cat", "sat", "the", "mat"]  # the corpus: repeats, so not a vocabulary
+        self.stoi = {"<unk>": 0, "the": 1, "cat": 2, "sat": 3, "mat": 4}
+
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, i):
+        return torch.tensor([self.stoi[w] for w in self.words])
+
+
+def test_vocabulary_rule_in_process():
+    """The lookup behind token labels: a DataLoader's dataset's str->int `stoi` is inverted; a repeating token
+    list is no vocabulary; a local list named `itos` is; tables take the vocabulary of their row count."""
+    from tvis._attention_project_code import ProjectFiles
+    from tvis._embeddings_vocabulary import Vocabularies
+
+    def model_call_site(loader):
+        itos = ["a", "b", "c"]  # noqa: F841 (found on this frame)
+        vocab = Vocabularies(ProjectFiles(str(SCRIPTS.parent)))
+        return vocab.for_table(5), vocab.for_table(3), vocab.for_table(4), vocab.for_ids(4), vocab.for_ids(9)
+
+    by5, by3, by4, ids4, ids9 = model_call_site(torch.utils.data.DataLoader(_TextDataset()))
+    assert by5 == ["<unk>", "the", "cat", "sat", "mat"] and by3 == ["a", "b", "c"] and by4 == []
+    assert ids4 == by5 and ids9 == []  # ids up to 4 fit the 5-token vocabulary only

@@ -1,7 +1,8 @@
 """Token labels for embedding tables and attention tokens: the script's vocabulary.
 
-Rule (documented in the recorder README): a vocabulary is a list/tuple of
-strings (index -> token), a dict int -> str, or a dict str -> int whose values
+Rule (summarized in recorder/README.md): a vocabulary is a list/tuple of
+distinct strings (index -> token; a corpus split into tokens repeats them, so it
+is not one), a dict int -> str over 0..n-1, or a dict str -> int whose values
 are exactly 0..n-1 (inverted), found under one of the names in ``INDEX_NAMES``
 (list-like) or ``INVERSE_NAMES`` (str -> int)
   1. as a local variable of a project frame on the stack when the model is
@@ -30,7 +31,7 @@ def as_token_list(name, value):
     """value as an index -> token list when `name` and the value's shape say it is one, else None."""
     if name in INDEX_NAMES:
         if isinstance(value, (list, tuple)) and value and len(value) <= _MAX_TOKENS \
-                and all(isinstance(v, str) for v in value):
+                and all(isinstance(v, str) for v in value) and len(set(value)) == len(value):
             return list(value)
         if isinstance(value, dict) and value and len(value) <= _MAX_TOKENS \
                 and all(isinstance(k, int) and isinstance(v, str) for k, v in value.items()) \
