@@ -100,7 +100,9 @@ def main():
     ap.add_argument("--time-on-backward", metavar="CASE", help=argparse.SUPPRESS)
     ap.add_argument("--run-file", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    sys.path[:0] = [str(Path(args.build) / "python"), str(ROOT / "recorder" / "python")]
+    # the package `tvis run` uses: $TVIS_PYTHON_PACKAGE_DIR as for the CLI, else this checkout's
+    sys.path[:0] = [str(Path(args.build) / "python"),
+                    os.environ.get("TVIS_PYTHON_PACKAGE_DIR") or str(ROOT / "recorder" / "python")]
     if args.time_on_backward:
         return time_on_backward(args.time_on_backward, args.steps, args.run_file)
     tvis = str(Path(args.build) / "bin" / "tvis")
