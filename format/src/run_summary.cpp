@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "tvis/format/chunk_kind.h"
@@ -16,6 +17,27 @@ namespace {
 
 std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
+// Names in call order: a name's place is the smallest event id it was seen
+// at. A recorder writes an event when it ends, so an enclosing call (the
+// script's `<module>`, `main`) comes in a later chunk than its children:
+// chunk order is not call order, event ids are.
+struct FirstCalls {
+  std::unordered_map<std::string, uint64_t> first_id;
+  void see(std::string name, uint64_t id) {
+    if (name.empty()) return;
+    auto [it, added] = first_id.emplace(std::move(name), id);
+    if (!added && id < it->second) it->second = id;
+  }
+  std::vector<std::string> in_call_order() const {
+    std::vector<std::pair<uint64_t, std::string>> v;
+    for (const auto& [name, id] : first_id) v.emplace_back(id, name);
+    std::sort(v.begin(), v.end());
+    std::vector<std::string> out;
+    for (auto& p : v) out.push_back(std::move(p.second));
+    return out;
+  }
+};
+
 // Appends `name` to `list` the first time it is seen.
 void add_unique(std::vector<std::string>& list, std::unordered_set<std::string>& seen, std::string name) {
   if (name.empty()) return;
@@ -26,7 +48,8 @@ void add_unique(std::vector<std::string>& list, std::unordered_set<std::string>&
 
 struct RunSummaryBuilder::State {
   RunSummary s;
-  std::unordered_set<std::string> modules, functions, transforms, gradcam, attention, embeddings, library;
+  FirstCalls modules, functions;
+  std::unordered_set<std::string> transforms, gradcam, attention, embeddings, library;
   std::set<int32_t> samples;
   std::set<int32_t> optimizer_steps;  // steps with an optimizer step event or record
   std::map<int32_t, double> losses;   // step -> first loss value
@@ -62,8 +85,8 @@ struct RunSummaryBuilder::State {
       if (!e) continue;
       s.events += 1;
       switch (e->kind()) {
-        case schema::EventKind::ModuleCall: add_unique(s.modules, modules, str(e->name())); break;
-        case schema::EventKind::FunctionCall: add_unique(s.functions, functions, str(e->name())); break;
+        case schema::EventKind::ModuleCall: modules.see(str(e->name()), e->id()); break;
+        case schema::EventKind::FunctionCall: functions.see(str(e->name()), e->id()); break;
         case schema::EventKind::OptimizerStep:
           if (e->step() >= 0) optimizer_steps.insert(e->step());
           break;
@@ -143,6 +166,8 @@ void RunSummaryBuilder::add(const DecodedChunk& chunk) {
 RunSummary RunSummaryBuilder::finish() {
   State& st = *state_;
   RunSummary s = st.s;
+  s.modules = st.modules.in_call_order();
+  s.functions = st.functions.in_call_order();
   s.steps = st.final_meta ? st.meta_steps : int64_t(st.optimizer_steps.size());
   for (const auto& kv : st.losses) s.losses.push_back(kv.second);
   s.notices.insert(s.notices.end(), st.run_notices.begin(), st.run_notices.end());

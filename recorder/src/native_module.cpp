@@ -4,6 +4,7 @@
 // Threading: every entry point runs with the GIL held (hooks, the profile
 // function, autograd node hooks called from Python), which serializes access.
 // Nothing here changes a tensor, an RNG or a torch flag of the user's program.
+#include <ATen/ATen.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
@@ -209,6 +210,43 @@ class Recorder {
     return tensor(delta, static_cast<int>(schema::TensorRole::Update), event, name, 0);
   }
 
+  // ---- optimizer step --------------------------------------------------------
+  /// Before optimizer.step(): records each parameter's weight (role Weight)
+  /// and .grad (role Grad; -1 when None) on `event`, and keeps an exact copy
+  /// of the weight for params_after(). Returns [(weight id, grad id)].
+  std::vector<std::pair<int64_t, int64_t>> params_before(int64_t event, const std::vector<std::string>& names,
+                                                          const std::vector<at::Tensor>& params) {
+    if (names.size() != params.size()) throw std::invalid_argument("params_before: one name per parameter");
+    std::vector<std::pair<int64_t, int64_t>> ids;
+    pending_.clear();
+    for (size_t i = 0; i < params.size(); ++i) {
+      const at::Tensor& p = params[i];
+      const int64_t wid = tensor(p, static_cast<int>(schema::TensorRole::Weight), event, names[i], 0);
+      const at::Tensor& g = p.grad();
+      const int64_t gid = g.defined() ? tensor(g, static_cast<int>(schema::TensorRole::Grad), event, names[i], 0) : -1;
+      ids.emplace_back(wid, gid);
+      pending_.push_back({names[i], p.unsafeGetTensorImpl(), snapshot(i, p)});
+    }
+    return ids;
+  }
+
+  /// After optimizer.step(): records the update p_after - p_before (role
+  /// Update), computed in the parameter's dtype, for the parameters given to
+  /// params_before() (the same list). Returns the update ids.
+  std::vector<int64_t> params_after(int64_t event, const std::vector<at::Tensor>& params) {
+    if (params.size() != pending_.size()) throw std::invalid_argument("params_after: not the params_before() list");
+    std::vector<int64_t> ids;
+    for (size_t i = 0; i < params.size(); ++i) {
+      Pending& b = pending_[i];
+      if (params[i].unsafeGetTensorImpl() != b.impl) throw std::invalid_argument("params_after: not the params_before() list");
+      param_delta_into(b.before, params[i]);  // `before` now holds the update
+      ids.push_back(tensor(b.before, static_cast<int>(schema::TensorRole::Update), event, b.name, 0));
+      if (b.before.device().is_cpu()) spare_[i] = std::move(b.before);  // reused next step: no fresh pages
+    }
+    pending_.clear();
+    return ids;
+  }
+
   // ---- records -------------------------------------------------------------
   void add_optimizer_step(const py::dict& d) {
     auto r = std::make_unique<schema::OptimizerStepRecordT>();
@@ -380,6 +418,24 @@ class Recorder {
 
  private:
   struct Open { uint64_t id; PyFrameObject* frame; };
+  struct Pending {  // a parameter between params_before() and params_after()
+    std::string name;
+    c10::TensorImpl* impl;
+    at::Tensor before;  // exact copy of the weight before the step
+  };
+
+  /// An exact copy of `p` in the CPU buffer kept for slot `i` when it fits
+  /// (warm pages), else in a new tensor like p.
+  at::Tensor snapshot(size_t i, const at::Tensor& p) {
+    c10::NoGradGuard no_grad;
+    if (spare_.size() <= i) spare_.resize(i + 1);
+    at::Tensor buf = std::move(spare_[i]);
+    if (!buf.defined() || buf.sizes() != p.sizes() || buf.scalar_type() != p.scalar_type() ||
+        buf.device() != p.device())
+      buf = at::empty(p.sizes(), p.options().requires_grad(false).memory_format(at::MemoryFormat::Contiguous));
+    buf.copy_(p.detach());
+    return buf;
+  }
   struct DedupEntry {
     c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl> impl;
     uint32_t version;
@@ -459,6 +515,8 @@ class Recorder {
   std::unordered_map<std::string, uint32_t> files_;
   std::vector<std::string> file_paths_;
   std::unordered_map<c10::TensorImpl*, DedupEntry> dedup_;
+  std::vector<Pending> pending_;    // the optimizer step in progress
+  std::vector<at::Tensor> spare_;   // CPU snapshot buffers, by parameter slot
   std::map<std::pair<int, int>, int64_t> timings_;
 };
 
@@ -496,6 +554,8 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("tensors", &Recorder::tensors)
       .def("on_grad", &Recorder::on_grad)
       .def("update", &Recorder::update)
+      .def("params_before", &Recorder::params_before)
+      .def("params_after", &Recorder::params_after)
       .def("add_optimizer_step", &Recorder::add_optimizer_step)
       .def("add_loss", &Recorder::add_loss)
       .def("add_samples", &Recorder::add_samples)

@@ -40,7 +40,7 @@ format::Result<std::unique_ptr<RunBuilder>> RunBuilder::create(const BuilderOpti
 }
 
 RunBuilder::RunBuilder(const BuilderOptions& options, std::unique_ptr<format::RunWriter> writer)
-    : options_(options), writer_(std::move(writer)) {}
+    : options_(options), writer_(std::move(writer)), f32_(options.data_chunk_bytes), raw_(options.data_chunk_bytes) {}
 
 RunBuilder::~RunBuilder() = default;
 
@@ -84,14 +84,8 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
   rec->id = next_tensor_id_++;
   if (data && size) {
     DataBuffer& buf = f32 ? f32_ : raw_;
-    if (!buf.bytes.empty() && buf.bytes.size() + size > options_.data_chunk_bytes) cut_buffer(buf, f32);
-    size_t off = buf.bytes.size();
-    if (!f32) off = (off + 7) & ~size_t(7);  // keep 8-byte elements aligned
-    if (buf.bytes.capacity() < off + size) buf.bytes.reserve(std::max<size_t>(off + size, options_.data_chunk_bytes));
-    buf.bytes.resize(off);  // alignment padding only; the values are appended without zero-filling first
-    const auto* p = static_cast<const uint8_t*>(data);
-    buf.bytes.insert(buf.bytes.end(), p, p + size);
-    rec->data_offset = off;
+    if (!buf.chunk.empty() && buf.chunk.value_bytes() + size > options_.data_chunk_bytes) cut_buffer(buf, f32);
+    rec->data_offset = buf.chunk.append(data, size, f32 ? 4 : 8);  // 8: keep 8-byte elements aligned
     rec->data_size = size;
     buf.records.push_back(rec.get());
     buf.step_first = std::min(buf.step_first, rec->step);
@@ -104,23 +98,14 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
 }
 
 void RunBuilder::cut_buffer(DataBuffer& buf, bool f32) {
-  if (buf.bytes.empty()) return;
-  // One builder reused for every data chunk keeps its memory warm.
-  flatbuffers::FlatBufferBuilder& fbb = data_fbb_;
-  fbb.Clear();
-  // 16-byte aligned values: with Shuffle4 every float lands on a 4-byte plane.
-  fbb.ForceVectorAlignment(buf.bytes.size(), 1, 16);
-  auto vec = fbb.CreateVector(buf.bytes.data(), buf.bytes.size());
-  auto td = schema::CreateTensorData(fbb, vec);
-  auto bytes = finish(fbb, schema::Body::TensorData, td.Union());
+  if (buf.chunk.empty()) return;
   ChunkInfo info;
   info.kind = static_cast<uint16_t>(ChunkKind::TensorData);
   info.filter = f32 ? format::ChunkFilter::Shuffle4 : format::ChunkFilter::None;
   info.step_first = buf.step_first == INT32_MAX ? -1 : buf.step_first;
   info.step_last = buf.step_last;
-  const uint32_t ordinal = writer_->append(info, std::move(bytes));
+  const uint32_t ordinal = writer_->append(info, buf.chunk.finish());
   for (auto* r : buf.records) r->data_chunk = ordinal;
-  buf.bytes.clear();  // keeps its capacity for the next chunk
   buf.records.clear();
   buf.step_first = INT32_MAX;
   buf.step_last = -1;
@@ -149,21 +134,21 @@ void RunBuilder::flush() {
     tensors_.clear();
     append_table(ChunkKind::Tensors, std::move(batch), s0 == INT32_MAX ? -1 : s0, s1);
   }
-  // Events go out in id order (dense from 0 across the file): an ended event
-  // waits while an earlier one (an enclosing call) is still open.
-  schema::EventBatchT eb;
-  int32_t s0 = INT32_MAX, s1 = -1;
-  for (auto it = events_.begin(); it != events_.end() && ended_[it->first];) {
-    s0 = std::min(s0, it->second->step);
-    s1 = std::max(s1, it->second->step);
-    ended_.erase(it->first);
-    eb.events.push_back(std::move(it->second));
+  // Every ended event goes out now, sorted by id; those that ended after a
+  // later id was written (enclosing calls) in a chunk of their own.
+  std::vector<std::unique_ptr<schema::EventT>> late, fresh;
+  for (auto it = events_.begin(); it != events_.end();) {
+    auto e = ended_.find(it->first);
+    if (e == ended_.end() || !e->second) {
+      ++it;
+      continue;
+    }
+    ended_.erase(e);
+    (it->first < written_end_ ? late : fresh).push_back(std::move(it->second));
     it = events_.erase(it);
   }
-  if (!eb.events.empty()) {
-    const uint64_t e0 = eb.events.front()->id, e1 = eb.events.back()->id;
-    append_table(ChunkKind::Events, std::move(eb), s0 == INT32_MAX ? -1 : s0, s1, e0, e1);
-  }
+  write_events(std::move(late));
+  write_events(std::move(fresh));
   for (auto& s : steps_) {
     const int32_t step = s->step;
     const uint64_t ev = s->event;
@@ -187,6 +172,20 @@ void RunBuilder::flush() {
     append_table(ChunkKind::Insights, std::move(*b), s0, s1);
   }
   insights_.clear();
+}
+
+void RunBuilder::write_events(std::vector<std::unique_ptr<schema::EventT>> events) {
+  if (events.empty()) return;
+  schema::EventBatchT eb;
+  int32_t s0 = INT32_MAX, s1 = -1;
+  for (const auto& e : events) {
+    s0 = std::min(s0, e->step);
+    s1 = std::max(s1, e->step);
+  }
+  const uint64_t e0 = events.front()->id, e1 = events.back()->id;
+  written_end_ = std::max(written_end_, e1 + 1);
+  eb.events = std::move(events);
+  append_table(ChunkKind::Events, std::move(eb), s0 == INT32_MAX ? -1 : s0, s1, e0, e1);
 }
 
 format::Status RunBuilder::finalize(const schema::SourceFilesT& sources, const schema::RunMetaT& meta, int64_t t_end_ns) {

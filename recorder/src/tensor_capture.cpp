@@ -173,6 +173,11 @@ at::Tensor param_delta(const at::Tensor& after, const at::Tensor& before) {
   return at::sub(after.detach(), before.detach());
 }
 
+void param_delta_into(at::Tensor& before, const at::Tensor& after) {
+  c10::NoGradGuard no_grad;
+  at::sub_out(before, after.detach(), before);
+}
+
 std::vector<double> leading_row_norms(const at::Tensor& t, int64_t k) {
   c10::NoGradGuard no_grad;
   std::vector<double> out;

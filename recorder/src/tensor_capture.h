@@ -43,6 +43,9 @@ std::vector<double> leading_row_norms(const at::Tensor& t, int64_t k);
 
 /// after - before in their dtype (no grad): the exact optimizer update.
 at::Tensor param_delta(const at::Tensor& after, const at::Tensor& before);
+/// The same update written over `before` (same shape, dtype and device as
+/// `after`), without allocating.
+void param_delta_into(at::Tensor& before, const at::Tensor& after);
 
 schema::DType to_schema_dtype(c10::ScalarType st);
 

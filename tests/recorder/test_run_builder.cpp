@@ -1,6 +1,8 @@
 // RunBuilder: what it writes reads back through the format reader with the
-// invariants readers rely on (events dense and in id order across chunks,
-// tensor values at their recorded place, 16-byte aligned Shuffle4 data).
+// invariants readers rely on (every event once, sorted by id inside each
+// Events chunk, written at the first flush after it ended; tensor values at
+// their recorded place, 16-byte aligned Shuffle4 data). DataChunkBuffer: the
+// chunks it builds in place are make_tensor_data_chunk's, byte for byte.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -10,6 +12,8 @@
 
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_reader.h"
+#include "tvis/format/tensor_data_chunk.h"
+#include "tvis/recorder/data_chunk_buffer.h"
 #include "tvis/recorder/run_builder.h"
 
 using namespace tvis;
@@ -24,7 +28,7 @@ std::unique_ptr<schema::EventT> event(const char* name, int step) {
 }
 }  // namespace
 
-TEST_CASE("events leave in id order even when an enclosing call ends last", "[builder]") {
+TEST_CASE("ended events leave at the next flush even while an enclosing call is open", "[builder]") {
   const std::string path = "/tmp/tvis_test_run_builder_" + std::to_string(::getpid()) + ".tvis";
   BuilderOptions o;
   o.path = path;
@@ -47,7 +51,7 @@ TEST_CASE("events leave in id order even when an enclosing call ends last", "[bu
     rec->stats = std::make_unique<schema::StatsT>();
     tensor_ids.push_back(rb.add_tensor(std::move(rec), values.data(), values.size() * 4, true));
     rb.end_event(inner, 100 + step);
-    rb.flush();  // `main` is still open: nothing after it may leave yet
+    rb.flush();  // `main` is still open; `forward` leaves all the same
   }
   rb.end_event(outer, 1000);
   REQUIRE(rb.finalize(schema::SourceFilesT{}, schema::RunMetaT{}, 2000).is_ok());
@@ -57,14 +61,24 @@ TEST_CASE("events leave in id order even when an enclosing call ends last", "[bu
   auto r = format::RunReader::open_sync(src.value());
   REQUIRE(r.ok());
   CHECK(r.value()->complete());
-  uint64_t next = 0;
+  std::vector<uint64_t> ids;                    // in file order
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;  // Events chunk ranges
   int tensors_seen = 0;
   for (uint32_t i = 0; i < r.value()->chunks().size(); ++i) {
     auto c = r.value()->read_chunk_sync(i);
     REQUIRE(c.ok());
     const auto* root = c.value()->root();
-    if (const auto* eb = root->body_as_EventBatch())
-      for (const auto* e : *eb->events()) CHECK(e->id() == next++);
+    if (const auto* eb = root->body_as_EventBatch()) {
+      ranges.emplace_back(c.value()->entry().info.event_first, c.value()->entry().info.event_last);
+      uint64_t prev = 0;
+      for (const auto* e : *eb->events()) {
+        if (e->id() != eb->events()->Get(0)->id()) CHECK(e->id() > prev);  // sorted inside the chunk
+        prev = e->id();
+        CHECK(e->id() >= ranges.back().first);
+        CHECK(e->id() <= ranges.back().second);
+        ids.push_back(e->id());
+      }
+    }
     if (const auto* tb = root->body_as_TensorBatch()) {
       for (const auto* t : *tb->tensors()) {
         auto data = r.value()->read_chunk_sync(t->data_chunk());
@@ -79,7 +93,79 @@ TEST_CASE("events leave in id order even when an enclosing call ends last", "[bu
       }
     }
   }
-  CHECK(next == 4);
+  // Each step's `forward` in its own chunk as the step ended, `main` (id 0)
+  // last, in a chunk of its own (it ended after later ids were written).
+  CHECK(ids == std::vector<uint64_t>{1, 2, 3, 0});
+  CHECK(ranges == std::vector<std::pair<uint64_t, uint64_t>>{{1, 1}, {2, 2}, {3, 3}, {0, 0}});
   CHECK(tensors_seen == 3);
   std::remove(path.c_str());
+}
+
+TEST_CASE("an Events chunk holds the ended events of a flush, gaps for the calls still open", "[builder]") {
+  const std::string path = "/tmp/tvis_test_run_builder_gaps_" + std::to_string(::getpid()) + ".tvis";
+  BuilderOptions o;
+  o.path = path;
+  auto b = RunBuilder::create(o);
+  REQUIRE(b.ok());
+  RunBuilder& rb = *b.value();
+  const uint64_t a = rb.begin_event(event("a", 0));      // 0: open until finalize
+  const uint64_t c1 = rb.begin_event(event("c1", 0));    // 1
+  rb.end_event(c1, 1);
+  const uint64_t loop = rb.begin_event(event("loop", 0));  // 2: open over two flushes
+  const uint64_t c2 = rb.begin_event(event("c2", 0));    // 3
+  rb.end_event(c2, 2);
+  rb.flush();                                             // {1, 3}
+  const uint64_t c3 = rb.begin_event(event("c3", 1));    // 4
+  rb.end_event(c3, 3);
+  rb.flush();                                             // {4}
+  rb.end_event(loop, 4);
+  const uint64_t c4 = rb.begin_event(event("c4", 1));    // 5
+  rb.end_event(c4, 5);
+  rb.flush();                                             // late {2}, then {5}
+  (void)a;
+  REQUIRE(rb.finalize(schema::SourceFilesT{}, schema::RunMetaT{}, 10).is_ok());  // late {0}
+
+  auto src = format::open_file_source(path);
+  REQUIRE(src.ok());
+  auto r = format::RunReader::open_sync(src.value());
+  REQUIRE(r.ok());
+  std::vector<std::vector<uint64_t>> chunks;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (uint32_t i = 0; i < r.value()->chunks().size(); ++i) {
+    auto c = r.value()->read_chunk_sync(i);
+    REQUIRE(c.ok());
+    if (const auto* eb = c.value()->root()->body_as_EventBatch()) {
+      chunks.emplace_back();
+      for (const auto* e : *eb->events()) chunks.back().push_back(e->id());
+      ranges.emplace_back(c.value()->entry().info.event_first, c.value()->entry().info.event_last);
+    }
+  }
+  CHECK(chunks == std::vector<std::vector<uint64_t>>{{1, 3}, {4}, {2}, {5}, {0}});
+  CHECK(ranges == std::vector<std::pair<uint64_t, uint64_t>>{{1, 3}, {4, 4}, {2, 2}, {5, 5}, {0, 0}});
+  std::remove(path.c_str());
+}
+
+TEST_CASE("TensorData chunks built in place equal make_tensor_data_chunk's", "[builder][data]") {
+  REQUIRE(DataChunkBuffer::in_place());  // the fallback copies: correct, but slower
+  for (uint64_t capacity : {uint64_t(64), uint64_t(1) << 20}) {
+    DataChunkBuffer buf(capacity);
+    for (int round = 0; round < 3; ++round) {  // the buffer is reused after each finish()
+      std::vector<uint8_t> expect;
+      for (uint64_t n : {uint64_t(4), uint64_t(20), uint64_t(7), uint64_t(333), uint64_t(16)}) {
+        std::vector<uint8_t> v(n);
+        for (uint64_t i = 0; i < n; ++i) v[i] = uint8_t(i * 7 + n + round);
+        const uint64_t align = n % 4 == 0 ? 4 : 8;
+        const uint64_t off = buf.append(v.data(), n, align);
+        CHECK(off % align == 0);
+        CHECK(off >= expect.size());
+        expect.resize(off, 0);
+        expect.insert(expect.end(), v.begin(), v.end());
+        CHECK(buf.value_bytes() == expect.size());
+      }
+      const format::Bytes built = buf.finish();
+      CHECK(buf.empty());
+      CHECK(built == format::make_tensor_data_chunk(expect.data(), expect.size()));
+      CHECK(built.size() % 16 == 0);
+    }
+  }
 }

@@ -405,18 +405,14 @@ class Session:
         self._undo.append(lambda: setattr(cls, "step", orig))
 
     def _snapshot_params(self, eid, params):
+        """Weight and gradient of each parameter, recorded natively in one call,
+        which also keeps an exact copy of each weight for the update."""
         names = self._param_names()
         for k, v in self._extra_names.items():
             names.setdefault(k, v)
-        snap = []
-        for i, p in enumerate(params):
-            name = names.get(id(p), "param%d" % i)
-            wid = self.rec.tensor(p, P.WEIGHT, eid, name)
-            gid = self.rec.tensor(p.grad, P.GRAD, eid, name) if p.grad is not None else -1
-            with torch.no_grad():
-                before = p.detach().clone()
-            snap.append((name, p, before, wid, gid))
-        return snap
+        pnames = [names.get(id(p), "param%d" % i) for i, p in enumerate(params)]
+        ids = self.rec.params_before(eid, pnames, params)
+        return [(name, p, None, wid, gid) for name, p, (wid, gid) in zip(pnames, params, ids)]
 
     def _before_step(self, opt):
         self.rec.set_phase(P.OPTIMIZER)
@@ -489,10 +485,8 @@ class Session:
         self._finish_step(eid, snap, "", groups)
 
     def _finish_step(self, eid, snap, opt_class, groups):
-        params = []
-        for name, p, before, wid, gid in snap:
-            uid = self.rec.update(eid, name, p, before)
-            params.append((name, wid, gid, uid))
+        uids = self.rec.params_after(eid, [p for _, p, _, _, _ in snap])
+        params = [(name, wid, gid, uid) for (name, _, _, wid, gid), uid in zip(snap, uids)]
         self.rec.end(eid)
         self.rec.add_optimizer_step({"step": self.steps_done, "event": eid, "optimizer_class": opt_class,
                                      "groups": groups, "params": params})

@@ -11,10 +11,18 @@ Per case:
                script as step N+1 begins) / `python SCRIPT` stopped by itself
                after N steps (same arguments otherwise); medians of --repeats
                interleaved runs.
+  cpu ratio    the same medians in CPU time (/proc schedstat) instead of wall
+               time: `main` is the training thread alone, `all` every thread
+               (the writer's included). Steadier than wall time on a shared
+               machine; `wait` is the recorded step's median run-queue wait.
   bytes/step   run file size / N;  run size;  compression = raw bytes of all
                chunks / bytes of their compressed payloads.
   backlog      the writer's peak queue of raw bytes not yet compressed.
   RSS growth   peak RSS of the recorded process - peak RSS of the plain one.
+
+Variants (--variants): `core` turns every capture extension off
+(TVIS_CAPTURES_OFF; the issue-3 recorder alone), `full` is `tvis run`'s
+default, `no-NAME` turns one capture off (e.g. no-gradcam).
 """
 import argparse
 import json
@@ -47,15 +55,58 @@ def find_build(arg):
     return max(found)[1]
 
 
+def capture_names():
+    return sorted(f.stem[len("_capture_"):] for f in (ROOT / "recorder" / "python" / "tvis").glob("_capture_*.py"))
+
+
+def variant_env(variant):
+    """TVIS_CAPTURES_OFF for a variant name (see the module doc)."""
+    if variant == "full":
+        return ""
+    if variant == "core":
+        return ",".join(capture_names())
+    if variant.startswith("no-"):
+        return variant[3:]
+    sys.exit("bench: unknown variant %r (core, full, no-NAME)" % variant)
+
+
+def python_pid(pid):
+    """The Python process doing the work: `pid` itself, or the child `tvis run` forked."""
+    try:
+        kids = Path("/proc/%d/task/%d/children" % (pid, pid)).read_text().split()
+    except OSError:
+        return pid
+    return int(kids[0]) if kids else pid
+
+
+def cpu_ns(pid):
+    """(CPU ns of the main thread, CPU ns of all live threads, run-queue wait ns of the main thread)."""
+    def sched(path):
+        try:
+            f = Path(path).read_text().split()
+            return int(f[0]), int(f[1])
+        except (OSError, IndexError, ValueError):
+            return 0, 0
+    main, wait = sched("/proc/%d/task/%d/schedstat" % (pid, pid))
+    total = 0
+    try:
+        for t in os.listdir("/proc/%d/task" % pid):
+            total += sched("/proc/%d/task/%s/schedstat" % (pid, t))[0]
+    except OSError:
+        pass
+    return main, total, wait
+
+
 def timed_run(cmd, env=None):
-    """Runs cmd; returns (wall seconds, [time of each 'step' line], stdout)."""
+    """Runs cmd; returns (wall seconds, [(time, main cpu ns, all cpu ns, wait ns) at each 'step' line], stdout)."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, bufsize=1)
-    stamps, lines = [], []
+    stamps, lines, worker = [], [], None
     for line in p.stdout:
         lines.append(line)
         if line.startswith("step "):
-            stamps.append(time.perf_counter())
+            worker = worker or python_pid(p.pid)
+            stamps.append((time.perf_counter(),) + cpu_ns(worker))
     err = p.stderr.read()
     p.wait()
     wall = time.perf_counter() - t0
@@ -64,8 +115,8 @@ def timed_run(cmd, env=None):
     return wall, stamps, "".join(lines)
 
 
-def step_times(stamps):
-    return [b - a for a, b in zip(stamps, stamps[1:])]
+def step_times(stamps, field=0, scale=1.0):
+    return [(b[field] - a[field]) * scale for a, b in zip(stamps, stamps[1:])]
 
 
 def maxrss_of(cmd):
@@ -80,20 +131,25 @@ def maxrss_of(cmd):
     return int(p.stderr.strip().splitlines()[-1].split()[1])
 
 
-def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1):
+def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, variant="full"):
     script, argsfor = CASES[name]
     plain_cmd = [PYTHON, str(script)]
     rec_cmd = [tvis, "run", "--out", str(out_dir)]
-    r = {"case": name}
+    r = {"case": name, "variant": variant}
+    rec_env = dict(os.environ, TVIS_ZSTD_LEVEL=str(level), TVIS_CAPTURES_OFF=variant_env(variant))
     # per-step times
     _, plain_st, _ = timed_run(plain_cmd + argsfor(timing_steps))
     _, rec_st, _ = timed_run(rec_cmd + ["--steps", str(timing_steps), str(script)] + argsfor(timing_steps + 5),
-                             env=dict(os.environ, TVIS_ZSTD_LEVEL=str(level)))
+                             env=rec_env)
     p_med, r_med = statistics.median(step_times(plain_st)), statistics.median(step_times(rec_st))
     r["plain_step_ms"], r["recorded_step_ms"], r["step_ratio"] = p_med * 1e3, r_med * 1e3, r_med / p_med
+    for field, key in ((1, "main"), (2, "all")):
+        pc, rc = (statistics.median(step_times(st, field, 1e-6)) for st in (plain_st, rec_st))
+        r["plain_%s_cpu_ms" % key], r["recorded_%s_cpu_ms" % key], r["%s_cpu_ratio" % key] = pc, rc, rc / max(pc, 1e-9)
+    r["recorded_wait_ms"] = statistics.median(step_times(rec_st, 3, 1e-6))
     # end to end: interleaved repeats, medians (the machine may be shared)
     stats_file = Path(out_dir) / ("stats_%s.json" % name)
-    env = dict(os.environ, TVIS_STATS_FILE=str(stats_file), TVIS_ZSTD_LEVEL=str(level))
+    env = dict(rec_env, TVIS_STATS_FILE=str(stats_file))
     plain_walls, rec_walls = [], []
     for _ in range(repeats):
         plain_walls.append(timed_run(plain_cmd + argsfor(steps))[0])
@@ -125,18 +181,22 @@ def main():
     ap.add_argument("--timing-steps", type=int, default=6)
     ap.add_argument("--repeats", type=int, default=3, help="end-to-end runs of each kind (median)")
     ap.add_argument("--zstd-levels", default="1", help="comma-separated writer zstd levels to compare")
+    ap.add_argument("--variants", default="core,full", help="comma-separated: core, full, no-NAME (module doc)")
     args = ap.parse_args()
     tvis = str(find_build(args.build) / "bin" / "tvis")
     rows = []
     with tempfile.TemporaryDirectory(prefix="tvis-bench-") as out_dir:
-        for name, level in [(n, int(l)) for n in args.cases.split(",") for l in args.zstd_levels.split(",")]:
-            r = bench_case(name, tvis, args.steps, args.timing_steps, out_dir, args.repeats, level)
+        for name, variant, level in [(n, v, int(l)) for n in args.cases.split(",") for v in args.variants.split(",")
+                                     for l in args.zstd_levels.split(",")]:
+            r = bench_case(name, tvis, args.steps, args.timing_steps, out_dir, args.repeats, level, variant)
             r["zstd_level"] = level
             rows.append(r)
-            print("%-17s zstd %2d | step %6.1f ms plain %7.1f ms recorded  ratio %5.2fx | e2e %5.1f s vs %5.1f s ratio %5.2fx | "
+            print("%-17s %-5s zstd %2d | step %6.1f ms plain %7.1f ms recorded  ratio %5.2fx | "
+                  "cpu main %5.2fx all %5.2fx (wait %4.0f ms) | e2e %5.1f s vs %5.1f s ratio %5.2fx | "
                   "%6.1f MB/step run %6.1f MB raw %6.1f MB compression %4.2fx | backlog peak %5.1f MB, "
                   "zstd %4.1f s | RSS +%5.0f MB" % (
-                      name, level, r["plain_step_ms"], r["recorded_step_ms"], r["step_ratio"], r["plain_wall_s"],
+                      name, variant, level, r["plain_step_ms"], r["recorded_step_ms"], r["step_ratio"],
+                      r["main_cpu_ratio"], r["all_cpu_ratio"], r["recorded_wait_ms"], r["plain_wall_s"],
                       r["recorded_wall_s"], r["e2e_ratio"], r["mb_per_step"], r["run_mb"], r["raw_mb"],
                       r["compression"], r["peak_backlog_mb"], r["compress_s"], r["rss_growth_mb"]), flush=True)
     print(json.dumps(rows))

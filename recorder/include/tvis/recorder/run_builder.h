@@ -4,16 +4,22 @@
 //
 // Contract:
 //   - Ids are dense from 0: events in begin order, tensors in add order.
-//   - An event stays in memory until flush() after it ended, so backward can
-//     still attach dL/d(output) to a forward event of the same step. Events
-//     are written in id order: an ended event also waits for every earlier
-//     one (its enclosing calls) to end, so a script's top-level function
-//     keeps later events in memory until finalize().
-//   - Tensor values are copied into a TensorData buffer at add_tensor(); a
-//     float32 buffer is written with the Shuffle4 filter, everything else
-//     unfiltered. Each buffer becomes a chunk when it exceeds the chunk size
-//     or at flush(); the TensorRecords pointing into it are completed with the
-//     chunk ordinal then and written (TensorBatch) at the next flush().
+//   - An event stays in memory until the first flush() after it ended, so
+//     backward can still attach dL/d(output) to a forward event of the same
+//     step. Each flush() writes every event that has ended, whether or not
+//     an enclosing call is still open, so a killed script loses only the
+//     events of the step in progress and the calls still open. An Events
+//     chunk holds its events sorted by id; its id range may hold gaps (calls
+//     still open then) that a later chunk fills, so ranges overlap. Events
+//     that end after a later id was written (enclosing calls: `<module>`,
+//     `main`, `train`) go in a chunk of their own, keeping the others' ranges
+//     tight. Readers wanting call order sort by id (format/run_summary.cpp).
+//   - Tensor values are copied once, into the TensorData chunk being built
+//     (data_chunk_buffer.h); a float32 buffer is written with the Shuffle4
+//     filter, everything else unfiltered. Each buffer becomes a chunk when it
+//     exceeds the chunk size or at flush(); the TensorRecords pointing into it
+//     are completed with the chunk ordinal then and written (TensorBatch) at
+//     the next flush().
 //   - Chunk order in the file: RunMeta (started), then per flush: TensorData,
 //     TensorBatch, EventBatch, OptimizerStep / Loss / SampleBatch / InsightBatch records; SourceFiles and
 //     the final RunMeta at finalize(). The last RunMeta wins (chunk_kind.h).
@@ -31,6 +37,7 @@
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/error.h"
 #include "tvis/format/run_writer.h"
+#include "tvis/recorder/data_chunk_buffer.h"
 
 namespace tvis::recorder {
 
@@ -79,7 +86,8 @@ class RunBuilder {
 
  private:
   struct DataBuffer {
-    std::vector<uint8_t> bytes;
+    explicit DataBuffer(uint64_t capacity) : chunk(capacity) {}
+    DataChunkBuffer chunk;
     std::vector<schema::TensorRecordT*> records;  // records pointing into it
     int32_t step_first = INT32_MAX, step_last = -1;
   };
@@ -88,6 +96,7 @@ class RunBuilder {
   uint32_t append_table(format::ChunkKind kind, T&& body, int32_t step_first, int32_t step_last,
                         uint64_t event_first = UINT64_MAX, uint64_t event_last = UINT64_MAX);
   void cut_buffer(DataBuffer& buf, bool f32);
+  void write_events(std::vector<std::unique_ptr<schema::EventT>> events);
 
   BuilderOptions options_;
   std::unique_ptr<format::RunWriter> writer_;
@@ -96,13 +105,13 @@ class RunBuilder {
   uint64_t bytes_kept_ = 0;
   std::map<uint64_t, std::unique_ptr<schema::EventT>> events_;  // in memory, by id
   std::map<uint64_t, bool> ended_;                                // id -> ended
+  uint64_t written_end_ = 0;  // one past the largest event id written
   std::vector<std::unique_ptr<schema::TensorRecordT>> tensors_;  // not yet written
   std::vector<std::unique_ptr<schema::OptimizerStepRecordT>> steps_;
   std::vector<std::unique_ptr<schema::LossRecordT>> losses_;
   std::vector<std::unique_ptr<schema::SampleBatchT>> samples_;
   std::vector<std::unique_ptr<schema::InsightBatchT>> insights_;
   DataBuffer f32_, raw_;
-  flatbuffers::FlatBufferBuilder data_fbb_{1 << 20};
 };
 
 }  // namespace tvis::recorder
