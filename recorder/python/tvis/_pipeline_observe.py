@@ -9,8 +9,8 @@ observed, its ``fetch(index)`` plans the followed rows
 - map-style datasets (``_MapDatasetFetcher`` with automatic batching): the
   fetcher's ``dataset`` is swapped, for that one call, for a view whose
   ``__getitem__`` counts rows and traces the planned ones;
-- iterable datasets: the fetcher's ``dataset_iter`` is swapped for a view
-  that traces the first K items;
+- iterable datasets (with automatic batching): the fetcher's
+  ``dataset_iter`` is swapped for a view that traces the first K items;
 - anything else (no automatic batching, ``__getitems__``): fetched as is,
   nothing traced, the first rows followed.
 
@@ -134,7 +134,7 @@ class Observer:
         try:
             if isinstance(inner, _MapDatasetFetcher) and inner.auto_collation:
                 return self._fetch_map(inner, index, dataset, obs)
-            if isinstance(inner, _IterableDatasetFetcher):
+            if isinstance(inner, _IterableDatasetFetcher) and inner.auto_collation:
                 return self._fetch_iterable(inner, index, obs)
             return inner.fetch(index)
         except BaseException:
