@@ -242,3 +242,21 @@ def test_cuda_seed_guard_undoes_lazy_cuda_seeding():
     assert guard.restore()
     assert (tracker.manual_seed_all_cb, tracker.manual_seed_cb, list(tracker.call_order)) == before
     torch.set_rng_state(state)
+
+
+def test_refusal_names_what_cannot_be_reproduced():
+    import multiprocessing
+    from torch.utils.data.datapipes.iter import IterableWrapper
+    from tvis._pipeline_workers import refusal
+
+    ds = _FirstDraws()
+    DL = torch.utils.data.DataLoader
+    assert refusal(DL(ds, num_workers=2)) is None
+    assert refusal(DL(ds, num_workers=2, multiprocessing_context="fork")) is None
+    assert "spawn" in refusal(DL(ds, num_workers=2, multiprocessing_context="spawn"))
+
+    class LoggingContext(type(multiprocessing.get_context("fork"))):
+        pass
+
+    assert "custom multiprocessing_context" in refusal(DL(ds, num_workers=2, multiprocessing_context=LoggingContext()))
+    assert "DataPipe" in refusal(DL(IterableWrapper(range(4)), num_workers=2))
