@@ -209,11 +209,13 @@ class Session:
                         if self.rec.phase() == P.FORWARD:
                             self.rec.set_batch_rows(a.shape[0])
                         break
-        f = sys._getframe(2)
-        cf = self.rec.file_id(f.f_code.co_filename)
+        call = sys._getframe(2)  # Module._call_impl, or a custom __call__
+        site = call.f_back if call.f_code is _CALL_IMPL and call.f_back is not None else call
+        cf = self.rec.file_id(site.f_code.co_filename)
         df, dl = self._class_def(type(module))
-        eid = self.rec.begin(P.MODULE_CALL, self._module_name(module), type(module).__name__, cf, f.f_lineno, df, dl)
-        kwargs = _call_kwargs(sys._getframe(2))
+        eid = self.rec.begin(P.MODULE_CALL, self._module_name(module), type(module).__name__, cf, site.f_lineno,
+                             df, dl)
+        kwargs = _call_kwargs(call)
         if kwargs:
             # keyword inputs (1.13 pre-hooks get none): slots after the positional ones
             self.rec.tensors(eid, P.INPUT, (args, kwargs))
@@ -294,6 +296,10 @@ class Session:
                 session._note_loss_call(qualname, sig, eid, orig, args, kwargs, out)
             return out
 
+        # TorchScript compiling code that calls the loss compiles the original
+        # (torch.jit._script_if_tracing's mechanism), not this wrapper.
+        setattr(loss_fn, "__script_if_tracing_wrapper", True)
+        setattr(loss_fn, "__original_fn", orig)
         return loss_fn
 
     def _note_loss_call(self, qualname, sig, eid, orig, args, kwargs, out):
