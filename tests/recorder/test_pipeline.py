@@ -260,3 +260,20 @@ def test_refusal_names_what_cannot_be_reproduced():
 
     assert "custom multiprocessing_context" in refusal(DL(ds, num_workers=2, multiprocessing_context=LoggingContext()))
     assert "DataPipe" in refusal(DL(IterableWrapper(range(4)), num_workers=2))
+
+
+def test_torchvision_pipeline_with_loader_options(tvis, tmp_path):
+    """Own generator, drop_last, collate_fn, prefetch_factor 3, 3 workers, a 1-worker validation
+    loader between steps, FakeData reseeding torch inside __getitem__."""
+    script = SCRIPTS / "pipeline_torchvision.py"
+    plain = run_plain(script, "--steps", 10)
+    assert plain.returncode == 0, plain.stderr
+    rec = run_tvis(tvis, script, "--steps", 11, steps=10, out=tmp_path / "runs")
+    assert rec.returncode == 0, rec.stderr
+    # the run stops at the validation fetch after step 10's update, before its line
+    assert step_lines(rec.stdout) == step_lines(plain.stdout)[:9] and len(step_lines(rec.stdout)) == 9
+    info = inspect_json(tvis, run_file_of(rec.stdout))
+    got = info["captured"]["pipeline"]["transforms"]
+    assert {"RandomHorizontalFlip", "ToTensor", "RandomErasing", "main.<locals>.<lambda>"} <= set(got)
+    assert {"ColorJitter", "RandomApply"} & set(got)  # RandomApply is a step only when it did not apply
+    assert "workers_in_main" in notice_codes(load_run(run_file_of(rec.stdout)))

@@ -17,6 +17,8 @@ each such stream before the call as a tensor of role Other named
 ``torch_rng_state`` (``torch.get_rng_state()``), ``numpy_rng_state`` or
 ``python_rng_state`` (layouts in ``_pipeline_rng``).
 
+At most MAX_CALLS calls are recorded per item (a notice says when more ran).
+
 ``transforms``: the leaf calls (calls that made no intercepted call
 themselves) in call order, as py_records.h's TransformStep dicts (name,
 class_name, event, input, output, input_kind, output_kind, rng_state). A
@@ -42,6 +44,7 @@ from ._pipeline_rng import Snapshot, encode_numpy, encode_python
 from ._pipeline_values import TENSOR, as_tensor
 
 _NAME_MAX = 160
+MAX_CALLS = 64  # recorded calls per item; later ones run unrecorded (notice pipeline_calls_capped)
 
 
 def describe(fn):
@@ -154,7 +157,10 @@ class ItemTracer:
     # ----------------------------------------------------------- calls --
     def _on_call(self, fn, orig, args, kwargs, value):
         step = None
-        if not self.failed:
+        if len(self._steps) >= MAX_CALLS:
+            self.s.notice("pipeline_calls_capped", "a dataset item made more than %d transform calls; the "
+                          "calls after the first %d were not recorded" % (MAX_CALLS, MAX_CALLS))
+        elif not self.failed:
             try:
                 step = self._begin(fn, value, sys._getframe(3))
             except Exception as e:  # noqa: BLE001
