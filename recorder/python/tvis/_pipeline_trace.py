@@ -74,23 +74,22 @@ def _code_of(fn):
 
 
 class _Value:
-    """The last non-tensor value recorded, to give the same object the same
-    id when it is handed on unchanged (a transform's output is the next one's input)."""
+    """The last non-tensor value recorded and the tensor made of it: the same
+    object handed on unchanged (a transform's output is the next one's input)
+    gives that same tensor again, which the recorder dedups to the same id."""
 
     def __init__(self):
         self.obj = None
         self.tensor = None
-        self.result = None
 
-    def reuse(self, value, tensor):
-        if value is not self.obj or tensor is None or self.tensor is None:
-            return None
-        if tensor.dtype == self.tensor.dtype and torch.equal(tensor, self.tensor):
-            return self.result
-        return None
-
-    def keep(self, value, tensor, result):
-        self.obj, self.tensor, self.result = value, tensor, result
+    def same(self, value, tensor):
+        """The kept tensor when `value` is the kept object with equal values, else `tensor` (now kept)."""
+        t = self.tensor
+        if value is self.obj and t is not None and tensor.dtype == t.dtype and tensor.shape == t.shape \
+                and torch.equal(tensor, t):
+            return t
+        self.obj, self.tensor = value, tensor
+        return tensor
 
 
 class _Step:
@@ -229,16 +228,10 @@ class ItemTracer:
         t, kind, desc = as_tensor(value)
         if t is None:
             return -1, kind, desc
-        if kind == TENSOR:
-            ids = self.s.rec.tensors(eid, role, t)
-            return (ids[0] if ids else -1), kind, desc
-        again = self._last.reuse(value, t)
-        if again is not None:
-            return again
+        if kind != TENSOR:
+            t = self._last.same(value, t)
         ids = self.s.rec.tensors(eid, role, t)
-        result = ((ids[0] if ids else -1), kind, desc)
-        self._last.keep(value, t, result)
-        return result
+        return (ids[0] if ids else -1), kind, desc
 
     def fail(self, e):
         self.failed = True
