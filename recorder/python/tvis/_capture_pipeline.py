@@ -62,8 +62,9 @@ class PipelineCapture:
                       "workers never do")
 
     def cuda_in_worker(self):
-        self.s.notice("cuda_in_workers", "DataLoader worker code initialized CUDA while run in the main process; "
-                      "the main process's CUDA random state may differ from a run without tvis")
+        self.s.notice("cuda_in_workers", "DataLoader worker code used CUDA while run in the main process; real "
+                      "forked workers would have their own CUDA state (or fail if the main process had initialized "
+                      "CUDA), so this run may differ from one without tvis")
 
     # ------------------------------------------------------------ iter() --
     def _wrap_get_iterator(self, orig):

@@ -32,8 +32,9 @@ each worker
 Work "in" a worker runs between ``_inside`` swapping the worker's streams,
 thread count and worker info in and the main process's back: the main
 process's streams never see a worker's draws. CUDA generator states are put
-back too (``CudaSeedGuard``); when worker code initializes CUDA the host is
-told (``cuda_in_worker``), since that cannot be undone.
+back too (``CudaSeedGuard``); when worker code initializes CUDA, or a batch
+holds CUDA tensors (a forked real worker cannot use CUDA its parent
+initialized), the host is told (``cuda_in_worker``).
 
 ``refusal(loader)`` names what this cannot reproduce (then the real workers
 run): DataPipes, torch.distributed, start methods other than fork (spawn
@@ -90,6 +91,16 @@ def refusal(loader):
     if method != "fork":
         return "its workers start by %r, which re-imports the script in each worker" % method
     return None
+
+
+def _holds_cuda(data, depth=0):
+    if isinstance(data, torch.Tensor):
+        return data.is_cuda
+    if depth < 2 and isinstance(data, (list, tuple)):
+        return any(_holds_cuda(x, depth + 1) for x in data)
+    if depth < 2 and isinstance(data, dict):
+        return any(_holds_cuda(x, depth + 1) for x in data.values())
+    return False
 
 
 class _Worker:
@@ -247,6 +258,8 @@ class EmulatedWorkersIter(_BaseDataLoaderIter):
                 self._try_put_index()
                 continue
             del self._task_info[idx]
+            if _holds_cuda(data):
+                self._host.cuda_in_worker()  # a forked real worker cannot use CUDA the parent initialized
             if self._pin_memory and not isinstance(data, ExceptionWrapper):
                 data = _utils.pin_memory.pin_memory(data, self._pin_memory_device)
             return self._process_data(data)
