@@ -277,3 +277,26 @@ def test_torchvision_pipeline_with_loader_options(tvis, tmp_path):
     assert {"RandomHorizontalFlip", "ToTensor", "RandomErasing", "main.<locals>.<lambda>"} <= set(got)
     assert {"ColorJitter", "RandomApply"} & set(got)  # RandomApply is a step only when it did not apply
     assert "workers_in_main" in notice_codes(load_run(run_file_of(rec.stdout)))
+
+
+def test_image_folder_loader_function_is_a_step(tvis, tmp_path):
+    """ImageFolder's `loader` (a plain function attribute) is recorded with the
+    file path it read, which names the followed sample's dataset index."""
+    script, root = SCRIPTS / "pipeline_image_folder.py", tmp_path / "images"
+    plain = run_plain(script, root, "--steps", 4)
+    assert plain.returncode == 0, plain.stderr
+    rec = run_tvis(tvis, script, root, "--steps", 5, steps=4, out=tmp_path / "runs")
+    assert rec.returncode == 0, rec.stderr
+    assert step_lines(rec.stdout) == step_lines(plain.stdout)
+    run = load_run(run_file_of(rec.stdout))
+    for b in sample_batches(run):
+        for s in b["samples"]:
+            steps = s["transforms"]
+            assert [t["class_name"] for t in steps] == ["default_loader", "RandomResizedCrop", "ToTensor"]
+            i = s["dataset_index"]
+            path = root / ("cat" if i < 6 else "dog") / ("%d.png" % (i % 6))
+            detail = {d["key"]: d["value"] for d in run.events[steps[0]["event"]]["detail"]}
+            assert detail["input"] == "str %r" % str(path) and steps[0]["input"] == -1
+            assert steps[0]["input_kind"] == "Other" and steps[0]["output_kind"] == "PILImage"
+            assert s["label"] == ("cat" if i < 6 else "dog")
+            assert torch.equal(run.values(steps[0]["output"]), torch.from_numpy(np.array(Image.open(path))))

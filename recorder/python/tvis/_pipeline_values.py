@@ -9,7 +9,8 @@ kind is the schema's ValueKind:
                          the description names the mode ("PIL RGB 28x28")
 - numpy.ndarray       -> the same values and shape, NDArray
 - bool/int/float and NumPy scalars -> a 0-d tensor, Scalar
-- anything else       -> None, Other (described by its type)
+- anything else       -> None, Other (described by its type; strings and
+                         paths by their value, containers by their length)
 
 Unsigned NumPy types torch 1.13 lacks (uint16/32/64) widen to the next signed
 type that holds every value (uint64 beyond int64 is Other); the
@@ -17,6 +18,8 @@ description keeps the original dtype. Contract: the value is only read; a
 NumPy array that is not writable is copied before torch sees it (torch warns
 on read-only arrays otherwise, and a recorder must not print).
 """
+
+import os
 
 import numpy as np
 import torch
@@ -61,4 +64,9 @@ def as_tensor(value):
         arr = np.asarray(value)
         t = _array_tensor(arr.reshape(()))
         return t, SCALAR, "%s %r" % (type(value).__name__, value)
+    if isinstance(value, (str, bytes, os.PathLike)):
+        text = repr(os.fspath(value) if isinstance(value, os.PathLike) else value)
+        return None, OTHER, "%s %s" % (type(value).__name__, text[:200])
+    if isinstance(value, (tuple, list, dict)):
+        return None, OTHER, "%s of %d" % (type(value).__name__, len(value))
     return None, OTHER, type(value).__name__
