@@ -88,6 +88,7 @@ def test_maps_equal_reference_under_batchnorm_train(tvis, tmp_path):
     run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_bn_net.py", "--steps", 3, "--cam-dump", dump)
     records = gradcam_records(run)
     assert js["captured"]["gradcam"] == [str(i) for i in range(11)]  # every module with a [B, C, H, W] output
+    assert not any("one gradient pass per sample" in n for n in js["notices"])  # the batched (vmap) passes ran
     coupled = 0.0
     for step in range(3):
         d = torch.load(dump / ("step%d.pt" % step))
@@ -161,6 +162,28 @@ def test_user_hooks_and_retained_grad_unchanged(tvis, tmp_path):
     # the extra passes did run through the hooked nodes: maps below them exist for every step
     records = gradcam_records(run)
     assert {(r["step"], r["module"]) for r in records} >= {(s, m) for s in range(3) for m in ("conv1", "bn1", "conv2")}
+
+
+def test_batched_and_single_passes_agree_with_per_score_gradients():
+    from tvis._gradcam_maps import class_gradients
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.Conv2d(4, 4, 3),
+                          nn.BatchNorm2d(4), nn.ReLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(16, 5))
+    acts = []
+    for i in (0, 3):
+        model[i].register_forward_hook(lambda m, inp, out: acts.append(out))
+    scores = model(torch.randn(5, 3, 8, 8))
+    pairs = [(0, 1), (0, 2), (3, 0), (4, 4), (2, 2)]
+    got = {}
+    for batched in (True, False):
+        got[batched] = {}
+        refused = class_gradients(scores, pairs, acts, lambda k, g, d=got[batched]: d.__setitem__(k, g), batched)
+        assert refused is None and sorted(got[batched]) == list(range(len(pairs)))
+    for k, (r, c) in enumerate(pairs):
+        want = torch.autograd.grad(scores[r, c], acts, retain_graph=True)
+        for batched in (True, False):
+            for g, w in zip(got[batched][k], want):
+                torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-8)
 
 
 def test_guard_silences_hooks_in_an_extra_pass():

@@ -9,9 +9,12 @@ call order: ``path``, ``path#2``, ``path#3``, ...
 At the user's backward (``on_backward``, graph intact) the class scores are
 the [B, classes] input of the cross_entropy / nll_loss call behind the loss.
 For each followed sample row i and each target class c (predicted = argmax of
-row i, true = its class-index target; one pass when equal) tvis runs one
-``autograd.grad(scores, activations, grad_outputs=onehot(i, c),
-retain_graph=True)`` on the user's graph: no forward, no RNG, the exact
+row i, true = its class-index target; one pair when equal) tvis differentiates
+scores[i, c] alone: ``autograd.grad(scores, activations,
+grad_outputs=onehot(i, c), retain_graph=True)`` on the user's graph, several
+pairs per pass through vmap (``is_grads_batched``, each slice its own
+one-hot) within a memory bound, one pass per pair where autograd refuses
+that (_gradcam_maps.class_gradients). No forward, no RNG; the exact
 derivative of sample i's score alone (BatchNorm coupling included, other
 samples' scores excluded). During those passes tvis's own gradient hooks are
 paused and the user's hooks are silenced and ``.grad`` of ``retain_grad()``
@@ -42,7 +45,7 @@ from torch.utils.checkpoint import CheckpointFunction
 
 from . import _phases as P
 from ._gradcam_guard import HookGuard
-from ._gradcam_maps import cam, class_scores, executed_nodes, python_functions, sample_gradients
+from ._gradcam_maps import cam, class_gradients, class_scores, executed_nodes, python_functions
 
 _MAX_FORWARDS = 4
 PREDICTED, TRUE = 0, 1
@@ -74,6 +77,7 @@ class GradCam:
         self.guard = HookGuard()
         self._forwards = []   # [[_Activation]] per top-level model call since the last backward
         self._busy = False    # inside tvis's own gradient pass
+        self._batched = True  # several (sample, class) pairs per pass until autograd refuses one
         self.maps_written = 0
 
     # ------------------------------------------------------------ hooks ---
@@ -195,30 +199,42 @@ class GradCam:
         followed = [(f["id"], f["batch_position"]) for f in self.s.followed if f["batch_position"] < batch]
         return followed or [(i, i) for i in range(min(self.s.samples, batch))]
 
-    def _maps(self, scores, target, rows, acts):
-        """[(sample, [(target kind, class)], activation, map)] from one pass per sample and class."""
+    @staticmethod
+    def _pairs(scores, target, rows):
+        """[(row, class)] to differentiate and, beside each, (sample, [(target kind, class)])."""
         with torch.no_grad():
             pred = scores.detach()[[r for _, r in rows]].argmax(1).tolist()
             true = target.detach()[[r for _, r in rows]].tolist() if target is not None else [None] * len(rows)
-        classes = scores.shape[1]
-        tensors = [a.tensor for a in acts]
+        pairs, meta = [], []
+        for (sample, row), p, t in zip(rows, pred, true):
+            kinds = {p: [PREDICTED]}
+            if t is not None and 0 <= t < scores.shape[1]:
+                kinds.setdefault(t, []).append(TRUE)
+            for cls, ks in kinds.items():
+                pairs.append((row, cls))
+                meta.append((sample, [(k, cls) for k in ks]))
+        return pairs, meta
+
+    def _maps(self, scores, target, rows, acts):
+        """[(sample, [(target kind, class)], activation, map)]: the passes, tvis's hooks paused, the user's silenced."""
+        pairs, meta = self._pairs(scores, target, rows)
         out = []
+
+        def consume(k, grads):
+            row, (sample, targets) = pairs[k][0], meta[k]
+            out.extend((sample, targets, a, cam(a.tensor[row], g[row])) for a, g in zip(acts, grads) if g is not None)
+
         rec = self.s.rec
-        self._busy = True
         was_paused = rec.paused()
+        self._busy = True
         rec.set_paused(True)
         try:
             with self.guard.quiet():
-                for (sample, row), p, t in zip(rows, pred, true):
-                    kinds = {p: [PREDICTED]}
-                    if t is not None and 0 <= t < classes:
-                        kinds.setdefault(t, []).append(TRUE)
-                    for cls, ks in kinds.items():
-                        grads = sample_gradients(scores, row, cls, tensors)
-                        for a, g in zip(acts, grads):
-                            if g is not None:
-                                out.append((sample, [(k, cls) for k in ks], a, cam(a.tensor[row], g[row])))
-                        del grads
+                refused = class_gradients(scores, pairs, [a.tensor for a in acts], consume, self._batched)
+            if refused is not None:
+                self._batched = False
+                self.s.notice("gradcam_unbatched", "Grad-CAM runs one gradient pass per sample and class: autograd "
+                                                   "refused a batched pass (%s)" % refused)
         except RuntimeError as e:  # autograd refused the pass (a custom backward, a freed graph): this step only
             self.s.notice("gradcam_pass_failed", "Grad-CAM skipped on a step where torch.autograd.grad failed: %s"
                           % str(e).splitlines()[0])

@@ -9,15 +9,19 @@ extra pass would run, and the custom ``autograd.Function`` backward nodes
 among them (``CheckpointFunctionBackward``, reentrant checkpoint, refuses
 ``autograd.grad``; others run their Python backward once more per pass).
 
-``sample_gradients(scores, row, cls, activations)``: d scores[row, cls] /
-d activation for every activation, from the user's graph (retained), with a
-one-hot ``grad_outputs``: exactly the derivative of that one sample's score,
-so batch coupling (BatchNorm in train mode) adds only the terms of that score.
-Never accumulates into any ``.grad`` (``autograd.grad`` with inputs).
+``class_gradients(scores, pairs, activations, consume)``: d scores[row, cls] /
+d activation for every activation and (row, cls) pair, from the user's graph
+(retained), with one-hot ``grad_outputs``: exactly the derivative of that one
+sample's score, so batch coupling (BatchNorm in train mode) adds only the
+terms of that score. Several pairs share a pass through vmap
+(``is_grads_batched``) within a memory bound. Never accumulates into any
+``.grad`` (``autograd.grad`` with inputs).
 
 ``cam(activation_row, gradient_row)``: the Grad-CAM map of one sample at one
 layer, float32 [h, w]: ReLU(sum_c mean_hw(dS/dA_c) * A_c).
 """
+
+import warnings
 
 import torch
 import torch.autograd.function as _function
@@ -83,11 +87,55 @@ def python_functions(nodes):
     return classes
 
 
-def sample_gradients(scores, row, cls, activations):
+# Gradient memory one batched pass may hold (its pairs x the activations' bytes).
+BATCH_BYTES = 256 << 20
+
+
+def class_gradients(scores, pairs, activations, consume, batched=True):
+    """Calls ``consume(k, grads)`` for each pair k = (row, cls) of ``pairs``
+    with the gradients of scores[row, cls] with respect to ``activations``
+    (None where one is unused). Batched passes vmap over one-hot
+    ``grad_outputs`` (``is_grads_batched``: each slice is its own
+    vector-Jacobian product, so still one score at a time), as many pairs per
+    pass as fit in BATCH_BYTES (a pass's gradients are dropped before the
+    next); where autograd refuses a batched pass, one pass per pair.
+    Returns why batching was refused, or None."""
+    per_pass = sum(a.numel() * a.element_size() for a in activations)
+    group = max(1, min(len(pairs), BATCH_BYTES // max(per_pass, 1))) if batched else 1
+    refused = None
+    for start in range(0, len(pairs), group):
+        chunk = pairs[start:start + group]
+        grads = None
+        if len(chunk) > 1 and refused is None:
+            try:
+                grads = _batched_pass(scores, chunk, activations)
+            except RuntimeError as e:
+                refused = str(e).splitlines()[0]
+        if grads is None:
+            for k, (row, cls) in enumerate(chunk):
+                consume(start + k, _single_pass(scores, row, cls, activations))
+            continue
+        for k in range(len(chunk)):
+            consume(start + k, tuple(None if g is None else g[k] for g in grads))
+        del grads
+    return refused
+
+
+def _single_pass(scores, row, cls, activations):
     one_hot = torch.zeros_like(scores, memory_format=torch.contiguous_format)
     one_hot[row, cls] = 1
-    return torch.autograd.grad(scores, activations, grad_outputs=one_hot, retain_graph=True,
-                               allow_unused=True)
+    return torch.autograd.grad(scores, activations, grad_outputs=one_hot, retain_graph=True, allow_unused=True)
+
+
+def _batched_pass(scores, pairs, activations):
+    one_hot = scores.new_zeros((len(pairs),) + tuple(scores.shape))
+    for k, (row, cls) in enumerate(pairs):
+        one_hot[k, row, cls] = 1
+    with warnings.catch_warnings():  # vmap's "no batching rule, slower fallback" notes are not the user's
+        warnings.simplefilter("ignore")
+        grads = torch.autograd.grad(scores, activations, grad_outputs=one_hot, retain_graph=True,
+                                    allow_unused=True, is_grads_batched=True)
+    return grads
 
 
 def cam(activation_row, gradient_row):
