@@ -86,7 +86,7 @@ def recompute(run, step, transform):
     return _as_recorded(transform(x)), states
 
 
-def check_transforms(run, batches, expect_indices=True):
+def check_transforms(run, batches, expect_indices=True, collate_scales=False):
     """Every followed sample went through the four transforms; each output
     recomputes bit for bit; the last one is the sample's row in the batch."""
     by_class = {type(t).__name__: t for t in pipeline_workers.pipeline().transforms}
@@ -108,20 +108,25 @@ def check_transforms(run, batches, expect_indices=True):
             assert jitter["output_kind"] == "NDArray" and jitter["rng_state"] == -1
             jitter_states = {t["name"] for t in run.tensors.values() if t["event"] == jitter["event"]}
             assert {"numpy_rng_state", "python_rng_state"} <= jitter_states
-            row = run.values(s["input"])
-            assert torch.equal(run.values(s["transforms"][-1]["output"]), row)
+            row, out = run.values(s["input"]), run.values(s["transforms"][-1]["output"])
+            if collate_scales:  # by its worker's brightness (10 or 20), set by worker_init_fn on its copy
+                assert any(torch.equal(out * (1.0 + b / 100.0), row) for b in (10, 20))
+            else:
+                assert torch.equal(out, row)
     return checked
 
 
 def test_two_workers_bit_identical_and_transforms_recompute(tvis, tmp_path):
-    # the sampler draws each index from the global torch stream: prefetching shows
-    plain, rec, run, info = record(tvis, tmp_path, 7, "--workers", 2, "--epochs", 2, "--sampler", "global")
+    # the sampler draws each index from the global torch stream: prefetching shows;
+    # collate_fn is bound to the dataset: each worker's to its own copy
+    plain, rec, run, info = record(tvis, tmp_path, 7, "--workers", 2, "--epochs", 2, "--sampler", "global",
+                                   "--collate-method")
     assert len(plain) == 7 and rec == plain, "training differs with tvis's workers in the main process"
     assert "workers_in_main" in notice_codes(run)
     assert info["captured"]["pipeline"]["transforms"] == ["RandomRotation", "NumpyJitter", "ToTensor", "Normalize"]
     batches = sample_batches(run)
     assert [b["step"] for b in batches] == list(range(7))
-    assert check_transforms(run, batches) == 7 * 4 * 4
+    assert check_transforms(run, batches, collate_scales=True) == 7 * 4 * 4
     kinds = {e["kind"] for e in run.events.values()}
     assert {"DatasetGetItem", "Transform"} <= kinds
 

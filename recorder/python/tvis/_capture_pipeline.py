@@ -97,8 +97,9 @@ class PipelineCapture:
 
     @staticmethod
     def _worker_copies(loader):
-        """(one dataset copy per worker, None) or (None, why the real workers must run).
-        Copies are made before the iterator draws its base seed, as a fork copies the dataset."""
+        """([(dataset, collate_fn, worker_init_fn)] copied once per worker, None) or (None, why the
+        real workers must run). Copies are made before the iterator draws its base seed, as a fork
+        copies them."""
         if threading.current_thread() is not threading.main_thread():
             return None, "it is iterated on a thread other than the main thread"
         try:
@@ -108,9 +109,11 @@ class PipelineCapture:
         if why is not None:
             return None, why
         try:
-            return [fork_copy(loader.dataset) for _ in range(loader.num_workers)], None
+            parts = (loader.dataset, loader.collate_fn, loader.worker_init_fn)
+            return [fork_copy(parts) for _ in range(loader.num_workers)], None
         except Exception as e:  # noqa: BLE001
-            return None, "its dataset cannot be copied for each worker (%s: %s)" % (type(e).__name__, e)
+            return None, "its dataset, collate_fn or worker_init_fn cannot be copied for each worker (%s: %s)" \
+                % (type(e).__name__, e)
 
     def _note_workers_in_main(self, loader):
         extra = ""

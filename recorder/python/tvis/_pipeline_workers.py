@@ -21,8 +21,10 @@ main process
   ones' are) and recreate their fetchers.
 
 each worker
-- its own copy of the dataset (``copies[i]``, made by ``_pipeline_fork_copy``
-  before the base seed is drawn) seen through ``get_worker_info()``;
+- its own copy of the dataset, ``collate_fn`` and ``worker_init_fn``
+  (``copies[i]``: one ``_pipeline_fork_copy`` of the three, made before the
+  base seed is drawn, so a collate_fn bound to the dataset is bound to the
+  copy as in a fork), the dataset seen through ``get_worker_info()``;
 - its streams seeded as a real worker seeds them (``_pipeline_rng.Streams``)
   and carried from task to task; ``torch.set_num_threads(1)``;
 - ``worker_init_fn(worker_id)`` then the fetcher created, failures kept and
@@ -104,10 +106,12 @@ def _holds_cuda(data, depth=0):
 
 
 class _Worker:
-    __slots__ = ("id", "dataset", "streams", "threads", "info", "fetcher", "init_exception", "iteration_end")
+    __slots__ = ("id", "dataset", "collate_fn", "init_fn", "streams", "threads", "info", "fetcher",
+                 "init_exception", "iteration_end")
 
-    def __init__(self, wid, num_workers, dataset, base_seed):
+    def __init__(self, wid, num_workers, copies, base_seed):
         self.id = wid
+        dataset, self.collate_fn, self.init_fn = copies
         self.dataset = dataset
         self.streams = Streams.seeded(base_seed, wid)
         self.threads = 1
@@ -122,7 +126,6 @@ class EmulatedWorkersIter(_BaseDataLoaderIter):
         super().__init__(loader)
         assert self._num_workers > 0 and self._prefetch_factor > 0
         self._host = host
-        self._worker_init_fn = loader.worker_init_fn
         self._shutdown = False
         self._workers = [_Worker(i, self._num_workers, copies[i], self._base_seed) for i in range(self._num_workers)]
         for w in self._workers:
@@ -160,15 +163,15 @@ class EmulatedWorkersIter(_BaseDataLoaderIter):
                 torch.set_num_threads(threads)
 
     def _new_fetcher(self, w):
-        f = _DatasetKind.create_fetcher(self._dataset_kind, w.dataset, self._auto_collation, self._collate_fn,
+        f = _DatasetKind.create_fetcher(self._dataset_kind, w.dataset, self._auto_collation, w.collate_fn,
                                         self._drop_last)
         return self._host.wrap_fetcher(f, self._dataset)
 
     def _start(self, w):
         with self._inside(w):
             try:
-                if self._worker_init_fn is not None:
-                    self._worker_init_fn(w.id)
+                if w.init_fn is not None:
+                    w.init_fn(w.id)
                 w.fetcher = self._new_fetcher(w)
             except Exception:
                 w.init_exception = ExceptionWrapper(where="in DataLoader worker process {}".format(w.id))

@@ -12,7 +12,7 @@ thread count: any leak of worker state into the main process shows.
 
     python pipeline_workers.py [--workers N] [--persistent] [--iterable]
         [--sampler shuffle|sequential|mirror|global] [--epochs E] [--steps S] [--lock]
-        [--break-after B]
+        [--break-after B] [--collate-method]
 
 --lock gives the dataset a threading.Lock (a fork copies it, copy.deepcopy
 cannot: tvis must leave such a loader to its real workers).
@@ -81,6 +81,11 @@ class Pictures(Dataset):
 
     def __len__(self):
         return N_ITEMS
+
+    def collate(self, items):
+        """A collate_fn bound to the dataset: a worker's own copy (brightness set by its worker_init_fn)."""
+        x, y, t = torch.utils.data.default_collate(items)
+        return x * (1.0 + self.brightness / 100.0), y, t
 
     def __getitem__(self, i):
         img = Image.fromarray(np.clip(self.images[i].astype(np.int32) + self.brightness, 0, 255).astype(np.uint8))
@@ -159,6 +164,8 @@ def loader(args):
     kw = dict(batch_size=8, num_workers=args.workers)
     if args.workers:
         kw.update(worker_init_fn=seed_worker, persistent_workers=args.persistent)
+    if args.collate_method:
+        kw["collate_fn"] = ds.collate
     if not args.iterable:
         if args.sampler == "shuffle":
             kw["shuffle"] = True
@@ -178,6 +185,7 @@ def main():
         p.add_argument("--epochs", type=int, default=3)
         p.add_argument("--threads", type=int, default=2)
         p.add_argument("--lock", action="store_true")
+        p.add_argument("--collate-method", action="store_true", help="collate_fn=dataset.collate")
         p.add_argument("--break-after", type=int, default=0, help="leave each epoch after this many batches")
 
     args = fidelity_util.parse(extra)
