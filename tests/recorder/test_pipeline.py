@@ -179,6 +179,17 @@ def test_digits_cnn_pipeline(tvis, tmp_path):
     assert step_lines(rec.stdout) == step_lines(plain.stdout)
     info = inspect_json(tvis, run_file_of(rec.stdout))
     assert info["captured"]["pipeline"]["transforms"] == ["Resize", "RandomRotation", "Normalize"]
+    from torchvision import transforms
+    same = {"Resize": transforms.Resize((16, 16), antialias=True), "RandomRotation": transforms.RandomRotation(10),
+            "Normalize": transforms.Normalize((0.3,), (0.4,))}  # as examples/digits_cnn.py builds them
+    run = load_run(run_file_of(rec.stdout))
+    for b in sample_batches(run):
+        for s in b["samples"]:
+            assert [t["input_kind"] for t in s["transforms"]] == ["Tensor"] * 3
+            assert s["transforms"][1]["rng_state"] >= 0
+            for t in s["transforms"]:
+                got, _ = recompute(run, t, same[t["class_name"]])
+                assert torch.equal(got, run.values(t["output"])), t["name"]
 
 
 @pytest.mark.parametrize("k", [1, 6])
