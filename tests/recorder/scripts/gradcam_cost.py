@@ -11,7 +11,8 @@ seconds of the whole run (user + system, tvis and its Python; steadier than
 wall time on a shared machine) and its peak RSS, the run
 file's bytes per step (compressed, and raw: all chunks uncompressed), and the
 Grad-CAM records and map values (bytes) in the run. Then, in a process of its
-own, the time Grad-CAM's on_backward itself takes per step (wall and CPU).
+own, the time Grad-CAM's on_backward itself takes per step (wall and CPU),
+with batched passes (the default) and with one pass per (sample, class).
 """
 import argparse
 import os
@@ -64,13 +65,16 @@ def gradcam_bytes(path):
     return records, sum(run.tensors[m]["data_size"] for m in maps), raw
 
 
-def time_on_backward(case, steps, run_file):
+def time_on_backward(case, steps, run_file, batch_bytes):
     """In this process: the script under a Session, Grad-CAM's on_backward timed
     (wall and process CPU seconds per call); prints one JSON line."""
     import json
     import runpy
     import _tvis_native
+    from tvis import _gradcam_maps
     from tvis._session import Session
+    if batch_bytes is not None:
+        _gradcam_maps.BATCH_BYTES = batch_bytes
     script, argsfor = CASES[case]
     sys.path.insert(0, str(script.parent))
     session = Session(_tvis_native, run_file, 10 ** 6, 2000000, 4, str(script.parent), str(script), [])
@@ -99,12 +103,13 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--time-on-backward", metavar="CASE", help=argparse.SUPPRESS)
     ap.add_argument("--run-file", help=argparse.SUPPRESS)
+    ap.add_argument("--batch-bytes", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     # the package `tvis run` uses: $TVIS_PYTHON_PACKAGE_DIR as for the CLI, else this checkout's
     sys.path[:0] = [str(Path(args.build) / "python"),
                     os.environ.get("TVIS_PYTHON_PACKAGE_DIR") or str(ROOT / "recorder" / "python")]
     if args.time_on_backward:
-        return time_on_backward(args.time_on_backward, args.steps, args.run_file)
+        return time_on_backward(args.time_on_backward, args.steps, args.run_file, args.batch_bytes)
     tvis = str(Path(args.build) / "bin" / "tvis")
     with tempfile.TemporaryDirectory(prefix="tvis-gradcam-cost-") as tmp:
         for case, (script, argsfor) in CASES.items():
@@ -127,13 +132,14 @@ def main():
                          " ".join("%.0f" % (t * 1e3) for t in times[mode]), statistics.median(cpu[mode]),
                          statistics.median(rss[mode]) / 1e3, size / 1e3 / args.steps,
                          raw / 1e3 / args.steps, records / args.steps, map_bytes / 1e3 / args.steps), flush=True)
-            p = subprocess.run([sys.executable, __file__, "--build", args.build, "--steps", str(args.steps),
-                                "--time-on-backward", case, "--run-file", str(Path(tmp) / (case + "_timed.tvis"))],
-                               capture_output=True, text=True, cwd=tmp)
-            if p.returncode != 0:
-                sys.exit("in-process timing failed:\n" + p.stderr)
-            print("%-10s Grad-CAM on_backward alone (in process, median of later steps): %s"
-                  % (case, p.stdout.strip().splitlines()[-1]), flush=True)
+            for label, extra in (("batched passes", []), ("one pass per pair", ["--batch-bytes", "0"])):
+                p = subprocess.run([sys.executable, __file__, "--build", args.build, "--steps", str(args.steps),
+                                    "--time-on-backward", case, "--run-file", str(Path(tmp) / (case + "_timed.tvis"))]
+                                   + extra, capture_output=True, text=True, cwd=tmp)
+                if p.returncode != 0:
+                    sys.exit("in-process timing failed:\n" + p.stderr)
+                print("%-10s Grad-CAM on_backward alone, %s (in process, median of later steps): %s"
+                      % (case, label, p.stdout.strip().splitlines()[-1]), flush=True)
 
 
 if __name__ == "__main__":
