@@ -16,7 +16,7 @@ struct ChunkEncoder::State {
   ~State() { ZSTD_freeCCtx(cctx); }
 };
 
-ChunkEncoder::ChunkEncoder(int zstd_level) : state_(new State), level_(zstd_level) {
+ChunkEncoder::ChunkEncoder(int zstd_level) : state_(new State), level_(zstd_level), cctx_level_(zstd_level) {
   state_->cctx = ZSTD_createCCtx();
   ZSTD_CCtx_setParameter(state_->cctx, ZSTD_c_compressionLevel, level_);
   ZSTD_CCtx_setParameter(state_->cctx, ZSTD_c_contentSizeFlag, 1);
@@ -27,6 +27,15 @@ ChunkEncoder::~ChunkEncoder() = default;
 
 Status ChunkEncoder::encode(const ChunkInfo& info, uint32_t ordinal, const uint8_t* raw, uint64_t size, Bytes* out,
                             ChunkEntry* entry) {
+  return encode(info, ordinal, raw, size, out, entry, level_);
+}
+
+Status ChunkEncoder::encode(const ChunkInfo& info, uint32_t ordinal, const uint8_t* raw, uint64_t size, Bytes* out,
+                            ChunkEntry* entry, int zstd_level) {
+  if (zstd_level != cctx_level_) {
+    ZSTD_CCtx_setParameter(state_->cctx, ZSTD_c_compressionLevel, zstd_level);
+    cctx_level_ = zstd_level;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   if (size > kMaxChunkRawSize)
     return Status::error(ErrorCode::TooLarge, "chunk of " + std::to_string(size) + " bytes exceeds the 1 GiB limit");

@@ -38,6 +38,8 @@ double seconds_since(SteadyClock::time_point t0) {
 }
 constexpr uint64_t kWritebackBytes = 8u << 20;  // start writeback every 8 MB
 constexpr size_t kMaxEncodedQueue = 8;          // encoded chunks waiting for the disk
+constexpr size_t kSpareRawBuffers = 8;          // encoded raw buffers kept for reuse_buffer()
+constexpr uint64_t kMinSpareRaw = 1u << 20;     // ... when at least this large
 }  // namespace
 
 struct RunWriter::Impl {
@@ -45,6 +47,7 @@ struct RunWriter::Impl {
     ChunkInfo info;
     uint32_t ordinal = 0;
     Bytes raw;
+    int level = 0;
   };
   struct Encoded {
     ChunkEntry entry;  // offset set by the I/O thread
@@ -63,6 +66,7 @@ struct RunWriter::Impl {
   std::deque<Pending> raw_queue;
   std::deque<Encoded> encoded_queue;
   std::vector<Bytes> spare;  // written buffers returned for reuse by the encoder
+  std::vector<Bytes> spare_raw;  // encoded raw buffers for reuse_buffer()
   uint32_t next_ordinal = 0;
   bool stop = false;          // drain everything, then leave the threads
   bool write_footer = false;  // ... and finalize the file first
@@ -153,7 +157,7 @@ struct RunWriter::Impl {
       Encoded e;
       bool ok = false;
       if (!failed()) {
-        Status s = encoder.encode(p.info, p.ordinal, p.raw.data(), p.raw.size(), &buffer, &e.entry);
+        Status s = encoder.encode(p.info, p.ordinal, p.raw.data(), p.raw.size(), &buffer, &e.entry, p.level);
         if (s) {
           e.bytes = std::move(buffer);
           ok = true;
@@ -166,6 +170,10 @@ struct RunWriter::Impl {
         std::unique_lock<std::mutex> lock(mu);
         stats.backlog_bytes -= p.raw.size();
         stats.compress_seconds = encoder.busy_seconds();
+        if (p.raw.capacity() >= kMinSpareRaw && spare_raw.size() < kSpareRawBuffers) {
+          p.raw.clear();
+          spare_raw.push_back(std::move(p.raw));
+        }
         if (ok) {
           encoded_cv.wait(lock, [&] { return encoded_queue.size() < kMaxEncodedQueue || !first_error.is_ok(); });
           encoded_queue.push_back(std::move(e));
@@ -288,6 +296,10 @@ RunWriter::RunWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RunWriter::~RunWriter() { impl_->stop_threads(false); }
 
 uint32_t RunWriter::append(const ChunkInfo& info, Bytes raw) {
+  return append(info, std::move(raw), impl_->options.zstd_level);
+}
+
+uint32_t RunWriter::append(const ChunkInfo& info, Bytes raw, int zstd_level) {
   Impl& m = *impl_;
   const uint64_t size = raw.size();
   std::unique_lock<std::mutex> lock(m.mu);
@@ -309,10 +321,22 @@ uint32_t RunWriter::append(const ChunkInfo& info, Bytes raw) {
   const uint32_t ordinal = m.next_ordinal++;
   m.stats.backlog_bytes += size;
   if (m.stats.backlog_bytes > m.stats.peak_backlog_bytes) m.stats.peak_backlog_bytes = m.stats.backlog_bytes;
-  m.raw_queue.push_back(Impl::Pending{info, ordinal, std::move(raw)});
+  m.raw_queue.push_back(Impl::Pending{info, ordinal, std::move(raw), zstd_level});
   lock.unlock();
   m.raw_cv.notify_one();
   return ordinal;
+}
+
+Bytes RunWriter::reuse_buffer(uint64_t min_capacity) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto& spare = impl_->spare_raw;
+  for (size_t i = 0; i < spare.size(); ++i) {
+    if (spare[i].capacity() < min_capacity) continue;
+    Bytes b = std::move(spare[i]);
+    spare.erase(spare.begin() + long(i));
+    return b;
+  }
+  return Bytes();
 }
 
 Status RunWriter::finalize() {

@@ -54,11 +54,16 @@ const Head& head() {
 
 bool DataChunkBuffer::in_place() { return !head().bytes.empty(); }
 
-DataChunkBuffer::DataChunkBuffer(uint64_t capacity) : capacity_(capacity), head_size_(head().bytes.size()) { start(); }
+DataChunkBuffer::DataChunkBuffer(uint64_t capacity, Recycle recycle)
+    : capacity_(capacity), recycle_(std::move(recycle)), head_size_(head().bytes.size()) {
+  start();
+}
 
 void DataChunkBuffer::start() {
-  bytes_ = format::Bytes();
-  bytes_.reserve(head_size_ + capacity_ + 16);
+  const uint64_t want = head_size_ + capacity_ + 16;
+  bytes_ = recycle_ ? recycle_(want) : format::Bytes();
+  bytes_.clear();
+  bytes_.reserve(want);
   bytes_.assign(head().bytes.begin(), head().bytes.end());
 }
 

@@ -45,12 +45,13 @@ int profile_fn(PyObject*, PyFrameObject* frame, int what, PyObject*);
 class Recorder {
  public:
   Recorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
-           std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes)
+           std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes, py::object dense_zstd_level)
       : filter_(project_dir, std::move(exclude_dirs)), project_dir_(project_dir), samples_(samples) {
     capture_.max_elems = max_elems;
     BuilderOptions o;
     o.path = path;
     o.zstd_level = zstd_level;
+    if (!dense_zstd_level.is_none()) o.dense_zstd_level = dense_zstd_level.cast<int>();
     o.data_chunk_bytes = static_cast<uint64_t>(data_chunk_bytes);
     auto b = RunBuilder::create(o);
     if (!b.ok()) throw std::runtime_error(b.status().message);
@@ -157,7 +158,7 @@ class Recorder {
     c.rec->name = name;
     c.rec->step = step_;
     last_l2_ = c.rec->stats->l2;
-    const uint64_t id = builder_->add_tensor(std::move(c.rec), c.values, c.size, c.f32);
+    const uint64_t id = builder_->add_tensor(std::move(c.rec), c.values, c.size, c.f32, c.mostly_zero);
     if (dedupable) {
       dedup_.insert_or_assign(impl, DedupEntry{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(
                                     t.getIntrusivePtr()),
@@ -534,9 +535,11 @@ PYBIND11_MODULE(_tvis_native, m) {
   m.doc() = "tvis recorder core (private; use the tvis package)";
   m.attr("torch_version") = TVIS_TORCH_VERSION;
   py::class_<Recorder>(m, "Recorder")
-      .def(py::init<const std::string&, int64_t, int, const std::string&, std::vector<std::string>, int, int64_t>(),
+      .def(py::init<const std::string&, int64_t, int, const std::string&, std::vector<std::string>, int, int64_t,
+                    py::object>(),
            py::arg("path"), py::arg("max_elems"), py::arg("samples"), py::arg("project_dir"),
-           py::arg("exclude_dirs"), py::arg("zstd_level") = 1, py::arg("data_chunk_bytes") = 8 << 20)
+           py::arg("exclude_dirs"), py::arg("zstd_level") = 1, py::arg("data_chunk_bytes") = 8 << 20,
+           py::arg("dense_zstd_level") = py::none())
       .def("now", &Recorder::now)
       .def("file_id", &Recorder::file_id)
       .def("begin", [](Recorder& r, int kind, const std::string& name, const std::string& cls, uint32_t cf,

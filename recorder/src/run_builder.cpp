@@ -40,7 +40,12 @@ format::Result<std::unique_ptr<RunBuilder>> RunBuilder::create(const BuilderOpti
 }
 
 RunBuilder::RunBuilder(const BuilderOptions& options, std::unique_ptr<format::RunWriter> writer)
-    : options_(options), writer_(std::move(writer)), f32_(options.data_chunk_bytes), raw_(options.data_chunk_bytes) {}
+    : options_(options),
+      writer_(std::move(writer)),
+      f32_sparse_(options.data_chunk_bytes, [w = writer_.get()](uint64_t n) { return w->reuse_buffer(n); }),
+      f32_grad_(options.data_chunk_bytes, [w = writer_.get()](uint64_t n) { return w->reuse_buffer(n); }),
+      f32_dense_(options.data_chunk_bytes, [w = writer_.get()](uint64_t n) { return w->reuse_buffer(n); }),
+      raw_(options.data_chunk_bytes, [w = writer_.get()](uint64_t n) { return w->reuse_buffer(n); }) {}
 
 RunBuilder::~RunBuilder() = default;
 
@@ -80,11 +85,34 @@ schema::EventT* RunBuilder::find_event(uint64_t id) {
   return it == events_.end() ? nullptr : it->second.get();
 }
 
-uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, const void* data, uint64_t size, bool f32) {
+RunBuilder::Data RunBuilder::data_class(const schema::TensorRecordT& rec, bool f32, bool sparse) {
+  if (!f32) return Data::Raw;
+  if (sparse) return Data::F32Sparse;
+  switch (rec.role) {
+    case schema::TensorRole::Grad:
+    case schema::TensorRole::Update:
+    case schema::TensorRole::GradOutput:
+    case schema::TensorRole::GradInput: return Data::F32Grad;
+    default: return Data::F32Dense;
+  }
+}
+
+RunBuilder::DataBuffer& RunBuilder::buffer(Data d) {
+  switch (d) {
+    case Data::F32Sparse: return f32_sparse_;
+    case Data::F32Grad: return f32_grad_;
+    case Data::F32Dense: return f32_dense_;
+    default: return raw_;
+  }
+}
+
+uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, const void* data, uint64_t size, bool f32,
+                                bool sparse) {
   rec->id = next_tensor_id_++;
   if (data && size) {
-    DataBuffer& buf = f32 ? f32_ : raw_;
-    if (!buf.chunk.empty() && buf.chunk.value_bytes() + size > options_.data_chunk_bytes) cut_buffer(buf, f32);
+    const Data d = data_class(*rec, f32, sparse);
+    DataBuffer& buf = buffer(d);
+    if (!buf.chunk.empty() && buf.chunk.value_bytes() + size > options_.data_chunk_bytes) cut_buffer(d);
     rec->data_offset = buf.chunk.append(data, size, f32 ? 4 : 8);  // 8: keep 8-byte elements aligned
     rec->data_size = size;
     buf.records.push_back(rec.get());
@@ -97,14 +125,17 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
   return id;
 }
 
-void RunBuilder::cut_buffer(DataBuffer& buf, bool f32) {
+void RunBuilder::cut_buffer(Data d) {
+  DataBuffer& buf = buffer(d);
   if (buf.chunk.empty()) return;
   ChunkInfo info;
   info.kind = static_cast<uint16_t>(ChunkKind::TensorData);
-  info.filter = f32 ? format::ChunkFilter::Shuffle4 : format::ChunkFilter::None;
+  const bool shuffled = d == Data::F32Grad || d == Data::F32Dense;
+  info.filter = shuffled ? format::ChunkFilter::Shuffle4 : format::ChunkFilter::None;
   info.step_first = buf.step_first == INT32_MAX ? -1 : buf.step_first;
   info.step_last = buf.step_last;
-  const uint32_t ordinal = writer_->append(info, buf.chunk.finish());
+  const int level = d == Data::F32Dense ? options_.dense_zstd_level : options_.zstd_level;
+  const uint32_t ordinal = writer_->append(info, buf.chunk.finish(), level);
   for (auto* r : buf.records) r->data_chunk = ordinal;
   buf.records.clear();
   buf.step_first = INT32_MAX;
@@ -121,8 +152,10 @@ void RunBuilder::write_meta(const schema::RunMetaT& meta) {
 }
 
 void RunBuilder::flush() {
-  cut_buffer(f32_, true);
-  cut_buffer(raw_, false);
+  cut_buffer(Data::F32Sparse);
+  cut_buffer(Data::F32Grad);
+  cut_buffer(Data::F32Dense);
+  cut_buffer(Data::Raw);
   if (!tensors_.empty()) {
     schema::TensorBatchT batch;
     int32_t s0 = INT32_MAX, s1 = -1;

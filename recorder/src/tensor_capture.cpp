@@ -142,7 +142,9 @@ Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
   }
   const bool on_cpu = t.device().is_cpu();
   at::Tensor host = on_cpu ? t.contiguous() : at::Tensor();
-  fill_stats(*r.stats, on_cpu ? host_stats(host) : device_stats(t));
+  const ValueStats vs = on_cpu ? host_stats(host) : device_stats(t);
+  fill_stats(*r.stats, vs);
+  c.mostly_zero = vs.count > 0 && vs.zero_count * 2 >= vs.count;
 
   // What is kept of the values.
   const int64_t n = t.numel();

@@ -12,7 +12,8 @@
 //     least `min_rows` when dim 0 has them; ValuesKept::LeadingRows).
 //   - `values`/`size` point to the kept bytes, row-major, little-endian, in
 //     the tensor's dtype, valid while `keepalive` lives. f32 is true for
-//     float32 values (the writer shuffles those by 4-byte planes).
+//     float32 values (the writer shuffles those by 4-byte planes, unless
+//     `mostly_zero`: see run_builder.h).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -34,6 +35,7 @@ struct Captured {
   const void* values = nullptr;
   uint64_t size = 0;
   bool f32 = false;
+  bool mostly_zero = false;  // at least half the values are exactly 0 (CPU tensors; stored unshuffled)
 };
 
 Captured capture_tensor(const at::Tensor& t, const CaptureOptions& options);

@@ -56,7 +56,10 @@ class Session:
         here = os.path.dirname(os.path.abspath(__file__))
         # TVIS_ZSTD_LEVEL: the writer's zstd level (default 1; benchmarks compare others).
         level = int(os.environ.pop("TVIS_ZSTD_LEVEL", "1") or 1)
-        self.rec = native.Recorder(run_file, max_elems, samples, project_dir, [here], level)
+        # TVIS_ZSTD_DENSE_LEVEL: the level of float32 weights and activations (run_builder.h).
+        dense = os.environ.pop("TVIS_ZSTD_DENSE_LEVEL", "")
+        self.rec = native.Recorder(run_file, max_elems, samples, project_dir, [here], level,
+                                   dense_zstd_level=int(dense) if dense else None)
         self.run_file = run_file
         self.steps_requested = steps
         self.samples = samples

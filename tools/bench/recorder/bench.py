@@ -192,11 +192,12 @@ def main():
             r["zstd_level"] = level
             rows.append(r)
             print("%-17s %-5s zstd %2d | step %6.1f ms plain %7.1f ms recorded  ratio %5.2fx | "
-                  "cpu main %5.2fx all %5.2fx (wait %4.0f ms) | e2e %5.1f s vs %5.1f s ratio %5.2fx | "
+                  "cpu main %5.0f/%5.0f ms %5.2fx all %5.0f/%5.0f ms %5.2fx (wait %4.0f ms) | e2e %5.1f s vs %5.1f s ratio %5.2fx | "
                   "%6.1f MB/step run %6.1f MB raw %6.1f MB compression %4.2fx | backlog peak %5.1f MB, "
                   "zstd %4.1f s | RSS +%5.0f MB" % (
                       name, variant, level, r["plain_step_ms"], r["recorded_step_ms"], r["step_ratio"],
-                      r["main_cpu_ratio"], r["all_cpu_ratio"], r["recorded_wait_ms"], r["plain_wall_s"],
+                      r["recorded_main_cpu_ms"], r["plain_main_cpu_ms"], r["main_cpu_ratio"],
+                      r["recorded_all_cpu_ms"], r["plain_all_cpu_ms"], r["all_cpu_ratio"], r["recorded_wait_ms"], r["plain_wall_s"],
                       r["recorded_wall_s"], r["e2e_ratio"], r["mb_per_step"], r["run_mb"], r["raw_mb"],
                       r["compression"], r["peak_backlog_mb"], r["compress_s"], r["rss_growth_mb"]), flush=True)
     print(json.dumps(rows))

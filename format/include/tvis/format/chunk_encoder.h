@@ -29,6 +29,10 @@ class ChunkEncoder {
   /// unknown filter.
   Status encode(const ChunkInfo& info, uint32_t ordinal, const uint8_t* raw, uint64_t size, Bytes* out,
                 ChunkEntry* entry);
+  /// The same at another zstd level for this chunk (nothing in the file
+  /// records the level; every frame decodes alike).
+  Status encode(const ChunkInfo& info, uint32_t ordinal, const uint8_t* raw, uint64_t size, Bytes* out,
+                ChunkEntry* entry, int zstd_level);
 
   /// Seconds spent in filter + zstd + checksum since construction.
   double busy_seconds() const { return busy_seconds_; }
@@ -37,6 +41,7 @@ class ChunkEncoder {
   struct State;
   std::unique_ptr<State> state_;
   int level_;
+  int cctx_level_;  // the level the context is set to now
   double busy_seconds_ = 0;
 };
 

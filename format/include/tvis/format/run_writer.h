@@ -53,6 +53,15 @@ class RunWriter {
   /// works on any size (a tail shorter than one element is kept as is);
   /// make_tensor_data_chunk() lays TensorData out so elements align.
   uint32_t append(const ChunkInfo& info, Bytes raw);
+  /// The same, compressed at `zstd_level` instead of the writer's level (a
+  /// producer that knows a chunk compresses poorly picks a faster level).
+  uint32_t append(const ChunkInfo& info, Bytes raw, int zstd_level);
+
+  /// A raw buffer of at least `min_capacity` bytes that an encoded chunk no
+  /// longer needs (size 0), or an empty Bytes when none is spare. A producer
+  /// filling large chunks reuses them instead of touching fresh pages. The
+  /// writer keeps at most a few (kSpareRawBuffers in run_writer.cpp).
+  Bytes reuse_buffer(uint64_t min_capacity);
 
   /// Drains, writes footer and trailer, fsyncs, closes. Idempotent. Returns
   /// the first error met by the writer threads, if any.

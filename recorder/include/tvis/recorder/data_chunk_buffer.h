@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "tvis/format/byte_source.h"
 
@@ -21,8 +22,13 @@ namespace tvis::recorder {
 
 class DataChunkBuffer {
  public:
-  /// `capacity`: value bytes reserved up front for each chunk.
-  explicit DataChunkBuffer(uint64_t capacity);
+  /// Gives a spent buffer of at least the given capacity back for reuse
+  /// (RunWriter::reuse_buffer), or an empty one.
+  using Recycle = std::function<format::Bytes(uint64_t min_capacity)>;
+
+  /// `capacity`: value bytes reserved up front for each chunk; each new chunk
+  /// starts from `recycle`'s buffer when it has one (warm pages, no faults).
+  explicit DataChunkBuffer(uint64_t capacity, Recycle recycle = nullptr);
 
   /// Copies `size` value bytes in at an offset aligned to `align` (a power of
   /// two <= 16, zero padding before them); returns that offset.
@@ -39,6 +45,7 @@ class DataChunkBuffer {
  private:
   void start();
   uint64_t capacity_;
+  Recycle recycle_;
   uint64_t head_size_;
   format::Bytes bytes_;
 };

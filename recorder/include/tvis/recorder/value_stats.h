@@ -28,6 +28,7 @@ struct ValueStats {
   uint64_t finite_count = 0;
   uint64_t nan_count = 0;
   uint64_t inf_count = 0;
+  uint64_t zero_count = 0;  // elements exactly 0 (not stored in the run; picks the chunk layout)
   double min = 0, max = 0, mean = 0, std = 0, mean_abs = 0, l2 = 0;
   double hist_lo = 0, hist_hi = 0;
   std::vector<uint32_t> histogram;  // kHistogramBins entries (empty if no finite value)
@@ -40,6 +41,7 @@ struct ValueStats {
 struct Sums {
   double lo = 0, hi = 0, sum = 0, sum_abs = 0, sum_sq = 0;
   uint64_t count = 0;
+  uint64_t zero_count = 0;
   bool finite = true;  // no NaN / Inf among the values
 };
 Sums sums_of_f32(const float* data, size_t n);
