@@ -262,3 +262,12 @@ def test_forwards_without_backward_and_gradient_accumulation(tvis, tmp_path):
         per_key[k] = per_key.get(k, 0) + 1
     expected = {(s, m, i, t) for s in range(2) for m in ("conv1", "conv2", "conv2#2") for i in range(4) for t in (0, 1)}
     assert set(per_key) == expected and set(per_key.values()) == {2}  # one map per micro-batch backward
+
+
+def test_unbatchable_custom_backward_falls_back_to_single_passes(tvis, tmp_path):
+    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_item_backward.py", "--steps", 3)
+    notices = js["notices"]
+    assert any("one gradient pass per sample and class" in n for n in notices), notices
+    assert any("custom autograd.Function __main__.ClipGrad;" in n for n in notices), notices
+    keys = {(r["step"], r["module"], r["sample"], r["target"]) for r in gradcam_records(run)}
+    assert keys == {(s, m, i, t) for s in range(3) for m in ("conv1", "conv2") for i in range(4) for t in (0, 1)}
