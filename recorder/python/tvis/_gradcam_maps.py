@@ -21,8 +21,6 @@ terms of that score. Several pairs share a pass through vmap
 layer, float32 [h, w]: ReLU(sum_c mean_hw(dS/dA_c) * A_c).
 """
 
-import warnings
-
 import torch
 import torch.autograd.function as _function
 from torch.nn.modules._functions import BackwardHookFunction
@@ -131,11 +129,10 @@ def _batched_pass(scores, pairs, activations):
     one_hot = scores.new_zeros((len(pairs),) + tuple(scores.shape))
     for k, (row, cls) in enumerate(pairs):
         one_hot[k, row, cls] = 1
-    with warnings.catch_warnings():  # vmap's "no batching rule, slower fallback" notes are not the user's
-        warnings.simplefilter("ignore")
-        grads = torch.autograd.grad(scores, activations, grad_outputs=one_hot, retain_graph=True,
-                                    allow_unused=True, is_grads_batched=True)
-    return grads
+    # No warnings filter here: changing one would make Python show the user's
+    # once-only warnings again (and vmap's slow-fallback warnings are off by default).
+    return torch.autograd.grad(scores, activations, grad_outputs=one_hot, retain_graph=True,
+                               allow_unused=True, is_grads_batched=True)
 
 
 def cam(activation_row, gradient_row):
