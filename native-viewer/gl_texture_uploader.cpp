@@ -28,6 +28,7 @@ void upload(int width, int height, const std::uint8_t* rgba, bool first) {
 }  // namespace
 
 ImTextureID GlTextureUploader::create(int width, int height, const std::uint8_t* rgba) {
+  ++changes_;
   if (width < 1 || height < 1 || width > widgets::kMaxTextureSide || height > widgets::kMaxTextureSide)
     return nullptr;
   GLint previous = 0;
@@ -51,6 +52,7 @@ ImTextureID GlTextureUploader::create(int width, int height, const std::uint8_t*
 }
 
 void GlTextureUploader::update(ImTextureID id, int width, int height, const std::uint8_t* rgba) {
+  ++changes_;
   GLint previous = 0;
   glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous);
   glBindTexture(GL_TEXTURE_2D, texture_of(id));
@@ -59,6 +61,7 @@ void GlTextureUploader::update(ImTextureID id, int width, int height, const std:
 }
 
 void GlTextureUploader::destroy(ImTextureID id) {
+  ++changes_;
   // The App may outlive the window; textures died with their context then.
   if (SDL_GL_GetCurrentContext() == nullptr) return;
   const GLuint texture = texture_of(id);

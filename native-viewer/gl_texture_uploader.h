@@ -4,6 +4,8 @@
 // current (the App calls it during frames only).
 #pragma once
 
+#include <cstdint>
+
 #include "tvis/widgets/texture_uploader.h"
 
 namespace tvis::shell {
@@ -14,6 +16,12 @@ class GlTextureUploader final : public widgets::TextureUploader {
   ImTextureID create(int width, int height, const std::uint8_t* rgba) override;
   void update(ImTextureID id, int width, int height, const std::uint8_t* rgba) override;
   void destroy(ImTextureID id) override;
+  /// How many textures were created, updated or destroyed so far (a frame
+  /// whose draw lists are unchanged still differs when this moved).
+  uint64_t changes() const { return changes_; }
+
+ private:
+  uint64_t changes_ = 0;
 };
 
 }  // namespace tvis::shell

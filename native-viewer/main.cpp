@@ -5,6 +5,8 @@
 // --frames N     render N frames, then exit 0 (default with --screenshot: 10)
 // --screenshot   after the last frame, write the window as a PNG
 // --state-json   at exit, write App::state_json() (INTERFACES.md's object)
+// --select ID, --panel NAME   start with event ID selected and Explore's
+//                bottom panel NAME (Timeline, Source, ...) shown: scripted screenshots
 // Exit codes: 0 ok; 1 no window / screenshot or state file not written;
 // 2 bad arguments or nothing to open at PATH.
 #include <SDL.h>
@@ -36,6 +38,7 @@ struct Args {
   std::string size = "1400x900";
   float scale = 0;
   int64_t select = -1;  // event to select at start (scripted screenshots)
+  std::string panel;    // Explore bottom panel to show at start
 };
 
 // Hands the located run(s) to the app. Returns false with `problem` set when
@@ -98,6 +101,7 @@ int main(int argc, char** argv) {
   cli.add_option("--size", args.size, "window size WxH in window units")->capture_default_str();
   cli.add_option("--select", args.select, "select this event id at start, as a click on its row would")
       ->check(CLI::NonNegativeNumber);
+  cli.add_option("--panel", args.panel, "show this Explore panel at start (Steps, Timeline, Source, Layers, Samples)");
   cli.add_option("--scale", args.scale, "UI scale (default: from the display's DPI)")->check(CLI::Range(0.5, 4.0));
   CLI11_PARSE(cli, argc, argv);
 
@@ -123,6 +127,11 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (args.select >= 0) app.select_event(static_cast<uint64_t>(args.select));
+    if (!args.panel.empty() && !app.show_panel(args.panel)) {
+      std::fprintf(stderr, "tvis-view: --panel wants Steps, Timeline, Source, Layers or Samples, got '%s'\n",
+                   args.panel.c_str());
+      return 2;
+    }
   }
 
   tvis::shell::Shell shell;

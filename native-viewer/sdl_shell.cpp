@@ -15,6 +15,7 @@
 #include <SDL_opengl.h>
 #endif
 
+#include "frame_fingerprint.h"
 #include "tvis/viewer/app.h"
 
 namespace tvis::shell {
@@ -45,6 +46,7 @@ void update_scale(Shell& shell, viewer::App& app) {
   if (app.configure_scale(ui_scale, fb_scale)) {
     ImGui_ImplOpenGL3_DestroyFontsTexture();
     ImGui_ImplOpenGL3_CreateFontsTexture();
+    ++shell.font_uploads;
   }
 }
 
@@ -116,10 +118,23 @@ bool shell_frame(Shell& shell, viewer::App& app) {
 
   int fw = 0, fh = 0;
   shell_framebuffer_size(shell, &fw, &fh);
-  glViewport(0, 0, fw, fh);
-  glClearColor(0.09f, 0.098f, 0.114f, 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  uint64_t print = kAlwaysDraw;
+  if (shell.options.skip_unchanged_frames && !shell.before_swap) {
+    const uint64_t textures = shell.texture_changes ? shell.texture_changes() : 0;
+    const uint64_t extra = (static_cast<uint64_t>(fw) << 48) ^ (static_cast<uint64_t>(fh) << 32) ^
+                           (shell.font_uploads << 24) ^ textures;
+    print = frame_fingerprint(*ImGui::GetDrawData(), extra);
+  }
+  const bool draw = print == kAlwaysDraw || print != shell.shown_fingerprint;
+  if (draw) {
+    glViewport(0, 0, fw, fh);
+    glClearColor(0.09f, 0.098f, 0.114f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    shell.shown_fingerprint = print;
+  } else {
+    ++shell.frames_skipped;
+  }
   const auto t1 = std::chrono::steady_clock::now();
   app.record_frame_ms(std::chrono::duration<double, std::milli>(t1 - t0).count());
   if (shell.before_swap) {
@@ -127,7 +142,7 @@ bool shell_frame(Shell& shell, viewer::App& app) {
     shell.before_swap = nullptr;
     hook();
   }
-  SDL_GL_SwapWindow(shell.window);
+  if (draw) SDL_GL_SwapWindow(shell.window);
   return running;
 }
 

@@ -11,6 +11,11 @@
 //     draw, swap. It records the frame's measured cost (everything but the
 //     wait for vsync) with App::record_frame_ms(). Returns false once the
 //     user closed the window.
+//   - Unchanged frames: with ShellOptions::skip_unchanged_frames, a frame
+//     whose fingerprint (frame_fingerprint.h) equals the one on screen is not
+//     drawn or presented: the browser then composites nothing new, which on a
+//     software GL leaves the main thread free for network answers. A frame
+//     with a before_swap hook is always drawn.
 //   - Clipboard: ImGui's SDL backend wires SDL's clipboard (the system one on
 //     native; the browser shell overrides it with navigator.clipboard).
 #pragma once
@@ -32,6 +37,7 @@ struct ShellOptions {
   int height = 900;
   bool vsync = true;
   float ui_scale = 0;  // 0: from the display's DPI (native) or 1 (browser)
+  bool skip_unchanged_frames = false;
 };
 
 struct Shell {
@@ -41,6 +47,12 @@ struct Shell {
   /// Called once, after the next frame is drawn and before it is swapped
   /// (the back buffer then holds exactly that frame: screenshots).
   std::function<void()> before_swap;
+  /// Texture upload counter folded into the fingerprint (the shell's
+  /// GlTextureUploader::changes), or null.
+  std::function<uint64_t()> texture_changes;
+  uint64_t shown_fingerprint = 0;  // of the frame on screen (0: none yet)
+  uint64_t font_uploads = 0;
+  uint64_t frames_skipped = 0;
 };
 
 bool shell_init(const ShellOptions& options, Shell* shell, std::string* error);

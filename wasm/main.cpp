@@ -30,6 +30,21 @@ EM_JS(void, tvis_js_clipboard_write, (const char* text), {
 });
 
 EM_JS(void, tvis_js_start, (), { Module.tvisStart(); });
+EM_JS(int, tvis_js_hold_frames, (), { return Module.tvisHoldFrames ? 1 : 0; });
+EM_JS(void, tvis_js_first_frame, (), { Module.tvisFirstFrame(); });
+EM_JS(void, tvis_js_fatal, (const char* message), {
+  const s = document.getElementById('tvis-status');
+  if (s) s.textContent = 'tvis cannot start: ' + UTF8ToString(message);
+});
+
+// The first frame waits (at most kMaxHoldMs) while the page opens a ?url=
+// whose first requests are still answering: on a software GL the first
+// frame's shader compilation blocks the main thread for a few hundred
+// milliseconds, and those answers would wait behind it. Opened first, the
+// run's next reads are in flight while the first frame compiles.
+constexpr double kMaxHoldMs = 250;
+double g_started_ms = 0;
+bool g_drawn = false;
 
 // The browser's clipboard is write-only without a permission prompt: copy
 // goes to the system clipboard, paste reads what this page copied.
@@ -40,7 +55,13 @@ void set_clipboard(void*, const char* text) {
 const char* get_clipboard(void*) { return g_clipboard.c_str(); }
 
 void main_loop() {
-  if (g_app) tvis::shell::shell_frame(g_shell, *g_app);
+  if (!g_app) return;
+  if (!g_drawn) {
+    if (tvis_js_hold_frames() && emscripten_get_now() - g_started_ms < kMaxHoldMs) return;
+    g_drawn = true;
+    tvis_js_first_frame();
+  }
+  tvis::shell::shell_frame(g_shell, *g_app);
 }
 
 }  // namespace
@@ -97,17 +118,40 @@ EMSCRIPTEN_KEEPALIVE const char* tvis_event_row_rect_json(double id) {
   return json.c_str();
 }
 
+/// Test surface: where the run list drew row `index` last frame, as
+/// tvis_event_row_rect_json does.
+EMSCRIPTEN_KEEPALIVE const char* tvis_run_row_rect_json(int index) {
+  static std::string json;
+  float r[4];
+  if (!g_app || index < 0 || !g_app->run_row_rect(static_cast<size_t>(index), r)) return "null";
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "[%.1f,%.1f,%.1f,%.1f]", r[0], r[1], r[2], r[3]);
+  json = buf;
+  return json.c_str();
+}
+
+/// Frames not drawn because they were identical to the one on screen.
+EMSCRIPTEN_KEEPALIVE double tvis_frames_skipped() { return static_cast<double>(g_shell.frames_skipped); }
+
+/// Test surface: 1 when the last frame drew event `id`'s row with its data.
+EMSCRIPTEN_KEEPALIVE int tvis_event_row_loaded(double id) {
+  return g_app && id >= 0 && g_app->event_row_loaded(static_cast<uint64_t>(id)) ? 1 : 0;
+}
+
 }  // extern "C"
 
 int main() {
   tvis::shell::ShellOptions options;
   options.width = 1280;
   options.height = 800;
+  options.skip_unchanged_frames = true;  // an idle page composites nothing (software GL: frees the main thread)
   std::string error;
   if (!tvis::shell::shell_init(options, &g_shell, &error)) {
     std::fprintf(stderr, "tvis: %s\n", error.c_str());
+    tvis_js_fatal(error.c_str());
     return 1;
   }
+  g_shell.texture_changes = [] { return g_textures.changes(); };
   ImGuiIO& io = ImGui::GetIO();
   io.SetClipboardTextFn = set_clipboard;
   io.GetClipboardTextFn = get_clipboard;
@@ -115,6 +159,7 @@ int main() {
   app_options.texture_uploader = &g_textures;
   g_app = std::make_unique<tvis::viewer::App>(app_options);
   g_app->set_welcome_hint("Drop a run file (run.tvis) here, use Open, or add ?url=<run URL> to the address.");
+  g_started_ms = emscripten_get_now();
   tvis_js_start();
   emscripten_set_main_loop(main_loop, 0, 1);
   return 0;

@@ -6,9 +6,14 @@
 // answers asynchronously with _tvis_read_done. Offsets arrive as doubles.
 //   - a File (Open button, drag-and-drop): Blob.slice(o, o+n).arrayBuffer();
 //     the file is never copied whole into wasm memory.
-//   - a URL (?url=): HTTP Range requests. A server that ignores Range (200
-//     with the whole body, like Python's http.server) is detected on the
-//     first request; the page then keeps that one full fetch in JS memory.
+//   - a URL (?url=): HTTP Range requests. Opening fetches the file's head and
+//     tail in two concurrent requests (they also tell the size), so the
+//     reader's header, trailer and footer reads, and usually the run
+//     metadata, are answered from memory without further round trips. For
+//     ?url= these requests start when this script runs, while the wasm is
+//     still compiling. A server that ignores Range (200 with the whole body,
+//     like Python's http.server) is detected on the first answer; the page
+//     then keeps that one full fetch in JS memory.
 // After every await the heap may have grown: HEAPU8 is read afresh.
 //
 // Test surface: window.tvisViewer.state() returns INTERFACES.md's object.
@@ -35,11 +40,24 @@
     };
   }
 
-  function httpSource(url, size) {
+  // Bytes of the run already in JS memory: [{offset, bytes: Uint8Array}].
+  // A read inside one is answered on the microtask queue (no round trip).
+  function fromBlocks(blocks, offset, length) {
+    for (const b of blocks)
+      if (offset >= b.offset && offset + length <= b.offset + b.bytes.length) {
+        const at = b.bytes.byteOffset + (offset - b.offset);
+        return b.bytes.buffer.slice(at, at + length);
+      }
+    return null;
+  }
+
+  function httpSource(url, size, blocks) {
     return {
       size: size,
       name: url,
       read: async (offset, length) => {
+        const held = fromBlocks(blocks, offset, length);
+        if (held) return held;
         const last = offset + length - 1;
         const r = await fetch(url, { headers: { Range: `bytes=${offset}-${last}` } });
         if (r.status === 206) return r.arrayBuffer();
@@ -82,42 +100,119 @@
     openSource(blobSource(file, file.name));
   }
 
-  // Opens a run by URL with Range requests (or one full fetch; see top).
-  async function openUrl(url) {
-    let r;
+  // --- opening a URL ------------------------------------------------------------
+  // The first and last bytes fetched at open: the file header, and the
+  // trailer + footer (the index: ~18 bytes per chunk compressed, so 128 KiB
+  // holds a run of ~7000 chunks) with the last RunMeta chunk written just
+  // before it. A bigger footer costs one more request, nothing else.
+  const HEAD_BYTES = 16 * 1024;
+  const TAIL_BYTES = 128 * 1024;
+
+  function errorText(err) { return err && err.message ? err.message : String(err); }
+
+  // Total size from a 206's Content-Range ("bytes 0-16383/987065617"), or null.
+  function rangeTotal(r) {
+    const m = /\/(\d+)\s*$/.exec(r.headers.get('Content-Range') || '');
+    return m ? Number(m[1]) : null;
+  }
+
+  // One answer of fetchEnds: {status, statusText, total, offset, bytes} or {error}.
+  async function fetchRange(url, range, signal) {
     try {
-      r = await fetch(url, { headers: { Range: 'bytes=0-0' } });
-    } catch (err) {
-      showError(`Cannot reach ${url}: ${err && err.message ? err.message : err}`);
-      return;
-    }
-    if (r.status === 206) {
-      const m = /\/(\d+)\s*$/.exec(r.headers.get('Content-Range') || '');
-      if (m) {
-        await r.arrayBuffer().catch(() => {});
-        openSource(httpSource(url, Number(m[1])));
-        return;
+      const r = await fetch(url, { headers: { Range: range }, signal });
+      const out = { status: r.status, statusText: r.statusText, total: rangeTotal(r), offset: 0, bytes: null };
+      if (r.status === 206) {
+        const m = /bytes\s+(\d+)-/.exec(r.headers.get('Content-Range') || '');
+        out.offset = m ? Number(m[1]) : 0;
       }
-      r = await fetch(url).catch(() => null);  // size unknown: one full fetch
-      if (!r) { showError(`Cannot reach ${url}`); return; }
-    }
-    if (r.status === 416) {  // Range on an empty file
-      openSource(blobSource(new Blob([]), url));
-      return;
-    }
-    if (!r.ok) {
-      showError(`Cannot open ${url}: HTTP ${r.status} ${r.statusText}`);
-      return;
-    }
-    try {
-      const whole = await r.arrayBuffer();  // the server ignored Range
-      openSource(blobSource(new Blob([whole]), url));
+      if (r.ok) out.bytes = new Uint8Array(await r.arrayBuffer());
+      else r.body && r.body.cancel().catch(() => {});
+      return out;
     } catch (err) {
-      showError(`Cannot read ${url}: ${err && err.message ? err.message : err}`);
+      return { error: err };
     }
   }
 
-  // --- a dropped runs folder: every run.tvis below it (two levels deep) ------
+  // Starts the two requests of an open (head and tail, concurrently). The
+  // answer is {url, head: Promise, tail: Promise, abort()}.
+  function fetchEnds(url) {
+    const ctl = new AbortController();
+    return {
+      url: url,
+      head: fetchRange(url, `bytes=0-${HEAD_BYTES - 1}`, ctl.signal),
+      tail: fetchRange(url, `bytes=-${TAIL_BYTES}`, ctl.signal),
+      abort: () => ctl.abort(),
+    };
+  }
+
+  // ?url= starts fetching now, while the wasm compiles; openUrl picks it up.
+  let early = null;
+  try {
+    const u = new URLSearchParams(window.location.search).get('url');
+    if (u) early = fetchEnds(new URL(u, window.location.href).href);
+  } catch (err) {
+    early = null;  // a malformed ?url= is reported by openUrl
+  }
+
+  // Opens a run by URL with Range requests (or one full fetch; see top).
+  // While its first requests answer, the shell holds its first frame (main.cpp).
+  async function openUrl(url) {
+    Module.tvisHoldFrames = true;
+    try {
+      await openUrlNow(url);
+    } finally {
+      Module.tvisHoldFrames = false;
+    }
+  }
+
+  async function openUrlNow(url) {
+    let ends = early && early.url === url ? early : fetchEnds(url);
+    early = null;
+    const head = await ends.head;
+    if (head.error) {
+      ends.abort();
+      showError(`Cannot reach ${url}: ${errorText(head.error)}`);
+      return;
+    }
+    if (head.status === 200) {  // the server ignored Range: this is the whole file
+      ends.abort();
+      openSource(blobSource(new Blob([head.bytes]), url));
+      return;
+    }
+    if (head.status === 416) {  // Range on an empty file
+      ends.abort();
+      openSource(blobSource(new Blob([]), url));
+      return;
+    }
+    if (head.status !== 206) {
+      ends.abort();
+      showError(`Cannot open ${url}: HTTP ${head.status} ${head.statusText}`);
+      return;
+    }
+    if (head.total === null) {  // size unknown: one full fetch
+      ends.abort();
+      const r = await fetch(url).catch(() => null);
+      if (!r || !r.ok) { showError(`Cannot open ${url}: ${r ? 'HTTP ' + r.status : 'unreachable'}`); return; }
+      try {
+        openSource(blobSource(new Blob([await r.arrayBuffer()]), url));
+      } catch (err) {
+        showError(`Cannot read ${url}: ${errorText(err)}`);
+      }
+      return;
+    }
+    const blocks = [{ offset: 0, bytes: head.bytes }];
+    const tail = await ends.tail;  // already in flight: no extra round trip
+    if (tail.status === 206 && tail.total === head.total && tail.bytes) blocks.push({ offset: tail.offset, bytes: tail.bytes });
+    openSource(httpSource(url, head.total, blocks));
+  }
+
+  // --- a runs folder: dropped, or chosen with the folder input ---------------
+  // Both ways end in openFound() with the same list: every *.tvis file at
+  // most three folders below what was given, as {file, path} where `path` is
+  // relative to the drop ("runs/20260101-120000_train/run.tvis"). A run is
+  // named after the folder holding its file.
+  const MAX_DEPTH = 3;
+
   function readEntries(dir) {
     return new Promise((resolve) => {
       const reader = dir.createReader();
@@ -131,27 +226,32 @@
     });
   }
 
-  async function findRuns(entry, depth, out) {
+  // Drop: walks FileSystemEntry trees (a folder's files are not in `files`).
+  async function findRunEntries(entry, depth, out) {
     if (entry.isFile && entry.name.endsWith('.tvis')) {
       const file = await new Promise((res, rej) => entry.file(res, rej)).catch(() => null);
-      if (file) out.push({ file, name: entry.fullPath.split('/').slice(-2, -1)[0] || file.name });
-    } else if (entry.isDirectory && depth < 3) {
-      for (const child of await readEntries(entry)) await findRuns(child, depth + 1, out);
+      if (file) out.push({ file, path: entry.fullPath.replace(/^\/+/, '') });
+    } else if (entry.isDirectory && depth < MAX_DEPTH) {
+      for (const child of await readEntries(entry)) await findRunEntries(child, depth + 1, out);
     }
   }
 
-  async function openDropped(dataTransfer) {
-    const items = Array.from(dataTransfer.items || []);
-    const entries = items.map((i) => (i.webkitGetAsEntry ? i.webkitGetAsEntry() : null)).filter(Boolean);
-    if (entries.length === 1 && entries[0].isFile) { openFile(dataTransfer.files[0]); return; }
-    if (!entries.length) {
-      if (dataTransfer.files.length) openFile(dataTransfer.files[0]);
-      return;
-    }
-    const runs = [];
-    for (const e of entries) await findRuns(e, 0, runs);
-    if (!runs.length) { showError('No run found in what was dropped (expected run.tvis files).'); return; }
-    if (runs.length === 1) { openFile(runs[0].file); return; }
+  // Folder input (webkitdirectory): every file, with its path in the folder.
+  function findRunFiles(files) {
+    return Array.from(files)
+      .map((file) => ({ file, path: file.webkitRelativePath || file.name }))
+      .filter((f) => f.path.endsWith('.tvis') && f.path.split('/').length <= MAX_DEPTH + 1);
+  }
+
+  function runName(found) {
+    const parts = found.path.split('/');
+    return parts.length > 1 ? parts[parts.length - 2] : found.file.name;
+  }
+
+  function openFound(found) {
+    if (!found.length) { showError('No run found in that folder (expected run.tvis files).'); return; }
+    if (found.length === 1) { openFile(found[0].file); return; }
+    const runs = found.map((f) => ({ file: f.file, name: runName(f) }));
     runs.sort((a, b) => (a.name < b.name ? 1 : -1));  // run folders start with a timestamp: newest first
     resetSources();
     _tvis_run_list_begin();
@@ -162,9 +262,29 @@
     _tvis_run_list_end();
   }
 
+  async function openDropped(dataTransfer) {
+    const items = Array.from(dataTransfer.items || []);
+    const entries = items.map((i) => (i.webkitGetAsEntry ? i.webkitGetAsEntry() : null)).filter(Boolean);
+    if (entries.length === 1 && entries[0].isFile) { openFile(dataTransfer.files[0]); return; }
+    if (!entries.length) {
+      if (dataTransfer.files.length) openFile(dataTransfer.files[0]);
+      return;
+    }
+    const found = [];
+    for (const e of entries) await findRunEntries(e, 0, found);
+    openFound(found);
+  }
+
   function fitCanvas() {
     _tvis_resize(Math.max(1, window.innerWidth), Math.max(1, window.innerHeight));
   }
+
+  // Called by main() before its first frame is drawn: the page's own
+  // "Loading" line gives way to the canvas.
+  Module.tvisFirstFrame = function () {
+    const status = document.getElementById('tvis-status');
+    if (status) status.remove();
+  };
 
   // Called by main() once the app exists.
   Module.tvisStart = function () {
@@ -175,6 +295,13 @@
       input.addEventListener('change', () => {
         if (input.files && input.files.length) openFile(input.files[0]);
         input.value = '';
+      });
+    }
+    const folder = document.getElementById('tvis-folder');
+    if (folder) {
+      folder.addEventListener('change', () => {
+        if (folder.files && folder.files.length) openFound(findRunFiles(folder.files));
+        folder.value = '';
       });
     }
     const overlay = document.getElementById('tvis-drop');
@@ -200,6 +327,12 @@
     state: () => JSON.parse(UTF8ToString(_tvis_state_json())),
     // Tests: the Explore row of event `id` as [x0, y0, x1, y1] (CSS px) or null.
     eventRowRect: (id) => JSON.parse(UTF8ToString(_tvis_event_row_rect_json(id))),
+    // Tests: true when the last frame drew event `id`'s row with its data.
+    eventRowLoaded: (id) => _tvis_event_row_loaded(id) === 1,
+    // Frames not drawn because nothing changed (an idle page composites nothing).
+    framesSkipped: () => _tvis_frames_skipped(),
+    // Tests: the run list's row `index` as [x0, y0, x1, y1] (CSS px) or null.
+    runRowRect: (index) => JSON.parse(UTF8ToString(_tvis_run_row_rect_json(index))),
     openUrl: openUrl,
     openFile: openFile,
   };

@@ -41,6 +41,16 @@ async function waitFor(page, pred, ms = 20000) {
   return s;
 }
 
+// Polls `fn` inside the page until it returns true (or `ms` pass).
+async function waitForPage(page, fn, ms = 10000) {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    if (await page.evaluate(fn).catch(() => false)) return true;
+    await page.waitForTimeout(30);
+  }
+  return false;
+}
+
 async function openPage(browser, url) {
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
   const logs = [];
@@ -72,7 +82,7 @@ try {
     checkRun('range url', s);
     console.log(`     first state with the run after ${Date.now() - t0} ms (page load included)`);
     // Rows drawn: click event 4's row, then step with the arrow keys.
-    await waitFor(page, () => true, 300);
+    await waitForPage(page, () => window.tvisViewer.eventRowLoaded(4));
     const rect = await page.evaluate(() => window.tvisViewer.eventRowRect(4));
     check('row 4 drawn', Array.isArray(rect), rect);
     if (rect) {
@@ -107,7 +117,7 @@ try {
     check('golden: no errors', s && s.errors.length === 0, s && s.errors);
     // Click the conv call (event 8): the inspector shows its output tensor,
     // whose heatmap is drawn through the shell's WebGL textures.
-    await waitFor(page, () => true, 300);
+    await waitForPage(page, () => window.tvisViewer.eventRowLoaded(8));
     const rect = await page.evaluate(() => window.tvisViewer.eventRowRect(8));
     check('golden: row 8 drawn', Array.isArray(rect), rect);
     if (rect) {
@@ -154,6 +164,55 @@ try {
     const s = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
     checkRun('drop', s);
     check('drop: source is the dropped file', s && s.run && s.run.source === 'dropped.tvis', s && s.run);
+    await page.close();
+  }
+
+  // 3c. A runs folder, both ways the page takes one: the folder input
+  // (webkitdirectory) and a real drag of the folder from the OS, sent through
+  // CDP's Input.dispatchDragEvent (a synthetic DataTransfer cannot carry a
+  // folder). Both list the runs newest first; a click on a row opens it.
+  const runsDir = env.TVIS_E2E_RUNS_DIR;
+  const expectedRuns = JSON.parse(env.TVIS_E2E_RUNS_EXPECTED);  // [{name, steps}], newest first
+  async function checkRunList(name, page) {
+    const s = await waitFor(page, (s) => (s.runs && s.runs.length === expectedRuns.length &&
+                                          s.runs.every((r) => r.steps > 0 && r.script)) || s.errors.length > 0);
+    check(`${name}: run list shown`, s && Array.isArray(s.runs) && s.runs.length === expectedRuns.length, s);
+    if (!s || !Array.isArray(s.runs)) return;
+    check(`${name}: names and steps, newest first`,
+          JSON.stringify(s.runs.map((r) => [r.name, r.steps])) === JSON.stringify(expectedRuns.map((r) => [r.name, r.steps])),
+          s.runs);
+    check(`${name}: scripts and dates read`, s.runs.every((r) => r.script && r.date), s.runs);
+    check(`${name}: no errors`, s.errors.length === 0, s.errors);
+    await page.screenshot({ path: path.join(outDir, `${name.replace(/\W+/g, '_')}.png`) });
+    const rect = await page.evaluate(() => window.tvisViewer.runRowRect(1));
+    check(`${name}: row 1 drawn`, Array.isArray(rect), rect);
+    if (!rect) return;
+    await page.mouse.click((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2);
+    const opened = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
+    check(`${name}: click opens the second run`, opened && opened.run && opened.run.steps === expectedRuns[1].steps &&
+          opened.runs === null && opened.page === 'Explore', opened);
+    const rows = await waitFor(page, () => true, 200) && await page.evaluate(() => window.tvisViewer.eventRowLoaded(0));
+    check(`${name}: its call tree is drawn`, rows === true, rows);
+  }
+  {
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html`);
+    await waitFor(page, () => true);
+    await page.setInputFiles('#tvis-folder', runsDir);
+    await checkRunList('folder input', page);
+    await page.close();
+  }
+  {
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html`);
+    await waitFor(page, () => true);
+    // Each event waits for the page's answer to the one before; the drop is
+    // accepted once a dragover was answered (the page's handler allows it).
+    const cdp = await page.context().newCDPSession(page);
+    const data = { items: [], files: [runsDir], dragOperationsMask: 1 };
+    for (const type of ['dragEnter', 'dragOver', 'dragOver', 'drop']) {
+      await page.waitForTimeout(150);
+      await cdp.send('Input.dispatchDragEvent', { type, x: 500, y: 400, data });
+    }
+    await checkRunList('folder drop', page);
     await page.close();
   }
 

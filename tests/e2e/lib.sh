@@ -4,7 +4,7 @@
 # (default build/e2e/<test name>).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BIN="$ROOT/build/bin"
+BIN="${TVIS_E2E_BIN:-$ROOT/build/bin}"  # another build's bin/ (tvis, tvis-synth, tvis-view)
 TEST_NAME="$(basename "${BASH_SOURCE[1]}" .sh)"
 OUT="${TVIS_E2E_OUT:-$ROOT/build/e2e/$TEST_NAME}"
 mkdir -p "$OUT"

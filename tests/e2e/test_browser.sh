@@ -20,6 +20,17 @@ cp "$ROOT/tests/data/golden_v1.tvis" "$WWW/runs/golden.tvis"
 export TVIS_E2E_GOLDEN_INSPECT="$WORK/golden.json"
 "$BIN/tvis" inspect --json "$WWW/runs/run.tvis" > "$WORK/inspect.json"
 
+# A runs folder (two runs, as `tvis run` names their folders) for the folder
+# input and a folder dropped on the page; listed newest first.
+mkdir -p "$WORK/runs_folder/20260101-120000_train_a" "$WORK/runs_folder/20260102-090000_train_b"
+synth_run "$WORK/runs_folder/20260101-120000_train_a/run.tvis" 3
+synth_run "$WORK/runs_folder/20260102-090000_train_b/run.tvis" 2
+export TVIS_E2E_RUNS_DIR="$WORK/runs_folder"
+TVIS_E2E_RUNS_EXPECTED="$(for d in 20260102-090000_train_b 20260101-120000_train_a; do
+  "$BIN/tvis" inspect --json "$WORK/runs_folder/$d/run.tvis" | python3 -c 'import json,sys; print(json.dumps({"name": sys.argv[1], "steps": json.load(sys.stdin)["steps"]}))' "$d"
+done | python3 -c 'import json,sys; print(json.dumps([json.loads(l) for l in sys.stdin]))')"
+export TVIS_E2E_RUNS_EXPECTED
+
 RANGE_PORT=$(free_port)
 start_nginx "$WWW" "$RANGE_PORT"
 PLAIN_PORT=$(free_port)

@@ -48,7 +48,15 @@ nlohmann::json HeadlessApp::state() const { return nlohmann::json::parse(app_->s
 
 bool HeadlessApp::click_event_row(uint64_t id) {
   float r[4];
-  if (!app_->event_row_rect(id, r)) return false;
+  return app_->event_row_rect(id, r) && click_rect(r);
+}
+
+bool HeadlessApp::click_run_row(size_t index) {
+  float r[4];
+  return app_->run_row_rect(index, r) && click_rect(r);
+}
+
+bool HeadlessApp::click_rect(const float r[4]) {
   ImGuiIO& io = ImGui::GetIO();
   io.MousePos = ImVec2((r[0] + r[2]) * 0.5f, (r[1] + r[3]) * 0.5f);
   frame();  // hover
@@ -107,6 +115,12 @@ std::string write_synthetic_run(const std::string& name, int steps, uint64_t cal
   auto report = synth::write_synthetic_run(path, o);
   REQUIRE(report.ok());
   return path;
+}
+
+std::shared_ptr<format::ByteSource> file_source_for(const std::string& path) {
+  auto source = format::open_file_source(path);
+  REQUIRE(source.ok());
+  return source.value();
 }
 
 std::string read_file(const std::string& path) {

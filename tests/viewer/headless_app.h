@@ -28,6 +28,8 @@ class HeadlessApp {
   /// Clicks the centre of the Explore row of event `id` (press, release);
   /// false if that row was not drawn in the last frame.
   bool click_event_row(uint64_t id);
+  /// Clicks the centre of the run list's row `index`, as click_event_row does.
+  bool click_run_row(size_t index);
   /// Presses and releases one navigation key (ImGuiKey_LeftArrow, ...).
   void press_key(int imgui_key);
   void type_char(char c);
@@ -35,6 +37,8 @@ class HeadlessApp {
   int drawn_vertices() const;
 
  private:
+  bool click_rect(const float r[4]);
+
   ImGuiContext* ctx_ = nullptr;
   std::unique_ptr<viewer::App> app_;
 };
@@ -58,6 +62,8 @@ class DeferredSource : public format::ByteSource {
 
 /// Writes a synthetic run (tools/synth) into a fresh temp file; returns its path.
 std::string write_synthetic_run(const std::string& name, int steps, uint64_t calls = 0, bool finalize = true);
+/// A file source over `path` (the test fails when it cannot be opened).
+std::shared_ptr<format::ByteSource> file_source_for(const std::string& path);
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& bytes);
 

@@ -11,10 +11,6 @@
 
 namespace tvis::viewer {
 
-struct App::Impl : AppState {
-  using AppState::AppState;
-};
-
 App::App(AppOptions options) : impl_(std::make_unique<Impl>(options)) {}
 App::~App() = default;
 
@@ -70,7 +66,7 @@ void App::open_run_list(std::vector<RunListEntry> runs) {
     if (row.entry.open) {
       auto source = row.entry.open();
       if (source.ok())
-        row.model->open(source.value());
+        row.model->open(source.value(), OpenPurpose::Metadata);
       else
         row.open_error = row.entry.name + ": " + source.status().message;
     } else {
@@ -109,6 +105,7 @@ void App::frame() {
   AppState& s = *impl_;
   if (!s.fonts_built) configure_scale(1.0f, 1.0f);
   s.row_rects.clear();
+  s.run_row_rects.clear();
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
@@ -117,7 +114,10 @@ void App::frame() {
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("tvis", nullptr, flags);
 
-  if (s.model.status() == RunStatus::Open) s.model.info();  // starts the metadata read
+  if (s.model.status() == RunStatus::Open) {
+    s.model.cache().begin_frame(s.options.frame_decode_bytes);
+    s.model.info();  // starts the metadata read
+  }
   draw_top_bar(s);
   const std::vector<std::string> errors = s.errors();
 
@@ -161,6 +161,12 @@ bool App::settled() const {
 
 void App::select_event(uint64_t id) { tvis::viewer::select_event(*impl_, id); }
 
+bool App::show_panel(const std::string& name) {
+  if (!explore_panel_named(name)) return false;
+  impl_->show_panel = name;
+  return true;
+}
+
 bool App::event_row_rect(uint64_t id, float rect[4]) const {
   auto it = impl_->row_rects.find(id);
   if (it == impl_->row_rects.end()) return false;
@@ -169,6 +175,21 @@ bool App::event_row_rect(uint64_t id, float rect[4]) const {
   rect[2] = it->second.x1;
   rect[3] = it->second.y1;
   return true;
+}
+
+bool App::run_row_rect(size_t index, float rect[4]) const {
+  auto it = impl_->run_row_rects.find(index);
+  if (it == impl_->run_row_rects.end()) return false;
+  rect[0] = it->second.x0;
+  rect[1] = it->second.y0;
+  rect[2] = it->second.x1;
+  rect[3] = it->second.y1;
+  return true;
+}
+
+bool App::event_row_loaded(uint64_t id) const {
+  auto it = impl_->row_rects.find(id);
+  return it != impl_->row_rects.end() && it->second.loaded;
 }
 
 std::string App::state_json() const {

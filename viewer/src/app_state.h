@@ -26,6 +26,7 @@ struct RunListRow {
 
 struct Rect {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool loaded = false;  // drawn with its data, not as a placeholder
 };
 
 struct AppState {
@@ -46,6 +47,7 @@ struct AppState {
   schema::Phase nav_phase = schema::Phase::None;
   bool jump_pending = false;           // navigator asked for (nav_step, nav_phase)
   std::optional<uint64_t> scroll_to;   // Explore list scrolls this row into view
+  std::string show_panel;              // Explore's bottom panel to bring up ("" = none asked)
   std::vector<int> sample_ids;         // followed samples (from Samples chunks)
   int sample_cursor = 0;
   bool samples_indexed = false;
@@ -58,6 +60,8 @@ struct AppState {
   std::string welcome_hint = "Open a run file to begin.";
   std::string error_override;  // set by show_error when no source exists
   FrameStats frame_stats;
+  double frame_ms_shown = 0;      // the status bar's figure (refreshed once a second)
+  double frame_ms_shown_at = -1e9;
   float ui_scale = 1.0f;
   float framebuffer_scale = 1.0f;
   bool fonts_built = false;
@@ -67,8 +71,9 @@ struct AppState {
   std::shared_ptr<ExploreState> explore;
   std::optional<uint64_t> selected_tensor;  // tensor shown in the inspector
 
-  // Test surface: row rectangles of the last frame.
+  // Test surface: row rectangles of the last frame (call tree, run list).
   std::unordered_map<uint64_t, Rect> row_rects;
+  std::unordered_map<size_t, Rect> run_row_rects;
 
   explicit AppState(AppOptions o) : options(o), model(o.cache_budget_bytes) {}
 
@@ -76,6 +81,11 @@ struct AppState {
   std::vector<std::string> errors() const;
   /// Resets navigation for a newly opened run.
   void reset_navigation();
+};
+
+/// The App's state is its Impl (App::internals() hands it to tests).
+struct App::Impl : AppState {
+  using AppState::AppState;
 };
 
 // The frame's parts, one file each.

@@ -7,6 +7,25 @@ ChunkCache::ChunkCache(std::shared_ptr<format::RunReader> reader, uint64_t budge
 
 ChunkCache::ChunkPtr ChunkCache::get(uint32_t ordinal) { return lookup(ordinal, false); }
 
+void ChunkCache::begin_frame(uint64_t raw_bytes) {
+  frame_limited_ = true;
+  frame_budget_ = raw_bytes;
+  frame_started_ = 0;
+  frame_reads_ = 0;
+}
+
+void ChunkCache::prefetch(uint32_t ordinal, bool pin) {
+  if (entries_.count(ordinal) || in_flight_.count(ordinal) || failures_.count(ordinal) ||
+      ordinal >= reader_->chunks().size())
+    return;
+  request(ordinal, pin);
+}
+
+bool ChunkCache::within_frame_budget(uint32_t ordinal) const {
+  if (!frame_limited_ || frame_reads_ == 0) return true;
+  return frame_started_ + reader_->chunks()[ordinal].raw_size <= frame_budget_;
+}
+
 ChunkCache::ChunkPtr ChunkCache::get_pinned(uint32_t ordinal) { return lookup(ordinal, true); }
 
 const format::Status* ChunkCache::failure(uint32_t ordinal) const {
@@ -22,7 +41,10 @@ ChunkCache::ChunkPtr ChunkCache::lookup(uint32_t ordinal, bool pin) {
     e.pinned = e.pinned || pin;
     return e.chunk;
   }
-  if (!in_flight_.count(ordinal) && !failures_.count(ordinal) && ordinal < reader_->chunks().size()) {
+  if (!in_flight_.count(ordinal) && !failures_.count(ordinal) && ordinal < reader_->chunks().size() &&
+      within_frame_budget(ordinal)) {
+    ++frame_reads_;
+    frame_started_ += reader_->chunks()[ordinal].raw_size;
     request(ordinal, pin);
     // A synchronous source may have answered already.
     auto done = entries_.find(ordinal);
@@ -50,6 +72,8 @@ void ChunkCache::on_loaded(uint32_t ordinal, bool pin, format::Result<ChunkPtr> 
   Entry e;
   e.chunk = std::move(result.value());
   e.bytes = e.chunk ? e.chunk->bytes().size() : 0;
+  decoded_bytes_ += e.bytes;
+  ++decoded_chunks_;
   e.pinned = pin;
   lru_.push_front(ordinal);
   e.lru = lru_.begin();

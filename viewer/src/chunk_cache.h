@@ -10,6 +10,14 @@
 //     still kept until the next insertion (so it can be drawn once).
 //   - Pinned chunks (run metadata) are never evicted.
 //   - Callbacks that arrive after the cache is destroyed are ignored.
+//   - Frame budget: after begin_frame(B), a frame starts reads of chunks whose
+//     decoded (raw) sizes add up to at most B; get() of a chunk past the
+//     budget returns nullptr without a read (the page draws its placeholder
+//     and asks again next frame). The first read of a frame always starts, so
+//     a chunk larger than B still loads, alone in its frame. A synchronous
+//     source decodes inside get(), so this bounds the decoding one frame
+//     does; an asynchronous one decodes on arrival, and the budget bounds the
+//     reads a frame starts. Without begin_frame() calls there is no limit.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +43,19 @@ class ChunkCache : public std::enable_shared_from_this<ChunkCache> {
   /// Like get() but the chunk is never evicted once loaded.
   ChunkPtr get_pinned(uint32_t ordinal);
 
+  /// Starts a frame with a budget of `raw_bytes` of new chunk reads (see contract).
+  void begin_frame(uint64_t raw_bytes);
+  /// Starts reads now, outside any frame's budget: for the few chunks the
+  /// first view of a run needs, asked for together as soon as the run opens.
+  void prefetch(uint32_t ordinal, bool pin);
+
   bool loading(uint32_t ordinal) const { return in_flight_.count(ordinal) != 0; }
+  /// Raw bytes of the chunks whose reads this frame started.
+  uint64_t frame_started_bytes() const { return frame_started_; }
+  /// Raw bytes of every chunk decoded so far (resident or since evicted).
+  uint64_t decoded_bytes() const { return decoded_bytes_; }
+  /// Chunks decoded so far (resident or since evicted).
+  uint64_t decoded_chunks() const { return decoded_chunks_; }
   /// The failure of `ordinal`'s last read, or nullptr.
   const format::Status* failure(uint32_t ordinal) const;
   /// Every failure met so far, in the order met (reader messages).
@@ -56,6 +76,7 @@ class ChunkCache : public std::enable_shared_from_this<ChunkCache> {
   };
 
   ChunkPtr lookup(uint32_t ordinal, bool pin);
+  bool within_frame_budget(uint32_t ordinal) const;
   void request(uint32_t ordinal, bool pin);
   void on_loaded(uint32_t ordinal, bool pin, format::Result<ChunkPtr> result);
   void evict_over_budget(uint32_t keep);
@@ -64,6 +85,12 @@ class ChunkCache : public std::enable_shared_from_this<ChunkCache> {
   uint64_t budget_bytes_;
   uint64_t resident_bytes_ = 0;
   uint64_t evictions_ = 0;
+  uint64_t decoded_bytes_ = 0;
+  uint64_t decoded_chunks_ = 0;
+  bool frame_limited_ = false;  // begin_frame() was called
+  uint64_t frame_budget_ = 0;
+  uint64_t frame_started_ = 0;  // raw bytes whose reads this frame started
+  int frame_reads_ = 0;         // reads this frame started
   std::unordered_map<uint32_t, Entry> entries_;
   std::list<uint32_t> lru_;
   std::unordered_map<uint32_t, bool> in_flight_;  // ordinal -> pin requested

@@ -74,6 +74,14 @@ std::string human_bytes(double b) {
 }  // namespace
 
 void draw_status_bar(AppState& s) {
+  // The frame time shown changes once a second: a number redrawn every frame
+  // cannot be read, and an idle page then draws identical frames (which the
+  // browser shell does not present).
+  const double now = ImGui::GetTime();
+  if (now - s.frame_ms_shown_at >= 1.0 || now < s.frame_ms_shown_at) {
+    s.frame_ms_shown = s.frame_stats.median();
+    s.frame_ms_shown_at = now;
+  }
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float h = ImGui::GetFrameHeight();
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - h));
@@ -90,9 +98,9 @@ void draw_status_bar(AppState& s) {
                         human_bytes(static_cast<double>(s.model.bytes_read())).c_str(),
                         human_bytes(static_cast<double>(cache.resident_bytes())).c_str(),
                         human_bytes(static_cast<double>(cache.budget_bytes())).c_str(), cache.resident_chunks(),
-                        cache.in_flight() ? ", loading" : "", s.frame_stats.median());
+                        cache.in_flight() ? ", loading" : "", s.frame_ms_shown);
   } else {
-    ImGui::TextDisabled("%.2f ms/frame", s.frame_stats.median());
+    ImGui::TextDisabled("%.2f ms/frame", s.frame_ms_shown);
   }
   ImGui::End();
   ImGui::PopStyleColor();

@@ -54,8 +54,9 @@ void RunModel::fail(std::string message) {
   status_ = RunStatus::Failed;
 }
 
-void RunModel::open(std::shared_ptr<format::ByteSource> source) {
+void RunModel::open(std::shared_ptr<format::ByteSource> source, OpenPurpose purpose) {
   clear();
+  purpose_ = purpose;
   status_ = RunStatus::Opening;
   source_name_ = source ? source->name() : std::string("(none)");
   if (!source) {
@@ -82,6 +83,24 @@ void RunModel::on_open(format::Result<std::shared_ptr<format::RunReader>> result
   cache_ = std::make_shared<ChunkCache>(reader_, budget_);
   index_events();
   status_ = RunStatus::Open;
+  prefetch_first_view();
+}
+
+namespace {
+constexpr uint64_t kFirstViewRows = 64;  // ids whose Events chunks the first view asks for
+}  // namespace
+
+void RunModel::prefetch_first_view() {
+  if (meta_ordinal_ >= 0) cache_->prefetch(static_cast<uint32_t>(meta_ordinal_), true);
+  if (purpose_ == OpenPurpose::Metadata) return;
+  for (uint32_t ordinal : chunks_of_kind(format::ChunkKind::SourceFiles)) cache_->prefetch(ordinal, true);
+  const auto& samples = chunks_of_kind(format::ChunkKind::Samples);  // the navigator's followed samples
+  if (!samples.empty()) cache_->prefetch(samples.front(), true);
+  // Spans are sorted by first id: those starting among the first rows hold them.
+  for (const EventSpan& span : spans_) {
+    if (span.first >= kFirstViewRows) break;
+    cache_->prefetch(span.ordinal, false);
+  }
 }
 
 void RunModel::index_events() {

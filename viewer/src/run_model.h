@@ -8,6 +8,11 @@
 //
 // Nothing here blocks: event(id) and the metadata are available once their
 // chunk is resident; until then they are absent and a read is in flight.
+//
+// Opening asks at once, in the open's own callback, for what the first view
+// shows: the run metadata, the source file names, the followed samples and
+// the Events chunks of the first rows. Their reads travel together instead
+// of waiting for the frames that would ask for them one after another.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +29,10 @@
 namespace tvis::viewer {
 
 enum class RunStatus { Empty, Opening, Open, Failed };
+
+/// What a run is opened for: shown (View), or listed in a run list, where only
+/// its metadata is read (Metadata).
+enum class OpenPurpose { View, Metadata };
 
 /// What the top bar shows, taken from the run's last RunMeta chunk.
 struct RunInfo {
@@ -59,7 +68,7 @@ class RunModel {
   explicit RunModel(uint64_t cache_budget_bytes);
   ~RunModel();
 
-  void open(std::shared_ptr<format::ByteSource> source);
+  void open(std::shared_ptr<format::ByteSource> source, OpenPurpose purpose = OpenPurpose::View);
   /// Enters Failed with `message` (a source the shell could not create).
   void fail(std::string message);
   void clear();
@@ -103,6 +112,9 @@ class RunModel {
   struct Pending;
   void on_open(format::Result<std::shared_ptr<format::RunReader>> result);
   void index_events();
+  void prefetch_first_view();
+
+  OpenPurpose purpose_ = OpenPurpose::View;
   const EventSpan* span_of(uint64_t id) const;
 
   uint64_t budget_;

@@ -2,7 +2,9 @@
 // (Dear ImGui context without a window or GPU: the figures are the App's CPU
 // cost per frame, which is what the shells add their draw calls to).
 //
-//   bench_viewer [--calls N] [--bytes B] [--dir DIR] [--keep]
+//   bench_viewer [--calls N] [--bytes B] [--dir DIR] [--keep] [--reuse]
+//
+// --reuse: measure big.tvis and sparse.tvis already in DIR (from --keep).
 //
 // 1. Writes a synthetic run (tools/synth) of ~B bytes of tensor values with N
 //    module calls over 3 steps, and a sparse copy whose chunks after the
@@ -232,8 +234,11 @@ void panel_figures(const std::string& path, const char* name, Draw draw) {
   tvis::viewer::ExploreState x;
   std::vector<double> times;
   double first = 0;
+  uint64_t most_decoded = 0;  // raw bytes decoded by one frame
+  int decoding_frames = 0;
   ImGuiIO& io = ImGui::GetIO();
   for (int i = 0; i < 300; ++i) {
+    const uint64_t decoded0 = s.model.cache().decoded_bytes();
     io.MousePos = ImVec2(200.0f + static_cast<float>(i % 600), 150.0f);
     io.MouseWheel = i >= 100 && i < 200 ? (i % 20 < 10 ? 1.0f : -1.0f) : 0.0f;  // zoom in and out
     const auto t0 = Clock::now();
@@ -242,16 +247,22 @@ void panel_figures(const std::string& path, const char* name, Draw draw) {
     ImGui::SetNextWindowSize(ImVec2(860, 300));
     ImGui::Begin("panel");
     x.tensors.begin_frame(2);  // as draw_explore_page does
+    s.model.cache().begin_frame(s.options.frame_decode_bytes);  // as App::frame does
     draw(s, x);
     ImGui::End();
     ImGui::Render();
     const double ms = ms_since(t0);
     if (i == 0) first = ms;
     times.push_back(ms);
+    const uint64_t decoded = s.model.cache().decoded_bytes() - decoded0;
+    most_decoded = std::max(most_decoded, decoded);
+    if (decoded) ++decoding_frames;
   }
   io.MouseWheel = 0;
-  std::printf("  %-9s panel, step 1: first frame %.1f ms, worst %.1f ms (while the step loads), median %.2f ms, p99 %.2f ms\n",
-              name, first, percentile(times, 1.0), percentile(times, 0.5), percentile(times, 0.99));
+  std::printf("  %-9s panel, step 1: first frame %.1f ms, worst %.1f ms (while the step loads), median %.2f ms, p99 %.2f ms\n"
+              "            decoding spread over %d frames, at most %.0f kB raw in one\n",
+              name, first, percentile(times, 1.0), percentile(times, 0.5), percentile(times, 0.99), decoding_frames,
+              static_cast<double>(most_decoded) / 1e3);
 }
 
 void print(const char* label, const Figures& f) {
@@ -278,38 +289,41 @@ int main(int argc, char** argv) {
   uint64_t calls = 100000;
   double bytes = 1.7e9;  // raw value bytes: ~1 GB on disk after zstd
   std::string dir = (std::filesystem::temp_directory_path() / "tvis_bench_viewer").string();
-  bool keep = false;
+  bool keep = false, reuse = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--calls" && i + 1 < argc) calls = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--bytes" && i + 1 < argc) bytes = std::strtod(argv[++i], nullptr);
     else if (a == "--dir" && i + 1 < argc) dir = argv[++i];
     else if (a == "--keep") keep = true;
+    else if (a == "--reuse") reuse = keep = true;
     else {
-      std::fprintf(stderr, "usage: bench_viewer [--calls N] [--bytes B] [--dir DIR] [--keep]\n");
+      std::fprintf(stderr, "usage: bench_viewer [--calls N] [--bytes B] [--dir DIR] [--keep] [--reuse]\n");
       return 2;
     }
   }
   std::filesystem::create_directories(dir);
   const std::string run = dir + "/big.tvis", sparse = dir + "/sparse.tvis";
-  tvis::synth::SynthOptions o;
-  o.steps = 3;
-  o.calls = calls;
-  o.target_bytes = bytes;
-  const auto t0 = Clock::now();
-  auto report = tvis::synth::write_synthetic_run(run, o);
-  if (!report.ok()) {
-    std::fprintf(stderr, "bench_viewer: %s\n", report.status().message.c_str());
-    return 1;
-  }
-  std::printf("synthetic run: %llu events, %llu tensors, %.1f MB, written in %.1f s\n",
-              static_cast<unsigned long long>(report.value().events),
-              static_cast<unsigned long long>(report.value().tensors),
-              static_cast<double>(report.value().file_bytes) / 1e6, ms_since(t0) / 1e3);
-  const std::string problem = write_sparse_copy(run, sparse, 4ull << 30);
-  if (!problem.empty()) {
-    std::fprintf(stderr, "bench_viewer: sparse copy: %s\n", problem.c_str());
-    return 1;
+  if (!reuse || !std::filesystem::exists(run) || !std::filesystem::exists(sparse)) {
+    tvis::synth::SynthOptions o;
+    o.steps = 3;
+    o.calls = calls;
+    o.target_bytes = bytes;
+    const auto t0 = Clock::now();
+    auto report = tvis::synth::write_synthetic_run(run, o);
+    if (!report.ok()) {
+      std::fprintf(stderr, "bench_viewer: %s\n", report.status().message.c_str());
+      return 1;
+    }
+    std::printf("synthetic run: %llu events, %llu tensors, %.1f MB, written in %.1f s\n",
+                static_cast<unsigned long long>(report.value().events),
+                static_cast<unsigned long long>(report.value().tensors),
+                static_cast<double>(report.value().file_bytes) / 1e6, ms_since(t0) / 1e3);
+    const std::string problem = write_sparse_copy(run, sparse, 4ull << 30);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "bench_viewer: sparse copy: %s\n", problem.c_str());
+      return 1;
+    }
   }
   const Figures a = measure(run);
   print("~1 GB run", a);

@@ -7,16 +7,29 @@
 # (nginx's body bytes for the run file, and their share of the file), and
 # frame time median/p99 while the tree is scrolled.
 # Usage: tools/bench/viewer/browser.sh [--calls N] [--bytes B]
+# Environment: TVIS_BENCH_BUILD  the native build with bench_viewer (default
+#                build/native); the page comes from build/web.
+#              TVIS_BENCH_RUNS_DIR  a folder holding big.tvis and sparse.tvis
+#                from an earlier `bench_viewer --dir DIR --keep`: served as
+#                they are (no native figures, no 30 s of writing).
 source "$(cd "$(dirname "$0")/../../../tests/e2e" && pwd)/lib.sh"
 command -v chromium >/dev/null || skip "chromium not installed"
 "$ROOT/tests/e2e/install_playwright.sh" || skip "playwright-core could not be installed from npm"
-[ -x "$ROOT/build/native/bin/bench_viewer" ] || fail "build/native/bin/bench_viewer missing (run tools/bootstrap)"
+BENCH_BUILD="${TVIS_BENCH_BUILD:-$ROOT/build/native}"
+[ -x "$BENCH_BUILD/bin/bench_viewer" ] || fail "$BENCH_BUILD/bin/bench_viewer missing (run tools/bootstrap)"
 
 WWW="$WORK/www"
 mkdir -p "$WWW/runs"
 cp "$ROOT"/build/web/viewer.html "$ROOT"/build/web/viewer.js "$ROOT"/build/web/viewer.wasm "$WWW/"
-echo "== native (bench_viewer) =="
-"$ROOT/build/native/bin/bench_viewer" --dir "$WWW/runs" --keep "$@" || true
+if [ -n "${TVIS_BENCH_RUNS_DIR:-}" ]; then
+  for f in big.tvis sparse.tvis; do
+    [ -f "$TVIS_BENCH_RUNS_DIR/$f" ] || fail "$TVIS_BENCH_RUNS_DIR/$f missing"
+    ln -s "$(cd "$TVIS_BENCH_RUNS_DIR" && pwd)/$f" "$WWW/runs/$f"
+  done
+else
+  echo "== native (bench_viewer) =="
+  "$BENCH_BUILD/bin/bench_viewer" --dir "$WWW/runs" --keep "$@" || true
+fi
 
 PORT=$(free_port)
 start_nginx "$WWW" "$PORT"

@@ -205,7 +205,7 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
     if (ImGui::IsMouseDoubleClicked(0) && !flat && has_children(s, id)) toggle(t, id);
   }
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  s.row_rects[id] = Rect{a.x, a.y, b.x, b.y};
+  s.row_rects[id] = Rect{a.x, a.y, b.x, b.y, e != nullptr};
   if (e && ImGui::BeginPopupContextItem("ctx")) {
     if (ImGui::MenuItem("Copy name") && e->name()) ImGui::SetClipboardText(e->name()->c_str());
     if (ImGui::MenuItem("Copy call site")) ImGui::SetClipboardText(call_site(s, e->call_file(), e->call_line()).c_str());

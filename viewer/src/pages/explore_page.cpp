@@ -28,17 +28,22 @@ ExploreState& explore_state(AppState& s) {
   return *s.explore;
 }
 
+struct Tab {
+  BottomTab id;
+  const char* label;
+  void (*draw)(AppState&, ExploreState&);
+};
+constexpr Tab kTabs[] = {{BottomTab::Steps, "Steps", draw_step_view},
+                         {BottomTab::Timeline, "Timeline", draw_timeline},
+                         {BottomTab::Source, "Source", draw_source_view},
+                         {BottomTab::Layers, "Layers", draw_layers_table},
+                         {BottomTab::Samples, "Samples", draw_samples_panel}};
+
 void draw_bottom_tabs(AppState& s, ExploreState& x) {
-  struct Tab {
-    BottomTab id;
-    const char* label;
-    void (*draw)(AppState&, ExploreState&);
-  };
-  static const Tab kTabs[] = {{BottomTab::Steps, "Steps", draw_step_view},
-                              {BottomTab::Timeline, "Timeline", draw_timeline},
-                              {BottomTab::Source, "Source", draw_source_view},
-                              {BottomTab::Layers, "Layers", draw_layers_table},
-                              {BottomTab::Samples, "Samples", draw_samples_panel}};
+  if (!s.show_panel.empty()) {
+    if (auto tab = explore_panel_named(s.show_panel)) x.open_tab = *tab;
+    s.show_panel.clear();
+  }
   if (!ImGui::BeginTabBar("explore_panels")) return;
   for (const Tab& tab : kTabs) {
     ImGuiTabItemFlags f = 0;
@@ -57,6 +62,12 @@ void draw_bottom_tabs(AppState& s, ExploreState& x) {
 }  // namespace
 
 // ----------------------------------------------------------- helpers ---
+
+std::optional<BottomTab> explore_panel_named(const std::string& name) {
+  for (const Tab& tab : kTabs)
+    if (name == tab.label) return tab.id;
+  return std::nullopt;
+}
 
 ImU32 phase_color(schema::Phase phase) {
   switch (phase) {

@@ -76,6 +76,8 @@ struct TimelineState {
   double t0 = 0, t1 = 0;         // the step's extent (ns)
   double view0 = 0, view1 = 0;   // the visible window (ns)
   bool fitted = false;
+  size_t calls = 0;       // timed calls drawn last frame
+  bool complete = false;  // every Events chunk of the step was loaded last frame
 };
 
 struct SourceViewState {
@@ -101,11 +103,20 @@ struct LayersState {
   int step = -1;
   std::vector<LayerRow> rows;
   bool complete = false;
+  // Building the rows, a slice per frame (layers_table.cpp):
+  std::unordered_map<std::string, int64_t> params;  // module path -> parameter count
+  bool params_known = false;
+  size_t next_span = 0;       // RunModel::event_spans() index
+  uint32_t next_event = 0;    // index in that span's chunk
+  bool unresolved = false;    // a row's records were not all reachable
+  bool rebuilt = false;       // this step was built a second time for that
   int sort_column = -1;
   bool sort_descending = false;
 };
 
 enum class BottomTab { Timeline, Source, Layers, Steps, Samples };
+/// The panel whose tab reads `name` ("Timeline"), or nullopt.
+std::optional<BottomTab> explore_panel_named(const std::string& name);
 
 struct ExploreState {
   uint64_t generation = 0;

@@ -42,38 +42,78 @@ bool param_counts(AppState& s, ExploreState& x, int step, std::unordered_map<std
   return complete;
 }
 
-bool collect(AppState& s, ExploreState& x, int step, std::vector<LayerRow>* rows) {
-  // Rows are built once the step's tensor records are indexed (a step can
-  // hold 10^5 calls: building them every frame while chunks arrive is waste).
-  if (!x.tensors.ready(s.model, step)) return false;
-  bool complete = true;
-  std::unordered_map<std::string, int64_t> params;
-  if (!param_counts(s, x, step, &params)) complete = false;
-  const bool events_loaded = for_step_events(s, step, [&](const schema::Event* e) {
-    if (e->kind() != schema::EventKind::ModuleCall) return;
-    LayerRow r;
-    r.event = e->id();
-    r.path = e->name() ? e->name()->str() : "";
-    r.cls = e->class_name() ? e->class_name()->str() : "";
-    if (e->grad_norm() >= 0) r.grad = e->grad_norm();
-    auto p = params.find(r.path);
-    r.params = p == params.end() ? 0 : p->second;
-    bool done = true;
-    for (const TensorRef& t : x.tensors.for_event(s.model, e->id(), step, &done))
-      if (t.rec->role() == schema::TensorRole::Output) {
-        r.out_shape = shape_label(t.rec->shape());
-        if (t.rec->stats()) {
-          r.mean = t.rec->stats()->mean();
-          r.stddev = t.rec->stats()->std();
-        }
-        break;
+// A step can hold 10^5 calls: rows are built a slice per frame, after the
+// step's tensor records are indexed, from the Events chunks as they arrive.
+constexpr size_t kRowsPerFrame = 2000;
+
+LayerRow make_row(AppState& s, ExploreState& x, const LayersState& l, const schema::Event* e, bool* complete) {
+  LayerRow r;
+  r.event = e->id();
+  r.path = e->name() ? e->name()->str() : "";
+  r.cls = e->class_name() ? e->class_name()->str() : "";
+  if (e->grad_norm() >= 0) r.grad = e->grad_norm();
+  auto p = l.params.find(r.path);
+  r.params = p == l.params.end() ? 0 : p->second;
+  for (const TensorRef& t : x.tensors.for_event(s.model, e->id(), l.step, complete))
+    if (t.rec->role() == schema::TensorRole::Output) {
+      r.out_shape = shape_label(t.rec->shape());
+      if (t.rec->stats()) {
+        r.mean = t.rec->stats()->mean();
+        r.stddev = t.rec->stats()->std();
       }
-    if (!done) complete = false;
-    rows->push_back(std::move(r));
-  });
-  if (!events_loaded) complete = false;
-  std::sort(rows->begin(), rows->end(), [](const LayerRow& a, const LayerRow& b) { return a.event < b.event; });
-  return complete;
+      break;
+    }
+  return r;
+}
+
+// Builds up to kRowsPerFrame more rows; true once every module call of the
+// step has its row (then sorted by call order).
+bool build_rows(AppState& s, ExploreState& x, LayersState& l) {
+  if (!x.tensors.ready(s.model, l.step)) return false;
+  if (!l.params_known) {
+    l.params.clear();
+    if (!param_counts(s, x, l.step, &l.params)) return false;
+    l.params_known = true;
+  }
+  const auto& spans = s.model.event_spans();
+  size_t built = 0;
+  while (l.next_span < spans.size() && built < kRowsPerFrame) {
+    const EventSpan& span = spans[l.next_span];
+    const bool holds_step = span.step_first < 0 || (l.step >= span.step_first && l.step <= span.step_last);
+    const schema::EventBatch* batch = nullptr;
+    if (holds_step && !s.model.cache().failure(span.ordinal)) {
+      auto chunk = s.model.cache().get(span.ordinal);
+      if (!chunk) return false;  // loading, or past this frame's decode budget
+      batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
+    }
+    const uint32_t n = batch && batch->events() ? batch->events()->size() : 0;
+    for (; l.next_event < n && built < kRowsPerFrame; ++l.next_event) {
+      const schema::Event* e = batch->events()->Get(l.next_event);
+      if (e->step() != l.step || e->kind() != schema::EventKind::ModuleCall) continue;
+      bool complete = true;
+      l.rows.push_back(make_row(s, x, l, e, &complete));
+      if (!complete) l.unresolved = true;
+      ++built;
+    }
+    if (l.next_event < n) return false;  // this frame's slice is spent
+    ++l.next_span;
+    l.next_event = 0;
+  }
+  if (l.next_span < spans.size()) return false;
+  std::sort(l.rows.begin(), l.rows.end(), [](const LayerRow& a, const LayerRow& b) { return a.event < b.event; });
+  return true;
+}
+
+// Starts building the rows of `step` afresh.
+void restart(LayersState& l, int step) {
+  if (l.step != step) l.rebuilt = false;
+  l.step = step;
+  l.rows.clear();
+  l.params_known = false;
+  l.next_span = 0;
+  l.next_event = 0;
+  l.unresolved = false;
+  l.complete = false;
 }
 
 // NaN sorts last in either direction.
@@ -107,12 +147,15 @@ std::string num(double v) { return std::isnan(v) ? std::string("-") : widgets::f
 
 void draw_layers_table(AppState& s, ExploreState& x) {
   LayersState& l = x.layers;
-  if (l.step != s.nav_step || !l.complete) {
-    const bool new_step = l.step != s.nav_step;
-    l.step = s.nav_step;
-    l.rows.clear();
-    l.complete = collect(s, x, l.step, &l.rows);
-    if (new_step || l.complete) sort_rows(l);
+  if (l.step != s.nav_step) restart(l, s.nav_step);
+  if (!l.complete && build_rows(s, x, l)) {
+    if (l.unresolved && !l.rebuilt) {
+      restart(l, l.step);  // a record's chunk was evicted meanwhile: build once more
+      l.rebuilt = true;
+    } else {
+      l.complete = true;
+      sort_rows(l);
+    }
   }
   ImGui::TextDisabled("Step %d: %zu module calls%s.  Click a header to sort, a row to select the call.", l.step,
                       l.rows.size(), l.complete ? "" : " (loading ...)");

@@ -53,6 +53,8 @@ void draw_timeline(AppState& s, ExploreState& x) {
     hi = std::max(hi, static_cast<double>(e->t_end_ns()));
     min_depth[static_cast<size_t>(lane)] = std::min(min_depth[static_cast<size_t>(lane)], event_depth(s, e->id()));
   });
+  t.calls = calls;
+  t.complete = complete;
   ImGui::TextDisabled("Step %d: %zu calls%s.  Wheel: zoom, drag: pan, double-click: fit, click: select.", t.step,
                       calls, complete ? "" : " (loading ...)");
   if (calls == 0 || !(hi > lo)) {

@@ -44,6 +44,9 @@ struct RunListEntry {
 
 struct AppOptions {
   uint64_t cache_budget_bytes = 256ull << 20;  // decoded chunks kept (LRU beyond it)
+  /// Raw bytes of chunks one frame may start reading (and, from a synchronous
+  /// source, decode): opening a step of 10^5 calls spreads over frames.
+  uint64_t frame_decode_bytes = 1ull << 20;
   /// Shell-owned GPU texture maker for heatmaps (outlives the App); null:
   /// heatmaps are drawn as rectangles of at most ~128 x 128 blocks.
   widgets::TextureUploader* texture_uploader = nullptr;
@@ -88,12 +91,24 @@ class App {
   /// screen coordinates {x0, y0, x1, y1}; false when it was not drawn. Lets
   /// headless tests click real rows.
   bool event_row_rect(uint64_t id, float rect[4]) const;
+  /// True when the last frame drew event `id`'s row with its data (not the
+  /// placeholder of a chunk still loading).
+  bool event_row_loaded(uint64_t id) const;
+  /// Where the run list drew row `index` (0 = first listed run) in the last
+  /// frame, as event_row_rect does; false when no run list row was drawn.
+  bool run_row_rect(size_t index, float rect[4]) const;
   /// Selects event `id` as a click on its row would (the Explore inspector
   /// then shows it once its chunk is loaded). Ids past the run are ignored by
   /// the pages. For scripted screenshots (`tvis-view --select`).
   void select_event(uint64_t id);
+  /// Shows Explore's bottom panel `name` ("Steps", "Timeline", "Source",
+  /// "Layers", "Samples") as a click on its tab would. False for other names.
+  bool show_panel(const std::string& name);
 
   struct Impl;
+  /// The application's state (viewer/src/app_state.h), for this repository's
+  /// tests and benchmarks, which read and drive it directly.
+  Impl& internals() { return *impl_; }
 
  private:
   std::unique_ptr<Impl> impl_;
