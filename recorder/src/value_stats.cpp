@@ -1,6 +1,7 @@
 #include "tvis/recorder/value_stats.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 // The two loops below are the recorder's hot path (every value recorded goes
@@ -20,50 +21,77 @@ namespace {
 constexpr int kLanes = 8;
 constexpr size_t kBinBlock = 512;  // bin indices computed a block at a time (vectorized), then counted
 
+// Eight lanes as GCC/Clang vector types: the compiler maps them onto the
+// widest registers the target has (one zmm, two ymm or four xmm per double
+// vector), with the same per-lane arithmetic on every target.
+template <typename T>
+struct Lanes;
+template <>
+struct Lanes<float> {
+  typedef float V __attribute__((vector_size(32)));
+  typedef int32_t Mask __attribute__((vector_size(32)));
+};
+template <>
+struct Lanes<double> {
+  typedef double V __attribute__((vector_size(64)));
+  typedef int64_t Mask __attribute__((vector_size(64)));
+};
+typedef double V8d __attribute__((vector_size(64)));
+typedef int64_t V8l __attribute__((vector_size(64)));
+typedef uint64_t V8u __attribute__((vector_size(64)));
+static_assert(kLanes == 8, "the vector types hold eight lanes");
+
 // Pass 1 without branches: per-lane min/max, double sums and the count of
-// exact zeros. Any NaN or Inf makes `sum` non-finite, which sends the caller
-// to the careful path (the zero count stays exact: NaN != 0).
+// exact zeros; lane l takes elements l, l + 8, l + 16, ... and the lanes are
+// combined in order at the end. Any NaN or Inf makes `sum` non-finite, which
+// sends the caller to the careful path (the zero count stays exact: NaN != 0).
 template <typename T>
 inline __attribute__((always_inline)) void lane_sums(const T* data, size_t n, double* lo, double* hi, double* sum,
                                                      double* sum_abs, double* sum_sq, uint64_t* zeros) {
-  T mn[kLanes], mx[kLanes];
-  double s[kLanes] = {}, a[kLanes] = {}, q[kLanes] = {};
-  uint64_t z[kLanes] = {};
-  for (int l = 0; l < kLanes; ++l) mn[l] = mx[l] = n ? data[0] : T(0);
+  using V = typename Lanes<T>::V;
+  const T first = n ? data[0] : T(0);
+  V mn = V{} + first, mx = V{} + first;
+  V8d s = {}, a = {}, q = {};
+  V8l z = {};
+  const V8u abs_mask = V8u{} + 0x7fffffffffffffffull;
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const T x = data[i + l];
-      mn[l] = x < mn[l] ? x : mn[l];
-      mx[l] = x > mx[l] ? x : mx[l];
-      const double d = static_cast<double>(x);
-      s[l] += d;
-      a[l] += std::fabs(d);
-      q[l] += d * d;
-      z[l] += x == T(0);
-    }
+    V x;
+    std::memcpy(&x, data + i, sizeof x);
+    mn = x < mn ? x : mn;
+    mx = x > mx ? x : mx;
+    const V8d d = __builtin_convertvector(x, V8d);
+    s += d;
+    a += reinterpret_cast<V8d>(reinterpret_cast<V8u>(d) & abs_mask);
+    q += d * d;
+    z -= __builtin_convertvector(x == V{}, V8l);  // true is -1
   }
+  T mn_tail = mn[0], mx_tail = mx[0];
+  double s0 = s[0], a0 = a[0], q0 = q[0];
+  uint64_t z0 = static_cast<uint64_t>(z[0]);
   for (; i < n; ++i) {
     const T x = data[i];
-    mn[0] = x < mn[0] ? x : mn[0];
-    mx[0] = x > mx[0] ? x : mx[0];
+    mn_tail = x < mn_tail ? x : mn_tail;
+    mx_tail = x > mx_tail ? x : mx_tail;
     const double d = static_cast<double>(x);
-    s[0] += d;
-    a[0] += std::fabs(d);
-    q[0] += d * d;
-    z[0] += x == T(0);
+    s0 += d;
+    a0 += std::fabs(d);
+    q0 += d * d;
+    z0 += x == T(0);
   }
-  *zeros = 0;
-  *lo = static_cast<double>(mn[0]);
-  *hi = static_cast<double>(mx[0]);
-  *sum = *sum_abs = *sum_sq = 0;
-  for (int l = 0; l < kLanes; ++l) {
+  *lo = static_cast<double>(mn_tail);
+  *hi = static_cast<double>(mx_tail);
+  *sum = s0;
+  *sum_abs = a0;
+  *sum_sq = q0;
+  *zeros = z0;
+  for (int l = 1; l < kLanes; ++l) {
     *lo = std::fmin(*lo, static_cast<double>(mn[l]));
     *hi = std::fmax(*hi, static_cast<double>(mx[l]));
     *sum += s[l];
     *sum_abs += a[l];
     *sum_sq += q[l];
-    *zeros += z[l];
+    *zeros += static_cast<uint64_t>(z[l]);
   }
 }
 
