@@ -11,7 +11,28 @@ void ChunkCache::begin_frame(uint64_t raw_bytes) {
   frame_limited_ = true;
   frame_budget_ = raw_bytes;
   frame_started_ = 0;
-  frame_reads_ = 0;
+  frame_bypass_used_ = false;
+  ++frame_;
+  // Forget chunks no page asked for last frame; the oldest other one goes first.
+  priority_ = -1;
+  uint64_t oldest = UINT64_MAX;
+  for (auto it = deferred_.begin(); it != deferred_.end();) {
+    if (it->second.last_asked + 1 < frame_) {
+      it = deferred_.erase(it);
+      continue;
+    }
+    if (it->second.since < oldest || (it->second.since == oldest && static_cast<int64_t>(it->first) < priority_)) {
+      oldest = it->second.since;
+      priority_ = it->first;
+    }
+    ++it;
+  }
+}
+
+void ChunkCache::note_deferred(uint32_t ordinal) {
+  auto [it, fresh] = deferred_.try_emplace(ordinal);
+  if (fresh) it->second.since = frame_;
+  it->second.last_asked = frame_;
 }
 
 void ChunkCache::prefetch(uint32_t ordinal, bool pin) {
@@ -21,9 +42,11 @@ void ChunkCache::prefetch(uint32_t ordinal, bool pin) {
   request(ordinal, pin);
 }
 
+// A read fits the frame's budget, or takes the frame's one pass past it: the
+// oldest deferred chunk's, or (when none waits) the first read that does not fit.
 bool ChunkCache::within_frame_budget(uint32_t ordinal) const {
-  if (!frame_limited_ || frame_reads_ == 0) return true;
-  return frame_started_ + reader_->chunks()[ordinal].raw_size <= frame_budget_;
+  if (!frame_limited_ || frame_started_ + reader_->chunks()[ordinal].raw_size <= frame_budget_) return true;
+  return !frame_bypass_used_ && (priority_ < 0 || static_cast<int64_t>(ordinal) == priority_);
 }
 
 ChunkCache::ChunkPtr ChunkCache::get_pinned(uint32_t ordinal) { return lookup(ordinal, true); }
@@ -41,10 +64,15 @@ ChunkCache::ChunkPtr ChunkCache::lookup(uint32_t ordinal, bool pin) {
     e.pinned = e.pinned || pin;
     return e.chunk;
   }
-  if (!in_flight_.count(ordinal) && !failures_.count(ordinal) && ordinal < reader_->chunks().size() &&
-      within_frame_budget(ordinal)) {
-    ++frame_reads_;
+  if (!in_flight_.count(ordinal) && !failures_.count(ordinal) && ordinal < reader_->chunks().size()) {
+    if (!within_frame_budget(ordinal)) {
+      note_deferred(ordinal);
+      return nullptr;
+    }
+    if (frame_limited_ && frame_started_ + reader_->chunks()[ordinal].raw_size > frame_budget_)
+      frame_bypass_used_ = true;
     frame_started_ += reader_->chunks()[ordinal].raw_size;
+    deferred_.erase(ordinal);
     request(ordinal, pin);
     // A synchronous source may have answered already.
     auto done = entries_.find(ordinal);

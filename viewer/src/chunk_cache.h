@@ -11,13 +11,15 @@
 //   - Pinned chunks (run metadata) are never evicted.
 //   - Callbacks that arrive after the cache is destroyed are ignored.
 //   - Frame budget: after begin_frame(B), a frame starts reads of chunks whose
-//     decoded (raw) sizes add up to at most B; get() of a chunk past the
-//     budget returns nullptr without a read (the page draws its placeholder
-//     and asks again next frame). The first read of a frame always starts, so
-//     a chunk larger than B still loads, alone in its frame. A synchronous
-//     source decodes inside get(), so this bounds the decoding one frame
-//     does; an asynchronous one decodes on arrival, and the budget bounds the
-//     reads a frame starts. Without begin_frame() calls there is no limit.
+//     decoded (raw) sizes add up to at most B, plus one read past B: get()
+//     of a chunk that does not fit returns nullptr without a read (the page
+//     draws its placeholder and asks again next frame). The one pass goes to
+//     the chunk deferred longest (if asked for again in the last frame), so
+//     no chunk starves and one larger than B still loads; when none waits,
+//     to the first read that does not fit. A synchronous source decodes
+//     inside get(), so this bounds the decoding one frame does; an
+//     asynchronous one decodes on arrival, and the budget bounds the reads a
+//     frame starts. Without begin_frame() calls there is no limit.
 #pragma once
 
 #include <cstdint>
@@ -77,6 +79,7 @@ class ChunkCache : public std::enable_shared_from_this<ChunkCache> {
 
   ChunkPtr lookup(uint32_t ordinal, bool pin);
   bool within_frame_budget(uint32_t ordinal) const;
+  void note_deferred(uint32_t ordinal);
   void request(uint32_t ordinal, bool pin);
   void on_loaded(uint32_t ordinal, bool pin, format::Result<ChunkPtr> result);
   void evict_over_budget(uint32_t keep);
@@ -90,7 +93,14 @@ class ChunkCache : public std::enable_shared_from_this<ChunkCache> {
   bool frame_limited_ = false;  // begin_frame() was called
   uint64_t frame_budget_ = 0;
   uint64_t frame_started_ = 0;  // raw bytes whose reads this frame started
-  int frame_reads_ = 0;         // reads this frame started
+  bool frame_bypass_used_ = false;  // this frame's one read past the budget was taken
+  uint64_t frame_ = 0;          // begin_frame() calls
+  struct Deferred {
+    uint64_t since = 0;       // frame first deferred
+    uint64_t last_asked = 0;  // frame last asked for
+  };
+  std::unordered_map<uint32_t, Deferred> deferred_;  // asked for, not started (budget)
+  int64_t priority_ = -1;  // this frame's oldest deferred chunk, read past the budget
   std::unordered_map<uint32_t, Entry> entries_;
   std::list<uint32_t> lru_;
   std::unordered_map<uint32_t, bool> in_flight_;  // ordinal -> pin requested

@@ -40,7 +40,9 @@ bool TensorIndex::index_step(RunModel& model, int step) {
     }
     const bool was_loading = cache.loading(ordinal);
     auto chunk = cache.get(ordinal);
-    if (!was_loading) --load_budget_;  // resident chunks cost a lookup only, but count them: rare
+    // Resident chunks cost a lookup only, but count them (rare); a read the
+    // cache deferred (its frame budget) costs nothing.
+    if (!was_loading && (chunk || cache.loading(ordinal))) --load_budget_;
     if (!chunk) {
       all = false;
       continue;

@@ -39,8 +39,10 @@ void apply_theme(float ui_scale) {
   c[ImGuiCol_Button] = ImVec4(0.19f, 0.21f, 0.25f, 1.0f);
   c[ImGuiCol_ButtonHovered] = ImVec4(0.26f, 0.36f, 0.52f, 1.0f);
   c[ImGuiCol_ButtonActive] = ImVec4(0.30f, 0.45f, 0.70f, 1.0f);
-  c[ImGuiCol_Header] = ImVec4(0.22f, 0.33f, 0.50f, 0.85f);
-  c[ImGuiCol_HeaderHovered] = ImVec4(0.26f, 0.38f, 0.58f, 0.80f);
+  // Selected rows are blue; a hovered row is a neutral grey, so the row under
+  // the mouse is never mistaken for a second selection.
+  c[ImGuiCol_Header] = ImVec4(0.22f, 0.35f, 0.56f, 0.90f);
+  c[ImGuiCol_HeaderHovered] = ImVec4(0.28f, 0.30f, 0.35f, 0.90f);
   c[ImGuiCol_HeaderActive] = ImVec4(0.30f, 0.45f, 0.70f, 1.0f);
   c[ImGuiCol_Tab] = ImVec4(0.15f, 0.16f, 0.19f, 1.0f);
   c[ImGuiCol_TabHovered] = ImVec4(0.26f, 0.38f, 0.58f, 1.0f);

@@ -1,6 +1,8 @@
 #include "tvis/widgets/histogram.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 #include <cmath>
 #include <string>
 
@@ -95,13 +97,30 @@ HistogramResult histogram(const char* id, ValueSpan counts, double lo, double hi
     dl->AddText(ImVec2(mn.x - detail::kTickLen - 2.0f - ImGui::CalcTextSize("0").x, mx.y - th), detail::kAxisText, "0");
     if (opts.log_counts) dl->AddText(ImVec2(mn.x + kPad, mn.y), detail::kAxisText, "log");
 
+    // Mark labels sit right of their line, or left of it when that would
+    // cover an earlier label (the mean next to 0), else after the earlier ones.
+    std::vector<std::pair<float, float>> placed;  // label extents [x0, x1)
+    auto free_at = [&](float x0, float x1) {
+        for (const auto& p : placed)
+            if (x0 < p.second + 3.0f && p.first < x1 + 3.0f) return false;
+        return true;
+    };
     for (int k = 0; opts.marks && k < opts.mark_count; ++k) {
         const HistogramMark& mk = opts.marks[k];
         if (!(mk.value >= lo && mk.value <= hi)) continue;
         const float x = std::floor(mn.x + static_cast<float>((mk.value - lo) / (hi - lo)) * w) + 0.5f;
         const ImU32 c = mk.color ? mk.color : IM_COL32(255, 220, 120, 255);
         dl->AddLine(ImVec2(x, mn.y), ImVec2(x, mx.y), c, 1.5f);
-        if (mk.label) dl->AddText(ImVec2(x + 2.0f, mn.y - th), c, mk.label);
+        if (!mk.label) continue;
+        const float tw = ImGui::CalcTextSize(mk.label).x;
+        float x0 = x + 2.0f;
+        if (!free_at(x0, x0 + tw)) {
+            x0 = x - 2.0f - tw;
+            if (!free_at(x0, x0 + tw))
+                for (const auto& p : placed) x0 = std::max(x0, p.second + 4.0f);
+        }
+        placed.emplace_back(x0, x0 + tw);
+        dl->AddText(ImVec2(x0, mn.y - th), c, mk.label);
     }
 
     const ImVec2 mouse = ImGui::GetIO().MousePos;
