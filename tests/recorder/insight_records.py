@@ -31,3 +31,17 @@ def insights(run):
                     r.setdefault(k, v)
                 out.setdefault(key, []).append(r)
     return out
+
+
+# The tensor each insight record points at, and the role that tensor must have.
+_TENSOR_ROLES = {"attention": ("weights", "Attention"), "gradcam": ("map", "GradCam"),
+                 "embeddings": ("vectors", "Embedding"), "tables": ("rows", "EmbeddingTable")}
+
+
+def assert_tensor_roles(run, records):
+    """Every tensor an insight record points at exists and has its insight's role."""
+    for key, (field, role) in _TENSOR_ROLES.items():
+        for r in records.get(key, []):
+            t = run.tensors.get(r[field])
+            assert t is not None, (key, r)
+            assert t["role"] == role, (key, r[field], t["role"])

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from conftest import ROOT, SCRIPTS, inspect_json, load_run, run_file_of, run_plain, run_tvis, step_lines
-from insight_records import insights
+from insight_records import assert_tensor_roles, insights
 
 LM = ROOT / "examples" / "char_transformer.py"
 VIT = SCRIPTS / "attn_vit.py"
@@ -39,7 +39,9 @@ def _record(tvis, script, out, *args):
     assert len(step_lines(rec.stdout)) == STEPS
     path = run_file_of(rec.stdout)
     run = load_run(path)
-    return run, insights(run), inspect_json(tvis, path)
+    records = insights(run)
+    assert_tensor_roles(run, records)
+    return run, records, inspect_json(tvis, path)
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ import torch
 import torchvision
 
 from conftest import ROOT, SCRIPTS, inspect_json, load_run, run_file_of, run_plain, run_tvis, step_lines
-from insight_records import insights
+from insight_records import assert_tensor_roles, insights
 
 RESNET = SCRIPTS / "resnet18.py"
 LM = ROOT / "examples" / "char_transformer.py"
@@ -40,7 +40,9 @@ def _record(tvis, script, out, *args, opts=()):
     assert rec.returncode == 0, rec.stderr
     path = run_file_of(rec.stdout)
     run = load_run(path)
-    return rec, run, insights(run), inspect_json(tvis, path)
+    records = insights(run)
+    assert_tensor_roles(run, records)
+    return rec, run, records, inspect_json(tvis, path)
 
 
 @pytest.fixture(scope="module")

@@ -150,7 +150,7 @@ class AttentionCapture:
                 w = out[pos].detach()
                 if w.dim() == 2:
                     w = w.unsqueeze(0)
-                tid = self.s.rec.tensor(w, P.OTHER, eid, "attention[sample %d]" % sample)
+                tid = self.s.rec.tensor(w, P.ATTENTION, eid, "attention[sample %d]" % sample)
                 tokens, labels = self._tokens_of(pos)
                 self._pending.append({"step": self.s.steps_done, "module": name, "event": eid, "sample": sample,
                                       "shape": list(shape), "weights": tid, "tokens": tokens,

@@ -117,7 +117,7 @@ class EmbeddingsCapture:
         positions = [pos for _, pos, _ in rows]
         with torch.no_grad():
             vectors = pooled(out, positions)
-        tid = self.s.rec.tensor(vectors, P.OTHER, eid, "embedding")
+        tid = self.s.rec.tensor(vectors, P.EMBEDDING, eid, "embedding")
         self._positions = positions
         self._pending.append({"step": self.s.steps_done, "module": name, "samples": [s for s, _, _ in rows],
                               "labels": ["" if lab is None else str(lab) for _, _, lab in rows],
@@ -127,7 +127,7 @@ class EmbeddingsCapture:
         weight = module.weight.detach()
         dim = weight.shape[1] if weight.dim() == 2 else 1
         rows = max(1, min(weight.shape[0], self.max_elems // max(dim, 1)))
-        tid = self.s.rec.tensor(weight[:rows], P.OTHER, eid, "embedding table")
+        tid = self.s.rec.tensor(weight[:rows], P.EMBEDDING_TABLE, eid, "embedding table")
         labels = self.vocab.for_table(module.num_embeddings)[:rows]
         self.s.rec.add_insights({"tables": [{"module": self.s._module_name(module), "rows": tid,
                                              "labels": labels}]})

@@ -264,7 +264,7 @@ class GradCam:
         names = self._names(acts, maps)
         for sample, targets, a, m in maps:
             label = "/".join("%s %d" % ("predicted" if k == PREDICTED else "true", c) for k, c in targets)
-            tid = rec.tensor(m, P.OTHER, a.event, "gradcam sample %d (%s)" % (sample, label))
+            tid = rec.tensor(m, P.GRADCAM, a.event, "gradcam sample %d (%s)" % (sample, label))
             for name in names[id(a)]:
                 for k, c in targets:
                     records.append({"step": step, "module": name, "sample": sample, "target": k,
