@@ -11,7 +11,10 @@ when present) and, when the pipeline capture observed the fetch
 transforms it went through. ``session.followed`` is set to
 ``[{id, batch_position, label_index}]`` and extensions get ``on_fetch``.
 
-Without an observation the followed samples are the first K rows.
+Without an observation the followed samples are the first K rows. A step
+whose forward begins with no DataLoader batch recorded for it (a script that
+slices its own batches) follows the first K rows of the model's first batched
+tensor input (``follow_model_input``).
 A DataLoader left to real worker processes gets a notice
 (``pipeline_not_observed``) unless the capture already named why.
 
@@ -122,7 +125,28 @@ class FetchRecorder:
                     smp["transforms"] = trace["transforms"]
                 samples.append(smp)
         s.rec.add_samples({"step": s.steps_done, "batch_event": eid, "batch": ids, "samples": samples})
-        s.followed = [{"id": x["id"], "batch_position": x["batch_position"], "label_index": x.get("label_index")}
-                      for x in samples]
+        _set_followed(s, samples)
         s.ext.call("on_fetch", eid, batch)
         return ids
+
+    def follow_model_input(self, eid, args):
+        """A step whose forward began without a DataLoader batch: the followed
+        samples are the first K rows of the model's first batched tensor input
+        (module call `eid`), ids = rows, labels unknown here (the loss has them)."""
+        s = self.s
+        first = next((a for a in args if isinstance(a, torch.Tensor) and a.dim() > 0), None)
+        if first is None:
+            return
+        samples = []
+        with torch.no_grad():
+            for sid, row, _ in first_rows(s.samples, first.shape[0]):
+                samples.append({"id": sid, "batch_position": row,
+                                "input": s.rec.tensor(first[row], P.BATCH, eid, "sample[%d]" % sid)})
+        s.rec.add_samples({"step": s.steps_done, "batch_event": eid, "batch": [], "samples": samples})
+        _set_followed(s, samples)
+
+
+def _set_followed(session, samples):
+    session.followed = [{"id": x["id"], "batch_position": x["batch_position"], "label_index": x.get("label_index")}
+                        for x in samples]
+    session.followed_step = session.steps_done

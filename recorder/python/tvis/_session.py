@@ -93,6 +93,7 @@ class Session:
         # This step's followed samples: [{"id", "batch_position", "label_index"}]
         # (label_index None when unknown); set at each recorded batch.
         self.followed = []
+        self.followed_step = -1     # the step `followed` was set for
         self.ext = None             # Extensions, set at install()
         self.fetch = None           # FetchRecorder (_pipeline_fetch), set at install()
         # Benchmarks: where to write the writer's statistics at finalize (JSON).
@@ -199,6 +200,7 @@ class Session:
                 self._post_impl(module, args, output)
 
     def _pre_impl(self, module, args):
+        top_forward = False
         if not self._stack and not self._fetch_depth:
             self._boundary()
             if self.stop_pending:
@@ -207,6 +209,7 @@ class Session:
                 self.rec.set_phase(P.LOSS if isinstance(module, torch.nn.modules.loss._Loss) else P.FORWARD)
                 if self._device is None:
                     self._note_device(module)
+                top_forward = self.rec.phase() == P.FORWARD
                 for a in args:
                     if isinstance(a, torch.Tensor) and a.dim() > 0 and not isinstance(module, torch.nn.modules.loss._Loss):
                         if self.rec.phase() == P.FORWARD:
@@ -228,6 +231,8 @@ class Session:
             self.rec.tensors(eid, P.INPUT, args)
         elif kwargs is None:
             self._kwargs_only += 1
+        if top_forward and self.followed_step != self.steps_done:
+            self.fetch.follow_model_input(eid, args)
         self._stack.append((module, eid))
         self.ext.call("on_module_pre", module, eid, args)
         return None
@@ -574,7 +579,22 @@ class Session:
         """The N-th step has ended and the script reached step N+1: end here."""
         self.finalize()
         try:
+            _end_daemonic_children()
             sys.stdout.flush()
             sys.stderr.flush()
         finally:
             os._exit(0)
+
+
+def _end_daemonic_children():
+    """What Python's exit does for daemonic multiprocessing children (DataLoader
+    worker processes), which os._exit skips: terminate and reap them, so none
+    outlives the script holding its stdout open until its own watchdog fires."""
+    mp = sys.modules.get("multiprocessing")
+    if mp is None:
+        return
+    children = [p for p in mp.active_children() if p.daemon]
+    for p in children:
+        p.terminate()
+    for p in children:
+        p.join(timeout=5)
