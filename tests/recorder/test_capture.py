@@ -91,3 +91,26 @@ def test_empty_and_scalar(tmp_path):
     ids, run = _record(tmp_path, [torch.zeros(0, 3), torch.tensor(2.5)])
     assert run.tensors[ids[0]]["stats"].get("count", 0) == 0 and run.tensors[ids[0]]["shape"] == [0, 3]
     assert run.values(ids[1]).item() == 2.5
+
+
+def test_values_exact_in_every_chunk_layout(tmp_path):
+    """Float32 values go to chunks by kind (run_builder.h): mostly zeros
+    unshuffled, gradients/updates and weights/activations byte-shuffled at
+    their own zstd levels; all read back bit for bit, NaN/Inf/-0 included."""
+    torch.manual_seed(3)
+    dense = torch.randn(64, 50)
+    sparse = torch.zeros(64, 50)
+    sparse[::3, ::7] = torch.randn(22, 8)
+    odd = torch.tensor([float("nan"), float("inf"), -0.0, 0.0, 1e-45, -3.5] * 7)
+    rec = _tvis_native.Recorder(str(tmp_path / "run.tvis"), 2_000_000, 4, str(tmp_path), [])
+    GRAD, UPDATE, GRAD_OUTPUT = 5, 6, 2
+    cases = [(t, role) for t in (dense, sparse, odd) for role in (WEIGHT, GRAD, UPDATE, OUTPUT, GRAD_OUTPUT)]
+    ids = [rec.tensor(t, role, -1, "t%d" % i) for i, (t, role) in enumerate(cases)]
+    rec.finalize({"script": "x.py"})
+    run = load_run(tmp_path / "run.tvis")
+    for tid, (t, role) in zip(ids, cases):
+        got = run.values(tid)
+        assert got.dtype == t.dtype and got.shape == t.shape
+        assert torch.equal(got.view(torch.int32), t.view(torch.int32)), (tid, role)
+    filters = {c[6] for c in run.chunks if c[1] == "tensor_data"}
+    assert filters == {0, 4}, "mostly-zero values unshuffled, the others in 4-byte planes: %s" % filters
