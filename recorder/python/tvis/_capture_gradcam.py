@@ -21,7 +21,7 @@ paused and the user's hooks are silenced and ``.grad`` of ``retain_grad()``
 tensors restored (_gradcam_guard.HookGuard). Leaf ``.grad`` is never written.
 
 Maps: ReLU(sum_c mean_hw(dS/dA_c) A_c), float32 [h, w], stored with
-``rec.tensor(map, OTHER, module event, name)`` and listed per backward with
+``rec.tensor(map, GRADCAM, module event, name)`` and listed per backward with
 ``rec.add_insights({"gradcam": [{step, module, sample, target, class_index,
 map}]})`` (target 0 predicted, 1 true; equal classes share one map tensor).
 
