@@ -123,6 +123,7 @@ class Recorder {
     close_phase_timing();
     step_ = step;
     dedup_.clear();
+    dedup_grads_.clear();
   }
   int step() const { return step_; }
 
@@ -137,17 +138,23 @@ class Recorder {
   void set_batch_rows(int64_t rows) { batch_rows_ = rows; }
 
   // ---- tensors -------------------------------------------------------------
-  /// Records one tensor; for Input/Output roles a tensor already recorded in
-  /// this step and unchanged since (same TensorImpl alive, same version) is
-  /// not recorded again: its id is returned.
+  /// Records one tensor. For Input/Output roles a tensor already recorded in
+  /// this step as one of them and unchanged since (same TensorImpl alive,
+  /// same version) is not recorded again: its id is returned. GradOutput the
+  /// same among gradients (a module whose output is its last child's output,
+  /// a BasicBlock, a Sequential, gets the very tensor its child got).
   int64_t tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot) {
-    const bool dedupable = (role == 0 || role == 1) && !t.is_inference();
+    const bool grad = role == static_cast<int>(schema::TensorRole::GradOutput);
+    auto* dedup = (role == 0 || role == 1) ? &dedup_ : grad ? &dedup_grads_ : nullptr;
+    if (t.is_inference()) dedup = nullptr;
     c10::TensorImpl* impl = t.unsafeGetTensorImpl();
-    if (dedupable) {
-      auto it = dedup_.find(impl);
-      if (it != dedup_.end() && !it->second.impl.expired() &&
-          it->second.version == impl->version_counter().current_version())
+    if (dedup) {
+      auto it = dedup->find(impl);
+      if (it != dedup->end() && !it->second.impl.expired() &&
+          it->second.version == impl->version_counter().current_version()) {
+        last_l2_ = it->second.l2;
         return static_cast<int64_t>(it->second.id);
+      }
     }
     CaptureOptions o = capture_;
     o.min_rows = (t.dim() > 0 && t.size(0) == batch_rows_) ? samples_ : 0;
@@ -159,10 +166,10 @@ class Recorder {
     c.rec->step = step_;
     last_l2_ = c.rec->stats->l2;
     const uint64_t id = builder_->add_tensor(std::move(c.rec), c.values, c.size, c.f32, c.mostly_zero);
-    if (dedupable) {
-      dedup_.insert_or_assign(impl, DedupEntry{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(
-                                    t.getIntrusivePtr()),
-                                impl->version_counter().current_version(), id});
+    if (dedup) {
+      dedup->insert_or_assign(impl, DedupEntry{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(
+                                                   t.getIntrusivePtr()),
+                                               impl->version_counter().current_version(), id, last_l2_});
     }
     return static_cast<int64_t>(id);
   }
@@ -441,6 +448,7 @@ class Recorder {
     c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl> impl;
     uint32_t version;
     uint64_t id;
+    double l2;  // of the recorded values (grad norms of later users)
   };
 
   void walk(py::handle obj, int role, uint64_t event, std::vector<int64_t>& ids, int& slot, int depth) {
@@ -515,7 +523,8 @@ class Recorder {
   std::vector<Open> stack_;
   std::unordered_map<std::string, uint32_t> files_;
   std::vector<std::string> file_paths_;
-  std::unordered_map<c10::TensorImpl*, DedupEntry> dedup_;
+  std::unordered_map<c10::TensorImpl*, DedupEntry> dedup_;        // inputs / outputs of this step
+  std::unordered_map<c10::TensorImpl*, DedupEntry> dedup_grads_;  // dL/d(output) of this step
   std::vector<Pending> pending_;    // the optimizer step in progress
   std::vector<at::Tensor> spare_;   // CPU snapshot buffers, by parameter slot
   std::map<std::pair<int, int>, int64_t> timings_;
