@@ -38,7 +38,7 @@ double seconds_since(SteadyClock::time_point t0) {
 }
 constexpr uint64_t kWritebackBytes = 8u << 20;  // start writeback every 8 MB
 constexpr size_t kMaxEncodedQueue = 8;          // encoded chunks waiting for the disk
-constexpr size_t kSpareRawBuffers = 8;          // encoded raw buffers kept for reuse_buffer()
+constexpr size_t kSpareRawBuffers = 4;          // encoded raw buffers kept for reuse_buffer()
 constexpr uint64_t kMinSpareRaw = 1u << 20;     // ... when at least this large
 }  // namespace
 
