@@ -38,11 +38,11 @@ EM_JS(void, tvis_js_fatal, (const char* message), {
 });
 
 // The first frame waits (at most kMaxHoldMs) while the page opens a ?url=
-// whose first requests are still answering: on a software GL the first
-// frame's shader compilation blocks the main thread for a few hundred
-// milliseconds, and those answers would wait behind it. Opened first, the
-// run's next reads are in flight while the first frame compiles.
-constexpr double kMaxHoldMs = 250;
+// and the first view's reads answer: on a software GL the first frame and
+// its presentation block the main thread for a few hundred milliseconds,
+// and answers arriving meanwhile would wait behind them. Held, the first
+// frame drawn already shows the run's rows, and that cost is paid once.
+constexpr double kMaxHoldMs = 500;
 double g_started_ms = 0;
 bool g_drawn = false;
 
@@ -57,7 +57,8 @@ const char* get_clipboard(void*) { return g_clipboard.c_str(); }
 void main_loop() {
   if (!g_app) return;
   if (!g_drawn) {
-    if (tvis_js_hold_frames() && emscripten_get_now() - g_started_ms < kMaxHoldMs) return;
+    const bool opening = tvis_js_hold_frames() || g_app->loading();
+    if (opening && emscripten_get_now() - g_started_ms < kMaxHoldMs) return;
     g_drawn = true;
     tvis_js_first_frame();
   }

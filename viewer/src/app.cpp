@@ -159,6 +159,13 @@ bool App::settled() const {
   return s.model.ready() || s.model.status() == RunStatus::Failed;
 }
 
+bool App::loading() const {
+  const AppState& s = *impl_;
+  if (s.model.status() == RunStatus::Opening) return true;
+  const ChunkCache* cache = s.model.cache_if_open();
+  return cache && cache->in_flight() > 0;
+}
+
 void App::select_event(uint64_t id) { tvis::viewer::select_event(*impl_, id); }
 
 bool App::show_panel(const std::string& name) {

@@ -29,7 +29,9 @@ function watchFirstRows() {
         const s = v.state();
         if (s.errors.length) return resolve({ error: s.errors });
         if (s.run && out.placeholder_ms === null && Array.isArray(v.eventRowRect(0))) out.placeholder_ms = performance.now();
-        if (s.run && v.eventRowLoaded(0)) {
+        // A page without eventRowLoaded (an older build) counts a placeholder row.
+        const loaded = v.eventRowLoaded ? v.eventRowLoaded(0) : out.placeholder_ms !== null;
+        if (s.run && loaded) {
           out.loaded_ms = performance.now();
           // The run's requests until then: [start, end] relative to navigation.
           out.requests = performance.getEntriesByType('resource').filter((r) => /\/runs\//.test(r.name))
@@ -48,7 +50,7 @@ async function measure(browser, file) {
   const before = bytesServed(file);
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
   await page.addInitScript(`window.__tvisFirstRows = (${watchFirstRows.toString()})();`);
-  await page.goto(`${env.TVIS_BENCH_BASE}/viewer.html?url=/runs/${file}`);
+  await page.goto(`${env.TVIS_BENCH_BASE}/${env.TVIS_BENCH_PAGE || 'viewer.html'}?url=/runs/${file}`);
   const shown = await page.evaluate(() => window.__tvisFirstRows);
   if (shown.error) throw new Error(`${file}: ${shown.error}`);
   const read = bytesServed(file) - before;

@@ -87,6 +87,8 @@ class App {
   std::string state_json() const;
   /// True once a run is shown or a failure is; false while opening.
   bool settled() const;
+  /// True while a run opens or any of its chunk reads is in flight.
+  bool loading() const;
   /// Where the Explore list drew the row of event `id` in the last frame, in
   /// screen coordinates {x0, y0, x1, y1}; false when it was not drawn. Lets
   /// headless tests click real rows.
