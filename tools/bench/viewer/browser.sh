@@ -2,16 +2,21 @@
 # tools/bench/viewer/browser.sh: viewer.html in headless Chromium over the
 # benchmark runs of bench_viewer (a ~1 GB synthetic run with 100,000 calls and
 # a sparse copy over 4 GiB), served by nginx with Range. Prints, per run: time
-# to the first frame with call-tree rows visible (from navigation, page load
-# included, and from the page's wasm start), bytes of the run read to show it
-# (nginx's body bytes for the run file, and their share of the file), and
-# frame time median/p99 while the tree is scrolled.
+# to the first frame with call-tree row 0 drawn with its data (from
+# navigation, page load included, and from the moment the viewer is up, i.e.
+# main() ran), the same for a placeholder row, the run's requests until then,
+# bytes of the run read to show it (nginx's body bytes for the run file, and
+# their share of the file), and frame time median/p99 while the tree is
+# scrolled. Software GL is slow to start: the first frame and its
+# presentation cost a few hundred milliseconds of the figures.
 # Usage: tools/bench/viewer/browser.sh [--calls N] [--bytes B]
 # Environment: TVIS_BENCH_BUILD  the native build with bench_viewer (default
 #                build/native); the page comes from build/web.
 #              TVIS_BENCH_RUNS_DIR  a folder holding big.tvis and sparse.tvis
 #                from an earlier `bench_viewer --dir DIR --keep`: served as
 #                they are (no native figures, no 30 s of writing).
+#              TVIS_BENCH_PAGE  the page's path under the served folder
+#                (default viewer.html): an older build's page, for A/B.
 source "$(cd "$(dirname "$0")/../../../tests/e2e" && pwd)/lib.sh"
 command -v chromium >/dev/null || skip "chromium not installed"
 "$ROOT/tests/e2e/install_playwright.sh" || skip "playwright-core could not be installed from npm"
