@@ -159,7 +159,9 @@ int main() {
   tvis::viewer::AppOptions app_options;
   app_options.texture_uploader = &g_textures;
   g_app = std::make_unique<tvis::viewer::App>(app_options);
-  g_app->set_welcome_hint("Drop a run file (run.tvis) here, use Open, or add ?url=<run URL> to the address.");
+  g_app->set_welcome_hint(
+      "Drop a run file (run.tvis) or a runs folder here, use Open run / Open folder, or add ?url=<run URL> to the "
+      "address.");
   g_started_ms = emscripten_get_now();
   tvis_js_start();
   emscripten_set_main_loop(main_loop, 0, 1);

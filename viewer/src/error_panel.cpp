@@ -78,7 +78,10 @@ void draw_status_bar(AppState& s) {
   // cannot be read, and an idle page then draws identical frames (which the
   // browser shell does not present).
   const double now = ImGui::GetTime();
-  if (now - s.frame_ms_shown_at >= 1.0 || now < s.frame_ms_shown_at || s.frame_ms_shown == 0) {
+  // Until a few dozen frames are in, the median still moves (the first
+  // frames build fonts): follow it every frame.
+  const bool settling = s.frame_stats.count() < 30;
+  if (settling || now - s.frame_ms_shown_at >= 1.0 || now < s.frame_ms_shown_at) {
     s.frame_ms_shown = s.frame_stats.median();
     s.frame_ms_shown_at = now;
   }
