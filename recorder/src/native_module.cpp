@@ -329,9 +329,33 @@ class Recorder {
   void add_insights(const py::dict& d) { builder_->add_insights(insight_batch_from(d, step_)); }
 
   void write_meta(const py::dict& d) { builder_->write_meta(meta_from(d)); }
-  void flush() { builder_->flush(); }
+  /// Writes what the step produced, then the source text of files first seen
+  /// since the last flush (a killed run keeps both).
+  void flush() {
+    builder_->flush();
+    schema::SourceFilesT fresh = new_sources();
+    if (!fresh.files.empty()) builder_->write_sources(std::move(fresh));
+  }
 
-  /// Ends the run: open events end now, sources and the final RunMeta are
+  /// Source entries of the files not written yet (ids sources_written_ ..),
+  /// and marks them written. File ids are dense and never change.
+  schema::SourceFilesT new_sources() {
+    schema::SourceFilesT sources;
+    const std::string proj = project_dir_.back() == '/' ? project_dir_ : project_dir_ + "/";
+    for (uint32_t id = sources_written_; id < file_paths_.size(); ++id) {
+      auto f = std::make_unique<schema::SourceFileT>();
+      f->id = id;
+      f->path = file_paths_[id];
+      f->display_path = f->path;
+      if (f->path.compare(0, proj.size(), proj) == 0) f->display_path = f->path.substr(proj.size());
+      if (filter_.path_traced(f->path)) f->text = read_text(f->path);
+      sources.files.push_back(std::move(f));
+    }
+    sources_written_ = static_cast<uint32_t>(file_paths_.size());
+    return sources;
+  }
+
+  /// Ends the run: open events end now, the sources not written yet and the final RunMeta are
   /// written, the file is closed. Returns writer statistics.
   py::dict finalize(const py::dict& d) {
     stop_profile();
@@ -339,18 +363,7 @@ class Recorder {
     close_phase_timing();
     if (finalized_) return stats();
     finalized_ = true;
-    schema::SourceFilesT sources;
-    for (uint32_t id = 0; id < file_paths_.size(); ++id) {
-      auto f = std::make_unique<schema::SourceFileT>();
-      f->id = id;
-      f->path = file_paths_[id];
-      f->display_path = f->path;
-      const std::string proj = project_dir_.back() == '/' ? project_dir_ : project_dir_ + "/";
-      if (f->path.compare(0, proj.size(), proj) == 0) f->display_path = f->path.substr(proj.size());
-      if (filter_.path_traced(f->path)) f->text = read_text(f->path);
-      sources.files.push_back(std::move(f));
-    }
-    auto status = builder_->finalize(sources, meta_from(d), now());
+    auto status = builder_->finalize(new_sources(), meta_from(d), now());
     if (!status.is_ok()) throw std::runtime_error(status.message);
     return stats();
   }
@@ -523,6 +536,7 @@ class Recorder {
   std::vector<Open> stack_;
   std::unordered_map<std::string, uint32_t> files_;
   std::vector<std::string> file_paths_;
+  uint32_t sources_written_ = 0;  // files [0, sources_written_) are in SourceFiles chunks
   std::unordered_map<c10::TensorImpl*, DedupEntry> dedup_;        // inputs / outputs of this step
   std::unordered_map<c10::TensorImpl*, DedupEntry> dedup_grads_;  // dL/d(output) of this step
   std::vector<Pending> pending_;    // the optimizer step in progress

@@ -221,6 +221,10 @@ void RunBuilder::write_events(std::vector<std::unique_ptr<schema::EventT>> event
   append_table(ChunkKind::Events, std::move(eb), s0 == INT32_MAX ? -1 : s0, s1, e0, e1);
 }
 
+void RunBuilder::write_sources(schema::SourceFilesT sources) {
+  append_table(ChunkKind::SourceFiles, std::move(sources), -1, -1);
+}
+
 format::Status RunBuilder::finalize(const schema::SourceFilesT& sources, const schema::RunMetaT& meta, int64_t t_end_ns) {
   for (auto& [id, ended] : ended_) {
     if (!ended) {

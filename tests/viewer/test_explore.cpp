@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "app_state.h"
@@ -166,6 +168,62 @@ TEST_CASE("events are found across overlapping Events chunks (real recorder layo
   h.press_key(ImGuiKey_LeftArrow);
   h.frame();
   CHECK(h.state()["selection"]["event"] == 2);
+}
+
+// A run whose two outer calls (0: `<module>`, 1: `main`) were never written,
+// as when the script is killed while they are open: their written children
+// name them as parents.
+std::string write_run_missing_parents() {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("tvis_explore_missing_" + std::to_string(::getpid()) + ".tvis")).string();
+  auto w = fmt::RunWriter::create(path);
+  REQUIRE(w.ok());
+  std::vector<std::unique_ptr<sc::EventT>> a;
+  a.push_back(make_event(2, 1, "model"));
+  a.push_back(make_event(3, 2, "model.conv"));
+  a.push_back(make_event(4, 2, "model.fc"));
+  a.push_back(make_event(5, 1, "loss"));
+  append_events(*w.value(), std::move(a));
+  REQUIRE(w.value()->finalize().ok());
+  return path;
+}
+
+TEST_CASE("calls never written are final 'not recorded' rows with their children below them", "[viewer][explore]") {
+  const std::string path = write_run_missing_parents();
+  HeadlessApp h;
+  vw::AppState s(vw::AppOptions{});
+  s.model.open(file_source(path));
+  vw::ExploreState x;
+  panel_frames(3, [&] { vw::draw_call_tree(s, x); });
+  REQUIRE(s.model.event_count() == 6);
+  CHECK(s.model.event_state(0) == vw::EventState::NotRecorded);
+  CHECK(s.model.event_state(1) == vw::EventState::NotRecorded);
+  CHECK(s.model.event_state(2) == vw::EventState::Present);
+  CHECK(s.model.event_state(99) == vw::EventState::NotRecorded);  // beyond every chunk: cannot arrive
+  for (uint64_t id = 0; id < 6; ++id) {
+    INFO("row " << id);
+    REQUIRE(s.row_rects.count(id) == 1);
+    CHECK(s.row_rects[id].loaded);  // drawn final, not "loading ..."
+  }
+  CHECK(vw::event_depth(s, 1) == 0);  // an unwritten call is a root
+  CHECK(vw::event_depth(s, 2) == 1);  // its children indent below it
+  CHECK(vw::event_depth(s, 3) == 2);
+  // Collapsing the unwritten `main` (1) hides everything it holds (2..5).
+  x.tree.collapsed.emplace(1, std::nullopt);
+  s.row_rects.clear();
+  panel_frames(2, [&] { vw::draw_call_tree(s, x); });
+  REQUIRE(x.tree.collapsed.at(1) == std::optional<uint64_t>(5));
+  CHECK(s.row_rects.count(0) == 1);
+  CHECK(s.row_rects.count(1) == 1);
+  CHECK(s.row_rects.count(2) == 0);
+  // The app reports the selection as not recorded.
+  h.app().open(file_source(path));
+  h.frame(3);
+  REQUIRE(h.click_event_row(1));
+  const json sel = h.state()["selection"];
+  CHECK(sel["event"] == 1);
+  CHECK(sel["not_recorded"] == "call not recorded");  // a complete run: no "ended before it returned"
+  CHECK_FALSE(sel.contains("name"));
 }
 
 TEST_CASE("collapsing the outermost call leaves one row; expanding brings all back", "[viewer][explore]") {
@@ -446,13 +504,36 @@ TEST_CASE("over real recordings: every call is reachable by keys and shows its r
     h.app().open(file_source(path));
     h.frame(3);
     REQUIRE(h.state()["errors"] == json::array());
+    {  // a recovered run counts the steps whose optimizer record is on disk (as `tvis inspect`)
+      auto reader = fmt::RunReader::open_sync(file_source(path));
+      REQUIRE(reader.ok());
+      if (!reader.value()->complete()) {
+        std::set<int32_t> steps;
+        for (const auto& c : reader.value()->chunks())
+          if (c.info.kind == static_cast<uint16_t>(fmt::ChunkKind::OptimizerStep)) steps.insert(c.info.step_last);
+        CHECK(h.state()["run"]["steps"] == steps.size());
+      }
+    }
     REQUIRE(h.click_event_row(0));
-    const size_t n = std::min<size_t>(events.size(), 300);
-    for (size_t i = 0; i < n; ++i) {
-      const sc::EventT& e = events[i];
+    // Ids are dense over calls begun; a killed run never wrote the calls still
+    // open (`<module>`, `main`): their rows and selection say "not recorded".
+    std::map<uint64_t, const sc::EventT*> by_id;
+    for (const auto& e : events) by_id[e.id] = &e;
+    const uint64_t n = std::min<uint64_t>(by_id.rbegin()->first + 1, 300);
+    for (uint64_t id = 0; id < n; ++id) {
       h.frame(2);  // tensors of the call load
       json sel = h.state()["selection"];
-      REQUIRE(sel["event"] == e.id);
+      REQUIRE(sel["event"] == id);
+      auto found = by_id.find(id);
+      if (found == by_id.end()) {
+        INFO("id " << id << " is in no Events chunk; selection " << sel.dump());
+        CHECK(sel.contains("not_recorded"));
+        CHECK_FALSE(sel.contains("name"));
+        CHECK(h.app().event_row_loaded(id));  // a final row, not a loading placeholder
+        h.press_key(ImGuiKey_RightArrow);
+        continue;
+      }
+      const sc::EventT& e = *found->second;
       CHECK(sel["name"] == e.name);
       // The inspector shows one of the call's tensors when it has any: records
       // made for the call, or tensors its inputs / outputs / grad outputs name.
@@ -473,6 +554,17 @@ TEST_CASE("over real recordings: every call is reachable by keys and shows its r
       h.press_key(ImGuiKey_RightArrow);
     }
     CHECK(h.state()["errors"] == json::array());
+    // The run model's file list (the union of every SourceFiles chunk: a run
+    // writes one per flush that saw new files) names every recorded call site.
+    vw::AppState fs(vw::AppOptions{});
+    fs.model.open(file_source(path));
+    for (int i = 0; i < 20 && !fs.files_indexed; ++i) vw::file_name(fs, 0);
+    REQUIRE(fs.files_indexed);
+    for (const auto& e : events)
+      if (e.call_line > 0) {
+        INFO("event " << e.id << " " << e.name << " file " << e.call_file);
+        CHECK_FALSE(vw::file_name(fs, e.call_file).empty());
+      }
   }
 }
 

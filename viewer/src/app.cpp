@@ -237,6 +237,8 @@ std::string App::state_json() const {
       sel["kind"] = event_kind_label(e->kind());
       sel["step"] = e->step();
       sel["phase"] = phase_label(e->phase());
+    } else if (s.model.event_state(*s.selected_event) == EventState::NotRecorded) {
+      sel["not_recorded"] = s.model.not_recorded_label();
     }
     if (s.selected_tensor) sel["tensor"] = *s.selected_tensor;
     if (!s.sample_ids.empty()) sel["sample"] = s.sample_ids[static_cast<size_t>(s.sample_cursor)];

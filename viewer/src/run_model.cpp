@@ -148,7 +148,10 @@ const RunInfo& RunModel::info() {
   info_.exception = str(meta->exception());
   if (meta->notices())
     for (const auto* n : *meta->notices()) info_.notices.push_back(str(n->message()));
-  info_.steps_recorded = meta->steps_recorded();
+  // Only the final RunMeta counts steps (as `tvis inspect`): the first one,
+  // written when recording began, is all a killed run has, and says 0.
+  const bool final_meta = meta->complete() || meta->finished_unix_ms() != 0;
+  info_.steps_recorded = final_meta ? meta->steps_recorded() : -1;
   if (meta->phase_timings())
     for (const auto* t : *meta->phase_timings()) info_.phase_timings.push_back({t->step(), t->phase(), t->ns()});
   info_.optimizer_class = str(meta->optimizer_class());
@@ -234,6 +237,29 @@ const schema::Event* RunModel::event(uint64_t id) {
 const format::Status* RunModel::event_failure(uint64_t id) const {
   const EventSpan* span = span_of(id);
   return span && cache_ ? cache_->failure(span->ordinal) : nullptr;
+}
+
+EventState RunModel::event_state(uint64_t id) {
+  if (!cache_) return EventState::Loading;
+  if (event(id)) return EventState::Present;
+  // event() asked for every covering chunk: any still in flight may hold it.
+  bool failed = false;
+  auto it = std::upper_bound(spans_.begin(), spans_.end(), id,
+                             [](uint64_t v, const EventSpan& s) { return v < s.first; });
+  while (it != spans_.begin()) {
+    --it;
+    if (id > it->last) {
+      if (it->first + max_span_len_ < id) break;
+      continue;
+    }
+    if (cache_->failure(it->ordinal)) failed = true;
+    else if (!cache_->get(it->ordinal)) return EventState::Loading;
+  }
+  return failed ? EventState::Unreadable : EventState::NotRecorded;
+}
+
+const char* RunModel::not_recorded_label() const {
+  return complete() ? "call not recorded" : "call not recorded (the run ended before it returned)";
 }
 
 std::optional<uint64_t> RunModel::first_event_of(int step, schema::Phase phase, bool* exhausted) {

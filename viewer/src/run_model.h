@@ -30,6 +30,12 @@ namespace tvis::viewer {
 
 enum class RunStatus { Empty, Opening, Open, Failed };
 
+/// Where an event id stands. NotRecorded is final: no Events chunk covering
+/// the id holds it once they are all read (a call still open when a killed
+/// run ended is never written, yet its written children name it as parent),
+/// or no chunk of the run covers the id at all.
+enum class EventState { Present, Loading, Unreadable, NotRecorded };
+
 /// What a run is opened for: shown (View), or listed in a run list, where only
 /// its metadata is read (Metadata).
 enum class OpenPurpose { View, Metadata };
@@ -104,6 +110,12 @@ class RunModel {
   const schema::Event* event(uint64_t id);
   /// The failure of the chunk that holds `id`, or nullptr.
   const format::Status* event_failure(uint64_t id) const;
+  /// Present, Loading (a chunk that may hold it is in flight: asks for it),
+  /// Unreadable (the chunks that may hold it failed) or NotRecorded.
+  EventState event_state(uint64_t id);
+  /// What a NotRecorded id is, in words: on a recovered run, a call that was
+  /// still open when the run ended.
+  const char* not_recorded_label() const;
   /// The first event of `step` (and `phase`, unless Phase::None) among loaded
   /// chunks; requests the chunks that may hold it. nullopt while unknown.
   std::optional<uint64_t> first_event_of(int step, schema::Phase phase, bool* exhausted);

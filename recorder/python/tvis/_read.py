@@ -80,7 +80,9 @@ class Run:
                 _with(body, {"step": 0, "event": 0, "targets": -1, "logits": -1, "value": 0.0})
                 self.losses.append(body)
             elif kind == "source_files":
-                self.sources = [_with(f, {"id": 0, "text": ""}) for f in body.get("files", [])]
+                # one chunk per flush that saw new files, the rest at finalize: the union, by id
+                self.sources.extend(_with(f, {"id": 0, "text": ""}) for f in body.get("files", []))
+        self.sources.sort(key=lambda f: f["id"])
 
     def values(self, tensor_id):
         import torch

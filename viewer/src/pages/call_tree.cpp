@@ -1,6 +1,8 @@
 // Call tree: every recorded call in call order, indented by depth,
 // expandable, searchable, virtualized with ImGuiListClipper. Rows whose
-// Events chunk is still loading draw a placeholder; nothing waits.
+// Events chunk is still loading draw a placeholder; nothing waits. An id no
+// chunk holds (a call still open when a killed run ended: never written) is a
+// "call not recorded" row at depth 0, its written children indented below it.
 #include <imgui.h>
 
 #include <algorithm>
@@ -74,9 +76,16 @@ void resolve_pending(AppState& s, CallTreeState& t) {
       }
       const schema::Event* e = s.model.event(cur);
       if (!e) {
-        if (s.model.event_failure(cur)) {  // unreadable chunk: stop the subtree here
-          end = cur - 1;
+        const EventState state = s.model.event_state(cur);
+        if (state == EventState::Loading) break;
+        // An unreadable chunk stops the subtree here. A call never written was
+        // still open when the run ended: inside an unwritten call it is nested
+        // in it, after a written (ended) one it began after that one ended.
+        if (state == EventState::NotRecorded && s.model.event_state(id) == EventState::NotRecorded) {
+          ++cur;
+          continue;
         }
+        end = cur - 1;
         break;
       }
       if (e->parent() < static_cast<int64_t>(id)) {
@@ -186,9 +195,27 @@ ImU32 kind_color(schema::EventKind k) {
 
 bool is_marker(schema::EventKind k) { return k == schema::EventKind::PhaseBegin || k == schema::EventKind::PhaseEnd; }
 
+// Disclosure arrow of a row with children (own hit box over the row's selectable).
+void draw_disclosure(AppState& s, CallTreeState& t, uint64_t id, bool flat, float xpos, float y) {
+  if (flat || !has_children(s, id)) return;
+  const float em = ImGui::GetFontSize();
+  const float line_h = ImGui::GetTextLineHeight();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const bool closed = t.collapsed.count(id) != 0;
+  ImGui::SetCursorScreenPos(ImVec2(xpos, y));
+  if (ImGui::InvisibleButton("##tog", ImVec2(em, line_h))) toggle(t, id);
+  const ImU32 col = ImGui::IsItemHovered() ? IM_COL32(255, 255, 255, 255) : IM_COL32(170, 175, 185, 255);
+  const float cx = xpos + em * 0.45f, cy = y + line_h * 0.5f, r = em * 0.26f;
+  if (closed)
+    dl->AddTriangleFilled(ImVec2(cx - r * 0.6f, cy - r), ImVec2(cx - r * 0.6f, cy + r), ImVec2(cx + r * 0.8f, cy), col);
+  else
+    dl->AddTriangleFilled(ImVec2(cx - r, cy - r * 0.6f), ImVec2(cx + r, cy - r * 0.6f), ImVec2(cx, cy + r * 0.8f), col);
+}
+
 void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
   CallTreeState& t = x.tree;
   const schema::Event* e = s.model.event(id);
+  const EventState state = e ? EventState::Present : s.model.event_state(id);
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
   const ImVec2 cell = ImGui::GetCursorScreenPos();
@@ -205,7 +232,7 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
     if (ImGui::IsMouseDoubleClicked(0) && !flat && has_children(s, id)) toggle(t, id);
   }
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  s.row_rects[id] = Rect{a.x, a.y, b.x, b.y, e != nullptr};
+  s.row_rects[id] = Rect{a.x, a.y, b.x, b.y, e != nullptr || state == EventState::NotRecorded};
   if (e && ImGui::BeginPopupContextItem("ctx")) {
     if (ImGui::MenuItem("Copy name") && e->name()) ImGui::SetClipboardText(e->name()->c_str());
     if (ImGui::MenuItem("Copy call site")) ImGui::SetClipboardText(call_site(s, e->call_file(), e->call_line()).c_str());
@@ -213,28 +240,25 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
     ImGui::EndPopup();
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (!e) {
-    const format::Status* failure = s.model.event_failure(id);
+  if (state == EventState::Loading || state == EventState::Unreadable) {
+    const bool failed = state == EventState::Unreadable;
     char buf[96];
-    std::snprintf(buf, sizeof buf, "#%" PRIu64 "  %s", id, failure ? "unreadable chunk" : "loading ...");
-    dl->AddText(ImVec2(cell.x + em * 0.5f, cell.y), failure ? colors::kError : colors::kMuted, buf);
+    std::snprintf(buf, sizeof buf, "#%" PRIu64 "  %s", id, failed ? "unreadable chunk" : "loading ...");
+    dl->AddText(ImVec2(cell.x + em * 0.5f, cell.y), failed ? colors::kError : colors::kMuted, buf);
     ImGui::PopID();
     return;
   }
   const int depth = flat ? 0 : std::min(event_depth(s, id), 40);
   float xpos = cell.x + em * 0.9f * static_cast<float>(depth);
-  // Disclosure arrow (own hit box over the row's selectable).
-  if (!flat && has_children(s, id)) {
-    const bool closed = t.collapsed.count(id) != 0;
-    ImGui::SetCursorScreenPos(ImVec2(xpos, cell.y));
-    if (ImGui::InvisibleButton("##tog", ImVec2(em, line_h))) toggle(t, id);
-    const ImU32 col = ImGui::IsItemHovered() ? IM_COL32(255, 255, 255, 255) : IM_COL32(170, 175, 185, 255);
-    const float cx = xpos + em * 0.45f, cy = cell.y + line_h * 0.5f, r = em * 0.26f;
-    if (closed)
-      dl->AddTriangleFilled(ImVec2(cx - r * 0.6f, cy - r), ImVec2(cx - r * 0.6f, cy + r), ImVec2(cx + r * 0.8f, cy), col);
-    else
-      dl->AddTriangleFilled(ImVec2(cx - r, cy - r * 0.6f), ImVec2(cx + r, cy - r * 0.6f), ImVec2(cx, cy + r * 0.8f), col);
+  if (!e) {  // NotRecorded: the row stands for the call its written children name as parent
+    draw_disclosure(s, t, id, flat, xpos, cell.y);
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "#%" PRIu64 "  %s", id, s.model.not_recorded_label());
+    dl->AddText(ImVec2(xpos + em * 1.7f, cell.y), colors::kMuted, buf);
+    ImGui::PopID();
+    return;
   }
+  draw_disclosure(s, t, id, flat, xpos, cell.y);
   xpos += em * 1.1f;
   // Phase chip, then the name in the kind's colour, then the class.
   dl->AddRectFilled(ImVec2(xpos, cell.y + line_h * 0.25f), ImVec2(xpos + em * 0.3f, cell.y + line_h * 0.75f),

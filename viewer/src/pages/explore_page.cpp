@@ -127,8 +127,12 @@ int event_depth(AppState& s, uint64_t id) {
       break;
     }
     const schema::Event* e = s.model.event(cur);
-    if (!e) return 0;
+    if (!e && s.model.event_state(cur) != EventState::NotRecorded) return 0;  // loading: ask again next frame
     chain.push_back(cur);
+    if (!e) {  // a call that was never written (still open when the run ended): a root
+      base = -1;
+      break;
+    }
     if (e->parent() < 0 || static_cast<uint64_t>(e->parent()) >= cur) {  // top level, or a malformed cycle
       base = -1;
       break;

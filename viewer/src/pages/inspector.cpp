@@ -139,7 +139,9 @@ void draw_inspector(AppState& s, ExploreState& x) {
   }
   const schema::Event* e = s.model.event(*s.selected_event);
   if (!e) {
-    if (const format::Status* f = s.model.event_failure(*s.selected_event))
+    if (s.model.event_state(*s.selected_event) == EventState::NotRecorded)
+      ImGui::TextDisabled("Call #%" PRIu64 ": %s", *s.selected_event, s.model.not_recorded_label());
+    else if (const format::Status* f = s.model.event_failure(*s.selected_event))
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kError), "Call #%" PRIu64 " is unreadable: %s",
                          *s.selected_event, f->message.c_str());
     else

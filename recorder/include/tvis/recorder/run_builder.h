@@ -28,8 +28,8 @@
 //     are completed with the chunk ordinal then and written (TensorBatch) at
 //     the next flush().
 //   - Chunk order in the file: RunMeta (started), then per flush: TensorData,
-//     TensorBatch, EventBatch, OptimizerStep / Loss / SampleBatch / InsightBatch records; SourceFiles and
-//     the final RunMeta at finalize(). The last RunMeta wins (chunk_kind.h).
+//     TensorBatch, EventBatch, OptimizerStep / Loss / SampleBatch / InsightBatch records; SourceFiles
+//     (each step's new files, write_sources(); the rest at finalize()) and the final RunMeta at finalize(). The last RunMeta wins (chunk_kind.h).
 //   - Not thread-safe: callers serialize (the module holds the GIL).
 #pragma once
 
@@ -87,6 +87,9 @@ class RunBuilder {
   /// Writes every ended event, all tensor data and records, optimizer and loss
   /// records held so far.
   void flush();
+  /// Writes one SourceFiles chunk holding `sources` (files not written
+  /// before: readers take the union of every SourceFiles chunk by file id).
+  void write_sources(schema::SourceFilesT sources);
   /// flush(), then ends still-open events at `t_end_ns`, writes `sources`,
   /// the final `meta`, footer and trailer. Returns the writer's first error.
   format::Status finalize(const schema::SourceFilesT& sources, const schema::RunMetaT& meta, int64_t t_end_ns);
