@@ -10,7 +10,7 @@ namespace tvis::format {
 enum class ChunkKind : uint16_t {
   Index = 0,          // the footer (container-level; not a FlatBuffer)
   RunMeta = 1,        // schema::RunMeta; the last one in the file wins
-  SourceFiles = 2,
+  SourceFiles = 2,    // schema::SourceFiles; one per flush that saw new files (+ finalize): readers take the union by id
   Events = 3,         // schema::EventBatch
   Tensors = 4,        // schema::TensorBatch (stats, shapes; no values)
   TensorData = 5,     // schema::TensorData (values; usually shuffled)
