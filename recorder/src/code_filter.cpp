@@ -26,6 +26,12 @@ bool CodeFilter::path_traced(const std::string& path) const {
   return path.find("/site-packages/") == std::string::npos && path.find("/dist-packages/") == std::string::npos;
 }
 
+bool CodeFilter::path_excluded(const std::string& path) const {
+  for (const auto& d : exclude_)
+    if (starts_with(path, d)) return true;
+  return false;
+}
+
 bool CodeFilter::traced(PyCodeObject* code, const std::string** path) {
   auto it = cache_.find(code);
   if (it == cache_.end()) {

@@ -22,6 +22,8 @@ class CodeFilter {
   ~CodeFilter();
   /// True when `path` is project code by the rule above.
   bool path_traced(const std::string& path) const;
+  /// True when `path` lies under an excluded directory (tvis's own code).
+  bool path_excluded(const std::string& path) const;
   /// Cached verdict for `code`; `path` receives co_filename when traced.
   bool traced(PyCodeObject* code, const std::string** path);
 

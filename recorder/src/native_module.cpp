@@ -408,11 +408,17 @@ class Recorder {
       return;
     }
     if (what == PyTrace_CALL) {
+      // The call site; none (line 0) when the caller is tvis's own code (the
+      // runner starting the script, an emulated DataLoader worker).
       uint32_t call_file = 0, call_line = 0;
       if (PyFrameObject* back = PyFrame_GetBack(frame)) {
         PyCodeObject* bc = PyFrame_GetCode(back);
-        if (const char* fn = PyUnicode_AsUTF8(bc->co_filename)) call_file = file_id(fn); else PyErr_Clear();
-        call_line = static_cast<uint32_t>(PyFrame_GetLineNumber(back));
+        const char* fn = PyUnicode_AsUTF8(bc->co_filename);
+        if (!fn) PyErr_Clear();
+        if (fn && !filter_.path_excluded(fn)) {
+          call_file = file_id(fn);
+          call_line = static_cast<uint32_t>(PyFrame_GetLineNumber(back));
+        }
         Py_DECREF(bc);
         Py_DECREF(back);
       }

@@ -32,3 +32,19 @@ def test_module_calls_point_at_the_calling_line(tvis, tmp_path):
     tiny = by_name["Tiny"]
     assert files[tiny["def_file"]].endswith("golden_tiny.py")
     assert tiny["def_line"] == _line_of(script, "def forward(self, x):")
+
+
+def test_function_calls_from_tvis_itself_have_no_call_site(tvis, tmp_path):
+    """The script's `<module>` is started by tvis's runner: no call site (line 0)
+    rather than a line of tvis's own code; `main` points at the script's call."""
+    script = SCRIPTS / "golden_tiny.py"
+    p = run_tvis(tvis, script, steps=1, out=tmp_path)
+    assert p.returncode == 0, p.stderr
+    run = load_run(run_file_of(p.stdout))
+    files = {s["id"]: s["path"] for s in run.sources}
+    functions = {e["name"]: e for e in run.events.values() if e["kind"] == "FunctionCall"}
+    assert functions["<module>"]["call_line"] == 0
+    assert all("/tvis/" not in files[e["call_file"]] for e in run.events.values() if e["call_line"])
+    main = functions["main"]
+    assert files[main["call_file"]].endswith("golden_tiny.py")
+    assert main["call_line"] == _line_of(script, "    main()")
