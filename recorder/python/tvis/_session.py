@@ -43,6 +43,11 @@ _LOSS_FUNCTIONS = (
 
 _CALL_IMPL = torch.nn.Module._call_impl.__code__
 
+# Loss calls kept as candidates for the loss the next backward() runs on: the
+# latest ones only (each holds its output's graph; an evaluation loop with
+# grad enabled and no backward would otherwise keep every batch's graph).
+_MAX_LOSS_CANDIDATES = 8
+
 
 def _call_kwargs(frame):
     """The keyword arguments of the module call whose pre-hook runs, read from
@@ -259,7 +264,7 @@ class Session:
                     "kwargs": {k: getattr(module, k) for k in ("reduction", "ignore_index", "label_smoothing")
                                if hasattr(module, k)},
                     "fn": type(module).__name__}
-            self._loss_candidates.append((output, info))
+            self._add_loss_candidate(output, info)
         return None
 
     def _note_device(self, module):
@@ -323,7 +328,12 @@ class Session:
         self.rec.tensors(eid, P.OUTPUT, out)
         info = {"call": qualname, "event": eid, "arguments": arguments, "fn": qualname.rsplit(".", 1)[1],
                 "orig": orig}
+        self._add_loss_candidate(out, info)
+
+    def _add_loss_candidate(self, out, info):
         self._loss_candidates.append((out, info))
+        if len(self._loss_candidates) > _MAX_LOSS_CANDIDATES:
+            del self._loss_candidates[0]
 
     # --------------------------------------------------------- backward ---
     def _wrap_backward(self, orig):
