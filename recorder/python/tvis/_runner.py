@@ -19,7 +19,10 @@ the reason. Exit 3 and one line on stderr: tvis itself could not start
 import os
 import signal
 import sys
+import time
 import traceback
+
+_STARTED = time.time()  # for the benchmarks' timeline (TVIS_STATS_FILE)
 
 
 def _fail(msg, code=3):
@@ -102,7 +105,9 @@ def main(argv=None):
     except SyntaxError as e:
         return _fail("syntax error in %s line %s: %s" % (script, e.lineno, e.msg), 1)
 
+    imports_begin = time.time()
     import _tvis_native  # noqa: E402  (the private native module, beside or on PYTHONPATH)
+    native_imported = time.time()
     from tvis._session import Session
 
     project = os.path.abspath(opts["project"] or os.path.dirname(abs_script))
@@ -113,6 +118,9 @@ def main(argv=None):
                           project, script, options)
     except RuntimeError as e:
         return _fail(str(e))
+    session.timeline[:0] = [("runner_started", _STARTED), ("imports_begin", imports_begin),
+                            ("native_imported", native_imported)]
+    session.mark("session_created")
 
     # The script's view of the interpreter.
     import builtins
@@ -138,6 +146,7 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, on_sigterm)
     session.install()
+    session.mark("installed")
     try:
         exec(code, main_mod.__dict__)
     except SystemExit as e:

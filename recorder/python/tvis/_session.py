@@ -103,6 +103,11 @@ class Session:
         self.fetch = None           # FetchRecorder (_pipeline_fetch), set at install()
         # Benchmarks: where to write the writer's statistics at finalize (JSON).
         self.stats_file = os.environ.pop("TVIS_STATS_FILE", None)
+        # [(what, unix time)] of setup, steps and finalize; in the statistics file.
+        self.timeline = []
+
+    def mark(self, what):
+        self.timeline.append((what, time.time()))
 
     # ------------------------------------------------------------ install --
     def install(self):
@@ -517,6 +522,7 @@ class Session:
         self.rec.set_phase(P.NONE)
         self.ext.call("on_step_end", self.steps_done)
         self.rec.flush()
+        self.mark("step_%d_end" % self.steps_done)
         self.steps_done += 1
         self.rec.set_step(self.steps_done)
         if self.steps_done >= self.steps_requested:
@@ -557,6 +563,7 @@ class Session:
         if self.finalized or not self.active:
             return None
         self.finalized = True
+        self.mark("finalize_begin")
         self.rec.stop_profile()
         if self._manual is not None and exception == "":
             self._boundary()
@@ -570,12 +577,15 @@ class Session:
         elif not exception:
             self.notice("script_ended", "the script ended after %d of %d requested steps"
                         % (self.steps_done, self.steps_requested))
+        self.mark("extensions_finalized")
         stats = self.rec.finalize(self._meta(True, exit_code, exception, traceback_text))
+        self.mark("run_file_closed")
         self.active = False
         if self.stats_file:
             import json
             import resource
-            stats = dict(stats, maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+            stats = dict(stats, maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                         timeline=self.timeline)
             with open(self.stats_file, "w") as f:
                 json.dump(stats, f)
         for undo in reversed(self._undo):
