@@ -115,6 +115,7 @@ class AttentionCapture:
                     cap.s.ext._disable("attention", "softmax", e)
             return out
 
+        softmax.__module__ = getattr(orig, "__module__", None)  # Tensor.softmax (a C method) has none
         return softmax
 
     def _consider(self, out, args, kwargs, caller):

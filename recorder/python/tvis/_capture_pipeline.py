@@ -20,6 +20,7 @@ tracing off with notice ``pipeline_failed``; the emulation, which training
 depends on, goes on.
 """
 
+import functools
 import threading
 
 from torch.utils.data.dataloader import DataLoader, _SingleProcessDataLoaderIter
@@ -70,6 +71,7 @@ class PipelineCapture:
     def _wrap_get_iterator(self, orig):
         cap = self
 
+        @functools.wraps(orig)
         def _get_iterator(loader):
             if not cap.s.active:
                 return orig(loader)

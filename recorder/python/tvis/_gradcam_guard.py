@@ -26,6 +26,7 @@ every retained ``.grad`` is exactly as it was on entry.
 """
 
 import contextlib
+import functools
 import weakref
 
 import torch
@@ -77,12 +78,10 @@ class HookGuard:
     def _patch(self, owner, attr, new):
         own = attr in owner.__dict__  # retain_grad is inherited from torch._C._TensorBase
         old = owner.__dict__[attr] if own else getattr(owner, attr)
-        for name in ("__name__", "__qualname__", "__doc__"):
-            if hasattr(new, name) and hasattr(old, name):
-                try:
-                    setattr(new, name, getattr(old, name))
-                except (AttributeError, TypeError):
-                    pass
+        # user code introspecting it sees the original (name, module, doc, signature)
+        fn, orig = getattr(new, "__func__", new), getattr(old, "__func__", old)
+        functools.update_wrapper(fn, orig)
+        fn.__module__ = getattr(orig, "__module__", None)  # a C method has none
         setattr(owner, attr, new)
         self._undo.append((lambda: setattr(owner, attr, old)) if own else (lambda: delattr(owner, attr)))
 
