@@ -24,6 +24,7 @@ import inspect
 import os
 import socket
 import sys
+import threading
 import time
 import weakref
 
@@ -81,6 +82,8 @@ class Session:
         self.optimizer_class = ""
         self._optimizers_seen = False
         self._stack = []            # [(module, event id)] open module calls
+        self._frames = []           # the call frame of each entry of _stack
+        self._thread = threading.get_ident()
         self._names = {}            # id(module) -> module path
         self._roots = []            # root modules (weak references)
         self._class_defs = {}       # class -> (file id, line)
@@ -210,6 +213,9 @@ class Session:
                 self._post_impl(module, args, output)
 
     def _pre_impl(self, module, args):
+        call = sys._getframe(2)  # Module._call_impl, or a custom __call__
+        if self._stack:
+            self._drop_raised_calls(call)
         top_forward = False
         if not self._stack and not self._fetch_depth:
             self._boundary()
@@ -225,7 +231,6 @@ class Session:
                         if self.rec.phase() == P.FORWARD:
                             self.rec.set_batch_rows(a.shape[0])
                         break
-        call = sys._getframe(2)  # Module._call_impl, or a custom __call__
         site = call.f_back if call.f_code is _CALL_IMPL and call.f_back is not None else call
         cf = self.rec.file_id(site.f_code.co_filename)
         df, dl = self._class_def(type(module))
@@ -244,6 +249,7 @@ class Session:
         if top_forward and self.followed_step != self.steps_done:
             self.fetch.follow_model_input(eid, args)
         self._stack.append((module, eid))
+        self._frames.append(call)
         self.ext.call("on_module_pre", module, eid, args)
         return None
 
@@ -251,6 +257,7 @@ class Session:
         eid = None
         while self._stack:
             m, e = self._stack.pop()
+            self._frames.pop()
             if m is module:
                 eid = e
                 break
@@ -271,6 +278,30 @@ class Session:
                     "fn": type(module).__name__}
             self._add_loss_candidate(output, info)
         return None
+
+    def _drop_raised_calls(self, frame):
+        """A module call that raised never reached its forward hook: open calls
+        whose frame is not an ancestor of `frame` (a new call's) have ended, so
+        they leave the stack and their events end (the session's thread only)."""
+        top = self._frames[-1]
+        f = frame.f_back
+        while f is not None:
+            if f is top:
+                return  # the usual case: the new call is nested in the open one
+            f = f.f_back
+        if threading.get_ident() != self._thread:
+            return
+        live = set()
+        f = frame.f_back
+        while f is not None:
+            live.add(id(f))
+            f = f.f_back
+        keep = len(self._frames)
+        while keep and id(self._frames[keep - 1]) not in live:
+            keep -= 1
+        self.rec.end(self._stack[keep][1])
+        del self._stack[keep:]
+        del self._frames[keep:]
 
     def _note_device(self, module):
         for p in module.parameters():
@@ -383,11 +414,14 @@ class Session:
                 break
         if cand is None and self._loss_candidates:
             cand = self._loss_candidates[-1][1]
+        self._loss_depth += 1  # its own F.cross_entropy is not a loss call of the script
         try:
             rec = analyze_loss(self, loss, cand)
         except Exception as e:  # analysis must never break training
             self.notice("loss_analysis_failed", "loss analysis failed: %s: %s" % (type(e).__name__, e))
             rec = None
+        finally:
+            self._loss_depth -= 1
         if rec is not None:
             self.rec.add_loss(rec)
         self._loss_candidates = []

@@ -1,0 +1,21 @@
+"""Review finding: the loss analysis recomputes per-sample losses with
+F.cross_entropy (class weights or label smoothing); that call went through
+tvis's own loss patch and was recorded as a second loss call of the user's
+script (a LossCall event with its own copies of the logits) in the loss phase.
+"""
+from conftest import SCRIPTS, load_run, run_file_of, run_plain, run_tvis, step_lines
+
+
+def test_analysis_makes_no_loss_call_of_its_own(tvis, tmp_path):
+    script = SCRIPTS / "review_weighted_loss.py"
+    plain = run_plain(script, "--steps", 2)
+    assert plain.returncode == 0, plain.stderr
+    rec = run_tvis(tvis, script, "--steps", 4, steps=2, out=tmp_path / "runs")
+    assert rec.returncode == 0, rec.stderr
+    assert step_lines(rec.stdout) == step_lines(plain.stdout)
+    run = load_run(run_file_of(rec.stdout))
+    calls = [e for e in run.events.values() if e["kind"] == "LossCall"]
+    assert sorted(e["step"] for e in calls) == [0, 1], [(e["id"], e["step"]) for e in calls]
+    assert sorted(l["event"] for l in run.losses) == sorted(e["id"] for e in calls)
+    # the analysis itself still ran: per-sample losses with the weights and smoothing
+    assert all(len(l["samples"]) > 0 for l in run.losses)
