@@ -33,7 +33,8 @@ place after their module returned (their own gradient is not reachable as a
 tensor any more); no conv layer at all; a pass that autograd refuses
 (that step only). A custom ``autograd.Function`` whose
 backward the passes run is named in a notice (its backward runs once more per
-pass; pure ones are harmless).
+pass; pure ones are harmless; attributes it sets or deletes on its ``ctx``
+are put back after the passes, _gradcam_guard.HookGuard.function_state_kept).
 
 Memory: references to this forward's activations are held from the module's
 return to the backward (no later), at most for the latest ``_MAX_FORWARDS``
@@ -156,7 +157,8 @@ class GradCam:
         usable = self._usable(acts, scores.shape[0])
         if not usable:
             return
-        custom = python_functions(executed_nodes(scores.grad_fn, [a.tensor.grad_fn for a in usable]))
+        nodes = executed_nodes(scores.grad_fn, [a.tensor.grad_fn for a in usable])
+        custom = python_functions(nodes)
         if CheckpointFunction in custom:
             self.s.notice("gradcam_checkpoint", "Grad-CAM skipped on steps with reentrant torch.utils.checkpoint "
                                                 "(CheckpointFunctionBackward in the graph): it refuses "
@@ -171,7 +173,8 @@ class GradCam:
             self.s.notice("gradcam_no_true_class", "Grad-CAM has predicted-class maps only: the loss's target is "
                                                    "not one class index per sample")
         rows = self._rows(scores.shape[0])
-        maps = self._maps(scores, target, rows, usable)
+        with self.guard.function_state_kept(nodes if custom else ()):
+            maps = self._maps(scores, target, rows, usable)
         self._write(usable, maps)
 
     def _usable(self, acts, batch):

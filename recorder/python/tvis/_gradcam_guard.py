@@ -103,6 +103,25 @@ class HookGuard:
         self.saved_hooks_entered = 0
 
     # ----------------------------------------------------------- quiet ---
+    @staticmethod
+    @contextlib.contextmanager
+    def function_state_kept(nodes):
+        """Puts back, after the extra pass, the Python attributes of custom
+        ``autograd.Function`` nodes (their ``ctx``) among ``nodes``: a backward
+        that frees what it used (``del ctx.x``) must still find it when the
+        user's own backward runs it."""
+        kept = []
+        for n in nodes:
+            d = getattr(n, "__dict__", None) if isinstance(n, _function.BackwardCFunction) else None
+            if d is not None:
+                kept.append((d, dict(d)))
+        try:
+            yield
+        finally:
+            for d, items in kept:
+                d.clear()
+                d.update(items)
+
     @contextlib.contextmanager
     def quiet(self):
         self._dicts = [r for r in self._dicts if r() is not None]
