@@ -8,7 +8,11 @@
 // <runs>/<YYYYmmdd-HHMMSS>_<stem>_<id>/ and runs
 //   PYTHON -m tvis._runner --run-file <folder>/run.tvis ... -- SCRIPT ARGS...
 // with the tvis package and the native module on PYTHONPATH (the runner takes
-// them off again). stdin/stdout/stderr are inherited, so the script behaves as
+// them off again). To hide the probes' time (a pyenv shim costs ~0.1 s), the
+// likely interpreter (likely_python) is started first with --go-fd instead of
+// --run-file: it imports while the probes run and gets its run file once they
+// choose it; otherwise it is killed before it has done anything visible and
+// the chosen one is started. stdin/stdout/stderr are inherited, so the script behaves as
 // under `python SCRIPT ARGS`. SIGTERM is forwarded; SIGINT reaches the child
 // from the terminal's process group and is ignored here. The exit status is
 // the child's (a child killed by a signal kills this process with it).
@@ -131,19 +135,8 @@ std::string self_dir() {
   return dirname_of(buf);
 }
 
-/// The interpreter to run the script with, or "" with `error` set.
-std::string resolve_python(const RunOptions& o, std::string* error) {
-  if (!o.python.empty()) {
-    if (!is_executable(o.python)) {
-      *error = "--python " + o.python + ": no such executable";
-      return "";
-    }
-    if (!has_torch(o.python)) {
-      *error = "--python " + o.python + " cannot import torch";
-      return "";
-    }
-    return o.python;
-  }
+/// The interpreters to try in discovery order (INTERFACES.md) when no --python is given.
+std::vector<std::string> python_candidates() {
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("TVIS_PYTHON"); env && *env) candidates.push_back(env);  // pip's console script
   const std::string here = self_dir();
@@ -160,9 +153,45 @@ std::string resolve_python(const RunOptions& o, std::string* error) {
     }
   }
   candidates.push_back("/usr/bin/python3");
-  for (const auto& c : candidates)
+  return candidates;
+}
+
+/// The interpreter to run the script with, or "" with `error` set.
+std::string resolve_python(const RunOptions& o, std::string* error) {
+  if (!o.python.empty()) {
+    if (!is_executable(o.python)) {
+      *error = "--python " + o.python + ": no such executable";
+      return "";
+    }
+    if (!has_torch(o.python)) {
+      *error = "--python " + o.python + " cannot import torch";
+      return "";
+    }
+    return o.python;
+  }
+  for (const auto& c : python_candidates())
     if (has_torch(c)) return c;
   *error = "no python3 with torch found on PATH; pass --python PATH";
+  return "";
+}
+
+bool is_elf(const std::string& p) {
+  const int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char magic[4] = {};
+  const bool elf = read(fd, magic, 4) == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+  close(fd);
+  return elf;
+}
+
+/// The interpreter resolve_python() will most likely choose, found without
+/// running anything: --python, else the first candidate that is an
+/// executable binary (a script such as a pyenv shim is slow to probe and is
+/// passed over). Only a guess, to start the runner early; "" for none.
+std::string likely_python(const RunOptions& o) {
+  if (!o.python.empty()) return is_executable(o.python) ? o.python : "";
+  for (const auto& c : python_candidates())
+    if (is_executable(c) && is_elf(c)) return c;
   return "";
 }
 
@@ -218,6 +247,101 @@ void forward_signal(int sig) {
   if (g_child > 0) kill(g_child, sig);
 }
 
+/// What the runner's command line and environment are made of, but the
+/// interpreter and the run file.
+struct RunnerLaunch {
+  std::string native_dir, package_dir;
+  std::vector<std::string> runner_args;  // after --run-file F: options, --, SCRIPT, ARGS
+};
+
+/// In the child: the environment the runner expects, then exec. Never returns.
+[[noreturn]] void exec_runner(const RunnerLaunch& l, const std::string& python, const std::string& run_file,
+                              int go_fd) {
+  const char* orig_pp = std::getenv("PYTHONPATH");
+  // The native module first: a pip -e build may have left another copy beside the package.
+  const std::string added = l.native_dir + ":" + l.package_dir;
+  const std::string pp = added + (orig_pp && *orig_pp ? std::string(":") + orig_pp : "");
+  setenv("PYTHONPATH", pp.c_str(), 1);
+  setenv("TVIS_ADDED_PATHS", added.c_str(), 1);
+  setenv("TVIS_ORIG_PYTHONPATH", orig_pp ? orig_pp : "", 1);
+  std::vector<std::string> argv = {python, "-m", "tvis._runner"};
+  if (go_fd >= 0) {
+    argv.insert(argv.end(), {"--go-fd", std::to_string(go_fd)});
+  } else {
+    argv.insert(argv.end(), {"--run-file", run_file});
+  }
+  argv.insert(argv.end(), l.runner_args.begin(), l.runner_args.end());
+  std::vector<char*> a;
+  for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  execv(a[0], a.data());
+  if (go_fd < 0) std::fprintf(stderr, "tvis run: cannot start %s: %s\n", python.c_str(), std::strerror(errno));
+  _exit(2);
+}
+
+/// Starts the runner for `run_file`; its pid, or -1 with errno set.
+pid_t start_runner(const RunnerLaunch& l, const std::string& python, const std::string& run_file) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid == 0) exec_runner(l, python, run_file, -1);
+  return pid;
+}
+
+/// A runner started before its interpreter was confirmed: it imports, then
+/// reads its run file from `go` (tvis._runner --go-fd) and exits silently on
+/// end of file.
+struct Speculative {
+  pid_t pid = -1;
+  int go = -1;  // write end of the pipe
+};
+
+Speculative start_waiting_runner(const RunnerLaunch& l, const std::string& python) {
+  Speculative s;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return s;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    fcntl(fds[0], F_SETFD, 0);  // the read end survives exec; the runner closes it
+    exec_runner(l, python, "", fds[0]);
+  }
+  close(fds[0]);
+  if (pid < 0) {
+    close(fds[1]);
+    return s;
+  }
+  s.pid = pid;
+  s.go = fds[1];
+  return s;
+}
+
+/// Hands the waiting runner its run file; false if it could not be told.
+bool send_run_file(Speculative* s, const std::string& run_file) {
+  const std::string msg = run_file + "\n";
+  struct sigaction ignore {}, old {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &old);  // a runner that died gives EPIPE, not our death
+  const bool ok = write(s->go, msg.data(), msg.size()) == ssize_t(msg.size());
+  sigaction(SIGPIPE, &old, nullptr);
+  close(s->go);
+  s->go = -1;
+  return ok;
+}
+
+/// Ends a waiting runner that will not be used (it has done nothing visible).
+void abandon(Speculative* s) {
+  if (s->go >= 0) close(s->go);
+  s->go = -1;
+  if (s->pid > 0) {
+    kill(s->pid, SIGKILL);
+    while (waitpid(s->pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  s->pid = -1;
+}
+
 int run(const RunOptions& o, const std::vector<std::string>& rest) {
   if (o.steps < 1) return fail("--steps must be at least 1 (got " + std::to_string(o.steps) + ")");
   if (o.max_elems < 1) return fail("--max-elems must be at least 1");
@@ -233,46 +357,48 @@ int run(const RunOptions& o, const std::vector<std::string>& rest) {
   if (native_dir.empty())
     return fail("this tvis was built without the recorder module (no Python with torch at build time)");
 
-  std::string error;
-  const std::string python = resolve_python(o, &error);
-  if (python.empty()) return fail(error);
-
   const std::string script_abs = normalize(script);
   const std::string project = o.project.empty() ? dirname_of(script_abs) : normalize(o.project);
+  RunnerLaunch launch;
+  launch.native_dir = native_dir;
+  launch.package_dir = package_dir;
+  launch.runner_args = {"--steps", std::to_string(o.steps), "--max-elems", std::to_string(o.max_elems),
+                        "--samples", std::to_string(o.samples), "--project", project};
+  if (o.no_gradcam) launch.runner_args.insert(launch.runner_args.end(), {"--option", "no_gradcam=1"});
+  launch.runner_args.push_back("--");
+  launch.runner_args.insert(launch.runner_args.end(), rest.begin(), rest.end());
+
+  // The likely interpreter starts importing (torch, the native module) while
+  // the probes run; it waits for its run file before it does anything else,
+  // and is killed unseen when the probes choose another.
+  const std::string guess = likely_python(o);
+  Speculative early;
+  if (!guess.empty()) early = start_waiting_runner(launch, guess);
+
+  std::string error;
+  const std::string python = resolve_python(o, &error);
+  if (python.empty()) {
+    abandon(&early);
+    return fail(error);
+  }
   const std::string runs = o.out.empty() ? project + "/tvis_runs" : absolute(o.out);
-  if (!make_dirs(runs, &error)) return fail(error);
+  std::string folder;
+  if (make_dirs(runs, &error)) folder = make_run_folder(normalize(runs), stem_of(script), &error);
+  if (folder.empty()) {
+    abandon(&early);
+    return fail(error);
+  }
   const std::string runs_abs = normalize(runs);
-  const std::string folder = make_run_folder(runs_abs, stem_of(script), &error);
-  if (folder.empty()) return fail(error);
   const std::string run_file = folder + "/run.tvis";
 
-  std::vector<std::string> argv = {python, "-m", "tvis._runner", "--run-file", run_file,
-                                   "--steps", std::to_string(o.steps), "--max-elems", std::to_string(o.max_elems),
-                                   "--samples", std::to_string(o.samples), "--project", project};
-  if (o.no_gradcam) argv.insert(argv.end(), {"--option", "no_gradcam=1"});
-  argv.push_back("--");
-  argv.insert(argv.end(), rest.begin(), rest.end());
-
-  const char* orig_pp = std::getenv("PYTHONPATH");
-  // The native module first: a pip -e build may have left another copy beside the package.
-  const std::string added = native_dir + ":" + package_dir;
-  const std::string pp = added + (orig_pp && *orig_pp ? std::string(":") + orig_pp : "");
-
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid < 0) return fail(std::string("cannot start ") + python + ": " + std::strerror(errno));
-  if (pid == 0) {
-    setenv("PYTHONPATH", pp.c_str(), 1);
-    setenv("TVIS_ADDED_PATHS", added.c_str(), 1);
-    setenv("TVIS_ORIG_PYTHONPATH", orig_pp ? orig_pp : "", 1);
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-    a.push_back(nullptr);
-    execv(a[0], a.data());
-    std::fprintf(stderr, "tvis run: cannot start %s: %s\n", python.c_str(), std::strerror(errno));
-    _exit(2);
+  pid_t pid = -1;
+  if (early.pid > 0 && python == guess && send_run_file(&early, run_file)) {
+    pid = early.pid;
+  } else {
+    abandon(&early);
+    pid = start_runner(launch, python, run_file);
   }
+  if (pid < 0) return fail(std::string("cannot start ") + python + ": " + std::strerror(errno));
   g_child = pid;
   signal(SIGINT, SIG_IGN);
   struct sigaction sa {};

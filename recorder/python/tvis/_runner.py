@@ -2,7 +2,10 @@
 
 Started by ``tvis run`` (tools/cli/cmd_run.cpp) as
 ``python -m tvis._runner --run-file F --steps N --max-elems M --samples K
---project DIR [--option K=V]... -- SCRIPT ARGS...``.
+--project DIR [--option K=V]... -- SCRIPT ARGS...``, or with ``--go-fd FD``
+instead of ``--run-file``: started while ``tvis run`` still probes for the
+interpreter, it imports torch and the native module, then reads the run file's
+path from FD (end of file: not chosen, exit 0 having printed nothing).
 
 The script sees what ``python SCRIPT ARGS`` gives it: a fresh ``__main__``
 module (``__name__ == "__main__"``, ``__file__`` absolute, classes defined in
@@ -32,7 +35,8 @@ def _fail(msg, code=3):
 
 
 def _parse(argv):
-    opts = {"steps": 3, "max_elems": 2000000, "samples": 4, "project": None, "run_file": None, "options": []}
+    opts = {"steps": 3, "max_elems": 2000000, "samples": 4, "project": None, "run_file": None, "options": [],
+            "go_fd": None}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -51,6 +55,8 @@ def _parse(argv):
             opts["project"] = v
         elif a == "--run-file":
             opts["run_file"] = v
+        elif a == "--go-fd":
+            opts["go_fd"] = int(v)
         elif a == "--option":
             k, _, val = v.partition("=")
             opts["options"].append((k, val))
@@ -58,6 +64,31 @@ def _parse(argv):
             raise ValueError("unknown runner option %s" % a)
         i += 2
     raise ValueError("missing -- SCRIPT")
+
+
+def _wait_for_run_file(fd):
+    """`tvis run` started this runner before its probes chose the interpreter
+    (``--go-fd``): import what the recording needs meanwhile, then read the
+    run file's path, a line on `fd`. End of file instead: another interpreter
+    was chosen; leave silently, having done nothing visible."""
+    try:
+        import _tvis_native  # noqa: F401  (imported again, from sys.modules, where main needs it)
+        import tvis._session  # noqa: F401
+    except BaseException:  # noqa: BLE001: main imports again and reports as it always does
+        pass
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except KeyboardInterrupt:  # Ctrl-C during the probes: `tvis run` decides
+            continue
+        if not chunk:
+            break
+        data += chunk
+    os.close(fd)
+    if not data.endswith(b"\n"):
+        os._exit(0)
+    return os.fsdecode(data[:-1])
 
 
 def _restore_environment():
@@ -90,6 +121,9 @@ def main(argv=None):
         return _fail(str(e))
     if not script_argv:
         return _fail("no script given")
+    if opts["go_fd"] is not None:
+        opts["run_file"] = _wait_for_run_file(opts["go_fd"])
+        go_received = time.time()
     added = _restore_environment()
     script = script_argv[0]
     if not os.path.isfile(script):
@@ -120,6 +154,8 @@ def main(argv=None):
         return _fail(str(e))
     session.timeline[:0] = [("runner_started", _STARTED), ("imports_begin", imports_begin),
                             ("native_imported", native_imported)]
+    if opts["go_fd"] is not None:
+        session.timeline.insert(1, ("run_file_received", go_received))
     session.mark("session_created")
 
     # The script's view of the interpreter.

@@ -9,8 +9,12 @@ phase. The recorded phases come from the timeline the session writes to
 TVIS_STATS_FILE (unix times, same clock as this script's), the plain ones and
 the step boundaries from the flushed `step k` lines the script prints:
 
-  launch -> runner       `tvis run`: interpreter discovery (probes), run folder,
-                         fork/exec, Python startup up to tvis._runner's first line
+  launch -> runner       `tvis run` up to tvis._runner's first line: Python
+                         startup, and before it the interpreter probes unless
+                         the runner was started early (--go-fd)
+  imports, probes        a runner started early: its imports (torch, native
+                         module) while `tvis run` probes, until its run file
+                         arrives (then the two imports below are ~0)
   import _tvis_native    loading the native module (and libtorch with it)
   import session+torch   `tvis._session` (torch's Python side) and the Recorder
   install                capture extensions imported and hooks installed
@@ -64,6 +68,7 @@ def recorded_phases(cmd, env, stats_file, steps):
     last = tl["step_%d_end" % (steps - 1)]
     return {
         "launch -> runner": tl["runner_started"] - t0,
+        "imports, probes": tl.get("run_file_received", tl["runner_started"]) - tl["runner_started"],
         "import _tvis_native": tl["native_imported"] - tl["imports_begin"],
         "import session+torch": tl["session_created"] - tl["native_imported"],
         "install": tl["installed"] - tl["session_created"],
