@@ -34,7 +34,8 @@ tensor any more); no conv layer at all; a pass that autograd refuses
 (that step only). A custom ``autograd.Function`` whose
 backward the passes run is named in a notice (its backward runs once more per
 pass; pure ones are harmless; attributes it sets or deletes on its ``ctx``
-are put back after the passes, _gradcam_guard.HookGuard.function_state_kept).
+and the global random streams it draws from are put back after the passes,
+_gradcam_guard.HookGuard.function_state_kept).
 
 Memory: references to this forward's activations are held from the module's
 return to the backward (no later), at most for the latest ``_MAX_FORWARDS``

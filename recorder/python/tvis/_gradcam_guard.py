@@ -27,6 +27,8 @@ every retained ``.grad`` is exactly as it was on entry.
 
 import contextlib
 import functools
+import random
+import sys
 import weakref
 
 import torch
@@ -106,21 +108,26 @@ class HookGuard:
     @staticmethod
     @contextlib.contextmanager
     def function_state_kept(nodes):
-        """Puts back, after the extra pass, the Python attributes of custom
-        ``autograd.Function`` nodes (their ``ctx``) among ``nodes``: a backward
-        that frees what it used (``del ctx.x``) must still find it when the
-        user's own backward runs it."""
+        """Puts back, after the extra pass, what custom ``autograd.Function``
+        backwards among ``nodes`` may change: their Python attributes (their
+        ``ctx``: a backward that frees what it used, ``del ctx.x``, must still
+        find it when the user's own backward runs it) and the global random
+        streams (torch CPU and initialized CUDA generators, ``random``, NumPy)
+        a backward drawing noise would advance. Nothing when there is none."""
         kept = []
         for n in nodes:
             d = getattr(n, "__dict__", None) if isinstance(n, _function.BackwardCFunction) else None
             if d is not None:
                 kept.append((d, dict(d)))
+        streams = _RandomStreams() if kept else None
         try:
             yield
         finally:
             for d, items in kept:
                 d.clear()
                 d.update(items)
+            if streams is not None:
+                streams.restore()
 
     @contextlib.contextmanager
     def quiet(self):
@@ -147,3 +154,23 @@ class HookGuard:
             for t, g in grads:
                 if t.grad is not g:
                     t.grad = g
+
+
+class _RandomStreams:
+    """The global random streams' states, read (no draw) and put back."""
+
+    def __init__(self):
+        self.cpu = torch.get_rng_state()
+        self.cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None
+        self.python = random.getstate()
+        np = sys.modules.get("numpy")
+        self.numpy = (np, np.random.get_state()) if np is not None else None
+
+    def restore(self):
+        torch.set_rng_state(self.cpu)
+        if self.cuda is not None:
+            torch.cuda.set_rng_state_all(self.cuda)
+        random.setstate(self.python)
+        if self.numpy is not None:
+            np, state = self.numpy
+            np.random.set_state(state)
