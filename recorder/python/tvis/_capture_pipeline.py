@@ -25,9 +25,14 @@ import threading
 
 from torch.utils.data.dataloader import DataLoader, _SingleProcessDataLoaderIter
 
-from ._pipeline_fork_copy import fork_copy
+from ._pipeline_fork_copy import array_bytes, fork_copy
 from ._pipeline_observe import ObservedFetcher, Observer
 from ._pipeline_workers import EmulatedWorkersIter, refusal
+
+
+# Memory the dataset copies of emulated workers may take together (tensors and
+# arrays; a fork shares them copy-on-write): beyond it the real workers run.
+COPY_BUDGET = 512 << 20
 
 
 def attach(session):
@@ -112,6 +117,11 @@ class PipelineCapture:
             return None, why
         try:
             parts = (loader.dataset, loader.collate_fn, loader.worker_init_fn)
+            size = array_bytes(parts)
+            if size * loader.num_workers > COPY_BUDGET:
+                return None, ("copying its dataset's %d MB of arrays for each of its %d workers would take %d MB "
+                              "(forked workers share them)" % (size >> 20, loader.num_workers,
+                                                              (size * loader.num_workers) >> 20))
             return [fork_copy(parts) for _ in range(loader.num_workers)], None
         except Exception as e:  # noqa: BLE001
             return None, "its dataset, collate_fn or worker_init_fn cannot be copied for each worker (%s: %s)" \
