@@ -7,7 +7,8 @@ FetchRecorder an ``Observer`` (``_pipeline_observe``):
   ``pipeline_main_process``.
 - ``num_workers > 0``: when ``iter()`` runs on the main thread,
   ``_pipeline_workers.refusal`` finds nothing it cannot reproduce and the
-  dataset can be copied once per worker (``_pipeline_fork_copy``), an
+  dataset can be copied once per worker (``_pipeline_fork_copy``) with
+  the copies' tensors and arrays within ``COPY_BUDGET`` together, an
   ``EmulatedWorkersIter`` runs the workers in the main process exactly as
   the real ones would run (notice ``workers_in_main``); otherwise torch's
   real workers run and the notice ``pipeline_not_observed`` says why.
