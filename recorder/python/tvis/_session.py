@@ -84,7 +84,7 @@ class Session:
         self._stack = []            # [(module, event id)] open module calls
         self._frames = []           # the call frame of each entry of _stack
         self._thread = threading.get_ident()
-        self._names = {}            # id(module) -> module path
+        self._names = {}            # id(module) -> (weak reference to it, module path)
         self._roots = []            # root modules (weak references)
         self._class_defs = {}       # class -> (file id, line)
         self._loss_candidates = []  # [(output tensor, info dict)] of this step
@@ -167,16 +167,23 @@ class Session:
 
     # -------------------------------------------------------------- names --
     def _module_name(self, module):
-        key = id(module)
-        name = self._names.get(key)
-        if name is not None:
-            return name
+        # entries hold a weak reference: an id of a freed module may be reused by another
+        entry = self._names.get(id(module))
+        if entry is not None and entry[0]() is module:
+            return entry[1]
         root = self._stack[0][0] if self._stack else module
         if not any(r() is root for r in self._roots):
             self._roots.append(weakref.ref(root))
         for sub_name, sub in root.named_modules():
-            self._names.setdefault(id(sub), sub_name or type(root).__name__)
-        return self._names.setdefault(key, type(module).__name__)
+            self._name(sub, sub_name or type(root).__name__)
+        return self._name(module, type(module).__name__)
+
+    def _name(self, module, name):
+        """The name of `module` when it has a live entry, else `name`, now its entry."""
+        entry = self._names.get(id(module))
+        if entry is None or entry[0]() is not module:
+            entry = self._names[id(module)] = (weakref.ref(module), name)
+        return entry[1]
 
     def _class_def(self, cls):
         d = self._class_defs.get(cls)

@@ -1,0 +1,31 @@
+"""Review finding: the session named modules by id() and kept the names of
+freed modules; a module created later with a reused id got the freed one's
+path (the trained model's `act` recorded as `15` of a throwaway Sequential).
+"""
+from conftest import SCRIPTS, load_run, run_file_of, run_plain, run_tvis, step_lines
+
+
+def test_reused_ids_get_their_own_module_paths(tvis, tmp_path):
+    script = SCRIPTS / "review_module_ids.py"
+    plain = run_plain(script, "--steps", 2)
+    assert plain.returncode == 0, plain.stderr
+    rec = run_tvis(tvis, script, "--steps", 4, steps=2, out=tmp_path / "runs")
+    assert rec.returncode == 0, rec.stderr
+    assert step_lines(rec.stdout) == step_lines(plain.stdout)
+    run = load_run(run_file_of(rec.stdout))
+    calls = [e for e in run.events.values() if e["kind"] == "ModuleCall"]
+    nets = {e["id"] for e in calls if e["class_name"] == "Net"}
+    assert len(nets) == 2 and {e["name"] for e in calls if e["id"] in nets} == {"Net"}
+
+
+    def in_net(e):
+        p = e["parent"]
+        while p >= 0 and p not in nets:
+            p = run.events[p]["parent"]
+        return p in nets
+
+    by_class = {}
+    for e in calls:
+        if in_net(e):
+            by_class.setdefault(e["class_name"], set()).add(e["name"])
+    assert by_class == {"Linear": {"enc", "head"}, "ReLU": {"act"}}, by_class
