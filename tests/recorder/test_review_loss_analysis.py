@@ -3,6 +3,8 @@ F.cross_entropy (class weights or label smoothing); that call went through
 tvis's own loss patch and was recorded as a second loss call of the user's
 script (a LossCall event with its own copies of the logits) in the loss phase.
 """
+import pytest
+
 from conftest import SCRIPTS, load_run, run_file_of, run_plain, run_tvis, step_lines
 
 
@@ -19,3 +21,25 @@ def test_analysis_makes_no_loss_call_of_its_own(tvis, tmp_path):
     assert sorted(l["event"] for l in run.losses) == sorted(e["id"] for e in calls)
     # the analysis itself still ran: per-sample losses with the weights and smoothing
     assert all(len(l["samples"]) > 0 for l in run.losses)
+
+
+def test_weighted_loss_module_per_sample_losses(tvis, tmp_path):
+    """Review finding: for an nn.CrossEntropyLoss / NLLLoss module the analysis
+    read reduction, ignore_index and label_smoothing but not the module's
+    class `weight`: per-sample losses were recorded unweighted."""
+    script = SCRIPTS / "review_weighted_module_loss.py"
+    plain = run_plain(script, "--steps", 2)
+    assert plain.returncode == 0, plain.stderr
+    rec = run_tvis(tvis, script, "--steps", 4, steps=2, out=tmp_path / "runs")
+    assert rec.returncode == 0, rec.stderr
+    assert step_lines(rec.stdout) == step_lines(plain.stdout)
+    expected = {}
+    for line in rec.stdout.splitlines():
+        if line.startswith("per_sample "):
+            _, step, *vals = line.split()
+            expected[int(step)] = [float(v) for v in vals]
+    run = load_run(run_file_of(rec.stdout))
+    assert sorted(l["step"] for l in run.losses) == [0, 1]
+    for l in run.losses:
+        got = [s["loss"] for s in sorted(l["samples"], key=lambda s: s.get("sample", 0))]
+        assert got == pytest.approx(expected[l["step"]], rel=1e-9), (l["step"], got, expected[l["step"]])

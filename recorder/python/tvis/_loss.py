@@ -91,9 +91,10 @@ def analyze_loss(session, loss, cand):
         if weight is None and smoothing == 0.0:
             per = nlp
         else:
-            per = F.cross_entropy(x, tgt, weight=None if weight is None else weight.double(),
-                                  ignore_index=ignore_index, reduction="none",
-                                  label_smoothing=smoothing) if fn == "cross_entropy" else nlp
+            w = None if weight is None else weight.double()
+            per = F.cross_entropy(x, tgt, weight=w, ignore_index=ignore_index, reduction="none",
+                                  label_smoothing=smoothing) if fn == "cross_entropy" else \
+                F.nll_loss(x, tgt, weight=w, ignore_index=ignore_index, reduction="none")
         k = min(session.samples, x.shape[0])
         rows = torch.stack([nlp[:k], per[:k]]).cpu().tolist() if k else [[], []]
         tg, pr = tgt[:k].cpu().tolist(), pred[:k].cpu().tolist()

@@ -280,8 +280,8 @@ class Session:
         self.rec.end(eid)
         if isinstance(module, torch.nn.modules.loss._Loss) and isinstance(output, torch.Tensor):
             info = {"call": "torch.nn." + type(module).__name__, "event": eid, "args": args,
-                    "kwargs": {k: getattr(module, k) for k in ("reduction", "ignore_index", "label_smoothing")
-                               if hasattr(module, k)},
+                    "kwargs": {k: getattr(module, k) for k in ("reduction", "ignore_index", "label_smoothing",
+                                                               "weight") if hasattr(module, k)},
                     "fn": type(module).__name__}
             self._add_loss_candidate(output, info)
         return None
