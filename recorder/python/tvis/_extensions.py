@@ -17,7 +17,8 @@ defines it, in the order of the module names:
 Contract: the session's FIDELITY rules hold for extensions too (no RNG draws,
 no flags, no writes to the user's tensors or ``.grad``). An extension that
 raises is switched off for the rest of the run with a notice
-(``<name>_failed``); the recording and the script go on.
+(``<name>_failed``); the recording and the script go on. Its ``finalize()``
+still runs once, at once, so whatever it patched is put back.
 
 ``TVIS_CAPTURES_OFF=name,name`` (read and removed from the environment, for
 benchmarks and tests) leaves the named extensions out of the run.
@@ -63,8 +64,14 @@ class Extensions:
                 self._disable(short, hook, e)
 
     def _disable(self, short, hook, e):
+        cleanup = next((f for n, f in self._by_hook["finalize"] if n == short), None) if hook != "finalize" else None
         for h in HOOKS:
             self._by_hook[h] = [(n, f) for n, f in self._by_hook[h] if n != short]
         msg = "%s capture stopped after an internal error in %s: %s: %s" % (short, hook, type(e).__name__, e)
         self.session.notice(short + "_failed", msg)
         sys.stderr.write("tvis: %s; recording continues without it\n" % msg)
+        if cleanup is not None:
+            try:
+                cleanup()
+            except Exception:  # noqa: BLE001: already switched off and named
+                pass
