@@ -61,6 +61,20 @@ def run_tvis(tvis_bin, script, *args, steps=3, out=None, opts=(), cwd=None, time
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
+def record_matching_plain(tvis_bin, script, steps, out, *args):
+    """Runs ``script --steps STEPS ARGS`` plainly and under ``tvis run --steps
+    STEPS`` (the script asked for more steps, so tvis is what stops it),
+    asserts both succeed with the same step lines, bit for bit, and returns the
+    recorded run's path, tvis run's stdout and the plain run's stdout."""
+    plain = run_plain(script, "--steps", steps, *args)
+    assert plain.returncode == 0, plain.stderr
+    rec = run_tvis(tvis_bin, script, "--steps", steps + 2, *args, steps=steps, out=out)
+    assert rec.returncode == 0, rec.stderr
+    assert len(step_lines(plain.stdout)) > 0
+    assert step_lines(rec.stdout) == step_lines(plain.stdout), "training differs under tvis run"
+    return run_file_of(rec.stdout), rec.stdout, plain.stdout
+
+
 def step_lines(stdout):
     return [l for l in stdout.splitlines() if l.startswith("step ")]
 

@@ -7,19 +7,14 @@ attention named with its path)."""
 import torch
 import torchvision
 
-from conftest import SCRIPTS, inspect_json, load_run, run_file_of, run_plain, run_tvis, step_lines
+from conftest import SCRIPTS, inspect_json, load_run, record_matching_plain
 from insight_records import assert_tensor_roles, insights
 
 STEPS = 2
 
 
 def _record(tvis, tmp_path, script):
-    plain = run_plain(SCRIPTS / script, "--steps", STEPS)
-    assert plain.returncode == 0, plain.stderr
-    rec = run_tvis(tvis, SCRIPTS / script, "--steps", STEPS + 1, steps=STEPS, out=tmp_path)
-    assert rec.returncode == 0, rec.stderr
-    assert step_lines(rec.stdout) == step_lines(plain.stdout)  # losses and weight digests, bit for bit
-    path = run_file_of(rec.stdout)
+    path, _, _ = record_matching_plain(tvis, SCRIPTS / script, STEPS, tmp_path)  # losses, weight digests
     run = load_run(path)
     records = insights(run)
     assert_tensor_roles(run, records)

@@ -5,17 +5,13 @@ script (a LossCall event with its own copies of the logits) in the loss phase.
 """
 import pytest
 
-from conftest import SCRIPTS, load_run, run_file_of, run_plain, run_tvis, step_lines
+from conftest import SCRIPTS, load_run, record_matching_plain
 
 
 def test_analysis_makes_no_loss_call_of_its_own(tvis, tmp_path):
     script = SCRIPTS / "review_weighted_loss.py"
-    plain = run_plain(script, "--steps", 2)
-    assert plain.returncode == 0, plain.stderr
-    rec = run_tvis(tvis, script, "--steps", 4, steps=2, out=tmp_path / "runs")
-    assert rec.returncode == 0, rec.stderr
-    assert step_lines(rec.stdout) == step_lines(plain.stdout)
-    run = load_run(run_file_of(rec.stdout))
+    path, out, _ = record_matching_plain(tvis, script, 2, tmp_path / "runs")
+    run = load_run(path)
     calls = [e for e in run.events.values() if e["kind"] == "LossCall"]
     assert sorted(e["step"] for e in calls) == [0, 1], [(e["id"], e["step"]) for e in calls]
     assert sorted(l["event"] for l in run.losses) == sorted(e["id"] for e in calls)
@@ -28,17 +24,13 @@ def test_weighted_loss_module_per_sample_losses(tvis, tmp_path):
     read reduction, ignore_index and label_smoothing but not the module's
     class `weight`: per-sample losses were recorded unweighted."""
     script = SCRIPTS / "review_weighted_module_loss.py"
-    plain = run_plain(script, "--steps", 2)
-    assert plain.returncode == 0, plain.stderr
-    rec = run_tvis(tvis, script, "--steps", 4, steps=2, out=tmp_path / "runs")
-    assert rec.returncode == 0, rec.stderr
-    assert step_lines(rec.stdout) == step_lines(plain.stdout)
+    path, out, _ = record_matching_plain(tvis, script, 2, tmp_path / "runs")
     expected = {}
-    for line in rec.stdout.splitlines():
+    for line in out.splitlines():
         if line.startswith("per_sample "):
             _, step, *vals = line.split()
             expected[int(step)] = [float(v) for v in vals]
-    run = load_run(run_file_of(rec.stdout))
+    run = load_run(path)
     assert sorted(l["step"] for l in run.losses) == [0, 1]
     for l in run.losses:
         got = [s["loss"] for s in sorted(l["samples"], key=lambda s: s.get("sample", 0))]

@@ -2,17 +2,13 @@
 freed modules; a module created later with a reused id got the freed one's
 path (the trained model's `act` recorded as `15` of a throwaway Sequential).
 """
-from conftest import SCRIPTS, load_run, run_file_of, run_plain, run_tvis, step_lines
+from conftest import SCRIPTS, load_run, record_matching_plain
 
 
 def test_reused_ids_get_their_own_module_paths(tvis, tmp_path):
     script = SCRIPTS / "review_module_ids.py"
-    plain = run_plain(script, "--steps", 2)
-    assert plain.returncode == 0, plain.stderr
-    rec = run_tvis(tvis, script, "--steps", 4, steps=2, out=tmp_path / "runs")
-    assert rec.returncode == 0, rec.stderr
-    assert step_lines(rec.stdout) == step_lines(plain.stdout)
-    run = load_run(run_file_of(rec.stdout))
+    path, out, _ = record_matching_plain(tvis, script, 2, tmp_path / "runs")
+    run = load_run(path)
     calls = [e for e in run.events.values() if e["kind"] == "ModuleCall"]
     nets = {e["id"] for e in calls if e["class_name"] == "Net"}
     assert len(nets) == 2 and {e["name"] for e in calls if e["id"] in nets} == {"Net"}

@@ -6,7 +6,7 @@ workers now run, with a notice saying why.
 """
 import re
 
-from conftest import SCRIPTS, inspect_json, run_file_of, run_plain, run_tvis, step_lines
+from conftest import SCRIPTS, inspect_json, record_matching_plain
 
 
 def _rss(stdout):
@@ -15,13 +15,9 @@ def _rss(stdout):
 
 def test_big_in_memory_dataset_is_not_copied_per_worker(tvis, tmp_path):
     script = SCRIPTS / "review_big_dataset_workers.py"
-    plain = run_plain(script, "--steps", 2)
-    assert plain.returncode == 0, plain.stderr
-    rec = run_tvis(tvis, script, "--steps", 4, steps=2, out=tmp_path / "runs")
-    assert rec.returncode == 0, rec.stderr
-    assert step_lines(rec.stdout) == step_lines(plain.stdout)
-    js = inspect_json(tvis, run_file_of(rec.stdout))
+    path, out, plain_out = record_matching_plain(tvis, script, 2, tmp_path / "runs")
+    js = inspect_json(tvis, path)
     why = [n for n in js["notices"] if "MB of arrays for each of its 4 workers" in n]
     assert why, js["notices"]
     # the dataset (~150 MB) was not copied 4 times into the main process
-    assert _rss(rec.stdout) < _rss(plain.stdout) + 300, (_rss(plain.stdout), _rss(rec.stdout))
+    assert _rss(out) < _rss(plain_out) + 300, (_rss(plain_out), _rss(out))
