@@ -11,6 +11,9 @@
   retain_grad() tensor's .grad is the same;
 - reentrant and non-reentrant checkpoint: notice naming why, training unchanged;
 - --no-gradcam: no maps and a notice;
+- classes: by default the predicted class of each followed sample (its map
+  listed for the true class too when they are equal; misclassified samples
+  named in a notice); --gradcam-true adds the true class of the others;
 - forwards no backward reaches (capped, named in a notice), gradient
   accumulation (maps per backward), a module called twice (path#2).
 """
@@ -66,9 +69,14 @@ def reference_maps(acts, tail, rows, classes):
     return out
 
 
-def assert_maps_match(run, records, step, module, ref, predicted, true):
+def expected_targets(predicted, true, all_true):
+    """{(sample, target)} a step has: predicted always; true where equal, or everywhere with --gradcam-true."""
+    return {(s, t) for s in range(len(predicted)) for t in (0, 1) if t == 0 or all_true or predicted[s] == true[s]}
+
+
+def assert_maps_match(run, records, step, module, ref, predicted, true, all_true):
     mine = {(r["sample"], r["target"]): r for r in records if r["step"] == step and r["module"] == module}
-    assert set(mine) == {(s, t) for s in range(len(predicted)) for t in (0, 1)}, (module, sorted(mine))
+    assert set(mine) == expected_targets(predicted, true, all_true), (module, sorted(mine), predicted, true)
     for (s, t), r in mine.items():
         cls = predicted[s] if t == 0 else true[s]
         assert r["class_index"] == cls
@@ -85,11 +93,12 @@ def test_maps_equal_reference_under_batchnorm_train(tvis, tmp_path):
     sys.path.insert(0, str(SCRIPTS))
     from gradcam_bn_net import build
     dump = tmp_path / "dump"
-    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_bn_net.py", "--steps", 3, "--cam-dump", dump)
+    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_bn_net.py", "--steps", 3, "--cam-dump", dump,
+                                    opts=["--gradcam-true"])
     records = gradcam_records(run)
     assert js["captured"]["gradcam"] == [str(i) for i in range(11)]  # every module with a [B, C, H, W] output
-    assert not any("one gradient pass per sample" in n for n in js["notices"])  # the batched (vmap) passes ran
-    coupled = 0.0
+    assert not any("gradcam_predicted_only" in n or "no true-class map" in n for n in js["notices"])
+    coupled, wrong = 0.0, 0
     for step in range(3):
         d = torch.load(dump / ("step%d.pt" % step))
         model = build()
@@ -101,11 +110,12 @@ def test_maps_equal_reference_under_batchnorm_train(tvis, tmp_path):
                 h = m(h)
                 acts.append(h)
         predicted, true = h[:4].argmax(1).tolist(), d["y"][:4].tolist()
+        wrong += sum(p != t for p, t in zip(predicted, true))
         classes = {r: sorted({predicted[r], true[r]}) for r in range(4)}
         for j in range(11):
             tail = model[j + 1:]
             ref = reference_maps(acts[j], tail, range(4), classes)
-            assert_maps_match(run, records, step, str(j), ref, predicted, true)
+            assert_maps_match(run, records, step, str(j), ref, predicted, true, all_true=True)
             # what a batch-summed pass would give instead (cross-sample BatchNorm terms)
             a = acts[j].detach().clone().requires_grad_(True)
             s = tail(a)
@@ -114,6 +124,7 @@ def test_maps_equal_reference_under_batchnorm_train(tvis, tmp_path):
                 diff = float((cam(a[r].detach(), g[r]) - ref[(r, predicted[r])]).abs().max())
                 coupled = max(coupled, diff / (float(ref[(r, predicted[r])].abs().max()) or 1.0))
     assert coupled > 1e-2, "the batch couples the samples too weakly for this test to tell"
+    assert wrong > 0, "no misclassified followed sample: --gradcam-true was not exercised"
 
 
 def test_resnet18_layers_reference_and_fidelity(tvis, tmp_path):
@@ -131,7 +142,9 @@ def test_resnet18_layers_reference_and_fidelity(tvis, tmp_path):
     for r in records:
         if r["module"] in ("layer4", "layer4.1", "layer4.1.relu#2"):
             shared.setdefault((r["step"], r["sample"], r["target"]), set()).add(r["map"])
-    assert len(shared) == 2 * 2 * 2 and all(len(v) == 1 for v in shared.values()), shared
+    assert {(st, s) for st, s, t in shared if t == 0} == {(st, s) for st in range(2) for s in range(2)}, shared
+    assert all(len(v) == 1 for v in shared.values()), shared
+    wrong = 0
     for step in range(2):
         d = torch.load(dump / ("step%d.pt" % step))
         model = torchvision.models.resnet18(num_classes=10)
@@ -144,14 +157,18 @@ def test_resnet18_layers_reference_and_fidelity(tvis, tmp_path):
             logits = model(d["x"])
         for h in hooks:
             h.remove()
-        predicted, true = logits.argmax(1).tolist(), d["y"].tolist()
-        classes = {r: sorted({predicted[r], true[r]}) for r in range(2)}
+        predicted, true = logits[:2].argmax(1).tolist(), d["y"][:2].tolist()
+        wrong += sum(p != t for p, t in zip(predicted, true))
+        classes = {r: [predicted[r]] for r in range(2)}  # the default: predicted class only
         head = lambda a: model.fc(torch.flatten(model.avgpool(a), 1))  # noqa: E731
         assert_maps_match(run, records, step, "layer4", reference_maps(acts["layer4"], head, range(2), classes),
-                          predicted, true)
+                          predicted, true, all_true=False)
         assert_maps_match(run, records, step, "layer3",
                           reference_maps(acts["layer3"], lambda a: head(model.layer4(a)), range(2), classes),
-                          predicted, true)
+                          predicted, true, all_true=False)
+    # the misclassified followed samples (an untrained 10-class model) are named, with the way to get their maps
+    assert wrong > 0
+    assert any("no true-class map" in n and "--gradcam-true" in n for n in js["notices"]), js["notices"]
 
 
 def test_user_hooks_and_retained_grad_unchanged(tvis, tmp_path):
@@ -236,12 +253,42 @@ def test_digits_example_fidelity_and_layers(tvis, tmp_path):
     assert any(l.startswith("weights ") for l in out.splitlines()), out
     assert js["captured"]["gradcam"] == ["conv1", "pool", "conv2", "pool#2"]
     records = gradcam_records(run)
-    keys = {(r["step"], r["module"], r["sample"], r["target"]) for r in records}
-    assert keys == {(s, m, i, t) for s in range(3) for m in ("conv1", "pool", "conv2", "pool#2")
-                    for i in range(4) for t in (0, 1)}
+    assert_default_targets(records, js, [(s, m, i) for s in range(3) for m in ("conv1", "pool", "conv2", "pool#2")
+                                         for i in range(4)])
     for r in records:
         m = run.values(r["map"])
         assert m.dtype == torch.float32 and m.dim() == 2 and bool((m >= 0).all()) and bool(torch.isfinite(m).all())
+
+
+def assert_default_targets(records, js, base):
+    """The default classes without the test knowing the predictions: each (step, module, sample) of ``base``
+    has exactly one predicted-class map; a true-class record only repeats it (same class, same map tensor);
+    the samples without one are named in the notice."""
+    by_key = {}
+    for r in records:
+        by_key.setdefault((r["step"], r["module"], r["sample"]), {}).setdefault(r["target"], []).append(r)
+    assert set(by_key) == set(base), sorted(set(by_key) ^ set(base))
+    missing_true = 0
+    for k, targets in by_key.items():
+        predicted = targets[0]
+        for t in targets.get(1, []):
+            assert any(t["class_index"] == p["class_index"] and t["map"] == p["map"] for p in predicted), (k, targets)
+        missing_true += 1 not in targets
+    named = any("no true-class map" in n for n in js["notices"])
+    assert named == (missing_true > 0), (missing_true, js["notices"])
+
+
+def test_gradcam_true_option_adds_true_class_maps(tvis, tmp_path):
+    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_digits.py", "--max-steps", 3, opts=["--gradcam-true"])
+    records = gradcam_records(run)
+    keys = {(r["step"], r["module"], r["sample"], r["target"]) for r in records}
+    assert keys == {(s, m, i, t) for s in range(3) for m in ("conv1", "pool", "conv2", "pool#2")
+                    for i in range(4) for t in (0, 1)}
+    assert not any("no true-class map" in n for n in js["notices"]), js["notices"]
+    split = [(r, q) for r in records for q in records if (r["step"], r["module"], r["sample"]) ==
+             (q["step"], q["module"], q["sample"]) and r["target"] == 0 and q["target"] == 1
+             and r["class_index"] != q["class_index"]]
+    assert split and all(r["map"] != q["map"] for r, q in split)  # misclassified: a map of its own
 
 
 def test_no_gradcam_option(tvis, tmp_path):
@@ -260,14 +307,47 @@ def test_forwards_without_backward_and_gradient_accumulation(tvis, tmp_path):
     for r in records:
         k = (r["step"], r["module"], r["sample"], r["target"])
         per_key[k] = per_key.get(k, 0) + 1
-    expected = {(s, m, i, t) for s in range(2) for m in ("conv1", "conv2", "conv2#2") for i in range(4) for t in (0, 1)}
-    assert set(per_key) == expected and set(per_key.values()) == {2}  # one map per micro-batch backward
+    base = {(s, m, i) for s in range(2) for m in ("conv1", "conv2", "conv2#2") for i in range(4)}
+    # one predicted-class map per micro-batch backward (a true-class record where that micro-batch got it right)
+    assert {k[:3] for k in per_key} == base and {k: v for k, v in per_key.items() if k[3] == 0} == \
+        {k + (0,): 2 for k in base}
+    assert all(v <= 2 for v in per_key.values())
 
 
-def test_unbatchable_custom_backward_falls_back_to_single_passes(tvis, tmp_path):
-    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_item_backward.py", "--steps", 3)
+def test_custom_backward_with_item_in_a_recorded_run(tvis, tmp_path):
+    """A custom Function whose backward calls .item(): named in a notice, every pair gets its map (CPU passes
+    run one pair at a time; the batched fallback is test_batched_pass_refused_falls_back_to_single_passes)."""
+    run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_item_backward.py", "--steps", 3,
+                                    opts=["--gradcam-true"])
     notices = js["notices"]
-    assert any("one gradient pass per sample and class" in n for n in notices), notices
     assert any("custom autograd.Function __main__.ClipGrad;" in n for n in notices), notices
+    assert not any("Grad-CAM skipped" in n for n in notices), notices
     keys = {(r["step"], r["module"], r["sample"], r["target"]) for r in gradcam_records(run)}
     assert keys == {(s, m, i, t) for s in range(3) for m in ("conv1", "conv2") for i in range(4) for t in (0, 1)}
+
+
+class _ItemBackward(torch.autograd.Function):
+    """Identity; backward reads a value with .item(), which vmap refuses to batch."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g / max(1.0, g.norm().item())
+
+
+def test_batched_pass_refused_falls_back_to_single_passes():
+    from tvis._gradcam_maps import class_gradients
+    torch.manual_seed(0)
+    conv, fc = nn.Conv2d(3, 4, 3), nn.Linear(4 * 36, 3)
+    a = conv(torch.randn(4, 3, 8, 8))
+    scores = fc(_ItemBackward.apply(a).flatten(1))
+    pairs = [(0, 1), (1, 2), (3, 0)]
+    got = {}
+    refused = class_gradients(scores, pairs, [a], lambda k, g: got.__setitem__(k, g), batched=True)
+    assert refused and sorted(got) == [0, 1, 2], refused
+    for k, (r, c) in enumerate(pairs):
+        want, = torch.autograd.grad(scores[r, c], a, retain_graph=True)
+        torch.testing.assert_close(got[k][0], want, rtol=0, atol=0)

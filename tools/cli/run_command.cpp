@@ -59,6 +59,7 @@ struct RunOptions {
   int64_t max_elems = 2000000;
   int samples = 4;
   bool no_gradcam = false;
+  bool gradcam_true = false;
   std::string python;
 };
 
@@ -365,6 +366,7 @@ int run(const RunOptions& o, const std::vector<std::string>& rest) {
   launch.runner_args = {"--steps", std::to_string(o.steps), "--max-elems", std::to_string(o.max_elems),
                         "--samples", std::to_string(o.samples), "--project", project};
   if (o.no_gradcam) launch.runner_args.insert(launch.runner_args.end(), {"--option", "no_gradcam=1"});
+  if (o.gradcam_true) launch.runner_args.insert(launch.runner_args.end(), {"--option", "gradcam_true=1"});
   launch.runner_args.push_back("--");
   launch.runner_args.insert(launch.runner_args.end(), rest.begin(), rest.end());
 
@@ -442,7 +444,11 @@ void add_run_command(CLI::App& app) {
   sub->add_option("--project", opts->project, "Project directory whose code is traced (default: the script's folder)");
   sub->add_option("--max-elems", opts->max_elems, "Keep full values of tensors up to this many elements (default 2000000)");
   sub->add_option("--samples", opts->samples, "Followed samples per batch (default 4)");
-  sub->add_flag("--no-gradcam", opts->no_gradcam, "Skip the Grad-CAM pass");
+  CLI::Option* no_gradcam =
+      sub->add_flag("--no-gradcam", opts->no_gradcam, "Skip Grad-CAM (one extra gradient pass per followed sample)");
+  sub->add_flag("--gradcam-true", opts->gradcam_true,
+                "Grad-CAM also for the true class of followed samples the model gets wrong (one more pass each)")
+      ->excludes(no_gradcam);
   sub->add_option("--python", opts->python, "Python interpreter of the training environment");
   sub->prefix_command();  // SCRIPT and everything after it go to the script verbatim
   sub->footer("Then SCRIPT [ARGS...]: the training script and its arguments, passed to it verbatim.\n"

@@ -1,4 +1,4 @@
-"""Grad-CAM capture: per followed sample and conv layer, for the predicted and the true class.
+"""Grad-CAM capture: per followed sample and conv layer, for the predicted class (and the true class).
 
 A conv layer here is a module call that returns a 4-D floating tensor
 [B, C, H, W] with an autograd graph, during the forward (not inside a data
@@ -8,13 +8,19 @@ call order: ``path``, ``path#2``, ``path#3``, ...
 
 At the user's backward (``on_backward``, graph intact) the class scores are
 the [B, classes] input of the cross_entropy / nll_loss call behind the loss.
-For each followed sample row i and each target class c (predicted = argmax of
-row i, true = its class-index target; one pair when equal) tvis differentiates
+For each followed sample row i and target class c tvis differentiates
 scores[i, c] alone: ``autograd.grad(scores, activations,
-grad_outputs=onehot(i, c), retain_graph=True)`` on the user's graph, several
-pairs per pass through vmap (``is_grads_batched``, each slice its own
-one-hot) within a memory bound, one pass per pair where autograd refuses
-that (_gradcam_maps.class_gradients). No forward, no RNG; the exact
+grad_outputs=onehot(i, c), retain_graph=True)`` on the user's graph
+(_gradcam_maps.class_gradients). The classes: the predicted one (argmax of
+row i), which is also the true one when the model is right (its class-index
+target; that map is listed for both); the true class of a misclassified
+sample only with ``--gradcam-true``, so by default a step costs one pass per
+followed sample (a pass is about a third of the step's own backward on
+ResNet-18, CPU; tools/bench/recorder/gradcam_passes.py). On CUDA several
+pairs share a pass through vmap (``is_grads_batched``, each slice its own
+one-hot) within a memory bound; on CPU a batched pass measured no faster
+than the loop and holds every pair's gradients at once, so one pass per
+pair there, as where autograd refuses batching. No forward, no RNG; the exact
 derivative of sample i's score alone (BatchNorm coupling included, other
 samples' scores excluded). During those passes tvis's own gradient hooks are
 paused and the user's hooks are silenced and ``.grad`` of ``retain_grad()``
@@ -24,6 +30,8 @@ Maps: ReLU(sum_c mean_hw(dS/dA_c) A_c), float32 [h, w], stored with
 ``rec.tensor(map, GRADCAM, module event, name)`` and listed per backward with
 ``rec.add_insights({"gradcam": [{step, module, sample, target, class_index,
 map}]})`` (target 0 predicted, 1 true; equal classes share one map tensor).
+Misclassified samples without a true-class map are named in notice
+``gradcam_predicted_only`` (once per run).
 
 Skipped, each with a notice naming why (once per run): ``--no-gradcam``; a
 loss that is not classification over [B, classes]; a reentrant
@@ -60,7 +68,7 @@ def attach(session):
     if session.samples <= 0:
         session.notice("gradcam_off", "Grad-CAM skipped: --samples 0 follows no sample")
         return None
-    return GradCam(session)
+    return GradCam(session, true_class=("gradcam_true", "1") in [tuple(o) for o in session.options])
 
 
 class _Activation:
@@ -74,8 +82,9 @@ class _Activation:
 
 
 class GradCam:
-    def __init__(self, session):
+    def __init__(self, session, true_class=False):
         self.s = session
+        self.true_class = true_class  # --gradcam-true: also the true class of misclassified samples
         self.guard = HookGuard()
         self._forwards = []   # [[_Activation]] per top-level model call since the last backward
         self._busy = False    # inside tvis's own gradient pass
@@ -203,20 +212,27 @@ class GradCam:
         followed = [(f["id"], f["batch_position"]) for f in self.s.followed if f["batch_position"] < batch]
         return followed or [(i, i) for i in range(min(self.s.samples, batch))]
 
-    @staticmethod
-    def _pairs(scores, target, rows):
+    def _pairs(self, scores, target, rows):
         """[(row, class)] to differentiate and, beside each, (sample, [(target kind, class)])."""
         with torch.no_grad():
             pred = scores.detach()[[r for _, r in rows]].argmax(1).tolist()
             true = target.detach()[[r for _, r in rows]].tolist() if target is not None else [None] * len(rows)
-        pairs, meta = [], []
+        pairs, meta, wrong = [], [], []
         for (sample, row), p, t in zip(rows, pred, true):
             kinds = {p: [PREDICTED]}
             if t is not None and 0 <= t < scores.shape[1]:
-                kinds.setdefault(t, []).append(TRUE)
+                if t == p or self.true_class:
+                    kinds.setdefault(t, []).append(TRUE)
+                else:
+                    wrong.append(sample)
             for cls, ks in kinds.items():
                 pairs.append((row, cls))
                 meta.append((sample, [(k, cls) for k in ks]))
+        if wrong:
+            self.s.notice("gradcam_predicted_only",
+                          "Grad-CAM maps are of the predicted class; followed samples the model got wrong (e.g. "
+                          "sample %s) have no true-class map: record with --gradcam-true for those (one more "
+                          "gradient pass each)" % ", ".join(str(w) for w in wrong[:3]))
         return pairs, meta
 
     def _maps(self, scores, target, rows, acts):
@@ -234,7 +250,8 @@ class GradCam:
         rec.set_paused(True)
         try:
             with self.guard.quiet():
-                refused = class_gradients(scores, pairs, [a.tensor for a in acts], consume, self._batched)
+                refused = class_gradients(scores, pairs, [a.tensor for a in acts], consume,
+                                          self._batched and scores.is_cuda)
             if refused is not None:
                 self._batched = False
                 self.s.notice("gradcam_unbatched", "Grad-CAM runs one gradient pass per sample and class: autograd "

@@ -13,8 +13,9 @@ among them (``CheckpointFunctionBackward``, reentrant checkpoint, refuses
 d activation for every activation and (row, cls) pair, from the user's graph
 (retained), with one-hot ``grad_outputs``: exactly the derivative of that one
 sample's score, so batch coupling (BatchNorm in train mode) adds only the
-terms of that score. Several pairs share a pass through vmap
-(``is_grads_batched``) within a memory bound. Never accumulates into any
+terms of that score. With ``batched`` (the caller's choice: CUDA), several
+pairs share a pass through vmap (``is_grads_batched``) within a memory bound;
+otherwise one pass per pair. Never accumulates into any
 ``.grad`` (``autograd.grad`` with inputs).
 
 ``cam(activation_row, gradient_row)``: the Grad-CAM map of one sample at one
