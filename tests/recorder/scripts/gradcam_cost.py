@@ -12,7 +12,8 @@ wall time on a shared machine) and its peak RSS, the run
 file's bytes per step (compressed, and raw: all chunks uncompressed), and the
 Grad-CAM records and map values (bytes) in the run. Then, in a process of its
 own, the time Grad-CAM's on_backward itself takes per step (wall and CPU),
-with batched passes (the default) and with one pass per (sample, class).
+with the default passes (one per (sample, class) on CPU; batched against the
+loop: tools/bench/recorder/gradcam_passes.py).
 """
 import argparse
 import os
@@ -132,7 +133,7 @@ def main():
                          " ".join("%.0f" % (t * 1e3) for t in times[mode]), statistics.median(cpu[mode]),
                          statistics.median(rss[mode]) / 1e3, size / 1e3 / args.steps,
                          raw / 1e3 / args.steps, records / args.steps, map_bytes / 1e3 / args.steps), flush=True)
-            for label, extra in (("batched passes", []), ("one pass per pair", ["--batch-bytes", "0"])):
+            for label, extra in (("default passes (batched on CUDA only)", []),):
                 p = subprocess.run([sys.executable, __file__, "--build", args.build, "--steps", str(args.steps),
                                     "--time-on-backward", case, "--run-file", str(Path(tmp) / (case + "_timed.tvis"))]
                                    + extra, capture_output=True, text=True, cwd=tmp)

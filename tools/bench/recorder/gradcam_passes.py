@@ -6,8 +6,10 @@ backward, on torchvision ResNet-18 (32x32, batch 32, CPU, train-mode BN):
 Prints, per repeat: one data-gradient pass (scores -> every conv activation,
 no weight gradients), `pairs` such passes batched through vmap
 (is_grads_batched) and the same in a loop, and the full backward of the loss.
-Grad-CAM needs one pass per (followed sample, class) pair: 4 samples x
-(predicted, true) = 8 by default.
+Grad-CAM needs one pass per (followed sample, class) pair: 4 samples x the
+predicted class = 4 by default, up to 8 with --gradcam-true (a misclassified
+sample's true class too). Batching is used on CUDA only: on CPU it is no
+faster than the loop.
 """
 import argparse
 import time
