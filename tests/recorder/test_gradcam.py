@@ -291,6 +291,13 @@ def test_gradcam_true_option_adds_true_class_maps(tvis, tmp_path):
     assert split and all(r["map"] != q["map"] for r, q in split)  # misclassified: a map of its own
 
 
+def test_gradcam_true_and_no_gradcam_together_is_an_error(tvis, tmp_path):
+    p = run_tvis(tvis, SCRIPTS / "gradcam_digits.py", "--max-steps", 3, out=tmp_path / "runs",
+                 opts=["--no-gradcam", "--gradcam-true"], cwd=tmp_path)
+    assert p.returncode != 0 and "--gradcam-true" in p.stderr and "--no-gradcam" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) <= 2 and not (tmp_path / "runs").exists(), p.stderr
+
+
 def test_no_gradcam_option(tvis, tmp_path):
     run, js, out = record_and_compare(tvis, tmp_path, "gradcam_digits.py", "--max-steps", 3, opts=["--no-gradcam"])
     assert js["captured"]["gradcam"] == [] and gradcam_records(run) == []
