@@ -21,7 +21,7 @@
 
 #include "gl_texture_uploader.h"
 #include "png_writer.h"
-#include "run_location.h"
+#include "tvis/runs/run_resolve.h"
 #include "sdl_shell.h"
 #include "tvis/format/byte_source.h"
 #include "tvis/viewer/app.h"
@@ -44,10 +44,11 @@ struct Args {
 // Hands the located run(s) to the app. Returns false with `problem` set when
 // there is nothing to open.
 bool open_location(tvis::viewer::App& app, const std::string& path, std::string* problem) {
-  const tvis::shell::RunLocation loc = tvis::shell::locate_run(path);
+  using tvis::runs::RunLocation;
+  const RunLocation loc = tvis::runs::locate_run(path);
   switch (loc.kind) {
-    case tvis::shell::RunLocation::Kind::Missing: *problem = loc.problem; return false;
-    case tvis::shell::RunLocation::Kind::File: {
+    case RunLocation::Kind::Missing: *problem = loc.problem; return false;
+    case RunLocation::Kind::File: {
       auto source = tvis::format::open_file_source(loc.file);
       if (source.ok())
         app.open(source.value());
@@ -55,10 +56,10 @@ bool open_location(tvis::viewer::App& app, const std::string& path, std::string*
         app.show_error(source.status().message);
       return true;
     }
-    case tvis::shell::RunLocation::Kind::RunsFolder: {
+    case RunLocation::Kind::RunsFolder: {
       std::vector<tvis::viewer::RunListEntry> runs;
       for (const auto& dir : loc.run_dirs) {
-        std::string file = (fs::path(dir) / "run.tvis").string();
+        std::string file = tvis::runs::run_file_in(dir);
         runs.push_back({fs::path(dir).filename().string(), [file] { return tvis::format::open_file_source(file); }});
       }
       app.open_run_list(std::move(runs));

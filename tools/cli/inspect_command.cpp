@@ -1,4 +1,5 @@
-// tvis inspect RUN [--json]: what a run holds (INTERFACES.md).
+// tvis inspect RUN [--json]: what a run holds (docs/cli.md; RUN as in
+// tvis/runs/run_resolve.h).
 // Exit 0: a readable run (complete, or recovered: then `complete` is false
 // and a notice says what was recovered). Exit 2: not readable as a run, with
 // one line on stderr naming the problem.
@@ -11,11 +12,11 @@
 
 #include "commands.h"
 #include "inspect_json.h"
-#include "run_path.h"
 #include "tvis/format/byte_source.h"
 #include "tvis/format/container_codec.h"
 #include "tvis/format/run_reader.h"
 #include "tvis/format/run_summary.h"
+#include "tvis/runs/run_resolve.h"
 
 namespace tvis::cli {
 
@@ -86,7 +87,7 @@ int inspect(const std::string& arg, bool json) {
     return 2;
   };
   std::string error;
-  const std::string path = resolve_run_path(arg, &error);
+  const std::string path = runs::resolve_run_file(arg, &error);
   if (path.empty()) return fail(error);
   auto source = fmt::open_file_source(path);
   if (!source.ok()) return fail(source.status().message);
@@ -108,7 +109,7 @@ void add_inspect_command(CLI::App& app) {
   auto run = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("RUN", *run, "run.tvis, its run folder, or a runs folder (newest run)")->required();
-  cmd->add_flag("--json", *json, "print the INTERFACES.md JSON object");
+  cmd->add_flag("--json", *json, "print the run summary as one JSON object (keys in docs/cli.md)");
   cmd->callback([run, json] { set_exit_code(inspect(*run, *json)); });
 }
 

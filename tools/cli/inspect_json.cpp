@@ -7,7 +7,7 @@ namespace tvis::cli {
 namespace fmt = tvis::format;
 using Json = nlohmann::ordered_json;
 
-// The INTERFACES.md object. Losses are written by python_float_repr so their
+// The `tvis inspect --json` object (keys in docs/cli.md). Losses are written by python_float_repr so their
 // digits are Python's repr() (nlohmann's own float printing is round-trip
 // but not always shortest); non-finite losses become null.
 std::string inspect_json(const fmt::RunSummary& s) {

@@ -1,4 +1,4 @@
-// inspect_json.h: the `tvis inspect --json` object (INTERFACES.md) for a
+// inspect_json.h: the `tvis inspect --json` object (keys in docs/cli.md) for a
 // RunSummary, keys in the documented order, losses with Python repr() digits.
 #pragma once
 

@@ -1,0 +1,44 @@
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "paths.h"
+#include "process.h"
+
+using namespace tvis::cli;
+
+TEST_CASE("run_quiet returns the exit status, 127 when the program cannot run") {
+  CHECK(run_quiet({"/bin/sh", "-c", "exit 0"}) == 0);
+  CHECK(run_quiet({"/bin/sh", "-c", "echo noise; echo more >&2; exit 3"}) == 3);
+  CHECK(run_quiet({"/nonexistent/program"}) == 127);
+  CHECK(run_quiet({"/bin/sh", "-c", "kill -9 $$"}) == -1);
+}
+
+TEST_CASE("file checks tell binaries, scripts and folders apart") {
+  CHECK(is_file("/bin/sh"));
+  CHECK(is_executable("/bin/sh"));
+  CHECK(is_elf(std::string("/proc/self/exe")));
+  CHECK_FALSE(is_file("/tmp"));
+  CHECK_FALSE(is_executable("/nonexistent"));
+  CHECK_FALSE(is_elf("/etc/hostname"));
+}
+
+TEST_CASE("wait_status and exit_like report a child's exit code") {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(5);
+  const int status = wait_status(pid);
+  CHECK(WIFEXITED(status));
+  CHECK(exit_like(status) == 5);
+}
+
+TEST_CASE("path helpers") {
+  CHECK(parent_dir("a/b/c.py") == "a/b");
+  CHECK(parent_dir("c.py") == ".");
+  CHECK(parent_dir("/c.py") == "/");
+  CHECK(absolute_path("/x/y") == "/x/y");
+  CHECK(absolute_path("y").back() == 'y');
+  CHECK(absolute_path("y")[0] == '/');
+  CHECK(real_or_absolute("/nonexistent/z") == "/nonexistent/z");
+  CHECK(!self_exe_dir().empty());
+}

@@ -1,0 +1,39 @@
+// python_discovery.h: which interpreter `tvis run` starts the recorder in
+// (docs/cli.md). An explicit --python must exist and import torch; else the
+// first of these that imports torch: $TVIS_PYTHON (set by pip's `tvis`
+// console script), python3 beside the tvis executable (a venv's bin/), each
+// PATH entry's python3 in order, /usr/bin/python3.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tvis::cli {
+
+/// Where discovery looks, given the environment's pieces ("" when unset).
+struct PythonSearch {
+  std::string tvis_python;  // $TVIS_PYTHON
+  std::string exe_dir;      // the folder of the tvis executable
+  std::string path;         // $PATH
+  /// The pieces of this process (environment, /proc/self/exe).
+  static PythonSearch from_environment();
+};
+
+/// The interpreters to try, in order (duplicates kept: probing is cheap).
+std::vector<std::string> python_candidates(const PythonSearch& s);
+
+/// True when `python` is executable and can import torch (runs it once).
+bool has_torch(const std::string& python);
+
+/// The interpreter to run the script with: `explicit_python` when given (it
+/// must be executable and import torch), else the first candidate with torch.
+/// "" with `error` set (one line) when there is none.
+std::string resolve_python(const std::string& explicit_python, const PythonSearch& s, std::string* error);
+
+/// The interpreter resolve_python() will most likely choose, found without
+/// running anything: `explicit_python`, else the first candidate that is an
+/// executable ELF binary (a script such as a pyenv shim is slow to probe and
+/// is passed over). Only a guess, used to start the runner early; "" if none.
+std::string likely_python(const std::string& explicit_python, const PythonSearch& s);
+
+}  // namespace tvis::cli
