@@ -14,7 +14,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -50,7 +50,7 @@ setup(
     version="0.1.0",
     description="A step-through debugger for PyTorch training",
     package_dir={"": "recorder/python"},
-    packages=["tvis"],
+    packages=find_packages(where="recorder/python"),
     ext_modules=[Extension("_tvis_native", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
     entry_points={"console_scripts": ["tvis = tvis._cli:main"]},

@@ -165,8 +165,8 @@ class _TextDataset(torch.utils.data.Dataset):
 def test_vocabulary_rule_in_process():
     """The lookup behind token labels: a DataLoader's dataset's str->int `stoi` is inverted; a repeating token
     list is no vocabulary; a local list named `itos` is; tables take the vocabulary of their row count."""
-    from tvis._attention_project_code import ProjectFiles
-    from tvis._embeddings_vocabulary import Vocabularies
+    from tvis.session.project_code import ProjectFiles
+    from tvis.captures.vocabulary import Vocabularies
 
     def model_call_site(loader):
         itos = ["a", "b", "c"]  # noqa: F841 (found on this frame)

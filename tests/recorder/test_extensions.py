@@ -1,7 +1,7 @@
 """The capture-extension dispatcher: an extension that raises is switched off
 with a notice, and its finalize() runs once at once so what it patched is put
 back; the other extensions keep being called."""
-from tvis._extensions import HOOKS, Extensions
+from tvis.captures import CAPTURES, Extensions, names
 
 
 class _Session:
@@ -27,13 +27,9 @@ class _Ext:
 
 
 def _dispatcher(**exts):
-    d = Extensions.__new__(Extensions)
-    d.session = _Session()
-    d._by_hook = {h: [] for h in HOOKS}
-    for name, ext in exts.items():
-        for h in HOOKS:
-            if hasattr(ext, h):
-                d._by_hook[h].append((name, getattr(ext, h)))
+    session = _Session()
+    d = Extensions(session.notice, list(exts.items()))
+    d.session = session
     return d
 
 
@@ -62,3 +58,10 @@ def test_failing_finalize_is_not_called_twice():
     d.call("finalize")
     assert ext.calls == ["finalize"]
     assert d.session.notices[0][0] == "attention_failed"
+
+
+def test_captures_are_an_explicit_list_in_call_order():
+    # the order hooks run in (and insight records are written in); it was the
+    # alphabetical order of the old _capture_*.py modules
+    assert names() == ["attention", "embeddings", "gradcam", "pipeline"]
+    assert all(module == "tvis.captures.%s.capture" % name for name, module in CAPTURES)

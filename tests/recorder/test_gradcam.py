@@ -1,4 +1,4 @@
-"""Grad-CAM capture (recorder/python/tvis/_capture_gradcam.py) on real models.
+"""Grad-CAM capture (recorder/python/tvis/captures/gradcam) on real models.
 
 - maps equal an independent reference: the test rebuilds the model from the
   state the script saved before each step, feeds a detached copy of a layer's
@@ -182,7 +182,7 @@ def test_user_hooks_and_retained_grad_unchanged(tvis, tmp_path):
 
 
 def test_batched_and_single_passes_agree_with_per_score_gradients():
-    from tvis._gradcam_maps import class_gradients
+    from tvis.captures.gradcam.maps import class_gradients
     torch.manual_seed(0)
     model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.Conv2d(4, 4, 3),
                           nn.BatchNorm2d(4), nn.ReLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(16, 5))
@@ -204,7 +204,7 @@ def test_batched_and_single_passes_agree_with_per_score_gradients():
 
 
 def test_guard_silences_hooks_in_an_extra_pass():
-    from tvis._gradcam_guard import HookGuard
+    from tvis.captures.gradcam.guard import HookGuard
     guard = HookGuard()
     guard.install()
     try:
@@ -346,7 +346,7 @@ class _ItemBackward(torch.autograd.Function):
 
 
 def test_batched_pass_refused_falls_back_to_single_passes():
-    from tvis._gradcam_maps import class_gradients
+    from tvis.captures.gradcam.maps import class_gradients
     torch.manual_seed(0)
     conv, fc = nn.Conv2d(3, 4, 3), nn.Linear(4 * 36, 3)
     a = conv(torch.randn(4, 3, 8, 8))

@@ -43,9 +43,9 @@ def in_process(run_file, steps, script, args):
     """Child mode: records `script` in this process, prints a JSON line of costs."""
     import runpy
     import _tvis_native
-    from tvis import _capture_attention as CA
+    from tvis.captures.attention import capture as CA
     from tvis._read import load
-    from tvis._session import Session
+    from tvis.session.session import Session
     spent = {k: {False: 0.0, True: 0.0} for k in KINDS}
     project = str(Path(script).resolve().parent)
     session = Session(_tvis_native, run_file, steps, 2000000, 4, project, script, [("max_elems", "2000000")])

@@ -72,8 +72,8 @@ def time_on_backward(case, steps, run_file, batch_bytes):
     import json
     import runpy
     import _tvis_native
-    from tvis import _gradcam_maps
-    from tvis._session import Session
+    from tvis.captures.gradcam import maps as _gradcam_maps
+    from tvis.session.session import Session
     if batch_bytes is not None:
         _gradcam_maps.BATCH_BYTES = batch_bytes
     script, argsfor = CASES[case]

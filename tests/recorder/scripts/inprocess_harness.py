@@ -26,7 +26,7 @@ def main():
     plain = run(script, args)
 
     import _tvis_native
-    from tvis._session import Session
+    from tvis.session.session import Session
     session = Session(_tvis_native, run_file, 1000, 2000000, 4, os.path.dirname(os.path.abspath(script)),
                       script, [])
     session.install()

@@ -56,7 +56,11 @@ def find_build(arg):
 
 
 def capture_names():
-    return sorted(f.stem[len("_capture_"):] for f in (ROOT / "recorder" / "python" / "tvis").glob("_capture_*.py"))
+    """The captures `tvis run` attaches (tvis.captures.CAPTURES; importing it loads no torch)."""
+    if str(ROOT / "recorder" / "python") not in sys.path:
+        sys.path.insert(0, str(ROOT / "recorder" / "python"))
+    from tvis.captures import names
+    return sorted(names())
 
 
 def variant_env(variant):

@@ -7,7 +7,7 @@ it returns is recorded whole (role Batch), then one SampleBatch: for each
 followed sample its id, batch row, the row as batched, its label (from an
 integer label vector beside the inputs; the dataset's ``classes`` name it
 when present) and, when the pipeline capture observed the fetch
-(``observer``, set by ``_capture_pipeline``), its dataset index and the
+(``observer``, set by the pipeline capture), its dataset index and the
 transforms it went through. ``session.followed`` is set to
 ``[{id, batch_position, label_index}]`` and extensions get ``on_fetch``.
 
@@ -28,8 +28,8 @@ import sys
 import torch
 from torch.utils.data.dataloader import _MultiProcessingDataLoaderIter
 
-from . import _phases as P
-from ._pipeline_followed import first_rows
+from .. import schema as P
+from .followed import first_rows
 
 
 def _parts(batch):

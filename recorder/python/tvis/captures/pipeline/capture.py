@@ -1,20 +1,20 @@
 """Capture extension: the data pipeline (dataset item and transforms of each followed sample).
 
 ``install`` patches ``DataLoader._get_iterator`` and hands the session's
-FetchRecorder an ``Observer`` (``_pipeline_observe``):
+FetchRecorder an ``Observer`` (``observe.py``):
 
 - ``num_workers == 0``: torch's own iterator, its fetcher observed; notice
   ``pipeline_main_process``.
 - ``num_workers > 0``: when ``iter()`` runs on the main thread,
-  ``_pipeline_workers.refusal`` finds nothing it cannot reproduce and the
-  dataset can be copied once per worker (``_pipeline_fork_copy``) with
+  ``workers.refusal`` finds nothing it cannot reproduce and the
+  dataset can be copied once per worker (``fork_copy.py``) with
   the copies' tensors and arrays within ``COPY_BUDGET`` together, an
   ``EmulatedWorkersIter`` runs the workers in the main process exactly as
   the real ones would run (notice ``workers_in_main``); otherwise torch's
   real workers run and the notice ``pipeline_not_observed`` says why.
 
 As host of the emulated workers it keeps module hooks quiet during worker
-work (``session._fetch_depth``) and names worker code that initializes
+work (``ctx.enter_pipeline``) and names worker code that initializes
 CUDA (notice ``cuda_in_workers``) or runs on another thread while others
 run (notice ``workers_off_thread``). A failure of the tracing switches the
 tracing off with notice ``pipeline_failed``; the emulation, which training
@@ -26,9 +26,9 @@ import threading
 
 from torch.utils.data.dataloader import DataLoader, _SingleProcessDataLoaderIter
 
-from ._pipeline_fork_copy import array_bytes, fork_copy
-from ._pipeline_observe import ObservedFetcher, Observer
-from ._pipeline_workers import EmulatedWorkersIter, refusal
+from .fork_copy import array_bytes, fork_copy
+from .observe import ObservedFetcher, Observer
+from .workers import EmulatedWorkersIter, refusal
 
 
 # Memory the dataset copies of emulated workers may take together (tensors and
@@ -36,8 +36,8 @@ from ._pipeline_workers import EmulatedWorkersIter, refusal
 COPY_BUDGET = 512 << 20
 
 
-def attach(session):
-    return PipelineCapture(session)
+def attach(ctx):
+    return PipelineCapture(ctx)
 
 
 def _fn_name(fn):
@@ -45,23 +45,23 @@ def _fn_name(fn):
 
 
 class PipelineCapture:
-    def __init__(self, session):
-        self.s = session
-        self.observer = Observer(session, self._tracing_failed)
+    def __init__(self, ctx):
+        self.s = ctx
+        self.observer = Observer(ctx, self._tracing_failed)
 
     def install(self):
-        self.s._patch(DataLoader, "_get_iterator", self._wrap_get_iterator)
-        self.s.fetch.observer = self.observer
+        self.s.patch(DataLoader, "_get_iterator", self._wrap_get_iterator)
+        self.s.set_fetch_observer(self.observer)
 
     # ----------------------------------------------- host of the workers --
     def wrap_fetcher(self, fetcher, dataset):
         return ObservedFetcher(fetcher, self.observer, dataset)
 
     def enter_worker(self):
-        self.s._fetch_depth += 1
+        self.s.enter_pipeline()
 
     def exit_worker(self):
-        self.s._fetch_depth -= 1
+        self.s.exit_pipeline()
 
     def off_thread(self):
         self.s.notice("workers_off_thread", "a DataLoader whose workers run in the main process was iterated on "

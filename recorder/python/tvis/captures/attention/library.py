@@ -22,8 +22,8 @@ MHA = "nn.MultiheadAttention"
 
 
 class LibraryAttention:
-    def __init__(self, session):
-        self.s = session
+    def __init__(self, ctx):
+        self.s = ctx  # CaptureContext
         self.seen = []          # [(module path, kind)] in the order first seen
         self._keys = set()
         self._mha_called = set()  # id() of MultiheadAttention modules called
@@ -31,18 +31,18 @@ class LibraryAttention:
     def install(self):
         for fn in ("multi_head_attention_forward", "scaled_dot_product_attention"):
             if hasattr(F, fn):
-                self.s._patch(F, fn, functools.partial(self._wrap_functional, "F." + fn))
+                self.s.patch(F, fn, functools.partial(self._wrap_functional, "F." + fn))
 
     def on_module_pre(self, module):
         if isinstance(module, torch.nn.MultiheadAttention):
             self._mha_called.add(id(module))
-            self._note(self.s._module_name(module), MHA)
+            self._note(self.s.module_name(module), MHA)
 
     def on_module_post(self, module):
         if isinstance(module, torch.nn.TransformerEncoderLayer):
             attn = getattr(module, "self_attn", None)
             if attn is not None and id(attn) not in self._mha_called:
-                self._note(self.s._module_name(module), "nn.TransformerEncoderLayer (fused fast path)")
+                self._note(self.s.module_name(module), "nn.TransformerEncoderLayer (fused fast path)")
 
     def notice_text(self):
         if not self.seen:
@@ -55,11 +55,11 @@ class LibraryAttention:
 
         @functools.wraps(orig)
         def attention_fn(*args, **kwargs):
-            if lib.s.active and lib.s._stack:
-                module = lib.s._stack[-1][0]
+            if lib.s.active and lib.s.open_calls:
+                module = lib.s.open_calls[-1][0]
                 if not (kind == "F.multi_head_attention_forward" and isinstance(module, torch.nn.MultiheadAttention)):
                     try:
-                        lib._note(lib.s._module_name(module), kind)
+                        lib._note(lib.s.module_name(module), kind)
                     except Exception as e:  # noqa: BLE001: never break the script
                         lib.s.notice("attention_failed", "library attention note failed: %s: %s"
                                      % (type(e).__name__, e))
@@ -76,4 +76,4 @@ class LibraryAttention:
             return
         self._keys.add(key)
         self.seen.append(key)
-        self.s.rec.add_insights({"library_attention": [{"module": module_path, "kind": kind}]})
+        self.s.add_insights({"library_attention": [{"module": module_path, "kind": kind}]})

@@ -1,22 +1,22 @@
 """Attention capture: softmax weights the project's code computes, per layer and head.
 
 What is captured: ``torch.softmax``, ``F.softmax`` or ``Tensor.softmax`` called
-from a project file (``_attention_project_code``), or an ``nn.Softmax`` module,
+from a project file (``ctx.project_files``), or an ``nn.Softmax`` module,
 inside a recorded module call, over the last dimension, with a result of shape
 ``[B, H, T, S]`` or ``[B, T, T]`` where B is the batch of the current top-level
 module call. Only the first grad-enabled forward of each root module per step
 counts (not evaluation passes under no_grad, nor further forwards).
 
-What is recorded: for each followed sample (``_attention_followed_rows``) its
+What is recorded: for each followed sample (``ctx.followed_rows``) its
 ``[H, T, S]`` weights (``[1, T, T]`` for a 3-d result) as a tensor (role
 Other) on the enclosing module call (for ``nn.Softmax``: its caller), with the
 sample's input tokens when the top-level call has an integer ``[B, T]`` tensor
 input (its first such) and their labels where a vocabulary is known
-(``_embeddings_vocabulary``); written as AttentionRecords {step, module,
+(``captures.vocabulary``); written as AttentionRecords {step, module,
 event, sample, shape, weights, tokens, token_labels} at the end of each step.
 A softmax of attention shape whose first dimension is not the batch (e.g.
 ``[B*H, T, T]``) is named in a notice instead. Library attention
-(``nn.MultiheadAttention`` ...) is reported by ``_attention_library``.
+(``nn.MultiheadAttention`` ...) is reported by ``library.py``.
 
 How: ``Tensor.softmax`` and ``torch.softmax`` are wrapped; ``F.softmax`` is not
 (TorchScript compiles it from source) but calls ``Tensor.softmax``, whose
@@ -35,26 +35,24 @@ import sys
 import torch
 import torch.nn.functional as F
 
-from . import _phases as P
-from ._attention_followed_rows import followed_rows
-from ._attention_library import LibraryAttention
-from ._attention_project_code import ProjectFiles
-from ._embeddings_vocabulary import Vocabularies
+from ... import schema as P
+from ..vocabulary import Vocabularies
+from .library import LibraryAttention
 
 _F_SOFTMAX = F.softmax.__code__
 _SCRIPTABLE = []  # torch.softmax wrappers registered as aten::softmax for TorchScript
 
 
-def attach(session):
-    return AttentionCapture(session)
+def attach(ctx):
+    return AttentionCapture(ctx)
 
 
 class AttentionCapture:
-    def __init__(self, session):
-        self.s = session
-        self.project = ProjectFiles(session.project_dir)
+    def __init__(self, ctx):
+        self.s = ctx  # CaptureContext
+        self.project = ctx.project_files
         self.vocab = Vocabularies(self.project)
-        self.library = LibraryAttention(session)
+        self.library = LibraryAttention(ctx)
         self.enabled = True
         self.batch_rows = None      # rows of the current top-level call's batch
         self.token_ids = None       # its first integer [B, T] tensor input (token ids)
@@ -69,14 +67,14 @@ class AttentionCapture:
     def install(self):
         # F.softmax is left alone (TorchScript compiles it from source): it calls
         # Tensor.softmax, whose wrapper looks past it to F.softmax's caller.
-        self.s._patch(torch.Tensor, "softmax", self._wrap_softmax)
-        self.s._patch(torch, "softmax", self._wrap_softmax)
+        self.s.patch(torch.Tensor, "softmax", self._wrap_softmax)
+        self.s.patch(torch, "softmax", self._wrap_softmax)
         _SCRIPTABLE.append(torch.softmax)  # alive for good: TorchScript's builtin table is keyed by id()
         torch.jit._builtins._register_builtin(torch.softmax, "aten::softmax")
         self.library.install()
 
     def on_module_pre(self, module, eid, args):
-        if len(self.s._stack) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
+        if len(self.s.open_calls) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
             self._new_forward(module, args)
         elif isinstance(module, torch.nn.Embedding) and args and args[0] is self.token_ids:
             self.token_table = module.num_embeddings
@@ -106,13 +104,13 @@ class AttentionCapture:
         @functools.wraps(orig)
         def softmax(*args, **kwargs):
             out = orig(*args, **kwargs)
-            if cap.capturing and cap.enabled and cap.s._stack and isinstance(out, torch.Tensor) \
+            if cap.capturing and cap.enabled and cap.s.open_calls and isinstance(out, torch.Tensor) \
                     and out.dim() in (3, 4) and cap.s.active:
                 try:
                     cap._consider(out, args, kwargs, sys._getframe(1))
                 except Exception as e:  # noqa: BLE001: an extension never breaks the script
                     cap.enabled = False
-                    cap.s.ext._disable("attention", "softmax", e)
+                    cap.s.capture_failed("attention", "softmax", e)
             return out
 
         softmax.__module__ = getattr(orig, "__module__", None)  # Tensor.softmax (a C method) has none
@@ -130,13 +128,13 @@ class AttentionCapture:
             return
         module, eid = owner
         if self.batch_rows is None or shape[0] != self.batch_rows:
-            self._skipped.setdefault(self.s._module_name(module), shape)
+            self._skipped.setdefault(self.s.module_name(module), shape)
             return
         self._record(out, shape, module, eid)
 
     def _owner(self, caller):
         """(module, event) the softmax belongs to, or None when it is not the project's."""
-        stack = self.s._stack
+        stack = self.s.open_calls
         top = stack[-1][0]
         if isinstance(top, torch.nn.Softmax):
             return stack[-2] if len(stack) >= 2 else None
@@ -145,15 +143,15 @@ class AttentionCapture:
         return stack[-1] if self.project.contains(caller.f_code.co_filename) else None
 
     def _record(self, out, shape, module, eid):
-        name = self.s._module_name(module)
+        name = self.s.module_name(module)
         with torch.no_grad():
-            for sample, pos, _ in followed_rows(self.s, shape[0]):
+            for sample, pos, _ in self.s.followed_rows(shape[0]):
                 w = out[pos].detach()
                 if w.dim() == 2:
                     w = w.unsqueeze(0)
                 tid = self.s.rec.tensor(w, P.ATTENTION, eid, "attention[sample %d]" % sample)
                 tokens, labels = self._tokens_of(pos)
-                self._pending.append({"step": self.s.steps_done, "module": name, "event": eid, "sample": sample,
+                self._pending.append({"step": self.s.step, "module": name, "event": eid, "sample": sample,
                                       "shape": list(shape), "weights": tid, "tokens": tokens,
                                       "token_labels": labels})
 
@@ -184,4 +182,4 @@ class AttentionCapture:
     def _flush(self):
         if self._pending:
             records, self._pending = self._pending, []
-            self.s.rec.add_insights({"attention": records})
+            self.s.add_insights({"attention": records})

@@ -15,7 +15,7 @@ _VENV_PARTS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.
 class ProjectFiles:
     def __init__(self, project_dir):
         self._root = os.path.abspath(project_dir).rstrip(os.sep) + os.sep
-        self._tvis = os.path.dirname(os.path.abspath(__file__)) + os.sep
+        self._tvis = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # the tvis package
         self._cache = {}
 
     def contains(self, filename):

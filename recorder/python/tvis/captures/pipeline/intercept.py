@@ -1,6 +1,6 @@
 """Routing calls of chosen callables through a recorder, for a while.
 
-``Interceptor(targets, on_call)`` with targets from ``_pipeline_discover``:
+``Interceptor(targets, on_call)`` with targets from ``discover.py``:
 ``install()`` makes every call of a target go through
 ``on_call(target, fn, args, kwargs, value)`` (``fn(*args, **kwargs)`` is the
 original call, ``value`` its first argument after ``self``); ``remove()``

@@ -11,6 +11,14 @@ row no other id took, and its ``dataset_index`` says which sample that is.
 
 ``first_rows(k, rows)`` is the plan when dataset indices are unknown
 (iterable datasets, real worker processes): ids = rows 0..K-1, index -1.
+
+``followed_rows(session, batch_rows)`` is what captures record per sample:
+[(sample id, batch position, label index or None)] for this step, the
+session's followed samples (``session.followed``, set when a batch is
+recorded) whose position lies inside the batch. A script that builds its
+batches without a DataLoader has no followed samples; then the first
+``session.samples`` rows are followed (ids = positions, labels unknown), the
+same leading rows the native recorder keeps of batch tensors.
 """
 
 import numbers
@@ -69,3 +77,10 @@ class FollowedIndices:
                     break
                 plan[sid] = pos
         return [[sid, pos, index_value(indices[pos])] for sid, pos in sorted(plan.items())]
+
+
+def followed_rows(session, batch_rows):
+    if session.followed:
+        return [(s["id"], s["batch_position"], s.get("label_index"))
+                for s in session.followed if 0 <= s["batch_position"] < batch_rows]
+    return [(i, i, None) for i in range(min(session.samples, batch_rows))]

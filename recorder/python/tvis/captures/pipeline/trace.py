@@ -3,19 +3,19 @@
 ``ItemTracer(session, on_error).trace(dataset, call, sample_id,
 dataset_index)`` runs ``call()`` (the dataset's ``__getitem__`` for that
 index, or the next item of an iterable dataset) with every callable reachable
-from the dataset (``_pipeline_discover``) routed through a recorder
-(``_pipeline_intercept``), and returns ``(call's result, {"event",
+from the dataset (``discover.py``) routed through a recorder
+(``intercept.py``), and returns ``(call's result, {"event",
 "transforms"})`` (None instead of the dict when recording failed to start).
 
 Events: one DatasetGetItem event (the dataset's class, details
 ``sample``/``dataset_index``, its output tensors) holding one Transform event
 per intercepted call, nested as the calls nest (a Compose holds its
 children). Each Transform event has its input and output tensors (values
-converted by ``_pipeline_values``), details ``input``/``output`` describing
+converted by ``values.py``), details ``input``/``output`` describing
 the values and ``rng`` naming the streams it drew from, and the state of
 each such stream before the call as a tensor of role Other named
 ``torch_rng_state`` (``torch.get_rng_state()``), ``numpy_rng_state`` or
-``python_rng_state`` (layouts in ``_pipeline_rng``).
+``python_rng_state`` (layouts in ``rng.py``).
 
 At most MAX_CALLS calls are recorded per item (a notice says when more ran).
 
@@ -37,11 +37,11 @@ import types
 
 import torch
 
-from . import _phases as P
-from ._pipeline_discover import discover
-from ._pipeline_intercept import Interceptor
-from ._pipeline_rng import Snapshot, encode_numpy, encode_python
-from ._pipeline_values import TENSOR, as_tensor
+from ... import schema as P
+from .discover import discover
+from .intercept import Interceptor
+from .rng import Snapshot, encode_numpy, encode_python
+from .values import TENSOR, as_tensor
 
 _NAME_MAX = 160
 MAX_CALLS = 64  # recorded calls per item; later ones run unrecorded (notice pipeline_calls_capped)
@@ -105,8 +105,8 @@ class _Step:
 
 
 class ItemTracer:
-    def __init__(self, session, on_error):
-        self.s = session
+    def __init__(self, ctx, on_error):
+        self.s = ctx  # CaptureContext
         self.on_error = on_error
         self.failed = False
         self._stack = []

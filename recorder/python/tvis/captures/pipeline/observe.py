@@ -4,7 +4,7 @@
 (``begin``/``end``; ``end`` returns the ``FetchObservation``). Torch's
 dataset fetchers are used through ``ObservedFetcher``; while a fetch is
 observed, its ``fetch(index)`` plans the followed rows
-(``_pipeline_followed``) and traces those items (``_pipeline_trace``):
+(``tvis.session.followed``) and traces those items (``trace.py``):
 
 - map-style datasets (``_MapDatasetFetcher`` with automatic batching): the
   fetcher's ``dataset`` is swapped, for that one call, for a view whose
@@ -25,8 +25,8 @@ arguments; the swapped attributes are put back before ``fetch`` returns.
 
 from torch.utils.data._utils.fetch import _IterableDatasetFetcher, _MapDatasetFetcher
 
-from ._pipeline_followed import FollowedIndices, first_rows, index_value
-from ._pipeline_trace import ItemTracer
+from ...session.followed import FollowedIndices, first_rows, index_value
+from .trace import ItemTracer
 
 
 class FetchObservation:
@@ -108,9 +108,9 @@ class _TracedIter:
 
 
 class Observer:
-    def __init__(self, session, on_error):
-        self.s = session
-        self.tracer = ItemTracer(session, on_error)
+    def __init__(self, ctx, on_error):
+        self.s = ctx  # CaptureContext
+        self.tracer = ItemTracer(ctx, on_error)
         self._open = []
         self._followed = {}   # id(dataset) -> (dataset, FollowedIndices)
 

@@ -11,7 +11,7 @@ the [B, classes] input of the cross_entropy / nll_loss call behind the loss.
 For each followed sample row i and target class c tvis differentiates
 scores[i, c] alone: ``autograd.grad(scores, activations,
 grad_outputs=onehot(i, c), retain_graph=True)`` on the user's graph
-(_gradcam_maps.class_gradients). The classes: the predicted one (argmax of
+(maps.class_gradients). The classes: the predicted one (argmax of
 row i), which is also the true one when the model is right (its class-index
 target; that map is listed for both); the true class of a misclassified
 sample only with ``--gradcam-true``, so by default a step costs one pass per
@@ -24,7 +24,7 @@ pair there, as where autograd refuses batching. No forward, no RNG; the exact
 derivative of sample i's score alone (BatchNorm coupling included, other
 samples' scores excluded). During those passes tvis's own gradient hooks are
 paused and the user's hooks are silenced and ``.grad`` of ``retain_grad()``
-tensors restored (_gradcam_guard.HookGuard). Leaf ``.grad`` is never written.
+tensors restored (guard.HookGuard). Leaf ``.grad`` is never written.
 
 Maps: ReLU(sum_c mean_hw(dS/dA_c) A_c), float32 [h, w], stored with
 ``rec.tensor(map, GRADCAM, module event, name)`` and listed per backward with
@@ -43,7 +43,7 @@ tensor any more); no conv layer at all; a pass that autograd refuses
 backward the passes run is named in a notice (its backward runs once more per
 pass; pure ones are harmless; attributes it sets or deletes on its ``ctx``
 and the global random streams it draws from are put back after the passes,
-_gradcam_guard.HookGuard.function_state_kept).
+guard.HookGuard.function_state_kept).
 
 Memory: references to this forward's activations are held from the module's
 return to the backward (no later), at most for the latest ``_MAX_FORWARDS``
@@ -53,22 +53,22 @@ top-level model calls before one backward, and all dropped at step end.
 import torch
 from torch.utils.checkpoint import CheckpointFunction
 
-from . import _phases as P
-from ._gradcam_guard import HookGuard
-from ._gradcam_maps import cam, class_gradients, class_scores, executed_nodes, python_functions
+from ... import schema as P
+from .guard import HookGuard
+from .maps import cam, class_gradients, class_scores, executed_nodes, python_functions
 
 _MAX_FORWARDS = 4
 PREDICTED, TRUE = 0, 1
 
 
-def attach(session):
-    if ("no_gradcam", "1") in [tuple(o) for o in session.options]:
-        session.notice("gradcam_off", "Grad-CAM skipped by request (--no-gradcam)")
+def attach(ctx):
+    if ctx.flag("no_gradcam"):
+        ctx.notice("gradcam_off", "Grad-CAM skipped by request (--no-gradcam)")
         return None
-    if session.samples <= 0:
-        session.notice("gradcam_off", "Grad-CAM skipped: --samples 0 follows no sample")
+    if ctx.samples <= 0:
+        ctx.notice("gradcam_off", "Grad-CAM skipped: --samples 0 follows no sample")
         return None
-    return GradCam(session, true_class=("gradcam_true", "1") in [tuple(o) for o in session.options])
+    return GradCam(ctx, true_class=ctx.flag("gradcam_true"))
 
 
 class _Activation:
@@ -82,8 +82,8 @@ class _Activation:
 
 
 class GradCam:
-    def __init__(self, session, true_class=False):
-        self.s = session
+    def __init__(self, ctx, true_class=False):
+        self.s = ctx  # CaptureContext
         self.true_class = true_class  # --gradcam-true: also the true class of misclassified samples
         self.guard = HookGuard()
         self._forwards = []   # [[_Activation]] per top-level model call since the last backward
@@ -98,28 +98,28 @@ class GradCam:
     def finalize(self):
         self.guard.uninstall()
         self._drop()
-        if self.maps_written == 0 and not any(c.startswith("gradcam") for c, _ in self.s.notices):
+        if self.maps_written == 0 and not self.s.has_notice("gradcam"):
             self.s.notice("gradcam_none", "no Grad-CAM maps: no module returned a [B, C, H, W] activation "
                                           "that a classification loss's scores depend on")
 
     def on_module_post(self, module, eid, args, output):
         s = self.s
-        if self._busy or s._fetch_depth or s._bw_depth or s._step_depth:
+        if self._busy or not s.in_forward_phase():
             return
         if not isinstance(output, torch.Tensor) or output.dim() != 4 or not output.is_floating_point() \
                 or output.grad_fn is None:
-            if not s._stack:
+            if not s.open_calls:
                 self._close_forward()
             return
         if not self._forwards or self._forwards[-1] is None:
             self._open_forward()
-        key, path = id(module), s._module_name(module)
+        key, path = id(module), s.module_name(module)
         acts = self._forwards[-1]
         if acts and acts[-1].tensor is output and acts[-1].version == output._version:
             acts[-1].modules.append((key, path))  # a container returning its last child's output
         else:
             acts.append(_Activation(key, path, eid, output))
-        if not s._stack:
+        if not s.open_calls:
             self._close_forward()
 
     def on_backward(self, loss, loss_info):
@@ -209,8 +209,8 @@ class GradCam:
 
     def _rows(self, batch):
         """[(sample id, batch row)]: the followed samples, else the first --samples rows."""
-        followed = [(f["id"], f["batch_position"]) for f in self.s.followed if f["batch_position"] < batch]
-        return followed or [(i, i) for i in range(min(self.s.samples, batch))]
+        rows = [(sample, row) for sample, row, _ in self.s.followed_rows(batch)]
+        return rows or [(i, i) for i in range(min(self.s.samples, batch))]
 
     def _pairs(self, scores, target, rows):
         """[(row, class)] to differentiate and, beside each, (sample, [(target kind, class)])."""
@@ -281,7 +281,7 @@ class GradCam:
         return names
 
     def _write(self, acts, maps):
-        rec, step, records = self.s.rec, self.s.steps_done, []
+        rec, step, records = self.s.rec, self.s.step, []
         names = self._names(acts, maps)
         for sample, targets, a, m in maps:
             label = "/".join("%s %d" % ("predicted" if k == PREDICTED else "true", c) for k, c in targets)
@@ -291,5 +291,5 @@ class GradCam:
                     records.append({"step": step, "module": name, "sample": sample, "target": k,
                                     "class_index": int(c), "map": tid})
         if records:
-            rec.add_insights({"gradcam": records})
+            self.s.add_insights({"gradcam": records})
             self.maps_written += len(maps)

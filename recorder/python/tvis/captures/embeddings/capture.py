@@ -4,7 +4,7 @@ Vectors: for each module call made directly from the root model's forward (the
 root call is the only open call when the child returns; e.g. conv1, bn1, relu,
 maxpool, layer1..4, avgpool, fc of a ResNet, blocks.0 of a model that loops
 over an nn.ModuleList) whose first tensor output is floating point with the
-batch as its first dimension, each followed sample's row (``_attention_followed_rows``)
+batch as its first dimension, each followed sample's row (``ctx.followed_rows``)
 pooled to one vector: ``[B, C, H, W...]`` -> mean over the spatial dims,
 ``[B, T, D]`` -> mean over the tokens (padding included), ``[B, D]`` as is.
 The first grad-enabled call of each child module per step and root module is
@@ -21,7 +21,7 @@ the next forward or the run's end. Outputs not carrying the batch dimension
 Tables: each ``nn.Embedding`` at its first call in the run (its weights as
 used at step 0's forward) -> EmbeddingTableRecord {module, rows, labels}: the
 leading rows that fit the ``max_elems`` budget, labelled by the script's
-vocabulary where one is found (``_embeddings_vocabulary``).
+vocabulary where one is found (``captures.vocabulary``).
 
 Contract: reads outputs and weights (copies are kept by the native recorder),
 writes nothing of the user's, draws no random numbers.
@@ -29,14 +29,12 @@ writes nothing of the user's, draws no random numbers.
 
 import torch
 
-from . import _phases as P
-from ._attention_followed_rows import followed_rows
-from ._attention_project_code import ProjectFiles
-from ._embeddings_vocabulary import Vocabularies
+from ... import schema as P
+from ..vocabulary import Vocabularies
 
 
-def attach(session):
-    return EmbeddingsCapture(session)
+def attach(ctx):
+    return EmbeddingsCapture(ctx)
 
 
 def pooled(output, positions):
@@ -50,10 +48,10 @@ def pooled(output, positions):
 
 
 class EmbeddingsCapture:
-    def __init__(self, session):
-        self.s = session
-        self.vocab = Vocabularies(ProjectFiles(session.project_dir))
-        max_elems = dict(session.options).get("max_elems")
+    def __init__(self, ctx):
+        self.s = ctx  # CaptureContext
+        self.vocab = Vocabularies(ctx.project_files)
+        max_elems = ctx.option("max_elems")
         self.max_elems = int(max_elems) if max_elems else 2_000_000
         self.batch_rows = None
         self._taken = set()          # (step, id(root), id(child)) already recorded
@@ -64,15 +62,15 @@ class EmbeddingsCapture:
 
     # ------------------------------------------------------------ hooks --
     def on_module_pre(self, module, eid, args):
-        if len(self.s._stack) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
+        if len(self.s.open_calls) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
             self._flush()
             first = next((a for a in args if isinstance(a, torch.Tensor)), None)
             self.batch_rows = first.shape[0] if first is not None and first.dim() > 0 else None
 
     def on_module_post(self, module, eid, args, output):
-        stack = self.s._stack
+        stack = self.s.open_calls
         if len(stack) == 1 and self.batch_rows is not None and torch.is_grad_enabled():
-            key = (self.s.steps_done, id(stack[0][0]), id(module))
+            key = (self.s.step, id(stack[0][0]), id(module))
             if key not in self._taken:
                 self._taken.add(key)
                 self._vectors(module, eid, output)
@@ -107,11 +105,11 @@ class EmbeddingsCapture:
             out = out[0]
         if not isinstance(out, torch.Tensor) or not out.is_floating_point() or out.dim() < 2:
             return
-        name = self.s._module_name(module)
+        name = self.s.module_name(module)
         if out.shape[0] != self.batch_rows:
             self._unbatched.setdefault(name, tuple(out.shape))
             return
-        rows = followed_rows(self.s, self.batch_rows)
+        rows = self.s.followed_rows(self.batch_rows)
         if not rows:
             return
         positions = [pos for _, pos, _ in rows]
@@ -119,7 +117,7 @@ class EmbeddingsCapture:
             vectors = pooled(out, positions)
         tid = self.s.rec.tensor(vectors, P.EMBEDDING, eid, "embedding")
         self._positions = positions
-        self._pending.append({"step": self.s.steps_done, "module": name, "samples": [s for s, _, _ in rows],
+        self._pending.append({"step": self.s.step, "module": name, "samples": [s for s, _, _ in rows],
                               "labels": ["" if lab is None else str(lab) for _, _, lab in rows],
                               "vectors": tid})
 
@@ -129,13 +127,13 @@ class EmbeddingsCapture:
         rows = max(1, min(weight.shape[0], self.max_elems // max(dim, 1)))
         tid = self.s.rec.tensor(weight[:rows], P.EMBEDDING_TABLE, eid, "embedding table")
         labels = self.vocab.for_table(module.num_embeddings)[:rows]
-        self.s.rec.add_insights({"tables": [{"module": self.s._module_name(module), "rows": tid,
+        self.s.add_insights({"tables": [{"module": self.s.module_name(module), "rows": tid,
                                              "labels": labels}]})
 
     def _flush(self):
         if self._pending:
             records, self._pending = self._pending, []
-            self.s.rec.add_insights({"embeddings": records})
+            self.s.add_insights({"embeddings": records})
 
 
 def _loss_targets(loss_info):

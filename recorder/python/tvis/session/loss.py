@@ -12,7 +12,7 @@ Logits of shape [B*T, V] that were reshaped from [B, T, V] get a TokenLayout
 import torch
 import torch.nn.functional as F
 
-from . import _phases as P
+from .. import schema as P
 
 
 def _scalar_repr(v):

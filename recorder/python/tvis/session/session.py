@@ -13,9 +13,10 @@ the next top-level module call or data fetch (a hand-written update belongs to
 it). After the N-th step the script is stopped at its first data fetch or
 module call: the run is finalized, stdout/stderr flushed, ``os._exit(0)``.
 
-Capture extensions (``_capture_*.py``: data pipeline, Grad-CAM, attention,
-embeddings) ride on these hooks through ``_extensions.Extensions``; see there
-for the calls they get. ``followed`` holds this step's followed samples.
+Captures (``tvis.captures``: data pipeline, Grad-CAM, attention, embeddings)
+ride on these hooks through ``tvis.captures.Extensions``; see there for the
+calls they get. They see the session only through ``CaptureContext``
+(``context.py``). ``followed`` holds this step's followed samples.
 """
 
 import contextlib
@@ -31,10 +32,12 @@ import weakref
 import torch
 import torch.nn.functional as F
 
-from . import _phases as P
-from ._extensions import Extensions
-from ._loss import analyze_loss
-from ._pipeline_fetch import FetchRecorder
+from .. import schema as P
+from ..captures import Extensions
+from .context import CaptureContext
+from .fetch import FetchRecorder
+from .loss import analyze_loss
+from .project_code import ProjectFiles
 
 _LOSS_FUNCTIONS = (
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -59,7 +62,7 @@ def _call_kwargs(frame):
 
 class Session:
     def __init__(self, native, run_file, steps, max_elems, samples, project_dir, script, options):
-        here = os.path.dirname(os.path.abspath(__file__))
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the tvis package: not project code
         # TVIS_ZSTD_LEVEL: the writer's zstd level (default 1; benchmarks compare others).
         level = int(os.environ.pop("TVIS_ZSTD_LEVEL", "1") or 1)
         # TVIS_ZSTD_DENSE_LEVEL: the level of float32 weights and activations (run_builder.h).
@@ -70,6 +73,7 @@ class Session:
         self.steps_requested = steps
         self.samples = samples
         self.project_dir = project_dir
+        self.project_files = ProjectFiles(project_dir)
         self.script = script
         self.options = options
         self.started_ms = int(time.time() * 1000)
@@ -103,7 +107,7 @@ class Session:
         self.followed = []
         self.followed_step = -1     # the step `followed` was set for
         self.ext = None             # Extensions, set at install()
-        self.fetch = None           # FetchRecorder (_pipeline_fetch), set at install()
+        self.fetch = None           # FetchRecorder (fetch.py), set at install()
         # Benchmarks: where to write the writer's statistics at finalize (JSON).
         self.stats_file = os.environ.pop("TVIS_STATS_FILE", None)
         # [(what, unix time)] of setup, steps and finalize; in the statistics file.
@@ -114,7 +118,7 @@ class Session:
 
     # ------------------------------------------------------------ install --
     def install(self):
-        self.ext = Extensions(self)
+        self.ext = Extensions.attach_all(CaptureContext(self))
         mm = torch.nn.modules.module
         h1 = mm.register_module_forward_pre_hook(self._pre)
         h2 = mm.register_module_forward_hook(self._post)

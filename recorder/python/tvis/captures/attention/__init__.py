@@ -1,0 +1,1 @@
+"""Attention capture: softmax weights of project code; attention inside torch named (library.py)."""

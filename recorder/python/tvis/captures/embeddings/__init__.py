@@ -1,0 +1,1 @@
+"""Embeddings capture: per-sample vectors at top-level modules; nn.Embedding tables."""

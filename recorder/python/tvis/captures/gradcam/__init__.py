@@ -1,0 +1,1 @@
+"""Grad-CAM capture: maps per followed sample and conv layer (maps.py), user hooks silenced (guard.py)."""
