@@ -1,5 +1,6 @@
 // Browser end-to-end test of viewer.html (run by test_browser.sh, which
 // starts the servers and passes their addresses in TVIS_E2E_* variables).
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -41,11 +42,52 @@ async function waitFor(page, pred, ms = 20000) {
   return s;
 }
 
+// Waits until the page has rendered `n` more animation frames: a state of
+// the page, not a time (a busy machine renders fewer frames per second).
+async function frames(page, n) {
+  await page.evaluate((n) => new Promise((resolve) => {
+    const step = (left) => (left === 0 ? resolve() : requestAnimationFrame(() => step(left - 1)));
+    step(n);
+  }), n);
+}
+
+// Waits for the viewer's first state() (the wasm started).
+async function started(page) {
+  return waitFor(page, (s) => s !== null);
+}
+
+// Runs tests/e2e/screen_check.py on a screenshot: a check on what a person
+// sees (the selection colour at a row, a heatmap's cells).
+function screenCheck(name, args) {
+  try {
+    const out = execFileSync('/usr/bin/python3', [path.join(path.dirname(new URL(import.meta.url).pathname), 'screen_check.py'), ...args.map(String)],
+                             { encoding: 'utf8' });
+    check(name, true);
+    console.log('     ' + out.trim());
+  } catch (err) {
+    check(name, false, (err.stdout || '') + (err.stderr || '') || String(err));
+  }
+}
+
+// Clicks event `id`'s row once it is drawn; returns its rectangle or null.
+async function clickRow(page, id) {
+  await waitForPage(page, (id) => window.tvisViewer.eventRowLoaded(id), 10000, id);
+  const rect = await page.evaluate((id) => window.tvisViewer.eventRowRect(id), id);
+  if (!Array.isArray(rect)) return null;
+  // Press and release across frames, as pressKey does for keys.
+  await page.mouse.move((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2);
+  await frames(page, 2);
+  await page.mouse.down();
+  await frames(page, 2);
+  await page.mouse.up();
+  return rect;
+}
+
 // Polls `fn` inside the page until it returns true (or `ms` pass).
-async function waitForPage(page, fn, ms = 10000) {
+async function waitForPage(page, fn, ms = 10000, arg = undefined) {
   const t0 = Date.now();
   while (Date.now() - t0 < ms) {
-    if (await page.evaluate(fn).catch(() => false)) return true;
+    if (await page.evaluate(fn, arg).catch(() => false)) return true;
     await page.waitForTimeout(30);
   }
   return false;
@@ -125,10 +167,51 @@ try {
       const sel = await waitFor(page, (s) => s.selection && s.selection.event === 8 && s.selection.tensor != null, 3000);
       check('golden: click shows a tensor of event 8', sel && sel.selection && sel.selection.tensor != null,
             sel && sel.selection);
-      const after = await waitFor(page, () => true, 300);
+      await frames(page, 10);  // the tensor's chunk decoded and drawn
+      const after = await state(page);
       check('golden: no errors after selecting', after && after.errors.length === 0, after && after.errors);
     }
-    await page.screenshot({ path: path.join(outDir, 'golden.png') });
+    // The pointer leaves the table (a hovered row is drawn grey, not blue).
+    await page.mouse.move(700, 845);
+    await frames(page, 4);
+    const shot = path.join(outDir, 'golden.png');
+    await page.screenshot({ path: shot });
+    if (rect) {
+      const now = await page.evaluate(() => window.tvisViewer.eventRowRect(8));
+      screenCheck('golden: the selected row is drawn in the selection colour', ['selected-row', shot, ...now]);
+      screenCheck("golden: the output's heatmap is drawn", ['heatmap', shot]);
+    }
+    await page.close();
+  }
+
+  // 1c. A real `tvis run` of the bundled example, recorded by test_browser.sh.
+  {
+    const real = JSON.parse(fs.readFileSync(env.TVIS_E2E_REAL_INSPECT, 'utf8'));
+    const conv = Number(env.TVIS_E2E_REAL_CONV);
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=${env.TVIS_E2E_REAL_URL}`);
+    const s = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
+    check('real run: shown with the steps and events inspect reports',
+          s && s.run && s.run.steps === real.steps && s.run.events === real.events, s && s.run);
+    check('real run: no errors', s && s.errors.length === 0, s && s.errors);
+    const shot0 = path.join(outDir, 'real_run.png');
+    await page.screenshot({ path: shot0 });
+    screenCheck('real run: nothing selected at first', ['selected-row', shot0, '--absent']);
+    // The call tree's search field (top left of the table): filter to Conv2d
+    // calls, so the first convolution's row is drawn without scrolling.
+    await page.mouse.click(200, 106);
+    await page.keyboard.type('Conv2d');
+    const rect = await clickRow(page, conv);
+    check(`real run: Conv2d call ${conv} drawn`, rect !== null, rect);
+    const sel = await waitFor(page, (s) => s.selection && s.selection.event === conv && s.selection.tensor != null, 5000);
+    check('real run: click shows its tensor', sel && sel.selection && sel.selection.tensor != null, sel && sel.selection);
+    await page.mouse.move(700, 845);
+    await frames(page, 10);
+    const shot = path.join(outDir, 'real_run_selected.png');
+    await page.screenshot({ path: shot });
+    const now = await page.evaluate((id) => window.tvisViewer.eventRowRect(id), conv);
+    if (Array.isArray(now)) screenCheck('real run: the clicked row is highlighted', ['selected-row', shot, ...now]);
+    screenCheck("real run: the convolution's output heatmap is drawn", ['heatmap', shot]);
+    check('real run: no page errors', !page.tvisLogs.some((l) => l.startsWith('pageerror')), page.tvisLogs);
     await page.close();
   }
 
@@ -142,7 +225,7 @@ try {
   // 3. The Open button's file input.
   {
     const page = await openPage(browser, `${env.TVIS_E2E_PLAIN_BASE}/viewer.html`);
-    const s0 = await waitFor(page, () => true);
+    const s0 = await started(page);
     check('empty page: no run, no errors', s0 && s0.run === null && s0.errors.length === 0, s0);
     await page.screenshot({ path: path.join(outDir, 'empty.png') });
     await page.setInputFiles('#tvis-file', env.TVIS_E2E_RUN_FILE);
@@ -153,7 +236,7 @@ try {
   // 3b. Drag-and-drop of a file onto the page.
   {
     const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html`);
-    await waitFor(page, () => true);
+    await started(page);
     await page.evaluate(async () => {
       const bytes = await (await fetch('/runs/run.tvis')).arrayBuffer();
       const dt = new DataTransfer();
@@ -191,19 +274,19 @@ try {
     const opened = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
     check(`${name}: click opens the second run`, opened && opened.run && opened.run.steps === expectedRuns[1].steps &&
           opened.runs === null && opened.page === 'Explore', opened);
-    const rows = await waitFor(page, () => true, 200) && await page.evaluate(() => window.tvisViewer.eventRowLoaded(0));
+    const rows = await waitForPage(page, () => window.tvisViewer.eventRowLoaded(0));
     check(`${name}: its call tree is drawn`, rows === true, rows);
   }
   {
     const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html`);
-    await waitFor(page, () => true);
+    await started(page);
     await page.setInputFiles('#tvis-folder', runsDir);
     await checkRunList('folder input', page);
     await page.close();
   }
   {
     const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html`);
-    await waitFor(page, () => true);
+    await started(page);
     // Each event waits for the page's answer to the one before; the drop is
     // accepted once a dragover was answered (the page's handler allows it).
     const cdp = await page.context().newCDPSession(page);
@@ -252,7 +335,7 @@ try {
   // 5. The single-file page, opened from disk.
   {
     const page = await openPage(browser, 'file://' + env.TVIS_E2E_SINGLE);
-    const s0 = await waitFor(page, () => true);
+    const s0 = await started(page);
     check('single file from disk: starts', s0 !== null, page.tvisLogs.slice(-5));
     await page.setInputFiles('#tvis-file', env.TVIS_E2E_RUN_FILE);
     checkRun('single file + file input', await waitFor(page, (s) => s.run !== null || s.errors.length > 0));

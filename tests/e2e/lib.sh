@@ -69,7 +69,36 @@ start_plain_http() {
   wait_for_port "$2"
 }
 
-# synth_run PATH [STEPS]: a synthetic run (until real recordings are used).
+# synth_run PATH [STEPS]: a synthetic run (shapes and sizes chosen by the test).
 synth_run() {
   "$BIN/tvis-synth" --out "$1" --steps "${2:-3}" >/dev/null
+}
+
+# real_run RUNS_DIR: records 2 steps of the bundled examples/digits_cnn.py
+# with `tvis run` into RUNS_DIR and prints the run.tvis path. Fails (does not
+# skip) when recording fails: the recorder is part of what is tested.
+real_run() {
+  local log="$WORK/real_run.log"
+  /usr/bin/python3 -c 'import torch' 2>/dev/null || fail "real_run: /usr/bin/python3 has no torch (run tools/bootstrap)"
+  "$BIN/tvis" run --steps 2 --out "$1" "$ROOT/examples/digits_cnn.py" --epochs 1 >"$log" 2>&1 \
+    || fail "real_run: tvis run failed: $(tail -5 "$log")"
+  sed -n 's/^tvis run: recorded //p' "$log" | tail -1
+}
+
+# first_call_of RUN CLASS: the id of the first module call of class CLASS in
+# RUN (read with the recorder's Python reader; the build's native module).
+first_call_of() {
+  PYTHONPATH="${TVIS_E2E_NATIVE_PY:-$ROOT/build/native/python}:$ROOT/recorder/python" /usr/bin/python3 - "$1" "$2" <<'PY'
+import sys
+from tvis._read import load
+calls = [e["id"] for e in load(sys.argv[1]).module_events() if e["class_name"] == sys.argv[2]]
+if not calls:
+    sys.exit(f"first_call_of: no {sys.argv[2]} call in {sys.argv[1]}")
+print(min(calls))
+PY
+}
+
+# screen_check CHECK PNG [ARGS]: a check on what a person sees (screen_check.py).
+screen_check() {
+  /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/screen_check.py" "$@" || fail "screen_check $*"
 }

@@ -19,6 +19,14 @@ cp "$ROOT/tests/data/golden_v1.tvis" "$WWW/runs/golden.tvis"
 "$BIN/tvis" inspect --json "$WWW/runs/golden.tvis" > "$WORK/golden.json"
 export TVIS_E2E_GOLDEN_INSPECT="$WORK/golden.json"
 "$BIN/tvis" inspect --json "$WWW/runs/run.tvis" > "$WORK/inspect.json"
+# A real recording made now: `tvis run` of the bundled example.
+REAL="$(real_run "$WWW/runs/real")"
+[ -f "$REAL" ] || fail "real_run printed no run path"
+"$BIN/tvis" inspect --json "$REAL" > "$WORK/real.json"
+export TVIS_E2E_REAL_INSPECT="$WORK/real.json"
+export TVIS_E2E_REAL_URL="/runs/real/${REAL#"$WWW/runs/real/"}"
+TVIS_E2E_REAL_CONV="$(first_call_of "$REAL" Conv2d)" || fail "real run: no Conv2d call"
+export TVIS_E2E_REAL_CONV
 
 # A runs folder (two runs, as `tvis run` names their folders) for the folder
 # input and a folder dropped on the page; listed newest first.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tvis-view under Xvfb: a run, a runs folder and a corrupt file; checks the
-# --state-json object (INTERFACES.md) and that the --screenshot is not blank.
+# --state-json object (docs/viewer_test_surface.md) and that the --screenshot is not blank.
 source "$(dirname "$0")/lib.sh"
 command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
 [ -x "$BIN/tvis-view" ] || fail "build/bin/tvis-view missing (run tools/bootstrap)"
@@ -39,20 +39,45 @@ check_not_blank "$OUT/run.png"
 
 # 1b. The golden file (a real recording) opens with the steps inspect reports.
 GOLDEN="$ROOT/tests/data/golden_v1.tvis"
-if [ -f "$GOLDEN" ]; then
+[ -f "$GOLDEN" ] || fail "$GOLDEN missing (it is committed)"
+{
   "$BIN/tvis" inspect --json "$GOLDEN" > "$WORK/golden.json"
   view golden "$GOLDEN"
   [ "$(json_get "$OUT/golden.json" '["run"]["steps"]')" = "$(json_get "$WORK/golden.json" '["steps"]')" ] || fail "golden: steps differ: $(cat "$OUT/golden.json")"
   [ "$(json_get "$OUT/golden.json" '["run"]["events"]')" = "$(json_get "$WORK/golden.json" '["events"]')" ] || fail "golden: events differ"
   [ "$(json_get "$OUT/golden.json" '["errors"]')" = "[]" ] || fail "golden: errors shown: $(cat "$OUT/golden.json")"
   check_not_blank "$OUT/golden.png"
+  screen_check selected-row "$OUT/golden.png" --absent
+  screen_check heatmap "$OUT/golden.png" --absent
   # 1c. --select opens the inspector on a call; its tensor (heatmap through
   # the shell's GL textures) is shown once the chunk is decoded.
   view golden_select "$GOLDEN" --select 8
   [ "$(json_get "$OUT/golden_select.json" '["selection"]["event"]')" = 8 ] || fail "golden --select 8: $(cat "$OUT/golden_select.json")"
   [ "$(json_get "$OUT/golden_select.json" '["selection"]["tensor"]')" != null ] || fail "golden --select 8: no tensor shown"
   check_not_blank "$OUT/golden_select.png"
-fi
+  # What a person sees: the selected call's row (and its tensor's row) in the
+  # selection colour, and the tensor's heatmap cells.
+  screen_check selected-row "$OUT/golden_select.png"
+  screen_check heatmap "$OUT/golden_select.png"
+}
+
+# 1d. A real `tvis run` of the bundled example, recorded now, opened by its
+# run.tvis: what inspect reports, no errors, and a
+# selected convolution shows its row highlighted and its output's heatmap.
+REAL="$(real_run "$WORK/real_runs")"
+[ -f "$REAL" ] || fail "real_run printed no run path"
+"$BIN/tvis" inspect --json "$REAL" > "$WORK/real.json"
+view real "$REAL"
+[ "$(json_get "$OUT/real.json" '["run"]["steps"]')" = 2 ] || fail "real run: steps: $(cat "$OUT/real.json")"
+[ "$(json_get "$OUT/real.json" '["run"]["events"]')" = "$(json_get "$WORK/real.json" '["events"]')" ] || fail "real run: events differ"
+[ "$(json_get "$OUT/real.json" '["errors"]')" = "[]" ] || fail "real run: errors shown: $(cat "$OUT/real.json")"
+screen_check selected-row "$OUT/real.png" --absent
+CONV="$(first_call_of "$REAL" Conv2d)" || fail "real run: no Conv2d call"
+view real_select "$REAL" --select "$CONV"
+[ "$(json_get "$OUT/real_select.json" '["selection"]["event"]')" = "$CONV" ] || fail "real run --select $CONV: $(cat "$OUT/real_select.json")"
+[ "$(json_get "$OUT/real_select.json" '["selection"]["tensor"]')" != null ] || fail "real run --select $CONV: no tensor shown"
+screen_check selected-row "$OUT/real_select.png"
+screen_check heatmap "$OUT/real_select.png"
 
 # 2. Its run folder opens the same run.
 view run_dir "$WORK/runs/20260101-120000_train_a"
