@@ -1,0 +1,176 @@
+// recorder.h: one run being recorded, the state behind `_tvis_native.Recorder`.
+//
+// The Python side decides what to record; this class turns its calls into
+// events, tensor records and kept values and hands them to a RunBuilder.
+// It knows no Python: the pybind11 module (py_recorder.h) converts Python
+// objects into these calls, so C++ tests drive it directly.
+//
+// Contract:
+//   - Events nest: begin() opens one under the innermost open event; end(id)
+//     ends `id` and every event opened after it. Times are ns since creation.
+//   - Every event and tensor record carries the current step and phase.
+//   - tensor() never changes the tensor (tensor_capture.h). Within one step
+//     an Input/Output tensor already recorded and unchanged since (same
+//     TensorImpl alive, same version) is not recorded again: its id is
+//     returned; GradOutput tensors likewise among gradients.
+//   - Source files: file_id() numbers paths densely from 0 in first-use
+//     order; flush() writes the files first seen since the last flush, with
+//     their text when they are project code (project_paths.h).
+//   - Phase timings (ns per step and phase) go into every RunMeta written.
+//   - Not thread-safe: the module calls it with the GIL held.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <tvis/schema/recording_generated.h>
+
+#include "tvis/recorder/project_paths.h"
+#include "tvis/recorder/run_builder.h"
+
+namespace tvis::recorder {
+
+struct RecorderOptions {
+  std::string path;  // the run file to create
+  int64_t max_elems = 2000000;  // tensors up to this many elements keep every value
+  int samples = 4;  // followed samples: leading rows always kept of batch-sized tensors
+  std::string project_dir;
+  std::vector<std::string> exclude_dirs;
+  int zstd_level = 1;
+  int64_t data_chunk_bytes = 8 << 20;
+  std::optional<int> dense_zstd_level;  // unset: the builder's default
+};
+
+/// Writer and recorder counters (Recorder.stats() in Python).
+struct RecorderStats {
+  uint64_t chunks = 0, raw_bytes = 0, file_bytes = 0, backlog_bytes = 0, peak_backlog_bytes = 0;
+  double compress_seconds = 0;
+  uint64_t bytes_kept = 0, events = 0, tensors = 0;
+  uint64_t late_grads = 0;  // gradients arriving for an event already written
+};
+
+class Recorder {
+ public:
+  /// Creates the run file; throws std::runtime_error when it cannot.
+  explicit Recorder(const RecorderOptions& options);
+
+  int64_t now() const;
+
+  // ---- files and events ----------------------------------------------------
+  uint32_t file_id(const std::string& path);
+  /// Opens an event; `frame` (any non-null key) lets end_frame() find it.
+  uint64_t begin(int kind, const std::string& name, const std::string& class_name, uint32_t call_file,
+                 uint32_t call_line, uint32_t def_file, uint32_t def_line, const void* frame = nullptr);
+  /// Ends `id` and every event opened after it that is still open; no-op if not open.
+  void end(uint64_t id);
+  /// Ends the innermost open event begun with `frame`, if any.
+  void end_frame(const void* frame);
+  uint64_t instant(int kind, const std::string& name);
+  void add_detail(uint64_t id, std::vector<std::unique_ptr<schema::KeyValueT>> kvs);
+
+  // ---- step and phase ------------------------------------------------------
+  void set_step(int step);
+  int step() const { return step_; }
+  /// Phase 0 is "none"; entering or leaving another adds PhaseBegin/PhaseEnd events.
+  void set_phase(int phase);
+  int phase() const { return phase_; }
+  /// Tensors whose dim 0 equals `rows` are batch-sized (followed-sample rows kept).
+  void set_batch_rows(int64_t rows) { batch_rows_ = rows; }
+
+  // ---- tensors -------------------------------------------------------------
+  int64_t tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot);
+  /// Lists `ids` (from tensor()) as the inputs (role 0) or outputs (role 1) of `event`.
+  void list_on_event(uint64_t event, int role, const std::vector<int64_t>& ids);
+  /// dL/d(output of `event`): recorded as GradOutput, summed into its
+  /// grad_norm, leading-row norms kept for batch-sized gradients. Counted as
+  /// late (and dropped) when the event was already written.
+  void on_grad(uint64_t event, const at::Tensor& grad);
+  /// Records p_after - p_before, computed in the parameter's dtype.
+  int64_t update(int64_t event, const std::string& name, const at::Tensor& after, const at::Tensor& before);
+
+  // ---- optimizer step --------------------------------------------------------
+  /// Before optimizer.step(): each parameter's weight (role Weight) and .grad
+  /// (role Grad; -1 when undefined) on `event`, plus an exact copy of the
+  /// weight for params_after(). Returns [(weight id, grad id)].
+  std::vector<std::pair<int64_t, int64_t>> params_before(int64_t event, const std::vector<std::string>& names,
+                                                          const std::vector<at::Tensor>& params);
+  /// After optimizer.step(): the updates (role Update) of the same parameter
+  /// list; throws std::invalid_argument for another list. Returns their ids.
+  std::vector<int64_t> params_after(int64_t event, const std::vector<at::Tensor>& params);
+
+  // ---- records -------------------------------------------------------------
+  void add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> r);
+  void add_loss(std::unique_ptr<schema::LossRecordT> r);
+  void add_samples(std::unique_ptr<schema::SampleBatchT> r);
+  void add_insights(std::unique_ptr<schema::InsightBatchT> r);
+  void write_meta(schema::RunMetaT meta);
+  /// Writes what the step produced, then the sources first seen since the
+  /// last flush (a killed run keeps both).
+  void flush();
+  /// Ends the run: phase none, open events end now, the remaining sources
+  /// and the final RunMeta are written, the file is closed. A second call
+  /// only returns the stats. Throws std::runtime_error on a write error.
+  RecorderStats finalize(schema::RunMetaT meta);
+  RecorderStats stats() const;
+
+  /// While paused, on_grad() records nothing (the module's hooks check it too).
+  void set_paused(bool p) { paused_ = p; }
+  bool paused() const { return paused_; }
+  const ProjectPaths& paths() const { return paths_; }
+
+ private:
+  struct Open {
+    uint64_t id;
+    const void* frame;
+  };
+  struct Pending {  // a parameter between params_before() and params_after()
+    std::string name;
+    c10::TensorImpl* impl;
+    at::Tensor before;  // exact copy of the weight before the step
+  };
+  struct DedupEntry {
+    c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl> impl;
+    uint32_t version;
+    uint64_t id;
+    double l2;  // of the recorded values (grad norms of later users)
+  };
+  using DedupMap = std::unordered_map<c10::TensorImpl*, DedupEntry>;
+
+  DedupMap* dedup_for(const at::Tensor& t, int role);
+  at::Tensor snapshot(size_t i, const at::Tensor& p);
+  void close_phase_timing();
+  void add_phase_timings(schema::RunMetaT* meta) const;
+  schema::SourceFilesT new_sources();
+
+  std::unique_ptr<RunBuilder> builder_;
+  ProjectPaths paths_;
+  int64_t max_elems_;
+  int samples_;
+  int64_t batch_rows_ = -1;
+  int step_ = 0;
+  int phase_ = 0;
+  int64_t t0_ = 0, phase_t0_ = 0;
+  bool paused_ = false;
+  bool finalized_ = false;
+  double last_l2_ = 0;
+  uint64_t late_grads_ = 0;
+  std::vector<Open> stack_;
+  std::unordered_map<std::string, uint32_t> files_;
+  std::vector<std::string> file_paths_;
+  uint32_t sources_written_ = 0;  // files [0, sources_written_) are in SourceFiles chunks
+  DedupMap dedup_;                // inputs / outputs of this step
+  DedupMap dedup_grads_;          // dL/d(output) of this step
+  std::vector<Pending> pending_;  // the optimizer step in progress
+  std::vector<at::Tensor> spare_;  // CPU snapshot buffers, by parameter slot
+  std::map<std::pair<int, int>, int64_t> timings_;
+};
+
+}  // namespace tvis::recorder

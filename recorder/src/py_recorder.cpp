@@ -1,0 +1,268 @@
+#include "py_recorder.h"
+
+#include <torch/csrc/autograd/python_variable.h>
+#include <torch/csrc/utils/pybind.h>
+
+#include <pybind11/stl.h>
+
+#include "py_records.h"
+
+namespace tvis::recorder {
+
+namespace {
+
+PyRecorder* g_profiled = nullptr;  // the recorder whose profile function is installed
+
+int profile_fn(PyObject*, PyFrameObject* frame, int what, PyObject*) {
+  if ((what == PyTrace_CALL || what == PyTrace_RETURN) && g_profiled) g_profiled->on_profile(frame, what);
+  return 0;
+}
+
+RecorderOptions options_of(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
+                           std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
+                           const py::object& dense_zstd_level) {
+  RecorderOptions o;
+  o.path = path;
+  o.max_elems = max_elems;
+  o.samples = samples;
+  o.project_dir = project_dir;
+  o.exclude_dirs = std::move(exclude_dirs);
+  o.zstd_level = zstd_level;
+  o.data_chunk_bytes = data_chunk_bytes;
+  if (!dense_zstd_level.is_none()) o.dense_zstd_level = dense_zstd_level.cast<int>();
+  return o;
+}
+
+/// {groups: [{hyper: [(k, v)], params: [name]}], params: [(name, weight, grad, update)], step, event,
+///  optimizer_class}
+std::unique_ptr<schema::OptimizerStepRecordT> optimizer_step_from(const py::dict& d, int default_step) {
+  auto r = std::make_unique<schema::OptimizerStepRecordT>();
+  r->step = get<int>(d, "step", default_step);
+  r->event = get<uint64_t>(d, "event", 0);
+  r->optimizer_class = get<std::string>(d, "optimizer_class", "");
+  if (d.contains("groups"))
+    for (py::handle g : d["groups"]) {
+      auto gd = py::reinterpret_borrow<py::dict>(g);
+      auto pg = std::make_unique<schema::ParamGroupT>();
+      pg->hyper = key_values(gd["hyper"]);
+      pg->params = gd["params"].cast<std::vector<std::string>>();
+      r->groups.push_back(std::move(pg));
+    }
+  if (d.contains("params"))
+    for (py::handle p : d["params"]) {
+      auto t = py::reinterpret_borrow<py::tuple>(p);
+      auto pr = std::make_unique<schema::ParamRecordT>();
+      pr->name = t[0].cast<std::string>();
+      pr->weight = t[1].cast<uint64_t>();
+      pr->grad = t[2].cast<int64_t>();
+      pr->update = t[3].cast<int64_t>();
+      r->params.push_back(std::move(pr));
+    }
+  return r;
+}
+
+std::unique_ptr<schema::SampleLossT> sample_loss_from(const py::dict& sd) {
+  auto sl = std::make_unique<schema::SampleLossT>();
+  sl->sample = get<int>(sd, "sample", -1);
+  sl->batch_row = get<int64_t>(sd, "batch_row", -1);
+  sl->logits = get<int64_t>(sd, "logits", -1);
+  sl->target = get<int64_t>(sd, "target", -1);
+  sl->p_target = get<double>(sd, "p_target", 0.0);
+  sl->neg_log_p = get<double>(sd, "neg_log_p", 0.0);
+  sl->loss = get<double>(sd, "loss", 0.0);
+  sl->predicted = get<int64_t>(sd, "predicted", -1);
+  return sl;
+}
+
+std::unique_ptr<schema::TokenLayoutT> token_layout_from(const py::dict& td) {
+  auto tl = std::make_unique<schema::TokenLayoutT>();
+  tl->batch = get<int64_t>(td, "batch", 0);
+  tl->tokens = get<int64_t>(td, "tokens", 0);
+  tl->vocab = get<int64_t>(td, "vocab", 0);
+  tl->ignore_index = get<int64_t>(td, "ignore_index", -100);
+  if (td.contains("ignored")) tl->ignored = td["ignored"].cast<std::vector<uint64_t>>();
+  tl->token_losses = get<int64_t>(td, "token_losses", -1);
+  return tl;
+}
+
+/// {step, event, call, reduction, args: [(k, v)], value, value_repr, targets, logits,
+///  samples: [{sample, batch_row, logits, target, p_target, neg_log_p, loss, predicted}],
+///  tokens: None | {batch, tokens, vocab, ignore_index, ignored, token_losses}}
+std::unique_ptr<schema::LossRecordT> loss_from(const py::dict& d, int default_step) {
+  auto r = std::make_unique<schema::LossRecordT>();
+  r->step = get<int>(d, "step", default_step);
+  r->event = get<uint64_t>(d, "event", 0);
+  r->call = get<std::string>(d, "call", "");
+  r->reduction = get<std::string>(d, "reduction", "");
+  if (d.contains("args")) r->args = key_values(d["args"]);
+  r->value = get<double>(d, "value", 0.0);
+  r->value_repr = get<std::string>(d, "value_repr", "");
+  r->targets = get<int64_t>(d, "targets", -1);
+  r->logits = get<int64_t>(d, "logits", -1);
+  if (d.contains("samples"))
+    for (py::handle s : d["samples"]) r->samples.push_back(sample_loss_from(py::reinterpret_borrow<py::dict>(s)));
+  if (d.contains("tokens") && !d["tokens"].is_none())
+    r->tokens = token_layout_from(py::reinterpret_borrow<py::dict>(d["tokens"]));
+  return r;
+}
+
+/// {script, argv, cwd, project_dir, python_version, torch_version, device, hostname, tvis_version,
+///  started_unix_ms, finished_unix_ms, steps_requested, steps_recorded, complete, exit_code,
+///  exception, traceback, optimizer_class, notices: [(code, message)], options: [(k, v)]}
+schema::RunMetaT meta_from(const py::dict& d) {
+  schema::RunMetaT m;
+  m.kind = schema::RunKind::Training;
+  m.script = get<std::string>(d, "script", "");
+  if (d.contains("argv")) m.argv = d["argv"].cast<std::vector<std::string>>();
+  m.cwd = get<std::string>(d, "cwd", "");
+  m.project_dir = get<std::string>(d, "project_dir", "");
+  m.python_version = get<std::string>(d, "python_version", "");
+  m.torch_version = get<std::string>(d, "torch_version", "");
+  m.device = get<std::string>(d, "device", "");
+  m.hostname = get<std::string>(d, "hostname", "");
+  m.tvis_version = get<std::string>(d, "tvis_version", "");
+  m.started_unix_ms = get<int64_t>(d, "started_unix_ms", 0);
+  m.finished_unix_ms = get<int64_t>(d, "finished_unix_ms", 0);
+  m.steps_requested = get<int>(d, "steps_requested", 0);
+  m.steps_recorded = get<int>(d, "steps_recorded", 0);
+  m.complete = get<bool>(d, "complete", false);
+  m.exit_code = get<int>(d, "exit_code", 0);
+  m.exception = get<std::string>(d, "exception", "");
+  m.traceback = get<std::string>(d, "traceback", "");
+  m.optimizer_class = get<std::string>(d, "optimizer_class", "");
+  if (d.contains("notices"))
+    for (py::handle n : d["notices"]) {
+      auto t = py::reinterpret_borrow<py::tuple>(n);
+      auto e = std::make_unique<schema::NoticeT>();
+      e->code = py::str(t[0]);
+      e->message = py::str(t[1]);
+      m.notices.push_back(std::move(e));
+    }
+  if (d.contains("options")) m.options = key_values(d["options"]);
+  return m;
+}
+
+py::dict stats_dict(const RecorderStats& s) {
+  py::dict d;
+  d["chunks"] = s.chunks;
+  d["raw_bytes"] = s.raw_bytes;
+  d["file_bytes"] = s.file_bytes;
+  d["backlog_bytes"] = s.backlog_bytes;
+  d["peak_backlog_bytes"] = s.peak_backlog_bytes;
+  d["compress_seconds"] = s.compress_seconds;
+  d["bytes_kept"] = s.bytes_kept;
+  d["events"] = s.events;
+  d["tensors"] = s.tensors;
+  d["late_grads"] = s.late_grads;
+  return d;
+}
+
+}  // namespace
+
+PyRecorder::PyRecorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
+                       std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
+                       py::object dense_zstd_level)
+    : core_(options_of(path, max_elems, samples, project_dir, exclude_dirs, zstd_level, data_chunk_bytes,
+                       dense_zstd_level)),
+      filter_(project_dir, std::move(exclude_dirs)) {}
+
+void PyRecorder::add_detail(uint64_t id, py::handle kvs) { core_.add_detail(id, key_values(kvs)); }
+
+std::vector<int64_t> PyRecorder::tensors(uint64_t event, int role, py::handle obj) {
+  std::vector<int64_t> ids;
+  int slot = 0;
+  walk(obj, role, event, ids, slot, 0);
+  core_.list_on_event(event, role, ids);
+  return ids;
+}
+
+void PyRecorder::walk(py::handle obj, int role, uint64_t event, std::vector<int64_t>& ids, int& slot, int depth) {
+  if (THPVariable_Check(obj.ptr())) {
+    ids.push_back(core_.tensor(THPVariable_Unpack(obj.ptr()), role, static_cast<int64_t>(event), "", slot++));
+  } else if (depth < 3 && (py::isinstance<py::tuple>(obj) || py::isinstance<py::list>(obj))) {
+    for (py::handle x : obj) walk(x, role, event, ids, slot, depth + 1);
+  } else if (depth < 3 && py::isinstance<py::dict>(obj)) {
+    for (auto kv : py::reinterpret_borrow<py::dict>(obj)) walk(kv.second, role, event, ids, slot, depth + 1);
+  }
+}
+
+void PyRecorder::on_grad(uint64_t event, int64_t output_nr, py::handle /*grad_inputs*/, py::handle grad_outputs) {
+  if (core_.paused()) return;
+  auto seq = py::reinterpret_borrow<py::sequence>(grad_outputs);
+  if (output_nr < 0 || output_nr >= static_cast<int64_t>(py::len(seq))) return;
+  py::handle g = seq[output_nr];
+  if (!THPVariable_Check(g.ptr())) return;
+  core_.on_grad(event, THPVariable_Unpack(g.ptr()));
+}
+
+void PyRecorder::add_optimizer_step(const py::dict& d) {
+  core_.add_optimizer_step(optimizer_step_from(d, core_.step()));
+}
+void PyRecorder::add_loss(const py::dict& d) { core_.add_loss(loss_from(d, core_.step())); }
+void PyRecorder::add_samples(const py::dict& d) { core_.add_samples(sample_batch_from(d, core_.step())); }
+void PyRecorder::add_insights(const py::dict& d) { core_.add_insights(insight_batch_from(d, core_.step())); }
+void PyRecorder::write_meta(const py::dict& d) { core_.write_meta(meta_from(d)); }
+
+py::dict PyRecorder::finalize(const py::dict& d) {
+  stop_profile();
+  return stats_dict(core_.finalize(meta_from(d)));
+}
+
+py::dict PyRecorder::stats() const { return stats_dict(core_.stats()); }
+
+void PyRecorder::start_profile() {
+  g_profiled = this;
+  PyEval_SetProfile(profile_fn, nullptr);
+}
+
+void PyRecorder::stop_profile() {
+  if (g_profiled == this) {
+    PyEval_SetProfile(nullptr, nullptr);
+    g_profiled = nullptr;
+  }
+}
+
+std::pair<uint32_t, uint32_t> PyRecorder::call_site(PyFrameObject* frame) {
+  std::pair<uint32_t, uint32_t> site{0, 0};
+  PyFrameObject* back = PyFrame_GetBack(frame);
+  if (!back) return site;
+  PyCodeObject* bc = PyFrame_GetCode(back);
+  const char* fn = PyUnicode_AsUTF8(bc->co_filename);
+  if (!fn) PyErr_Clear();
+  if (fn && !filter_.path_excluded(fn))
+    site = {core_.file_id(fn), static_cast<uint32_t>(PyFrame_GetLineNumber(back))};
+  Py_DECREF(bc);
+  Py_DECREF(back);
+  return site;
+}
+
+void PyRecorder::on_profile(PyFrameObject* frame, int what) {
+  if (core_.paused()) return;
+  PyCodeObject* code = PyFrame_GetCode(frame);
+  const std::string* path = nullptr;
+  if (!filter_.traced(code, &path)) {
+    Py_DECREF(code);
+    return;
+  }
+  if (what == PyTrace_CALL) {
+    const auto [call_file, call_line] = call_site(frame);
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject* qn = code->co_qualname;
+#else
+    PyObject* qn = code->co_name;
+#endif
+    const char* name = PyUnicode_AsUTF8(qn);
+    if (!name) {
+      PyErr_Clear();
+      name = "?";
+    }
+    const uint32_t def_file = core_.file_id(*path);
+    core_.begin(static_cast<int>(schema::EventKind::FunctionCall), name, "", call_file, call_line, def_file,
+                static_cast<uint32_t>(code->co_firstlineno), frame);
+  } else {
+    core_.end_frame(frame);
+  }
+  Py_DECREF(code);
+}
+
+}  // namespace tvis::recorder

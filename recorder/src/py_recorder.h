@@ -1,0 +1,69 @@
+// py_recorder.h: the Python face of Recorder (recorder.h), bound as
+// `_tvis_native.Recorder` in native_module.cpp. It converts Python objects
+// (tensors inside tuples/lists/dicts, autograd hook arguments, record dicts)
+// into Recorder calls and owns the profile function that traces project
+// functions. Everything here runs with the GIL held.
+#pragma once
+
+#include <pybind11/pybind11.h>  // Python.h first
+
+#include <frameobject.h>
+
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "code_filter.h"
+#include "tvis/recorder/recorder.h"
+
+namespace tvis::recorder {
+
+namespace py = pybind11;
+
+class PyRecorder {
+ public:
+  PyRecorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
+             std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
+             py::object dense_zstd_level);
+  ~PyRecorder() { stop_profile(); }
+
+  Recorder& core() { return core_; }
+
+  void add_detail(uint64_t id, py::handle kvs);
+  /// Records every tensor in `obj` (a tensor, or tuple/list/dict of them,
+  /// nested up to three levels) and lists the ids on the event for Input (0)
+  /// and Output (1) roles.
+  std::vector<int64_t> tensors(uint64_t event, int role, py::handle obj);
+  /// Autograd node hook: grad_outputs[output_nr] is dL/d(module output).
+  void on_grad(uint64_t event, int64_t output_nr, py::handle grad_inputs, py::handle grad_outputs);
+
+  /// Record dicts; shapes in py_records.h and py_recorder.cpp.
+  void add_optimizer_step(const py::dict& d);
+  void add_loss(const py::dict& d);
+  void add_samples(const py::dict& d);
+  void add_insights(const py::dict& d);
+  void write_meta(const py::dict& d);
+  /// Stops tracing, then Recorder::finalize; returns stats().
+  py::dict finalize(const py::dict& d);
+  py::dict stats() const;
+
+  /// Installs (stop: removes) the profile function that opens a
+  /// FunctionCall event per project function call; one recorder at a time.
+  void start_profile();
+  void stop_profile();
+  void on_profile(PyFrameObject* frame, int what);
+
+ private:
+  void walk(py::handle obj, int role, uint64_t event, std::vector<int64_t>& ids, int& slot, int depth);
+  /// The caller's file and line for a call event; (0, 0) when the caller is
+  /// tvis's own code (the runner starting the script, an emulated worker).
+  std::pair<uint32_t, uint32_t> call_site(PyFrameObject* frame);
+
+  Recorder core_;
+  CodeFilter filter_;
+};
+
+}  // namespace tvis::recorder

@@ -1,0 +1,326 @@
+#include "tvis/recorder/recorder.h"
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "tensor_capture.h"
+
+namespace tvis::recorder {
+
+namespace {
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::unique_ptr<RunBuilder> create_builder(const RecorderOptions& options) {
+  BuilderOptions o;
+  o.path = options.path;
+  o.zstd_level = options.zstd_level;
+  if (options.dense_zstd_level) o.dense_zstd_level = *options.dense_zstd_level;
+  o.data_chunk_bytes = static_cast<uint64_t>(options.data_chunk_bytes);
+  auto b = RunBuilder::create(o);
+  if (!b.ok()) throw std::runtime_error(b.status().message);
+  return std::move(b.value());
+}
+
+constexpr int kInput = 0, kOutput = 1;
+
+}  // namespace
+
+Recorder::Recorder(const RecorderOptions& options)
+    : builder_(create_builder(options)),
+      paths_(options.project_dir, options.exclude_dirs),
+      max_elems_(options.max_elems),
+      samples_(options.samples) {
+  t0_ = steady_ns();
+  phase_t0_ = t0_;
+}
+
+int64_t Recorder::now() const { return steady_ns() - t0_; }
+
+// ---- files and events --------------------------------------------------------
+
+uint32_t Recorder::file_id(const std::string& path) {
+  auto it = files_.find(path);
+  if (it != files_.end()) return it->second;
+  const uint32_t id = static_cast<uint32_t>(file_paths_.size());
+  file_paths_.push_back(path);
+  files_.emplace(path, id);
+  return id;
+}
+
+uint64_t Recorder::begin(int kind, const std::string& name, const std::string& class_name, uint32_t call_file,
+                         uint32_t call_line, uint32_t def_file, uint32_t def_line, const void* frame) {
+  auto ev = std::make_unique<schema::EventT>();
+  ev->parent = stack_.empty() ? -1 : static_cast<int64_t>(stack_.back().id);
+  ev->kind = static_cast<schema::EventKind>(kind);
+  ev->step = step_;
+  ev->phase = static_cast<schema::Phase>(phase_);
+  ev->name = name;
+  ev->class_name = class_name;
+  ev->call_file = call_file;
+  ev->call_line = call_line;
+  ev->def_file = def_file;
+  ev->def_line = def_line;
+  ev->t_begin_ns = now();
+  const uint64_t id = builder_->begin_event(std::move(ev));
+  stack_.push_back({id, frame});
+  return id;
+}
+
+void Recorder::end(uint64_t id) {
+  for (size_t i = stack_.size(); i-- > 0;) {
+    if (stack_[i].id != id) continue;
+    const int64_t t = now();
+    while (stack_.size() > i) {
+      builder_->end_event(stack_.back().id, t);
+      stack_.pop_back();
+    }
+    return;
+  }
+}
+
+void Recorder::end_frame(const void* frame) {
+  for (size_t i = stack_.size(); i-- > 0;) {
+    if (stack_[i].frame == frame) {
+      end(stack_[i].id);
+      return;
+    }
+  }
+}
+
+uint64_t Recorder::instant(int kind, const std::string& name) {
+  const uint64_t id = begin(kind, name, "", 0, 0, 0, 0);
+  end(id);
+  return id;
+}
+
+void Recorder::add_detail(uint64_t id, std::vector<std::unique_ptr<schema::KeyValueT>> kvs) {
+  if (auto* ev = builder_->find_event(id))
+    for (auto& kv : kvs) ev->detail.push_back(std::move(kv));
+}
+
+// ---- step and phase ------------------------------------------------------------
+
+void Recorder::set_step(int step) {
+  close_phase_timing();
+  step_ = step;
+  dedup_.clear();
+  dedup_grads_.clear();
+}
+
+void Recorder::set_phase(int phase) {
+  if (phase == phase_) return;
+  close_phase_timing();
+  if (phase_ != 0) instant(static_cast<int>(schema::EventKind::PhaseEnd), "");
+  phase_ = phase;
+  if (phase_ != 0) instant(static_cast<int>(schema::EventKind::PhaseBegin), "");
+}
+
+void Recorder::close_phase_timing() {
+  const int64_t t = now();
+  if (phase_ != 0) timings_[{step_, phase_}] += t - phase_t0_;
+  phase_t0_ = t;
+}
+
+// ---- tensors -------------------------------------------------------------------
+
+Recorder::DedupMap* Recorder::dedup_for(const at::Tensor& t, int role) {
+  if (t.is_inference()) return nullptr;
+  if (role == kInput || role == kOutput) return &dedup_;
+  if (role == static_cast<int>(schema::TensorRole::GradOutput)) return &dedup_grads_;
+  return nullptr;
+}
+
+int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot) {
+  DedupMap* dedup = dedup_for(t, role);
+  c10::TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (dedup) {
+    auto it = dedup->find(impl);
+    if (it != dedup->end() && !it->second.impl.expired() &&
+        it->second.version == impl->version_counter().current_version()) {
+      last_l2_ = it->second.l2;
+      return static_cast<int64_t>(it->second.id);
+    }
+  }
+  CaptureOptions o;
+  o.max_elems = max_elems_;
+  o.min_rows = (t.dim() > 0 && t.size(0) == batch_rows_) ? samples_ : 0;
+  Captured c = capture_tensor(t, o);
+  c.rec->event = event;
+  c.rec->role = static_cast<schema::TensorRole>(role);
+  c.rec->slot = slot;
+  c.rec->name = name;
+  c.rec->step = step_;
+  last_l2_ = c.rec->stats->l2;
+  const uint64_t id = builder_->add_tensor(std::move(c.rec), c.values, c.size, c.f32, c.mostly_zero);
+  if (dedup) {
+    dedup->insert_or_assign(impl, DedupEntry{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(
+                                                 t.getIntrusivePtr()),
+                                             impl->version_counter().current_version(), id, last_l2_});
+  }
+  return static_cast<int64_t>(id);
+}
+
+void Recorder::list_on_event(uint64_t event, int role, const std::vector<int64_t>& ids) {
+  if (role != kInput && role != kOutput) return;
+  if (auto* ev = builder_->find_event(event)) {
+    auto& dst = role == kInput ? ev->inputs : ev->outputs;
+    for (auto id : ids) dst.push_back(static_cast<uint64_t>(id));
+  }
+}
+
+void Recorder::on_grad(uint64_t event, const at::Tensor& grad) {
+  if (paused_ || !grad.defined()) return;
+  if (!builder_->find_event(event)) {
+    ++late_grads_;
+    return;
+  }
+  const int64_t id =
+      tensor(grad, static_cast<int>(schema::TensorRole::GradOutput), static_cast<int64_t>(event), "", 0);
+  schema::EventT* ev = builder_->find_event(event);
+  ev->grad_outputs.push_back(static_cast<uint64_t>(id));
+  const double l2 = last_l2_;
+  ev->grad_norm = ev->grad_norm < 0 ? l2 : std::sqrt(ev->grad_norm * ev->grad_norm + l2 * l2);
+  if (grad.dim() > 0 && grad.size(0) == batch_rows_ && ev->sample_grad_norms.empty())
+    ev->sample_grad_norms = leading_row_norms(grad, samples_);
+}
+
+int64_t Recorder::update(int64_t event, const std::string& name, const at::Tensor& after, const at::Tensor& before) {
+  const at::Tensor delta = param_delta(after, before);
+  return tensor(delta, static_cast<int>(schema::TensorRole::Update), event, name, 0);
+}
+
+// ---- optimizer step ------------------------------------------------------------
+
+std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, const std::vector<std::string>& names,
+                                                                  const std::vector<at::Tensor>& params) {
+  if (names.size() != params.size()) throw std::invalid_argument("params_before: one name per parameter");
+  std::vector<std::pair<int64_t, int64_t>> ids;
+  pending_.clear();
+  for (size_t i = 0; i < params.size(); ++i) {
+    const at::Tensor& p = params[i];
+    const int64_t wid = tensor(p, static_cast<int>(schema::TensorRole::Weight), event, names[i], 0);
+    const at::Tensor& g = p.grad();
+    const int64_t gid = g.defined() ? tensor(g, static_cast<int>(schema::TensorRole::Grad), event, names[i], 0) : -1;
+    ids.emplace_back(wid, gid);
+    pending_.push_back({names[i], p.unsafeGetTensorImpl(), snapshot(i, p)});
+  }
+  return ids;
+}
+
+std::vector<int64_t> Recorder::params_after(int64_t event, const std::vector<at::Tensor>& params) {
+  if (params.size() != pending_.size()) throw std::invalid_argument("params_after: not the params_before() list");
+  std::vector<int64_t> ids;
+  for (size_t i = 0; i < params.size(); ++i) {
+    Pending& b = pending_[i];
+    if (params[i].unsafeGetTensorImpl() != b.impl)
+      throw std::invalid_argument("params_after: not the params_before() list");
+    param_delta_into(b.before, params[i]);  // `before` now holds the update
+    ids.push_back(tensor(b.before, static_cast<int>(schema::TensorRole::Update), event, b.name, 0));
+    if (b.before.device().is_cpu()) spare_[i] = std::move(b.before);  // reused next step: no fresh pages
+  }
+  pending_.clear();
+  return ids;
+}
+
+/// An exact copy of `p` in the CPU buffer kept for slot `i` when it fits
+/// (warm pages), else in a new tensor like p.
+at::Tensor Recorder::snapshot(size_t i, const at::Tensor& p) {
+  c10::NoGradGuard no_grad;
+  if (spare_.size() <= i) spare_.resize(i + 1);
+  at::Tensor buf = std::move(spare_[i]);
+  if (!buf.defined() || buf.sizes() != p.sizes() || buf.scalar_type() != p.scalar_type() || buf.device() != p.device())
+    buf = at::empty(p.sizes(), p.options().requires_grad(false).memory_format(at::MemoryFormat::Contiguous));
+  buf.copy_(p.detach());
+  return buf;
+}
+
+// ---- records -------------------------------------------------------------------
+
+void Recorder::add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> r) {
+  builder_->add_optimizer_step(std::move(r));
+}
+void Recorder::add_loss(std::unique_ptr<schema::LossRecordT> r) { builder_->add_loss(std::move(r)); }
+void Recorder::add_samples(std::unique_ptr<schema::SampleBatchT> r) { builder_->add_samples(std::move(r)); }
+void Recorder::add_insights(std::unique_ptr<schema::InsightBatchT> r) { builder_->add_insights(std::move(r)); }
+
+void Recorder::add_phase_timings(schema::RunMetaT* meta) const {
+  for (auto& [k, ns] : timings_) {
+    auto pt = std::make_unique<schema::PhaseTimingT>();
+    pt->step = k.first;
+    pt->phase = static_cast<schema::Phase>(k.second);
+    pt->ns = ns;
+    meta->phase_timings.push_back(std::move(pt));
+  }
+}
+
+void Recorder::write_meta(schema::RunMetaT meta) {
+  add_phase_timings(&meta);
+  builder_->write_meta(meta);
+}
+
+void Recorder::flush() {
+  builder_->flush();
+  schema::SourceFilesT fresh = new_sources();
+  if (!fresh.files.empty()) builder_->write_sources(std::move(fresh));
+}
+
+/// Source entries of the files not written yet (ids sources_written_ ..),
+/// marked written. File ids are dense and never change.
+schema::SourceFilesT Recorder::new_sources() {
+  schema::SourceFilesT sources;
+  for (uint32_t id = sources_written_; id < file_paths_.size(); ++id) {
+    auto f = std::make_unique<schema::SourceFileT>();
+    f->id = id;
+    f->path = file_paths_[id];
+    f->display_path = paths_.display_path(f->path);
+    if (paths_.path_traced(f->path)) f->text = read_text(f->path);
+    sources.files.push_back(std::move(f));
+  }
+  sources_written_ = static_cast<uint32_t>(file_paths_.size());
+  return sources;
+}
+
+RecorderStats Recorder::finalize(schema::RunMetaT meta) {
+  set_phase(0);
+  close_phase_timing();
+  if (finalized_) return stats();
+  finalized_ = true;
+  add_phase_timings(&meta);
+  auto status = builder_->finalize(new_sources(), std::move(meta), now());
+  if (!status.is_ok()) throw std::runtime_error(status.message);
+  return stats();
+}
+
+RecorderStats Recorder::stats() const {
+  const auto w = builder_->writer_stats();
+  RecorderStats s;
+  s.chunks = w.chunks;
+  s.raw_bytes = w.raw_bytes;
+  s.file_bytes = w.file_bytes;
+  s.backlog_bytes = w.backlog_bytes;
+  s.peak_backlog_bytes = w.peak_backlog_bytes;
+  s.compress_seconds = w.compress_seconds;
+  s.bytes_kept = builder_->bytes_kept();
+  s.events = builder_->events_begun();
+  s.tensors = builder_->tensors_added();
+  s.late_grads = late_grads_;
+  return s;
+}
+
+}  // namespace tvis::recorder

@@ -1,0 +1,252 @@
+// Recorder (recorder.h), driven from C++ as the module drives it, and read
+// back through the format reader: event nesting and phases, tensor dedup
+// within a step, optimizer updates, gradients, sources and phase timings.
+// LibTorch first: its glog defines CHECK, which Catch's must replace.
+#include <ATen/ATen.h>
+#undef CHECK
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tvis/format/byte_source.h"
+#include "tvis/format/run_reader.h"
+#include "tvis/recorder/recorder.h"
+
+using namespace tvis;
+using namespace tvis::recorder;
+
+namespace {
+
+constexpr int kModuleCall = static_cast<int>(schema::EventKind::ModuleCall);
+constexpr int kInput = static_cast<int>(schema::TensorRole::Input);
+constexpr int kOutput = static_cast<int>(schema::TensorRole::Output);
+constexpr int kForward = static_cast<int>(schema::Phase::Forward);
+
+/// A run file path unique to this process and test; removed at scope end.
+struct TempRun {
+  std::string path;
+  explicit TempRun(const std::string& name)
+      : path("/tmp/tvis_test_recorder_" + name + "_" + std::to_string(::getpid()) + ".tvis") {}
+  ~TempRun() { std::remove(path.c_str()); }
+};
+
+RecorderOptions options(const std::string& path, const std::string& project = "/nonexistent_project") {
+  RecorderOptions o;
+  o.path = path;
+  o.max_elems = 1000;
+  o.samples = 2;
+  o.project_dir = project;
+  return o;
+}
+
+/// Everything a finished run holds that these tests look at.
+struct RunContents {
+  std::map<uint64_t, std::unique_ptr<schema::EventT>> events;
+  std::map<uint64_t, std::unique_ptr<schema::TensorRecordT>> tensors;
+  std::vector<std::unique_ptr<schema::SourceFileT>> sources;
+  std::unique_ptr<schema::RunMetaT> meta;  // the last one
+};
+
+RunContents read_run(const std::string& path) {
+  RunContents run;
+  auto src = format::open_file_source(path);
+  REQUIRE(src.ok());
+  auto r = format::RunReader::open_sync(src.value());
+  REQUIRE(r.ok());
+  for (uint32_t i = 0; i < r.value()->chunks().size(); ++i) {
+    auto c = r.value()->read_chunk_sync(i);
+    REQUIRE(c.ok());
+    const auto* root = c.value()->root();
+    // An empty vector may be absent: each is checked before use.
+    if (const auto* eb = root->body_as_EventBatch(); eb && eb->events())
+      for (const auto* e : *eb->events()) run.events[e->id()].reset(e->UnPack());
+    if (const auto* tb = root->body_as_TensorBatch(); tb && tb->tensors())
+      for (const auto* t : *tb->tensors()) run.tensors[t->id()].reset(t->UnPack());
+    if (const auto* sf = root->body_as_SourceFiles(); sf && sf->files())
+      for (const auto* f : *sf->files()) run.sources.emplace_back(f->UnPack());
+    if (const auto* m = root->body_as_RunMeta()) run.meta.reset(m->UnPack());
+  }
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("events nest under the innermost open event; end() closes those opened after it", "[recorder]") {
+  TempRun tmp("nesting");
+  {
+    Recorder rec(options(tmp.path));
+    rec.set_step(1);
+    const uint64_t outer = rec.begin(kModuleCall, "model", "Net", 0, 0, 0, 0);
+    const uint64_t inner = rec.begin(kModuleCall, "model.fc", "Linear", 0, 0, 0, 0);
+    const uint64_t deeper = rec.begin(kModuleCall, "model.fc.act", "ReLU", 0, 0, 0, 0);
+    rec.end(inner);  // ends `deeper` too
+    const uint64_t sibling = rec.begin(kModuleCall, "model.head", "Linear", 0, 0, 0, 0);
+    rec.end(sibling);
+    rec.end(outer);
+    rec.end(outer);  // no longer open: a no-op
+    rec.finalize(schema::RunMetaT{});
+    (void)deeper;
+  }
+  RunContents run = read_run(tmp.path);
+  REQUIRE(run.events.size() == 4);
+  CHECK(run.events[0]->parent == -1);
+  CHECK(run.events[1]->parent == 0);
+  CHECK(run.events[2]->parent == 1);
+  CHECK(run.events[3]->parent == 0);  // after `inner` ended
+  CHECK(run.events[2]->t_end_ns == run.events[1]->t_end_ns);
+  for (auto& [id, e] : run.events) CHECK(e->step == 1);
+}
+
+TEST_CASE("phases: marker events, the phase on each event, timings in RunMeta", "[recorder]") {
+  TempRun tmp("phases");
+  {
+    Recorder rec(options(tmp.path));
+    rec.set_phase(kForward);
+    rec.set_phase(kForward);  // unchanged: no markers
+    const uint64_t call = rec.begin(kModuleCall, "model", "Net", 0, 0, 0, 0);
+    rec.end(call);
+    rec.finalize(schema::RunMetaT{});  // back to phase none
+  }
+  RunContents run = read_run(tmp.path);
+  REQUIRE(run.events.size() == 3);
+  CHECK(run.events[0]->kind == schema::EventKind::PhaseBegin);
+  CHECK(run.events[1]->phase == schema::Phase::Forward);
+  CHECK(run.events[2]->kind == schema::EventKind::PhaseEnd);
+  REQUIRE(run.meta);
+  REQUIRE(run.meta->phase_timings.size() == 1);
+  CHECK(run.meta->phase_timings[0]->phase == schema::Phase::Forward);
+  CHECK(run.meta->phase_timings[0]->ns >= 0);
+}
+
+TEST_CASE("an unchanged input/output tensor is recorded once per step", "[recorder]") {
+  TempRun tmp("dedup");
+  Recorder rec(options(tmp.path));
+  const uint64_t ev = rec.begin(kModuleCall, "model", "Net", 0, 0, 0, 0);
+  at::Tensor t = at::arange(12, at::kFloat).reshape({3, 4});
+  const int64_t first = rec.tensor(t, kOutput, ev, "", 0);
+  CHECK(rec.tensor(t, kInput, ev, "", 0) == first);  // the same tensor, unchanged
+  t.add_(1);                                          // a new version
+  const int64_t changed = rec.tensor(t, kInput, ev, "", 0);
+  CHECK(changed != first);
+  rec.set_step(1);  // a new step records again
+  CHECK(rec.tensor(t, kInput, ev, "", 0) != changed);
+  const int64_t weight = rec.tensor(t, static_cast<int>(schema::TensorRole::Weight), ev, "w", 0);
+  CHECK(rec.tensor(t, static_cast<int>(schema::TensorRole::Weight), ev, "w", 0) != weight);  // no dedup
+  rec.end(ev);
+  CHECK(rec.stats().tensors == 5);  // first, changed, next step, two weights
+}
+
+TEST_CASE("tensors listed on an event become its inputs and outputs", "[recorder]") {
+  TempRun tmp("lists");
+  {
+    Recorder rec(options(tmp.path));
+    const uint64_t ev = rec.begin(kModuleCall, "model", "Net", 0, 0, 0, 0);
+    const int64_t a = rec.tensor(at::ones({2}), kInput, ev, "", 0);
+    const int64_t b = rec.tensor(at::zeros({2}), kOutput, ev, "", 0);
+    rec.list_on_event(ev, kInput, {a});
+    rec.list_on_event(ev, kOutput, {b});
+    rec.list_on_event(ev, static_cast<int>(schema::TensorRole::Weight), {a});  // not listed
+    rec.end(ev);
+    rec.finalize(schema::RunMetaT{});
+  }
+  RunContents run = read_run(tmp.path);
+  CHECK(run.events[0]->inputs == std::vector<uint64_t>{0});
+  CHECK(run.events[0]->outputs == std::vector<uint64_t>{1});
+  CHECK(run.tensors[0]->event == 0);
+  CHECK(run.tensors[1]->role == schema::TensorRole::Output);
+}
+
+TEST_CASE("params_before/after record weight, grad and the exact update", "[recorder]") {
+  TempRun tmp("params");
+  {
+    Recorder rec(options(tmp.path));
+    const uint64_t ev = rec.begin(static_cast<int>(schema::EventKind::OptimizerStep), "step", "", 0, 0, 0, 0);
+    at::Tensor w = at::full({4}, 1.0f);
+    const auto ids = rec.params_before(static_cast<int64_t>(ev), {"w"}, {w});
+    REQUIRE(ids.size() == 1);
+    CHECK(ids[0].second == -1);  // no .grad
+    w.sub_(0.25f);
+    const auto updates = rec.params_after(static_cast<int64_t>(ev), {w});
+    REQUIRE(updates.size() == 1);
+    CHECK_THROWS_AS(rec.params_after(static_cast<int64_t>(ev), {w}), std::invalid_argument);  // nothing pending
+    CHECK_THROWS_AS(rec.params_before(static_cast<int64_t>(ev), {"a", "b"}, {w}), std::invalid_argument);
+    rec.end(ev);
+    rec.finalize(schema::RunMetaT{});
+  }
+  RunContents run = read_run(tmp.path);
+  const auto& update = run.tensors[1];
+  CHECK(update->role == schema::TensorRole::Update);
+  CHECK(update->name == "w");
+  CHECK(update->stats->min == Approx(-0.25));
+  CHECK(update->stats->max == Approx(-0.25));
+}
+
+TEST_CASE("gradients add to grad_norm; one for a written event counts as late", "[recorder]") {
+  TempRun tmp("grads");
+  {
+    Recorder rec(options(tmp.path));
+    const uint64_t ev = rec.begin(kModuleCall, "model", "Net", 0, 0, 0, 0);
+    rec.on_grad(ev, at::full({4}, 1.0f));  // l2 = 2
+    rec.on_grad(ev, at::full({4}, 1.0f) * 0);  // another tensor: l2 = 0
+    rec.set_paused(true);
+    rec.on_grad(ev, at::full({4}, 5.0f));  // paused: nothing
+    rec.set_paused(false);
+    rec.end(ev);
+    rec.flush();  // the event is written
+    rec.on_grad(ev, at::full({4}, 1.0f));
+    CHECK(rec.stats().late_grads == 1);
+    rec.finalize(schema::RunMetaT{});
+  }
+  RunContents run = read_run(tmp.path);
+  CHECK(run.events[0]->grad_outputs.size() == 2);
+  CHECK(run.events[0]->grad_norm == Approx(2.0));
+}
+
+TEST_CASE("file ids are dense; only project files carry their text", "[recorder]") {
+  char dir_tmpl[] = "/tmp/tvis_test_recorder_projXXXXXX";
+  const std::string project = mkdtemp(dir_tmpl);
+  const std::string script = project + "/train.py";
+  std::ofstream(script) << "print('hi')\n";
+  TempRun tmp("sources");
+  {
+    Recorder rec(options(tmp.path, project));
+    CHECK(rec.file_id(script) == 0);
+    CHECK(rec.file_id("/usr/lib/python3/torch/nn.py") == 1);
+    CHECK(rec.file_id(script) == 0);
+    rec.flush();
+    CHECK(rec.file_id("/elsewhere/late.py") == 2);
+    rec.finalize(schema::RunMetaT{});
+  }
+  RunContents run = read_run(tmp.path);
+  REQUIRE(run.sources.size() == 3);
+  CHECK(run.sources[0]->display_path == "train.py");
+  CHECK(run.sources[0]->text == "print('hi')\n");
+  CHECK(run.sources[1]->text.empty());
+  CHECK(run.sources[2]->path == "/elsewhere/late.py");
+  std::remove(script.c_str());
+  rmdir(project.c_str());
+}
+
+TEST_CASE("finalize twice writes once and returns the stats", "[recorder]") {
+  TempRun tmp("finalize");
+  Recorder rec(options(tmp.path));
+  rec.begin(kModuleCall, "open_at_the_end", "", 0, 0, 0, 0);
+  const RecorderStats a = rec.finalize(schema::RunMetaT{});
+  const RecorderStats b = rec.finalize(schema::RunMetaT{});
+  CHECK(a.file_bytes == b.file_bytes);
+  CHECK(a.events == 1);
+  RunContents run = read_run(tmp.path);
+  CHECK(run.events.size() == 1);
+}
+
+TEST_CASE("a run file that cannot be created is an exception", "[recorder]") {
+  CHECK_THROWS_AS(Recorder(options("/nonexistent_dir/x/run.tvis")), std::runtime_error);
+}
