@@ -1,8 +1,10 @@
 """Fixtures for the recorder tests (real PyTorch, real torchvision).
 
-The build under test: $TVIS_BUILD_DIR, else the build folder under build/
-whose _tvis_native module is newest and that has bin/tvis. Scripts run with
-/usr/bin/python3 (the interpreter with torch), or $TVIS_TEST_PYTHON.
+The build under test: $TVIS_BUILD_DIR, else build/native (what tools/bootstrap
+builds); never guessed from file times, so a leftover build/pip-* or another
+build folder cannot shadow it. The header of pytest's output names it.
+Scripts run with /usr/bin/python3 (the interpreter with torch), or
+$TVIS_TEST_PYTHON.
 """
 import json
 import os
@@ -18,28 +20,28 @@ SCRIPTS = Path(__file__).resolve().parent / "scripts"
 PYTHON = os.environ.get("TVIS_TEST_PYTHON", "/usr/bin/python3")
 
 
-def _find_build():
-    env = os.environ.get("TVIS_BUILD_DIR")
-    candidates = [Path(env).resolve()] if env else [p for p in (ROOT / "build").glob("*") if p.is_dir()]
-    found = []
-    for d in candidates:
-        mods = list((d / "python").glob("_tvis_native*.so"))
-        if mods and (d / "bin" / "tvis").exists():
-            found.append((mods[0].stat().st_mtime, d))
-    return max(found)[1] if found else None
+BUILD_DIR = Path(os.environ.get("TVIS_BUILD_DIR") or ROOT / "build" / "native").resolve()
 
 
-BUILD = _find_build()
+def _usable(d):
+    return any((d / "python").glob("_tvis_native*.so")) and (d / "bin" / "tvis").exists()
+
+
+BUILD = BUILD_DIR if _usable(BUILD_DIR) else None
 if BUILD is not None:
     # the build's native module before any copy a pip -e install left beside the package
     sys.path[:0] = [str(BUILD / "python"), str(ROOT / "recorder" / "python")]
 
 
+def pytest_report_header(config):
+    return "tvis build under test: %s%s" % (BUILD_DIR, "" if BUILD else " (not built: bin/tvis or the module missing)")
+
+
 @pytest.fixture(scope="session")
 def build():
     if BUILD is None:
-        pytest.fail("no build with bin/tvis and python/_tvis_native*.so under build/ "
-                    "(configure with /usr/bin/python3 having torch, build targets tvis and _tvis_native)")
+        pytest.fail("%s has no bin/tvis and python/_tvis_native*.so (run tools/bootstrap, or set "
+                    "TVIS_BUILD_DIR to a build of targets tvis and _tvis_native with /usr/bin/python3)" % BUILD_DIR)
     return BUILD
 
 
@@ -53,26 +55,54 @@ def run_plain(script, *args, cwd=None, timeout=600):
                           timeout=timeout)
 
 
-def run_tvis(tvis_bin, script, *args, steps=3, out=None, opts=(), cwd=None, timeout=600):
+def run_tvis(tvis_bin, script, *args, steps=3, out=None, opts=(), cwd=None, timeout=600, failures_expected=()):
+    """``tvis run --steps STEPS [--out OUT] OPTS SCRIPT ARGS``. When it
+    recorded a run, also asserts that tvis reported no failure of its own
+    while recording (assert_no_capture_failures; a test that provokes one
+    names the notice codes it expects in ``failures_expected``)."""
     cmd = [tvis_bin, "run", "--steps", str(steps)]
     if out is not None:
         cmd += ["--out", str(out)]
     cmd += list(opts) + [str(script), *map(str, args)]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    m = re.search(r"^tvis run: recorded (.+)$", p.stdout, re.M)
+    if m and os.path.exists(m.group(1)):
+        assert_no_capture_failures(m.group(1), failures_expected)
+    return p
 
 
-def record_matching_plain(tvis_bin, script, steps, out, *args):
+def record_matching_plain(tvis_bin, script, steps, out, *args, failures_expected=()):
     """Runs ``script --steps STEPS ARGS`` plainly and under ``tvis run --steps
     STEPS`` (the script asked for more steps, so tvis is what stops it),
-    asserts both succeed with the same step lines, bit for bit, and returns the
-    recorded run's path, tvis run's stdout and the plain run's stdout."""
+    asserts both succeed with the same step lines, bit for bit, and that no
+    capture failed (assert_no_capture_failures; a test that provokes one names
+    its notice code in ``failures_expected``), and returns the recorded run's
+    path, tvis run's stdout and the plain run's stdout."""
     plain = run_plain(script, "--steps", steps, *args)
     assert plain.returncode == 0, plain.stderr
-    rec = run_tvis(tvis_bin, script, "--steps", steps + 2, *args, steps=steps, out=out)
+    rec = run_tvis(tvis_bin, script, "--steps", steps + 2, *args, steps=steps, out=out,
+                   failures_expected=failures_expected)
     assert rec.returncode == 0, rec.stderr
     assert len(step_lines(plain.stdout)) > 0
     assert step_lines(rec.stdout) == step_lines(plain.stdout), "training differs under tvis run"
     return run_file_of(rec.stdout), rec.stdout, plain.stdout
+
+
+def failure_notices(path):
+    """The run's notices that report a failure of tvis itself: a capture
+    switched off or a pass skipped after an error (codes ``*_failed``), or a
+    recorder error (``recorder_error``). As (code, message) pairs."""
+    meta = load_run(path).meta or {}
+    return [(n["code"], n.get("message", "")) for n in meta.get("notices", [])
+            if n.get("code", "").endswith("_failed") or n.get("code") == "recorder_error"]
+
+
+def assert_no_capture_failures(path, expected=()):
+    """Fails when the run reports a failure of tvis (failure_notices) other
+    than the codes in ``expected``: a capture that raised is switched off
+    with a notice, and training still matches, so only this check sees it."""
+    unexpected = [(c, m) for c, m in failure_notices(path) if c not in expected]
+    assert not unexpected, "tvis reported failures while recording: %s" % unexpected
 
 
 def step_lines(stdout):
