@@ -49,9 +49,9 @@ bool is_run_dir(const fs::directory_entry& e) {
 }  // namespace
 
 bool ensure_runs_folder(const std::string& dir, std::string* error) {
-  std::error_code ec;
+  std::error_code ec, exists_ec;
   fs::create_directories(dir, ec);
-  if (ec && !fs::exists(dir)) {
+  if (ec && !fs::exists(dir, exists_ec)) {
     *error = "cannot create runs folder " + dir + ": " + ec.message();
     return false;
   }

@@ -22,9 +22,9 @@ TEST_CASE("an explicit --python must exist") {
   CHECK(likely_python("/nonexistent/python3", PythonSearch{}).empty());
 }
 
-TEST_CASE("an explicit --python without torch is refused") {
+TEST_CASE("an explicit --python is taken by its torch probe's exit status") {
   std::string error;
-  CHECK(resolve_python("/bin/true", PythonSearch{}, &error).empty() == false);  // exits 0: "has torch"
+  CHECK(resolve_python("/bin/true", PythonSearch{}, &error) == "/bin/true");  // the probe exits 0
   CHECK(resolve_python("/bin/false", PythonSearch{}, &error).empty());
   CHECK(error == "--python /bin/false cannot import torch");
 }
