@@ -22,8 +22,18 @@ CASES = {
 }
 
 
-def _check_updates(run, dump_dir, steps):
+def _leading(t, like):
+    """``t`` cut to the rows kept of it (a LeadingRows tensor keeps the first rows)."""
+    return t[: like.shape[0]] if t.dim() and like.shape != t.shape else t
+
+
+def _check_updates(run, dump_dir, steps, plain_dump_dir):
+    """Every parameter of every step: the weight before and the update equal
+    the recorded script's own dumps (p_after - p_before, bit for bit), and the
+    gradient equals the .grad of the same step in the plain run (a process
+    without tvis), bit for bit."""
     weights = [torch.load(dump_dir / "w_init.pt")] + [torch.load(dump_dir / ("w_step%d.pt" % k)) for k in range(steps)]
+    plain_grads = [torch.load(plain_dump_dir / ("g_step%d.pt" % k)) for k in range(steps)]
     assert len(run.optimizer_steps) == steps
     for rec in sorted(run.optimizer_steps, key=lambda r: r["step"]):
         k = rec["step"]
@@ -41,13 +51,17 @@ def _check_updates(run, dump_dir, steps):
             if run.tensors[p["update"]]["kept"] == "LeadingRows":
                 delta = delta[: u.shape[0]]
             assert torch.equal(u, delta), "update of %s at step %d differs from p_after - p_before" % (p["name"], k)
-            assert run.values(p["grad"]) is not None
+            g = run.values(p["grad"])
+            assert g is not None, "no gradient kept for %s at step %d" % (p["name"], k)
+            assert torch.equal(g, _leading(plain_grads[k][p["name"]], g)), \
+                "gradient of %s at step %d differs from the plain run's" % (p["name"], k)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_across_processes(name, tvis, tmp_path):
     script = SCRIPTS / (name + ".py")
-    plain = run_plain(script, "--steps", 3)
+    plain_dump = tmp_path / "plain_dump"
+    plain = run_plain(script, "--steps", 3, "--dump", plain_dump)
     assert plain.returncode == 0, plain.stderr
     dump = tmp_path / "dump"
     rec = run_tvis(tvis, script, "--steps", 6, "--dump", dump, steps=3, out=tmp_path / "runs")
@@ -67,7 +81,7 @@ def test_across_processes(name, tvis, tmp_path):
     assert len(with_grads) >= len(mods) // 3, "few module calls have dL/d(output)"
     assert all(e["grad_norm"] >= 0 for e in with_grads)
     assert {e["step"] for e in mods} >= {0, 1, 2}
-    _check_updates(run, dump, 3)
+    _check_updates(run, dump, 3, plain_dump)
     info = inspect_json(tvis, path)
     assert info["complete"] is True and info["steps"] == 3
     plain_losses = [float(l.split()[3]) for l in step_lines(plain.stdout)]
@@ -95,11 +109,14 @@ def test_raw_tensors_hand_written_update(tvis, tmp_path):
     parameters (named by the script's variables); a step ends at the next
     data fetch or forward, which here is the next loss call."""
     script = SCRIPTS / "manual_raw.py"
-    plain = run_plain(script, "--steps", 3)
+    plain_dump = tmp_path / "plain_dump"
+    plain = run_plain(script, "--steps", 3, "--dump", plain_dump)
+    assert plain.returncode == 0, plain.stderr
     dump = tmp_path / "dump"
     rec = run_tvis(tvis, script, "--steps", 6, "--dump", dump, steps=3, out=tmp_path / "runs")
     assert rec.returncode == 0, rec.stderr
+    assert len(step_lines(plain.stdout)) == 3 and all(" weights " in l for l in step_lines(plain.stdout))
     assert step_lines(rec.stdout) == step_lines(plain.stdout)
     run = load_run(run_file_of(rec.stdout))
     assert len(run.optimizer_steps) == 3
-    _check_updates(run, dump, 3)
+    _check_updates(run, dump, 3, plain_dump)

@@ -5,7 +5,8 @@ weight dumps.
 Each script prints, after every optimizer step, one line
     step <k> loss <repr(loss.item())> weights <sha256 of all parameters>
 and with --dump DIR saves the parameters before training (w_init.pt) and
-after each step k (w_step<k>.pt).
+after each step k (w_step<k>.pt), and each step's gradients (g_step<k>.pt:
+the .grad of every parameter that has one when the step is reported).
 """
 import argparse
 import hashlib
@@ -38,6 +39,15 @@ def dump(args, model, tag):
         torch.save({n: p.detach().clone() for n, p in model.named_parameters()}, os.path.join(args.dump, tag + ".pt"))
 
 
+def dump_grads(args, named_params, tag):
+    if args.dump:
+        os.makedirs(args.dump, exist_ok=True)
+        torch.save({n: p.grad.detach().clone() for n, p in named_params if p.grad is not None},
+                   os.path.join(args.dump, tag + ".pt"))
+
+
 def report(args, model, step, loss):
     print("step %d loss %r weights %s" % (step, loss.item(), digest(model)), flush=True)
     dump(args, model, "w_step%d" % step)
+    if any(p.grad is not None for p in model.parameters()):  # else the script dumped them before its update
+        dump_grads(args, model.named_parameters(), "g_step%d" % step)

@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-from fidelity_util import dump, parse, report
+from fidelity_util import dump, dump_grads, parse, report
 
 
 def sgd_update(model, lr):
@@ -22,6 +22,7 @@ def main():
         y = torch.randint(0, 3, (16,))
         loss = nn.functional.cross_entropy(model(x), y)
         loss.backward()
+        dump_grads(args, model.named_parameters(), "g_step%d" % step)  # the update clears them
         sgd_update(model, 0.1)
         report(args, model, step, loss)
 
