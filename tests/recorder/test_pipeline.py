@@ -46,6 +46,16 @@ def sample_batches(run):
     return out
 
 
+def followed_batches(run, steps):
+    """sample_batches(run), asserting that each of the ``steps`` recorded steps
+    has its batch and that every batch follows at least one sample (so a loop
+    over them checks something)."""
+    batches = sample_batches(run)
+    assert sorted(b["step"] for b in batches) == list(range(steps)), [b["step"] for b in batches]
+    assert all(b.get("samples") for b in batches), "a batch without followed samples"
+    return batches
+
+
 def record(tvis, tmp_path, steps, *args, opts=()):
     """(plain step lines, tvis step lines, run, inspect json) for the script with args."""
     plain = run_plain(SCRIPT, "--steps", steps, *args)
@@ -174,8 +184,10 @@ def test_uncopyable_dataset_keeps_real_workers(tvis, tmp_path):
 def test_digits_cnn_pipeline(tvis, tmp_path):
     script = ROOT / "examples" / "digits_cnn.py"
     plain = run_plain(script, "--max-steps", 2)
+    assert plain.returncode == 0, plain.stderr
     rec = run_tvis(tvis, script, "--max-steps", 3, steps=2, out=tmp_path / "runs")
     assert rec.returncode == 0, rec.stderr
+    assert len(step_lines(plain.stdout)) == 2
     assert step_lines(rec.stdout) == step_lines(plain.stdout)
     info = inspect_json(tvis, run_file_of(rec.stdout))
     assert info["captured"]["pipeline"]["transforms"] == ["Resize", "RandomRotation", "Normalize"]
@@ -183,7 +195,7 @@ def test_digits_cnn_pipeline(tvis, tmp_path):
     same = {"Resize": transforms.Resize((16, 16), antialias=True), "RandomRotation": transforms.RandomRotation(10),
             "Normalize": transforms.Normalize((0.3,), (0.4,))}  # as examples/digits_cnn.py builds them
     run = load_run(run_file_of(rec.stdout))
-    for b in sample_batches(run):
+    for b in followed_batches(run, 2):
         for s in b["samples"]:
             assert [t["input_kind"] for t in s["transforms"]] == ["Tensor"] * 3
             assert s["transforms"][1]["rng_state"] >= 0
@@ -198,7 +210,7 @@ def test_samples_option(tvis, tmp_path, k):
                    opts=("--samples", str(k)))
     assert rec.returncode == 0, rec.stderr
     run = load_run(run_file_of(rec.stdout))
-    for b in sample_batches(run):
+    for b in followed_batches(run, 2):
         assert [s["id"] for s in b["samples"]] == list(range(k))
         assert all(len(s["transforms"]) == 4 for s in b["samples"])
 
@@ -305,7 +317,7 @@ def test_image_folder_loader_function_is_a_step(tvis, tmp_path):
     assert rec.returncode == 0, rec.stderr
     assert step_lines(rec.stdout) == step_lines(plain.stdout)
     run = load_run(run_file_of(rec.stdout))
-    for b in sample_batches(run):
+    for b in followed_batches(run, 4):
         for s in b["samples"]:
             steps = s["transforms"]
             assert [t["class_name"] for t in steps] == ["default_loader", "RandomResizedCrop", "ToTensor"]
