@@ -4,9 +4,11 @@
 //
 // --frames N     render N frames, then exit 0 (default with --screenshot: 10)
 // --screenshot   after the last frame, write the window as a PNG
-// --state-json   at exit, write App::state_json() (INTERFACES.md's object)
-// --select ID, --panel NAME   start with event ID selected and Explore's
-//                bottom panel NAME (Timeline, Source, ...) shown: scripted screenshots
+// --state-json   at exit, write App::state_json() (docs/viewer_test_surface.md)
+// --select ID, --panel NAME   start with event ID selected and panel NAME
+//                shown (the pages say which names they know; Explore's
+//                bottom panels: Timeline, Source, ...): scripted screenshots.
+//                Both are App::command()s, as the browser's tests drive them.
 // Exit codes: 0 ok; 1 no window / screenshot or state file not written;
 // 2 bad arguments or nothing to open at PATH.
 #include <SDL.h>
@@ -17,13 +19,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <vector>
 
-#include "gl_texture_uploader.h"
 #include "png_writer.h"
-#include "tvis/runs/run_resolve.h"
-#include "sdl_shell.h"
 #include "tvis/format/byte_source.h"
+#include "tvis/runs/run_resolve.h"
+#include "tvis/shell/gl_texture_uploader.h"
+#include "tvis/shell/sdl_shell.h"
 #include "tvis/viewer/app.h"
 
 namespace {
@@ -90,6 +93,15 @@ std::string take_screenshot(const tvis::shell::Shell& shell, const std::string& 
   return tvis::shell::write_png_rgba(path, flipped.data(), w, h);
 }
 
+// Shows panel `name` through the App's command entry; on an unknown name,
+// says which names the pages know.
+bool start_panel(tvis::viewer::App& app, const std::string& name) {
+  if (app.command(nlohmann::json{{"panel", name}}.dump()) == "true") return true;
+  std::fprintf(stderr, "tvis-view: --panel wants one of %s, got '%s'\n", app.command("{\"panels\": true}").c_str(),
+               name.c_str());
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,7 +114,7 @@ int main(int argc, char** argv) {
   cli.add_option("--size", args.size, "window size WxH in window units")->capture_default_str();
   cli.add_option("--select", args.select, "select this event id at start, as a click on its row would")
       ->check(CLI::NonNegativeNumber);
-  cli.add_option("--panel", args.panel, "show this Explore panel at start (Steps, Timeline, Source, Layers, Samples)");
+  cli.add_option("--panel", args.panel, "show this panel at start (Explore: Steps, Timeline, Source, Layers, Samples)");
   cli.add_option("--scale", args.scale, "UI scale (default: from the display's DPI)")->check(CLI::Range(0.5, 4.0));
   CLI11_PARSE(cli, argc, argv);
 
@@ -127,12 +139,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tvis-view: %s\n", problem.c_str());
       return 2;
     }
-    if (args.select >= 0) app.select_event(static_cast<uint64_t>(args.select));
-    if (!args.panel.empty() && !app.show_panel(args.panel)) {
-      std::fprintf(stderr, "tvis-view: --panel wants Steps, Timeline, Source, Layers or Samples, got '%s'\n",
-                   args.panel.c_str());
-      return 2;
-    }
+    if (args.select >= 0) app.command(nlohmann::json{{"select", args.select}}.dump());
+    if (!args.panel.empty() && !start_panel(app, args.panel)) return 2;
   }
 
   tvis::shell::Shell shell;

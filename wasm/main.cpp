@@ -1,7 +1,7 @@
 // The browser shell: viewer.html's canvas, Emscripten's SDL2 + WebGL2, and
-// the entry points the JS glue (viewer_glue.js) calls. The frame function is
-// native-viewer/sdl_shell.cpp's; only the main loop differs (the browser's
-// requestAnimationFrame through emscripten_set_main_loop).
+// the entry points the JS glue (viewer_glue.js) calls. The window and frame
+// function are tvis_shell's (shell/); only the main loop differs (the
+// browser's requestAnimationFrame through emscripten_set_main_loop).
 #include <SDL.h>
 #include <emscripten.h>
 #include <imgui.h>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "js_byte_source.h"
-#include "gl_texture_uploader.h"
-#include "sdl_shell.h"
+#include "tvis/shell/gl_texture_uploader.h"
+#include "tvis/shell/sdl_shell.h"
 #include "tvis/viewer/app.h"
 
 namespace {
@@ -100,44 +100,23 @@ EMSCRIPTEN_KEEPALIVE void tvis_show_error(const char* message) {
   if (g_app) g_app->show_error(message ? message : "error");
 }
 
-/// INTERFACES.md's state object as JSON; valid until the next call.
+/// The test surface's state object as JSON; valid until the next call.
 EMSCRIPTEN_KEEPALIVE const char* tvis_state_json() {
   static std::string json;
   json = g_app ? g_app->state_json() : "{}";
   return json.c_str();
 }
 
-/// Test surface: where the Explore list drew event `id` last frame, as JSON
-/// "[x0,y0,x1,y1]" in CSS pixels, or "null" when it was not drawn.
-EMSCRIPTEN_KEEPALIVE const char* tvis_event_row_rect_json(double id) {
+/// The test surface's command entry (App::command): one JSON object in, its
+/// JSON answer out; valid until the next call.
+EMSCRIPTEN_KEEPALIVE const char* tvis_command(const char* command) {
   static std::string json;
-  float r[4];
-  if (!g_app || id < 0 || !g_app->event_row_rect(static_cast<uint64_t>(id), r)) return "null";
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "[%.1f,%.1f,%.1f,%.1f]", r[0], r[1], r[2], r[3]);
-  json = buf;
-  return json.c_str();
-}
-
-/// Test surface: where the run list drew row `index` last frame, as
-/// tvis_event_row_rect_json does.
-EMSCRIPTEN_KEEPALIVE const char* tvis_run_row_rect_json(int index) {
-  static std::string json;
-  float r[4];
-  if (!g_app || index < 0 || !g_app->run_row_rect(static_cast<size_t>(index), r)) return "null";
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "[%.1f,%.1f,%.1f,%.1f]", r[0], r[1], r[2], r[3]);
-  json = buf;
+  json = g_app && command ? g_app->command(command) : "null";
   return json.c_str();
 }
 
 /// Frames not drawn because they were identical to the one on screen.
 EMSCRIPTEN_KEEPALIVE double tvis_frames_skipped() { return static_cast<double>(g_shell.frames_skipped); }
-
-/// Test surface: 1 when the last frame drew event `id`'s row with its data.
-EMSCRIPTEN_KEEPALIVE int tvis_event_row_loaded(double id) {
-  return g_app && id >= 0 && g_app->event_row_loaded(static_cast<uint64_t>(id)) ? 1 : 0;
-}
 
 }  // extern "C"
 

@@ -16,7 +16,8 @@
 //     then keeps that one full fetch in JS memory.
 // After every await the heap may have grown: HEAPU8 is read afresh.
 //
-// Test surface: window.tvisViewer.state() returns INTERFACES.md's object.
+// Test surface (docs/viewer_test_surface.md): window.tvisViewer.state() returns
+// the viewer's state object and command(obj) runs one App::command().
 
 (function () {
   'use strict';
@@ -325,14 +326,16 @@
   window.tvisViewer = {
     ready: false,
     state: () => JSON.parse(UTF8ToString(_tvis_state_json())),
+    // One App::command(): {select: ID}, {page: NAME}, {panel: NAME}, {key: ']'}, ...
+    command: (cmd) => JSON.parse(Module.ccall('tvis_command', 'string', ['string'], [JSON.stringify(cmd)])),
     // Tests: the Explore row of event `id` as [x0, y0, x1, y1] (CSS px) or null.
-    eventRowRect: (id) => JSON.parse(UTF8ToString(_tvis_event_row_rect_json(id))),
+    eventRowRect: (id) => window.tvisViewer.command({ event_row_rect: id }),
     // Tests: true when the last frame drew event `id`'s row with its data.
-    eventRowLoaded: (id) => _tvis_event_row_loaded(id) === 1,
+    eventRowLoaded: (id) => window.tvisViewer.command({ event_row_loaded: id }) === true,
     // Frames not drawn because nothing changed (an idle page composites nothing).
     framesSkipped: () => _tvis_frames_skipped(),
     // Tests: the run list's row `index` as [x0, y0, x1, y1] (CSS px) or null.
-    runRowRect: (index) => JSON.parse(UTF8ToString(_tvis_run_row_rect_json(index))),
+    runRowRect: (index) => window.tvisViewer.command({ run_row_rect: index }),
     openUrl: openUrl,
     openFile: openFile,
   };

@@ -2,7 +2,7 @@
 // remembered failures.
 #include <catch2/catch.hpp>
 
-#include "chunk_cache.h"
+#include "tvis/viewer_model/chunk_cache.h"
 #include "headless_app.h"
 
 namespace {

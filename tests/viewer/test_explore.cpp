@@ -15,7 +15,7 @@
 #include "headless_app.h"
 #include "pages/explore_state.h"
 #include "synthetic_run.h"
-#include "tensor_index.h"
+#include "tvis/viewer_model/tensor_index.h"
 #include "tvis/format/chunk_pack.h"
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_reader.h"
@@ -202,20 +202,20 @@ TEST_CASE("calls never written are final 'not recorded' rows with their children
   CHECK(s.model.event_state(99) == vw::EventState::NotRecorded);  // beyond every chunk: cannot arrive
   for (uint64_t id = 0; id < 6; ++id) {
     INFO("row " << id);
-    REQUIRE(s.row_rects.count(id) == 1);
-    CHECK(s.row_rects[id].loaded);  // drawn final, not "loading ..."
+    REQUIRE(s.drawn.events.count(id) == 1);
+    CHECK(s.drawn.events[id].loaded);  // drawn final, not "loading ..."
   }
-  CHECK(vw::event_depth(s, 1) == 0);  // an unwritten call is a root
-  CHECK(vw::event_depth(s, 2) == 1);  // its children indent below it
-  CHECK(vw::event_depth(s, 3) == 2);
+  CHECK(s.model.tree().depth(1) == 0);  // an unwritten call is a root
+  CHECK(s.model.tree().depth(2) == 1);  // its children indent below it
+  CHECK(s.model.tree().depth(3) == 2);
   // Collapsing the unwritten `main` (1) hides everything it holds (2..5).
   x.tree.collapsed.emplace(1, std::nullopt);
-  s.row_rects.clear();
+  s.drawn.events.clear();
   panel_frames(2, [&] { vw::draw_call_tree(s, x); });
   REQUIRE(x.tree.collapsed.at(1) == std::optional<uint64_t>(5));
-  CHECK(s.row_rects.count(0) == 1);
-  CHECK(s.row_rects.count(1) == 1);
-  CHECK(s.row_rects.count(2) == 0);
+  CHECK(s.drawn.events.count(0) == 1);
+  CHECK(s.drawn.events.count(1) == 1);
+  CHECK(s.drawn.events.count(2) == 0);
   // The app reports the selection as not recorded.
   h.app().open(file_source(path));
   h.frame(3);
@@ -290,32 +290,33 @@ TEST_CASE("the tensor view decodes exactly the recorded values and slices them",
   vw::AppState s(vw::AppOptions{});
   s.model.open(file_source(path));
   REQUIRE(s.model.status() == vw::RunStatus::Open);
-  vw::ExploreState x;
+  vw::TensorViewState view;  // a shared panel: drawn from the model and the selection, no page state
+  vw::PanelContext panel{s.model, s.selection, s.options, {}};
   bool done = false;
   vw::TensorRef ref;
-  for (int i = 0; i < 4 && !ref; ++i) ref = x.tensors.by_id(s.model, batch->id, batch->step, &done);
+  for (int i = 0; i < 4 && !ref; ++i) ref = s.model.tensors().by_id(s.model, batch->id, batch->step, &done);
   REQUIRE(ref);
-  panel_frames(3, [&] { vw::draw_tensor_view(s, x, *ref.rec); });
-  REQUIRE(x.view.error.empty());
-  REQUIRE(x.view.values.shape == std::vector<int64_t>{4, 3, 8, 8});
-  REQUIRE(x.view.values.values.size() == 4u * 3 * 8 * 8);
+  panel_frames(3, [&] { vw::draw_tensor_view(panel, view, *ref.rec); });
+  REQUIRE(view.error.empty());
+  REQUIRE(view.values.shape == std::vector<int64_t>{4, 3, 8, 8});
+  REQUIRE(view.values.values.size() == 4u * 3 * 8 * 8);
   // The decoded values reproduce the recorded statistics exactly (float32 -> double).
   double lo = INFINITY, hi = -INFINITY;
-  for (double v : x.view.values.values) {
+  for (double v : view.values.values) {
     lo = std::min(lo, v);
     hi = std::max(hi, v);
   }
   CHECK(lo == batch->stats->min);
   CHECK(hi == batch->stats->max);
   // Default slice: the last two axes (8 x 8) at index 0 of the others.
-  CHECK(x.view.slice.rows == 8);
-  CHECK(x.view.slice.cols == 8);
-  CHECK(x.view.slice.at(2, 5) == x.view.values.values[2 * 8 + 5]);
+  CHECK(view.slice.rows == 8);
+  CHECK(view.slice.cols == 8);
+  CHECK(view.slice.at(2, 5) == view.values.values[2 * 8 + 5]);
   // Pick sample 1, channel 2: the slice follows.
-  x.view.spec.index = {1, 2, 0, 0};
-  x.view.slice_dirty = true;
-  panel_frames(1, [&] { vw::draw_tensor_view(s, x, *ref.rec); });
-  CHECK(x.view.slice.at(3, 4) == x.view.values.values[((1 * 3 + 2) * 8 + 3) * 8 + 4]);
+  view.spec.index = {1, 2, 0, 0};
+  view.slice_dirty = true;
+  panel_frames(1, [&] { vw::draw_tensor_view(panel, view, *ref.rec); });
+  CHECK(view.slice.at(3, 4) == view.values.values[((1 * 3 + 2) * 8 + 3) * 8 + 4]);
 }
 
 TEST_CASE("decode_values refuses records that point outside their chunk", "[viewer][explore][errors]") {
@@ -365,7 +366,7 @@ TEST_CASE("layers table: every module call of the step, with shapes, stats and s
   HeadlessApp h;
   vw::AppState s(vw::AppOptions{});
   s.model.open(file_source(path));
-  s.nav_step = 1;
+  s.selection.step = 1;
   vw::ExploreState x;
   panel_frames(4, [&] { vw::draw_layers_table(s, x); });
   REQUIRE(x.layers.complete);
@@ -408,7 +409,7 @@ TEST_CASE("source view counts calls per line and highlights the selected call's 
   vw::ExploreState x;
   auto fwd = std::find_if(events.begin(), events.end(), [](const sc::EventT& e) { return e.name == "Net.forward"; });
   REQUIRE(fwd != events.end());
-  s.selected_event = fwd->id;
+  s.selection.event = fwd->id;
   panel_frames(4, [&] { vw::draw_source_view(s, x); });
   REQUIRE(x.source.counting_done);
   for (const auto& [line, n] : expected) {
@@ -441,7 +442,7 @@ TEST_CASE("timeline, step view and samples draw the step; a timeline click selec
   io.MouseWheel = 0;
   CHECK(x.timeline.view1 - x.timeline.view0 < x.timeline.t1 - x.timeline.t0);
   // Click down the plot's middle column until a bar is hit: that call is selected.
-  for (float y = 20; y < 500 && !s.selected_event; y += 5) {
+  for (float y = 20; y < 500 && !s.selection.event; y += 5) {
     io.MousePos = ImVec2(700, y);
     panel_frames(1, [&] { vw::draw_timeline(s, x); });
     io.MouseDown[0] = true;
@@ -450,8 +451,8 @@ TEST_CASE("timeline, step view and samples draw the step; a timeline click selec
     panel_frames(1, [&] { vw::draw_timeline(s, x); });
   }
   io.MousePos = ImVec2(-1, -1);
-  REQUIRE(s.selected_event);
-  const sc::Event* e = s.model.event(*s.selected_event);
+  REQUIRE(s.selection.event);
+  const sc::Event* e = s.model.event(*s.selection.event);
   REQUIRE(e);
   CHECK(e->step() == 0);
 }
@@ -475,14 +476,14 @@ TEST_CASE("search lists every call whose name or class matches, case-insensitive
   REQUIRE(x.tree.scan_done);
   CHECK(x.tree.matches == expected);
   // Only matching rows are drawn.
-  CHECK(s.row_rects.count(expected[0]) == 1);
-  CHECK(s.row_rects.count(0) == 0);
+  CHECK(s.drawn.events.count(expected[0]) == 1);
+  CHECK(s.drawn.events.count(0) == 0);
   // Clearing the query brings the whole tree back.
   x.tree.query[0] = 0;
-  s.row_rects.clear();
+  s.drawn.events.clear();
   panel_frames(1, [&] { vw::draw_call_tree(s, x); });
   CHECK(x.tree.matches.empty());
-  CHECK(s.row_rects.count(0) == 1);
+  CHECK(s.drawn.events.count(0) == 1);
 }
 
 // Real recordings (tvis run) are not committed; point TVIS_TEST_REAL_RUNS at
@@ -558,12 +559,12 @@ TEST_CASE("over real recordings: every call is reachable by keys and shows its r
     // writes one per flush that saw new files) names every recorded call site.
     vw::AppState fs(vw::AppOptions{});
     fs.model.open(file_source(path));
-    for (int i = 0; i < 20 && !fs.files_indexed; ++i) vw::file_name(fs, 0);
-    REQUIRE(fs.files_indexed);
+    for (int i = 0; i < 20 && !fs.model.source_files().ready(); ++i) fs.model.source_files().name(0);
+    REQUIRE(fs.model.source_files().ready());
     for (const auto& e : events)
       if (e.call_line > 0) {
         INFO("event " << e.id << " " << e.name << " file " << e.call_file);
-        CHECK_FALSE(vw::file_name(fs, e.call_file).empty());
+        CHECK_FALSE(fs.model.source_files().name(e.call_file).empty());
       }
   }
 }
@@ -577,13 +578,13 @@ TEST_CASE("a jump to a call inside a collapsed subtree expands it", "[viewer][ex
   x.tree.collapsed.emplace(2, std::nullopt);  // "long": its end is found by scanning
   panel_frames(2, [&] { vw::draw_call_tree(s, x); });
   REQUIRE(x.tree.collapsed.at(2) == std::optional<uint64_t>(5));
-  CHECK(s.row_rects.count(4) == 0);
-  vw::select_event(s, 4);  // e.g. from the timeline
-  s.row_rects.clear();
+  CHECK(s.drawn.events.count(4) == 0);
+  s.selection.select_event(4);  // e.g. from the timeline
+  s.drawn.events.clear();
   panel_frames(2, [&] { vw::draw_call_tree(s, x); });
   CHECK(x.tree.collapsed.count(2) == 0);
-  CHECK(s.row_rects.count(4) == 1);
-  CHECK(*s.selected_event == 4);
+  CHECK(s.drawn.events.count(4) == 1);
+  CHECK(*s.selection.event == 4);
 }
 
 TEST_CASE("a navigator jump finds the first call of a step across overlapping chunks", "[viewer][explore]") {

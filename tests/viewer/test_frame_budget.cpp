@@ -96,7 +96,7 @@ TEST_CASE("a 33k-call step opens in the Timeline over several frames, within the
   h.frame(2);
   vw::AppState& s = h.app().internals();
   REQUIRE(s.model.ready());
-  s.nav_step = 1;
+  s.selection.step = 1;
   REQUIRE(h.app().show_panel("Timeline"));
   h.frame();
   REQUIRE(s.explore);
@@ -142,7 +142,7 @@ TEST_CASE("the Layers table of a 33k-call step is built over frames, within the 
   h.app().open(tvis::test::file_source_for(big_run()));
   h.frame(2);
   vw::AppState& s = h.app().internals();
-  s.nav_step = 1;
+  s.selection.step = 1;
   REQUIRE(h.app().show_panel("Layers"));
   h.frame();
   REQUIRE(s.explore);

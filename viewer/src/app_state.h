@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "frame_stats.h"
-#include "run_model.h"
+#include "selection.h"
+#include "tvis/viewer_model/run_model.h"
 #include "tvis/viewer/app.h"
 
 namespace tvis::viewer {
@@ -27,8 +28,42 @@ struct RunListRow {
 struct Rect {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   bool loaded = false;  // drawn with its data, not as a placeholder
+  void copy_to(float out[4]) const {
+    out[0] = x0;
+    out[1] = y0;
+    out[2] = x1;
+    out[3] = y1;
+  }
 };
 
+/// The shell-facing look: UI scale and whether the font atlas was built.
+struct Fonts {
+  float ui_scale = 1.0f;
+  float framebuffer_scale = 1.0f;
+  bool built = false;
+};
+
+/// Frame timing: the measured frames and the status bar's figure.
+struct FrameTiming {
+  FrameStats stats;
+  double shown_ms = 0;        // the status bar's figure (refreshed once a second)
+  double shown_at = -1e9;
+};
+
+/// What the last frame drew where, for tests that click real rows.
+struct DrawnRows {
+  std::unordered_map<uint64_t, Rect> events;  // call tree rows by event id
+  std::unordered_map<size_t, Rect> runs;      // run list rows by index
+  void clear() {
+    events.clear();
+    runs.clear();
+  }
+};
+
+/// The application's state, in parts: the model (data), the run list, the
+/// shared Selection, the pages' own states, and shell-facing fonts, timing
+/// and test geometry. A page reads the model and the selection and writes
+/// only the selection and its own state.
 struct AppState {
   AppOptions options;
   RunModel model;
@@ -37,43 +72,19 @@ struct AppState {
   std::vector<RunListRow> runs;
   bool showing_run_list = false;
 
-  // Pages: only built pages are listed (INTERFACES.md spelling).
-  std::vector<std::string> pages{"Explore"};
-  std::string page = "Explore";
+  Selection selection;
+  std::string page = "Explore";  // the page whose tab is shown
+  std::string page_request;      // a page asked for by command ("" = none)
+  std::string show_panel;        // a panel asked for by command ("" = none)
 
-  // Navigation and selection.
-  std::optional<uint64_t> selected_event;
-  int nav_step = 0;
-  schema::Phase nav_phase = schema::Phase::None;
-  bool jump_pending = false;           // navigator asked for (nav_step, nav_phase)
-  std::optional<uint64_t> scroll_to;   // Explore list scrolls this row into view
-  std::string show_panel;              // Explore's bottom panel to bring up ("" = none asked)
-  std::vector<int> sample_ids;         // followed samples (from Samples chunks)
-  int sample_cursor = 0;
-  bool samples_indexed = false;
-  std::unordered_map<uint64_t, int> depth_cache;  // event id -> call depth
-
-  // Files: SourceFiles chunks resolved lazily (file id -> display path).
-  std::unordered_map<uint32_t, std::string> file_names;
-  bool files_indexed = false;
+  // Pages' own states, each replaced when selection.run changes.
+  std::shared_ptr<ExploreState> explore;
 
   std::string welcome_hint = "Open a run file to begin.";
   std::string error_override;  // set by show_error when no source exists
-  FrameStats frame_stats;
-  double frame_ms_shown = 0;      // the status bar's figure (refreshed once a second)
-  double frame_ms_shown_at = -1e9;
-  float ui_scale = 1.0f;
-  float framebuffer_scale = 1.0f;
-  bool fonts_built = false;
-
-  // Explore's panels (pages/explore_state.h); replaced when run_generation changes.
-  uint64_t run_generation = 0;  // bumped by reset_navigation()
-  std::shared_ptr<ExploreState> explore;
-  std::optional<uint64_t> selected_tensor;  // tensor shown in the inspector
-
-  // Test surface: row rectangles of the last frame (call tree, run list).
-  std::unordered_map<uint64_t, Rect> row_rects;
-  std::unordered_map<size_t, Rect> run_row_rects;
+  FrameTiming timing;
+  Fonts fonts;
+  DrawnRows drawn;
 
   explicit AppState(AppOptions o) : options(o), model(o.cache_budget_bytes) {}
 
@@ -81,6 +92,8 @@ struct AppState {
   std::vector<std::string> errors() const;
   /// Resets navigation for a newly opened run.
   void reset_navigation();
+  /// The followed sample's id, or -1 when the run follows none.
+  int followed_sample();
 };
 
 /// The App's state is its Impl (App::internals() hands it to tests).
@@ -94,13 +107,12 @@ void draw_navigator(AppState& s);
 void draw_error_panel(AppState& s, const std::vector<std::string>& errors);
 void draw_welcome(AppState& s);
 void draw_run_list(AppState& s);
-void draw_explore_page(AppState& s);
 void draw_status_bar(AppState& s);
 /// Keyboard: left/right step through events, [ and ] switch followed sample.
 void handle_keys(AppState& s);
-/// The call depth of event `id` (0 at the top), from loaded parents.
-int event_depth(AppState& s, uint64_t id);
-/// Display path of source file `id` ("" while SourceFiles load / unknown).
-const std::string& file_name(AppState& s, uint32_t id);
+/// Moves the selection `delta` events on (right arrow: +1), clamped to the run.
+void step_event(AppState& s, int delta);
+/// Follows the next (+1) or previous (-1) followed sample, wrapping around.
+void step_sample(AppState& s, int delta);
 
 }  // namespace tvis::viewer

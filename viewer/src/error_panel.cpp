@@ -80,10 +80,10 @@ void draw_status_bar(AppState& s) {
   const double now = ImGui::GetTime();
   // Until a few dozen frames are in, the median still moves (the first
   // frames build fonts): follow it every frame.
-  const bool settling = s.frame_stats.count() < 30;
-  if (settling || now - s.frame_ms_shown_at >= 1.0 || now < s.frame_ms_shown_at) {
-    s.frame_ms_shown = s.frame_stats.median();
-    s.frame_ms_shown_at = now;
+  const bool settling = s.timing.stats.count() < 30;
+  if (settling || now - s.timing.shown_at >= 1.0 || now < s.timing.shown_at) {
+    s.timing.shown_ms = s.timing.stats.median();
+    s.timing.shown_at = now;
   }
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float h = ImGui::GetFrameHeight();
@@ -101,9 +101,9 @@ void draw_status_bar(AppState& s) {
                         human_bytes(static_cast<double>(s.model.bytes_read())).c_str(),
                         human_bytes(static_cast<double>(cache.resident_bytes())).c_str(),
                         human_bytes(static_cast<double>(cache.budget_bytes())).c_str(), cache.resident_chunks(),
-                        cache.in_flight() ? ", loading" : "", s.frame_ms_shown);
+                        cache.in_flight() ? ", loading" : "", s.timing.shown_ms);
   } else {
-    ImGui::TextDisabled("%.2f ms/frame", s.frame_ms_shown);
+    ImGui::TextDisabled("%.2f ms/frame", s.timing.shown_ms);
   }
   ImGui::End();
   ImGui::PopStyleColor();

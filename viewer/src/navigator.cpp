@@ -5,7 +5,6 @@
 
 #include "app_state.h"
 #include "theme.h"
-#include "tvis/format/chunk_kind.h"
 
 namespace tvis::viewer {
 
@@ -14,41 +13,21 @@ namespace {
 constexpr schema::Phase kPhases[] = {schema::Phase::Data, schema::Phase::Forward, schema::Phase::Loss,
                                      schema::Phase::Backward, schema::Phase::Optimizer};
 
-// Followed samples: ids from the run's first Samples chunk (loaded lazily).
-void load_sample_ids(AppState& s) {
-  if (!s.sample_ids.empty() || s.samples_indexed) return;
-  for (const auto& span : s.model.chunks_of_kind(format::ChunkKind::Samples)) {
-    if (s.model.cache().failure(span)) continue;
-    auto chunk = s.model.cache().get_pinned(span);
-    if (!chunk) return;  // loading: try next frame
-    const auto* batch = chunk->root() ? chunk->root()->body_as_SampleBatch() : nullptr;
-    if (batch && batch->samples())
-      for (const auto* sample : *batch->samples())
-        if (std::find(s.sample_ids.begin(), s.sample_ids.end(), sample->id()) == s.sample_ids.end())
-          s.sample_ids.push_back(sample->id());
-    if (!s.sample_ids.empty()) break;  // the first step's samples name them all
-  }
-  s.samples_indexed = true;
-}
-
 // Resolves a navigator jump once the chunk holding it is loaded.
 void resolve_jump(AppState& s) {
-  if (!s.jump_pending) return;
+  if (!s.selection.jump_pending) return;
   bool exhausted = false;
-  auto id = s.model.first_event_of(s.nav_step, s.nav_phase, &exhausted);
+  auto id = s.model.first_event_of(s.selection.step, s.selection.phase, &exhausted);
   if (id) {
-    s.selected_event = *id;
-    s.scroll_to = *id;
-    s.jump_pending = false;
+    s.selection.select_event(*id);
   } else if (exhausted) {
-    s.jump_pending = false;  // nothing recorded there
+    s.selection.jump_pending = false;  // nothing recorded there
   }
 }
 
 }  // namespace
 
 void draw_navigator(AppState& s) {
-  load_sample_ids(s);
   const int steps = s.model.step_count();
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Step");
@@ -56,21 +35,21 @@ void draw_navigator(AppState& s) {
   if (steps <= 0) {
     ImGui::TextDisabled("no steps recorded");
   } else {
-    if (ImGui::ArrowButton("##prev_step", ImGuiDir_Left) && s.nav_step > 0) {
-      --s.nav_step;
-      s.jump_pending = true;
+    if (ImGui::ArrowButton("##prev_step", ImGuiDir_Left) && s.selection.step > 0) {
+      --s.selection.step;
+      s.selection.jump_pending = true;
     }
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-    int shown = s.nav_step;
-    if (ImGui::SliderInt("##step", &shown, 0, steps - 1, "%d") && shown != s.nav_step) {
-      s.nav_step = std::clamp(shown, 0, steps - 1);
-      s.jump_pending = true;
+    int shown = s.selection.step;
+    if (ImGui::SliderInt("##step", &shown, 0, steps - 1, "%d") && shown != s.selection.step) {
+      s.selection.step = std::clamp(shown, 0, steps - 1);
+      s.selection.jump_pending = true;
     }
     ImGui::SameLine();
-    if (ImGui::ArrowButton("##next_step", ImGuiDir_Right) && s.nav_step + 1 < steps) {
-      ++s.nav_step;
-      s.jump_pending = true;
+    if (ImGui::ArrowButton("##next_step", ImGuiDir_Right) && s.selection.step + 1 < steps) {
+      ++s.selection.step;
+      s.selection.jump_pending = true;
     }
     ImGui::SameLine();
     ImGui::TextDisabled("of %d", steps);
@@ -79,50 +58,55 @@ void draw_navigator(AppState& s) {
   ImGui::TextUnformatted("Phase");
   for (schema::Phase phase : kPhases) {
     ImGui::SameLine();
-    const bool active = s.nav_phase == phase;
+    const bool active = s.selection.phase == phase;
     if (active) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
     if (ImGui::Button(phase_label(phase))) {
-      s.nav_phase = active ? schema::Phase::None : phase;
-      s.jump_pending = true;
+      s.selection.phase = active ? schema::Phase::None : phase;
+      s.selection.jump_pending = true;
     }
     if (active) ImGui::PopStyleColor();
   }
-  if (!s.sample_ids.empty()) {
+  if (const int sample = s.followed_sample(); sample >= 0) {
     ImGui::SameLine(0, ImGui::GetFontSize() * 2);
-    ImGui::TextDisabled("sample %d ([ / ])", s.sample_ids[static_cast<size_t>(s.sample_cursor)]);
+    ImGui::TextDisabled("sample %d ([ / ])", sample);
   }
-  if (s.jump_pending) {
+  if (s.selection.jump_pending) {
     ImGui::SameLine();
     ImGui::TextDisabled("finding ...");
   }
   resolve_jump(s);
 }
 
+void step_event(AppState& s, int delta) {
+  const uint64_t n = s.model.event_count();
+  if (n == 0) return;
+  std::optional<uint64_t>& e = s.selection.event;
+  if (delta > 0) e = e ? std::min(*e + 1, n - 1) : 0;
+  else e = e && *e > 0 ? *e - 1 : 0;
+  s.selection.scroll_to = e;
+}
+
+void step_sample(AppState& s, int delta) {
+  const auto& followed = s.model.samples().followed();
+  if (followed.empty()) return;
+  const int count = static_cast<int>(followed.size());
+  int& cursor = s.selection.sample_cursor;
+  cursor = (cursor + (delta > 0 ? 1 : count - 1)) % count;
+}
+
 void handle_keys(AppState& s) {
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;
-  const uint64_t n = s.model.event_count();
-  if (n > 0) {
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) {
-      s.selected_event = s.selected_event ? std::min(*s.selected_event + 1, n - 1) : 0;
-      s.scroll_to = s.selected_event;
-    }
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) {
-      s.selected_event = s.selected_event && *s.selected_event > 0 ? *s.selected_event - 1 : 0;
-      s.scroll_to = s.selected_event;
-    }
-  }
-  if (!s.sample_ids.empty()) {
-    const int count = static_cast<int>(s.sample_ids.size());
-    for (ImWchar c : io.InputQueueCharacters) {
-      if (c == ']') s.sample_cursor = (s.sample_cursor + 1) % count;
-      if (c == '[') s.sample_cursor = (s.sample_cursor + count - 1) % count;
-    }
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) step_event(s, +1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) step_event(s, -1);
+  for (ImWchar c : io.InputQueueCharacters) {
+    if (c == ']') step_sample(s, +1);
+    if (c == '[') step_sample(s, -1);
   }
   // Keep the navigator on the selected event's step.
-  if (s.selected_event && !s.jump_pending)
-    if (const schema::Event* e = s.model.event(*s.selected_event))
-      if (e->step() >= 0) s.nav_step = e->step();
+  if (s.selection.event && !s.selection.jump_pending)
+    if (const schema::Event* e = s.model.event(*s.selection.event))
+      if (e->step() >= 0) s.selection.step = e->step();
 }
 
 }  // namespace tvis::viewer

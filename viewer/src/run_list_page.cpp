@@ -27,7 +27,7 @@ void draw_run_list(AppState& s) {
     ImGui::PushID(static_cast<int>(i));
     if (ImGui::Selectable(row.entry.name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) open_index = static_cast<int>(i);
     const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-    s.run_row_rects[i] = Rect{a.x, a.y, b.x, b.y, true};
+    s.drawn.runs[i] = Rect{a.x, a.y, b.x, b.y, true};
     ImGui::PopID();
     ImGui::TableSetColumnIndex(1);
     if (!row.open_error.empty()) {

@@ -160,17 +160,14 @@ void run_search(AppState& s, CallTreeState& t) {
   bool added = false;
   for (size_t k = 0; k < kSearchSpansPerFrame && t.scan_span < spans.size(); ++k) {
     const EventSpan& span = spans[t.scan_span];
-    if (!s.model.cache().failure(span.ordinal)) {
-      auto chunk = s.model.cache().get(span.ordinal);
-      if (!chunk) break;  // loading: continue next frame
-      const auto* batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
-      if (batch && batch->events())
-        for (const auto* e : *batch->events())
-          if (contains_ci(e->name(), q) || contains_ci(e->class_name(), q)) {
-            t.matches.push_back(e->id());
-            added = true;
-          }
-    }
+    auto read = s.model.span_events(span);
+    if (read.state == ChunkRead::Loading) break;  // loading: continue next frame
+    if (read.body && read.body->events())
+      for (const auto* e : *read.body->events())
+        if (contains_ci(e->name(), q) || contains_ci(e->class_name(), q)) {
+          t.matches.push_back(e->id());
+          added = true;
+        }
     ++t.scan_span;
   }
   if (added) std::sort(t.matches.begin(), t.matches.end());
@@ -222,20 +219,20 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
   const float em = ImGui::GetFontSize();
   const float line_h = ImGui::GetTextLineHeight();
   ImGui::PushID(static_cast<int>(id & 0x7fffffff));
-  const bool selected = s.selected_event && *s.selected_event == id;
+  const bool selected = s.selection.event && *s.selection.event == id;
   if (ImGui::Selectable("##row", selected,
                         ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap |
                             ImGuiSelectableFlags_AllowDoubleClick,
                         ImVec2(0, line_h))) {
-    select_event(s, id);
+    s.selection.select_event(id);
     t.follow_selection = false;  // the row is already visible
     if (ImGui::IsMouseDoubleClicked(0) && !flat && has_children(s, id)) toggle(t, id);
   }
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  s.row_rects[id] = Rect{a.x, a.y, b.x, b.y, e != nullptr || state == EventState::NotRecorded};
+  s.drawn.events[id] = Rect{a.x, a.y, b.x, b.y, e != nullptr || state == EventState::NotRecorded};
   if (e && ImGui::BeginPopupContextItem("ctx")) {
     if (ImGui::MenuItem("Copy name") && e->name()) ImGui::SetClipboardText(e->name()->c_str());
-    if (ImGui::MenuItem("Copy call site")) ImGui::SetClipboardText(call_site(s, e->call_file(), e->call_line()).c_str());
+    if (ImGui::MenuItem("Copy call site")) ImGui::SetClipboardText(call_site(s.model, e->call_file(), e->call_line()).c_str());
     if (ImGui::MenuItem("Show source", nullptr, false, e->call_line() > 0)) show_source(x, e->call_file(), e->call_line());
     ImGui::EndPopup();
   }
@@ -248,7 +245,7 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
     ImGui::PopID();
     return;
   }
-  const int depth = flat ? 0 : std::min(event_depth(s, id), 40);
+  const int depth = flat ? 0 : std::min(s.model.tree().depth(id), 40);
   float xpos = cell.x + em * 0.9f * static_cast<float>(depth);
   if (!e) {  // NotRecorded: the row stands for the call its written children name as parent
     draw_disclosure(s, t, id, flat, xpos, cell.y);
@@ -293,7 +290,7 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
   ImGui::TableSetColumnIndex(3);
   if (e->t_end_ns() > e->t_begin_ns()) ImGui::TextUnformatted(duration_label(e->t_end_ns() - e->t_begin_ns()).c_str());
   ImGui::TableSetColumnIndex(4);
-  const std::string where = call_site(s, e->call_file(), e->call_line());
+  const std::string where = call_site(s.model, e->call_file(), e->call_line());
   ImGui::TextDisabled("%s", where.c_str());
   ImGui::PopID();
 }
@@ -301,13 +298,13 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
 // Moves a selection that landed inside a collapsed subtree (keys step by id)
 // to the nearest visible row in the direction it moved.
 void skip_hidden_selection(CallTreeState& t, AppState& s) {
-  if (!s.selected_event) return;
-  const uint64_t id = *s.selected_event;
+  if (!s.selection.event) return;
+  const uint64_t id = *s.selection.event;
   if (const auto* r = hidden_range(t, id)) {
     const bool forward = !t.last_selected || *t.last_selected < id;
-    if (forward && r->second + 1 < s.model.event_count()) s.selected_event = r->second + 1;
-    else s.selected_event = r->first - 1;  // the collapsed call itself
-    s.scroll_to = s.selected_event;
+    if (forward && r->second + 1 < s.model.event_count()) s.selection.event = r->second + 1;
+    else s.selection.event = r->first - 1;  // the collapsed call itself
+    s.selection.scroll_to = s.selection.event;
   }
 }
 
@@ -317,10 +314,10 @@ void draw_call_tree(AppState& s, ExploreState& x) {
   CallTreeState& t = x.tree;
   const uint64_t n = s.model.event_count();
   resolve_pending(s, t);
-  if (t.last_selected != s.selected_event && s.selected_event && t.last_selected && t.active_query.empty()) {
+  if (t.last_selected != s.selection.event && s.selection.event && t.last_selected && t.active_query.empty()) {
     // Left / right step by one id: into a collapsed subtree means over it.
     // Other jumps (navigator, timeline, layers) reveal their target instead.
-    const uint64_t now = *s.selected_event, before = *t.last_selected;
+    const uint64_t now = *s.selection.event, before = *t.last_selected;
     if (now == before + 1 || now + 1 == before) skip_hidden_selection(t, s);
   }
 
@@ -357,14 +354,14 @@ void draw_call_tree(AppState& s, ExploreState& x) {
 
   const uint64_t rows = searching ? t.matches.size() : n - std::min(n, t.hidden_total);
   const float row_h = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2;
-  if (s.scroll_to && *s.scroll_to < n) {
-    if (!searching) reveal(t, *s.scroll_to);
+  if (s.selection.scroll_to && *s.selection.scroll_to < n) {
+    if (!searching) reveal(t, *s.selection.scroll_to);
     std::optional<uint64_t> row;
     if (searching) {
-      auto it = std::lower_bound(t.matches.begin(), t.matches.end(), *s.scroll_to);
-      if (it != t.matches.end() && *it == *s.scroll_to) row = static_cast<uint64_t>(it - t.matches.begin());
+      auto it = std::lower_bound(t.matches.begin(), t.matches.end(), *s.selection.scroll_to);
+      if (it != t.matches.end() && *it == *s.selection.scroll_to) row = static_cast<uint64_t>(it - t.matches.begin());
     } else {
-      row = id_to_row(t, *s.scroll_to);
+      row = id_to_row(t, *s.selection.scroll_to);
     }
     if (row) {
       const float y = static_cast<float>(*row) * row_h;
@@ -372,7 +369,7 @@ void draw_call_tree(AppState& s, ExploreState& x) {
       const float top = ImGui::GetScrollY();
       if (y < top || y + row_h > top + view_h) ImGui::SetScrollY(std::max(0.0f, y - view_h * 0.5f));
     }
-    s.scroll_to.reset();
+    s.selection.scroll_to.reset();
   }
   ImGuiListClipper clipper;
   // ImGuiListClipper counts in int: runs beyond 2^31 rows show the first 2^31.
@@ -384,7 +381,7 @@ void draw_call_tree(AppState& s, ExploreState& x) {
     }
   clipper.End();
   ImGui::EndTable();
-  t.last_selected = s.selected_event;
+  t.last_selected = s.selection.event;
 }
 
 }  // namespace tvis::viewer

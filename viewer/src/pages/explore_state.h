@@ -1,17 +1,16 @@
 // explore_state.h: what the Explore page remembers between frames (tree
-// collapse and search, the inspected tensor, panel views), and the panels it
-// is made of, one file each:
+// collapse and search, the inspector's tensor view, panel views), and the
+// panels only it shows, one file each (the inspector and the tensor view are
+// shared panels: panels/):
 //
 //   call_tree.cpp      every call in order, expandable, searchable (virtualized)
-//   inspector.cpp      the selected call: site, timing, its tensors
-//   tensor_view.cpp    one tensor: shape, dtype, stats, histogram, heatmap / table
 //   samples_panel.cpp  followed samples, labels, transform chains
 //   timeline.cpp       calls along time per phase (zoom, pan, click selects)
 //   source_view.cpp    recorded source, selected line, per-line call counts
 //   layers_table.cpp   one row per module call of a step, sortable
 //   step_view.cpp      phases of each step with their durations
 //
-// Invariant: ExploreState belongs to one open run (AppState::run_generation);
+// Invariant: ExploreState belongs to one open run (Selection::run);
 // draw_explore_page() replaces it when another run is opened.
 #pragma once
 
@@ -24,9 +23,8 @@
 #include <vector>
 
 #include "../app_state.h"
-#include "../tensor_index.h"
-#include "tvis/widgets/heatmap.h"
-#include "tvis/widgets/tensor_slice.h"
+#include "../panels/inspector.h"
+#include "../panels/panel_labels.h"
 
 namespace tvis::viewer {
 
@@ -52,23 +50,6 @@ struct CallTreeState {
 
   bool follow_selection = true;  // scroll the selected row into view when it changes
   std::optional<uint64_t> last_selected;
-};
-
-/// The tensor shown in the inspector and how.
-struct TensorViewState {
-  std::optional<uint64_t> tensor;  // tensor id
-  std::optional<uint64_t> decoded_for;
-  TensorValues values;
-  std::string error;  // why the values cannot be shown
-  widgets::SliceSpec spec;
-  widgets::Slice2D slice;
-  bool slice_dirty = true;
-  std::string slice_error;
-  widgets::Slice2D reduced;  // block-reduced slice drawn without a texture uploader
-  uint64_t reduced_version = UINT64_MAX;
-  int mode = 0;  // 0 heatmap, 1 table
-  widgets::HeatmapTexture texture;
-  uint64_t texture_version = 0;
 };
 
 struct TimelineState {
@@ -121,8 +102,7 @@ std::optional<BottomTab> explore_panel_named(const std::string& name);
 struct ExploreState {
   uint64_t generation = 0;
   CallTreeState tree;
-  TensorIndex tensors;
-  TensorViewState view;
+  InspectorState inspector;
   TimelineState timeline;
   SourceViewState source;
   LayersState layers;
@@ -131,46 +111,16 @@ struct ExploreState {
 
 // --- the panels --------------------------------------------------------------
 void draw_call_tree(AppState& s, ExploreState& x);
-void draw_inspector(AppState& s, ExploreState& x);
-void draw_tensor_view(AppState& s, ExploreState& x, const schema::TensorRecord& rec);
 void draw_samples_panel(AppState& s, ExploreState& x);
 void draw_timeline(AppState& s, ExploreState& x);
 void draw_source_view(AppState& s, ExploreState& x);
 void draw_layers_table(AppState& s, ExploreState& x);
 void draw_step_view(AppState& s, ExploreState& x);
 
-// --- shared helpers (explore_page.cpp) ----------------------------------------
-/// Colour of a phase (bars, chips); a grey for Phase::None.
-ImU32 phase_color(schema::Phase phase);
-/// "train.py:27" for (file, line); "" when line is 0.
-std::string call_site(AppState& s, uint32_t file, uint32_t line);
-/// Selects event `id` from a panel (the tree scrolls to it).
-void select_event(AppState& s, uint64_t id);
+// --- Explore's helpers (explore_page.cpp) -------------------------------------
+/// The shared panels' context on Explore: call sites open the Source panel.
+PanelContext explore_panel_context(AppState& s, ExploreState& x);
 /// Shows `file:line` in the Source panel.
 void show_source(ExploreState& x, uint32_t file, uint32_t line);
-/// "1.25 ms", "830 us", "2.1 s".
-std::string duration_label(int64_t ns);
-
-/// Calls f(event) for every loaded event of `step`, across the Events chunks
-/// whose step range covers it. Returns false while some of them still load
-/// (callers draw what they have and try again next frame).
-template <typename F>
-bool for_step_events(AppState& s, int step, F&& f) {
-  bool complete = true;
-  for (const EventSpan& span : s.model.event_spans()) {
-    if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
-    if (s.model.cache().failure(span.ordinal)) continue;
-    auto chunk = s.model.cache().get(span.ordinal);
-    if (!chunk) {
-      complete = false;
-      continue;
-    }
-    const auto* batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
-    if (!batch || !batch->events()) continue;
-    for (const auto* e : *batch->events())
-      if (e->step() == step) f(e);
-  }
-  return complete;
-}
 
 }  // namespace tvis::viewer

@@ -16,37 +16,11 @@ namespace tvis::viewer {
 
 namespace {
 
-// Parameter counts per module path from the step's optimizer record
-// ("layer1.0.conv1.weight" counts for "layer1.0.conv1"). False while loading.
-bool param_counts(AppState& s, ExploreState& x, int step, std::unordered_map<std::string, int64_t>* out) {
-  bool complete = true;
-  for (uint32_t ordinal : s.model.chunks_of_kind(format::ChunkKind::OptimizerStep)) {
-    const auto& info = s.model.chunk_info(ordinal);
-    if (step < info.step_first || step > info.step_last || s.model.cache().failure(ordinal)) continue;
-    auto chunk = s.model.cache().get(ordinal);
-    if (!chunk) return false;
-    const auto* rec = chunk->root() ? chunk->root()->body_as_OptimizerStepRecord() : nullptr;
-    if (!rec || !rec->params()) continue;
-    for (const auto* p : *rec->params()) {
-      if (!p->name()) continue;
-      bool done = true;
-      TensorRef w = x.tensors.by_id(s.model, p->weight(), step, &done);
-      if (!done) complete = false;
-      if (!w) continue;
-      const std::string name = p->name()->str();
-      const size_t dot = name.find_last_of('.');
-      const std::string module = dot == std::string::npos ? std::string() : name.substr(0, dot);
-      (*out)[module] += static_cast<int64_t>(element_count(w.rec->shape()));
-    }
-  }
-  return complete;
-}
-
 // A step can hold 10^5 calls: rows are built a slice per frame, after the
 // step's tensor records are indexed, from the Events chunks as they arrive.
 constexpr size_t kRowsPerFrame = 2000;
 
-LayerRow make_row(AppState& s, ExploreState& x, const LayersState& l, const schema::Event* e, bool* complete) {
+LayerRow make_row(AppState& s, const LayersState& l, const schema::Event* e, bool* complete) {
   LayerRow r;
   r.event = e->id();
   r.path = e->name() ? e->name()->str() : "";
@@ -54,7 +28,7 @@ LayerRow make_row(AppState& s, ExploreState& x, const LayersState& l, const sche
   if (e->grad_norm() >= 0) r.grad = e->grad_norm();
   auto p = l.params.find(r.path);
   r.params = p == l.params.end() ? 0 : p->second;
-  for (const TensorRef& t : x.tensors.for_event(s.model, e->id(), l.step, complete))
+  for (const TensorRef& t : s.model.tensors().for_event(s.model, e->id(), l.step, complete))
     if (t.rec->role() == schema::TensorRole::Output) {
       r.out_shape = shape_label(t.rec->shape());
       if (t.rec->stats()) {
@@ -68,11 +42,11 @@ LayerRow make_row(AppState& s, ExploreState& x, const LayersState& l, const sche
 
 // Builds up to kRowsPerFrame more rows; true once every module call of the
 // step has its row (then sorted by call order).
-bool build_rows(AppState& s, ExploreState& x, LayersState& l) {
-  if (!x.tensors.ready(s.model, l.step)) return false;
+bool build_rows(AppState& s, LayersState& l) {
+  if (!s.model.tensors().ready(s.model, l.step)) return false;
   if (!l.params_known) {
     l.params.clear();
-    if (!param_counts(s, x, l.step, &l.params)) return false;
+    if (!s.model.parameters().module_counts(l.step, &l.params)) return false;
     l.params_known = true;
   }
   const auto& spans = s.model.event_spans();
@@ -80,18 +54,18 @@ bool build_rows(AppState& s, ExploreState& x, LayersState& l) {
   while (l.next_span < spans.size() && built < kRowsPerFrame) {
     const EventSpan& span = spans[l.next_span];
     const bool holds_step = span.step_first < 0 || (l.step >= span.step_first && l.step <= span.step_last);
-    const schema::EventBatch* batch = nullptr;
-    if (holds_step && !s.model.cache().failure(span.ordinal)) {
-      auto chunk = s.model.cache().get(span.ordinal);
-      if (!chunk) return false;  // loading, or past this frame's decode budget
-      batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
+    ChunkBody<schema::EventBatch> read;
+    if (holds_step) {
+      read = s.model.span_events(span);
+      if (read.state == ChunkRead::Loading) return false;  // loading, or past this frame's decode budget
     }
+    const schema::EventBatch* batch = read.body;
     const uint32_t n = batch && batch->events() ? batch->events()->size() : 0;
     for (; l.next_event < n && built < kRowsPerFrame; ++l.next_event) {
       const schema::Event* e = batch->events()->Get(l.next_event);
       if (e->step() != l.step || e->kind() != schema::EventKind::ModuleCall) continue;
       bool complete = true;
-      l.rows.push_back(make_row(s, x, l, e, &complete));
+      l.rows.push_back(make_row(s, l, e, &complete));
       if (!complete) l.unresolved = true;
       ++built;
     }
@@ -147,8 +121,8 @@ std::string num(double v) { return std::isnan(v) ? std::string("-") : widgets::f
 
 void draw_layers_table(AppState& s, ExploreState& x) {
   LayersState& l = x.layers;
-  if (l.step != s.nav_step) restart(l, s.nav_step);
-  if (!l.complete && build_rows(s, x, l)) {
+  if (l.step != s.selection.step) restart(l, s.selection.step);
+  if (!l.complete && build_rows(s, l)) {
     if (l.unresolved && !l.rebuilt) {
       restart(l, l.step);  // a record's chunk was evicted meanwhile: build once more
       l.rebuilt = true;
@@ -193,9 +167,9 @@ void draw_layers_table(AppState& s, ExploreState& x) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
       ImGui::PushID(i);
-      if (ImGui::Selectable(r.path.c_str(), s.selected_event && *s.selected_event == r.event,
+      if (ImGui::Selectable(r.path.c_str(), s.selection.event && *s.selection.event == r.event,
                             ImGuiSelectableFlags_SpanAllColumns))
-        select_event(s, r.event);
+        s.selection.select_event(r.event);
       ImGui::PopID();
       ImGui::TableSetColumnIndex(1);
       ImGui::TextDisabled("%s", r.cls.c_str());

@@ -12,13 +12,13 @@
 namespace tvis::viewer {
 
 void draw_samples_panel(AppState& s, ExploreState&) {
-  const auto& ordinals = s.model.chunks_of_kind(format::ChunkKind::Samples);
-  if (ordinals.empty()) {
+  Samples& samples = s.model.samples();
+  if (!samples.any()) {
     ImGui::TextDisabled("This run follows no samples.");
     return;
   }
-  const int followed = s.sample_ids.empty() ? -1 : s.sample_ids[static_cast<size_t>(s.sample_cursor)];
-  ImGui::TextDisabled("Followed sample: %d  ([ / ] or click a row to switch).  Showing step %d.", followed, s.nav_step);
+  const int followed = s.followed_sample();
+  ImGui::TextDisabled("Followed sample: %d  ([ / ] or click a row to switch).  Showing step %d.", followed, s.selection.step);
   const float em = ImGui::GetFontSize();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
@@ -31,19 +31,11 @@ void draw_samples_panel(AppState& s, ExploreState&) {
   ImGui::TableSetupColumn("Batch row", ImGuiTableColumnFlags_WidthFixed, em * 4.5f);
   ImGui::TableSetupColumn("Transforms", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
-  bool loading = false, any = false;
-  for (uint32_t ordinal : ordinals) {
-    const auto& info = s.model.chunk_info(ordinal);
-    if (s.nav_step < info.step_first || s.nav_step > info.step_last) continue;
-    if (s.model.cache().failure(ordinal)) continue;
-    auto chunk = s.model.cache().get(ordinal);
-    if (!chunk) {
-      loading = true;
-      continue;
-    }
-    const auto* batch = chunk->root() ? chunk->root()->body_as_SampleBatch() : nullptr;
-    if (!batch || !batch->samples()) continue;
-    for (const auto* smp : *batch->samples()) {
+  bool any = false;
+  auto follow = [&](int id) {
+    if (const int at = samples.position(id); at >= 0) s.selection.sample_cursor = at;
+  };
+  const bool complete = samples.for_step(s.selection.step, [&](const schema::Sample* smp) {
       any = true;
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
@@ -51,8 +43,7 @@ void draw_samples_panel(AppState& s, ExploreState&) {
       char label[32];
       std::snprintf(label, sizeof label, "%d", smp->id());
       if (ImGui::Selectable(label, smp->id() == followed)) {  // this cell only: the chain has its own links
-        auto it = std::find(s.sample_ids.begin(), s.sample_ids.end(), smp->id());
-        if (it != s.sample_ids.end()) s.sample_cursor = static_cast<int>(it - s.sample_ids.begin());
+        follow(smp->id());
       }
       ImGui::PopID();
       ImGui::TableSetColumnIndex(1);
@@ -77,7 +68,7 @@ void draw_samples_panel(AppState& s, ExploreState&) {
           const char* label = t->class_name() && t->class_name()->size() ? t->class_name()->c_str()
                                                                          : (t->name() ? t->name()->c_str() : "?");
           ImGui::PushID(static_cast<int>(k));
-          const bool current = s.selected_event && *s.selected_event == t->event();
+          const bool current = s.selection.event && *s.selection.event == t->event();
           ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(current ? 0xFFFFFFFF : colors::kAccent));
           ImGui::TextUnformatted(label);
           ImGui::PopStyleColor();
@@ -86,17 +77,15 @@ void draw_samples_panel(AppState& s, ExploreState&) {
             ImGui::SetTooltip("%s (call #%" PRIu64 ")", t->name() ? t->name()->c_str() : label, t->event());
           }
           if (ImGui::IsItemClicked()) {
-            select_event(s, t->event());
-            auto it = std::find(s.sample_ids.begin(), s.sample_ids.end(), smp->id());
-            if (it != s.sample_ids.end()) s.sample_cursor = static_cast<int>(it - s.sample_ids.begin());
+            s.selection.select_event(t->event());
+            follow(smp->id());
           }
           ImGui::PopID();
         }
-    }
-  }
+  });
   ImGui::EndTable();
-  if (loading) ImGui::TextDisabled("loading ...");
-  else if (!any) ImGui::TextDisabled("No samples recorded in step %d.", s.nav_step);
+  if (!complete) ImGui::TextDisabled("loading ...");
+  else if (!any) ImGui::TextDisabled("No samples recorded in step %d.", s.selection.step);
 }
 
 }  // namespace tvis::viewer

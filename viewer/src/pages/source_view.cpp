@@ -22,37 +22,16 @@ void count_calls(AppState& s, SourceViewState& v) {
   const auto& spans = s.model.event_spans();
   for (size_t k = 0; k < kCountSpansPerFrame && v.counted_spans < spans.size(); ++k) {
     const EventSpan& span = spans[v.counted_spans];
-    if (!s.model.cache().failure(span.ordinal)) {
-      auto chunk = s.model.cache().get(span.ordinal);
-      if (!chunk) return;
-      const auto* batch = chunk->root() ? chunk->root()->body_as_EventBatch() : nullptr;
-      if (batch && batch->events())
-        for (const auto* e : *batch->events())
-          if (e->call_line() > 0 && e->kind() != schema::EventKind::PhaseBegin &&
-              e->kind() != schema::EventKind::PhaseEnd)
-            ++v.line_calls[line_key(e->call_file(), e->call_line())];
-    }
+    auto read = s.model.span_events(span);
+    if (read.state == ChunkRead::Loading) return;
+    if (read.body && read.body->events())
+      for (const auto* e : *read.body->events())
+        if (e->call_line() > 0 && e->kind() != schema::EventKind::PhaseBegin &&
+            e->kind() != schema::EventKind::PhaseEnd)
+          ++v.line_calls[line_key(e->call_file(), e->call_line())];
     ++v.counted_spans;
   }
   v.counting_done = v.counted_spans >= spans.size();
-}
-
-// The recorded text of `file`, or nullptr while loading / when absent.
-const flatbuffers::String* source_text(AppState& s, uint32_t file, bool* loading) {
-  *loading = false;
-  for (uint32_t ordinal : s.model.chunks_of_kind(format::ChunkKind::SourceFiles)) {
-    if (s.model.cache().failure(ordinal)) continue;
-    auto chunk = s.model.cache().get_pinned(ordinal);  // pinned: the pointer stays valid
-    if (!chunk) {
-      *loading = true;
-      continue;
-    }
-    const auto* files = chunk->root() ? chunk->root()->body_as_SourceFiles() : nullptr;
-    if (!files || !files->files()) continue;
-    for (const auto* f : *files->files())
-      if (f->id() == file) return f->text();
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -61,10 +40,10 @@ void draw_source_view(AppState& s, ExploreState& x) {
   SourceViewState& v = x.source;
   count_calls(s, v);
   // Follow the selected call unless a link chose a line explicitly.
-  if (s.selected_event != v.followed) {
-    v.followed = s.selected_event;
-    if (s.selected_event && !v.scroll_pending)
-      if (const schema::Event* e = s.model.event(*s.selected_event))
+  if (s.selection.event != v.followed) {
+    v.followed = s.selection.event;
+    if (s.selection.event && !v.scroll_pending)
+      if (const schema::Event* e = s.model.event(*s.selection.event))
         if (e->call_line() > 0) {
           v.file = e->call_file();
           v.has_file = true;
@@ -74,19 +53,19 @@ void draw_source_view(AppState& s, ExploreState& x) {
   }
   if (!v.has_file) {
     // Default: the first recorded file.
-    file_name(s, 0);
-    if (!s.file_names.empty()) {
-      v.file = std::min_element(s.file_names.begin(), s.file_names.end())->first;
+    const auto& names = s.model.source_files().names();
+    if (!names.empty()) {
+      v.file = std::min_element(names.begin(), names.end())->first;
       v.has_file = true;
     }
   }
   // File picker.
   const float em = ImGui::GetFontSize();
-  const std::string& current = file_name(s, v.file);
+  const std::string& current = s.model.source_files().name(v.file);
   ImGui::SetNextItemWidth(std::min(em * 36, ImGui::GetContentRegionAvail().x * 0.6f));
   if (ImGui::BeginCombo("##file", current.empty() ? "(no file)" : current.c_str())) {
     std::vector<std::pair<std::string, uint32_t>> files;
-    for (const auto& [id, name] : s.file_names) files.emplace_back(name, id);
+    for (const auto& [id, name] : s.model.source_files().names()) files.emplace_back(name, id);
     std::sort(files.begin(), files.end());
     for (const auto& [name, id] : files)
       if (ImGui::Selectable(name.c_str(), id == v.file)) {
@@ -103,7 +82,7 @@ void draw_source_view(AppState& s, ExploreState& x) {
   ImGui::TextDisabled(v.counting_done ? "left column: calls made from the line" : "(counting calls ...)");
 
   bool loading = false;
-  const flatbuffers::String* text = v.has_file ? source_text(s, v.file, &loading) : nullptr;
+  const flatbuffers::String* text = v.has_file ? s.model.source_files().text(v.file, &loading) : nullptr;
   if (!text) {
     if (loading) ImGui::TextDisabled("Loading source ...");
     else ImGui::TextDisabled("No source text recorded for %s: the run keeps the text of project files only.",

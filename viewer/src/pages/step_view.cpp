@@ -72,7 +72,7 @@ void draw_step_view(AppState& s, ExploreState&) {
   for (const auto& [step, ns] : steps) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    const bool current = s.nav_step == step;
+    const bool current = s.selection.step == step;
     if (current) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kAccent), "%d", step);
     else ImGui::Text("%d", step);
     ImGui::TableSetColumnIndex(1);
@@ -92,9 +92,9 @@ void draw_step_view(AppState& s, ExploreState&) {
       if (ImGui::IsMouseHoveringRect(p0, p1)) {
         ImGui::SetTooltip("step %d, %s: %s (click: jump there)", step, phase_label(kPhases[k]), label.c_str());
         if (ImGui::IsMouseClicked(0)) {
-          s.nav_step = step;
-          s.nav_phase = kPhases[k];
-          s.jump_pending = true;
+          s.selection.step = step;
+          s.selection.phase = kPhases[k];
+          s.selection.jump_pending = true;
         }
       }
       x0 += seg;

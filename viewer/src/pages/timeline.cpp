@@ -35,23 +35,23 @@ bool is_call(const schema::Event* e) {
 
 void draw_timeline(AppState& s, ExploreState& x) {
   TimelineState& t = x.timeline;
-  if (t.step != s.nav_step) {
+  if (t.step != s.selection.step) {
     t = TimelineState{};
-    t.step = s.nav_step;
+    t.step = s.selection.step;
   }
   // Pass 1: extent and per-lane minimum depth.
   double lo = INFINITY, hi = -INFINITY;
   std::array<int, 5> min_depth;
   min_depth.fill(INT32_MAX);
   size_t calls = 0;
-  const bool complete = for_step_events(s, t.step, [&](const schema::Event* e) {
+  const bool complete = s.model.for_step_events(t.step, [&](const schema::Event* e) {
     if (!is_call(e)) return;
     const int lane = lane_of(e->phase());
     if (lane < 0) return;
     ++calls;
     lo = std::min(lo, static_cast<double>(e->t_begin_ns()));
     hi = std::max(hi, static_cast<double>(e->t_end_ns()));
-    min_depth[static_cast<size_t>(lane)] = std::min(min_depth[static_cast<size_t>(lane)], event_depth(s, e->id()));
+    min_depth[static_cast<size_t>(lane)] = std::min(min_depth[static_cast<size_t>(lane)], s.model.tree().depth(e->id()));
   });
   t.calls = calls;
   t.complete = complete;
@@ -83,10 +83,10 @@ void draw_timeline(AppState& s, ExploreState& x) {
   // Lane heights from depths seen (bounded).
   std::array<int, 5> max_depth{};
   max_depth.fill(0);
-  for_step_events(s, t.step, [&](const schema::Event* e) {
+  s.model.for_step_events(t.step, [&](const schema::Event* e) {
     const int lane = is_call(e) ? lane_of(e->phase()) : -1;
     if (lane < 0) return;
-    const int d = event_depth(s, e->id()) - min_depth[static_cast<size_t>(lane)];
+    const int d = s.model.tree().depth(e->id()) - min_depth[static_cast<size_t>(lane)];
     max_depth[static_cast<size_t>(lane)] = std::max(max_depth[static_cast<size_t>(lane)], std::min(d, kMaxRowsPerLane - 1));
   });
   for (size_t k = 0; k < 5; ++k) {
@@ -145,12 +145,12 @@ void draw_timeline(AppState& s, ExploreState& x) {
   const ImVec2 m = io.MousePos;
   float last_x_end[5][kMaxRowsPerLane];
   for (auto& lane : last_x_end) std::fill(std::begin(lane), std::end(lane), -1e9f);
-  for_step_events(s, t.step, [&](const schema::Event* e) {
+  s.model.for_step_events(t.step, [&](const schema::Event* e) {
     const int lane = is_call(e) ? lane_of(e->phase()) : -1;
     if (lane < 0) return;
     const double b = static_cast<double>(e->t_begin_ns()), en = static_cast<double>(e->t_end_ns());
     if (en < v0 || b > v1) return;
-    const int row = std::min(kMaxRowsPerLane - 1, event_depth(s, e->id()) - min_depth[static_cast<size_t>(lane)]);
+    const int row = std::min(kMaxRowsPerLane - 1, s.model.tree().depth(e->id()) - min_depth[static_cast<size_t>(lane)]);
     if (row < 0) return;
     float x0 = plot_x0 + static_cast<float>((b - v0) * scale);
     float x1 = std::max(x0 + 1.0f, plot_x0 + static_cast<float>((en - v0) * scale));
@@ -160,7 +160,7 @@ void draw_timeline(AppState& s, ExploreState& x) {
     last = x1;
     const float y0 = lane_y[static_cast<size_t>(lane)] + static_cast<float>(row) * row_h;
     const ImVec2 p0(x0, y0 + 1), p1(x1, y0 + row_h - 1);
-    const bool sel = s.selected_event && *s.selected_event == e->id();
+    const bool sel = s.selection.event && *s.selection.event == e->id();
     dl->AddRectFilled(p0, p1, phase_color(e->phase()) & (sel ? 0xFFFFFFFF : 0xD0FFFFFF), 2);
     if (sel) dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), IM_COL32(255, 255, 255, 255), 2, 0, 2);
     if (x1 - x0 > em * 2 && e->name()) {
@@ -175,7 +175,7 @@ void draw_timeline(AppState& s, ExploreState& x) {
     ImGui::SetTooltip("%s  %s\n%s  (call #%" PRIu64 ")", under->name() ? under->name()->c_str() : "",
                       under->class_name() ? under->class_name()->c_str() : "",
                       duration_label(under->t_end_ns() - under->t_begin_ns()).c_str(), under->id());
-    if (clicked) select_event(s, under->id());
+    if (clicked) s.selection.select_event(under->id());
   }
 }
 

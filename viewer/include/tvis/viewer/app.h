@@ -16,8 +16,12 @@
 // could not create (unreachable URL) is shown in a readable error panel and
 // listed in state()["errors"]; nothing throws, nothing waits on I/O.
 //
-// Test surface. state_json() is INTERFACES.md's object, exactly:
-//   { run, runs, page, pages, insights, selection, errors, frame_ms }
+// Test surface (docs/viewer_test_surface.md). state_json() is one JSON object
+//   { run, runs, page, pages, insights, selection, view, errors, frame_ms }
+// built from what each registered page reports (`view`: the shown page's),
+// and command() is the one entry for the actions tests drive (select, page,
+// panel, key, row geometry). The methods below command() are conveniences
+// over the same two.
 #pragma once
 
 #include <cstdint>
@@ -83,8 +87,12 @@ class App {
   void record_frame_ms(double ms);
 
   // --- test surface ------------------------------------------------------------
-  /// INTERFACES.md's state object, serialized as one JSON line.
+  /// The state object, serialized as one JSON line.
   std::string state_json() const;
+  /// Runs one command, a JSON object such as {"select": 12}, {"page":
+  /// "Explore"}, {"panel": "Timeline"}, {"key": "]"}, {"event_row_rect": 4};
+  /// returns its JSON answer (true / false / a value / {"error": ...}).
+  std::string command(const std::string& json);
   /// True once a run is shown or a failure is; false while opening.
   bool settled() const;
   /// True while a run opens or any of its chunk reads is in flight.

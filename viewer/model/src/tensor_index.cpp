@@ -1,10 +1,11 @@
-#include "tensor_index.h"
+#include "tvis/viewer_model/tensor_index.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
 
-#include "run_model.h"
+#include "tvis/viewer_model/run_model.h"
 #include "tvis/format/chunk_kind.h"
 
 namespace tvis::viewer {
@@ -92,6 +93,29 @@ TensorRef TensorIndex::by_id(RunModel& model, uint64_t id, int step, bool* compl
     *complete = true;
   }
   return resolve(model, it->second, complete);
+}
+
+ChunkRead TensorIndex::read_values(RunModel& model, const schema::TensorRecord& rec, TensorValues* out,
+                                   std::string* error) {
+  *out = {};
+  if (rec.kept() == schema::ValuesKept::None) {
+    *error = "Statistics only: values were not kept (larger than --max-elems).";
+    return ChunkRead::Ready;
+  }
+  const auto& chunks = model.chunks_of_kind(format::ChunkKind::TensorData);
+  if (std::find(chunks.begin(), chunks.end(), rec.data_chunk()) == chunks.end()) {
+    *error = "tensor " + std::to_string(rec.id()) + ": chunk " + std::to_string(rec.data_chunk()) +
+             " is not a tensor data chunk";
+    return ChunkRead::Ready;
+  }
+  if (const format::Status* f = model.cache().failure(rec.data_chunk())) {
+    *error = f->message;
+    return ChunkRead::Ready;
+  }
+  auto chunk = model.cache().get(rec.data_chunk());
+  if (!chunk) return ChunkRead::Loading;
+  *error = decode_values(rec, *chunk, out);
+  return ChunkRead::Ready;
 }
 
 int dtype_size(schema::DType d) {

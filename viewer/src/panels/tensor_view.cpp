@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "../theme.h"
-#include "explore_state.h"
+#include "tensor_view.h"
 #include "tvis/widgets/format_number.h"
 #include "tvis/widgets/histogram.h"
 #include "tvis/widgets/value_table.h"
@@ -61,33 +61,11 @@ void draw_histogram(const schema::Stats& st) {
 
 // Decodes the values of `rec` once its TensorData chunk is resident.
 // Returns false while loading.
-bool ensure_values(AppState& s, TensorViewState& v, const schema::TensorRecord& rec) {
+bool ensure_values(PanelContext& c, TensorViewState& v, const schema::TensorRecord& rec) {
   if (v.decoded_for && *v.decoded_for == rec.id()) return true;
-  if (rec.kept() == schema::ValuesKept::None) {
-    v.values = {};
-    v.error = "Statistics only: values were not kept (larger than --max-elems).";
-    v.decoded_for = rec.id();
-    return true;
-  }
-  const auto& chunks = s.model.chunks_of_kind(format::ChunkKind::TensorData);
-  if (std::find(chunks.begin(), chunks.end(), rec.data_chunk()) == chunks.end()) {
-    v.values = {};
-    v.error = "tensor " + std::to_string(rec.id()) + ": chunk " + std::to_string(rec.data_chunk()) +
-              " is not a tensor data chunk";
-    v.decoded_for = rec.id();
-    return true;
-  }
-  if (const format::Status* f = s.model.cache().failure(rec.data_chunk())) {
-    v.values = {};
-    v.error = f->message;
-    v.decoded_for = rec.id();
-    return true;
-  }
-  auto chunk = s.model.cache().get(rec.data_chunk());
-  if (!chunk) return false;
-  v.values = {};
-  v.error = decode_values(rec, *chunk, &v.values);
+  if (c.model.tensors().read_values(c.model, rec, &v.values, &v.error) == ChunkRead::Loading) return false;
   v.decoded_for = rec.id();
+  if (!v.error.empty()) return true;
   v.spec = widgets::default_slice_spec(v.values.shape);
   v.slice_dirty = true;
   ++v.texture_version;
@@ -159,7 +137,7 @@ void reduce(const widgets::Slice2D& in, widgets::Slice2D* out) {
                                        c * bc, std::min(in.cols, c * bc + bc), {});
 }
 
-void draw_values(AppState& s, TensorViewState& v, const schema::TensorRecord& rec) {
+void draw_values(PanelContext& c, TensorViewState& v, const schema::TensorRecord& rec) {
   if (v.slice_dirty) {
     v.slice = {};
     v.slice_error.clear();
@@ -199,7 +177,7 @@ void draw_values(AppState& s, TensorViewState& v, const schema::TensorRecord& re
   const bool signed_values = st && st->min() < 0 && st->max() > 0;
   o.colormap = signed_values ? widgets::Colormap::Diverging : widgets::Colormap::Sequential;
   o.symmetric = signed_values;
-  o.uploader = s.options.texture_uploader;
+  o.uploader = c.options.texture_uploader;
   o.texture = &v.texture;
   o.data_version = v.texture_version;
   const bool reduced = !o.uploader && (v.slice.rows > kMaxRectSide || v.slice.cols > kMaxRectSide);
@@ -229,8 +207,7 @@ void draw_values(AppState& s, TensorViewState& v, const schema::TensorRecord& re
 
 }  // namespace
 
-void draw_tensor_view(AppState& s, ExploreState& x, const schema::TensorRecord& rec) {
-  TensorViewState& v = x.view;
+void draw_tensor_view(PanelContext& c, TensorViewState& v, const schema::TensorRecord& rec) {
   if (!v.tensor || *v.tensor != rec.id()) {
     v.tensor = rec.id();
     v.decoded_for.reset();
@@ -244,7 +221,7 @@ void draw_tensor_view(AppState& s, ExploreState& x, const schema::TensorRecord& 
     draw_stats(*rec.stats());
     draw_histogram(*rec.stats());
   }
-  if (!ensure_values(s, v, rec)) {
+  if (!ensure_values(c, v, rec)) {
     ImGui::TextDisabled("Loading values (chunk %u) ...", rec.data_chunk());
     return;
   }
@@ -254,7 +231,7 @@ void draw_tensor_view(AppState& s, ExploreState& x, const schema::TensorRecord& 
                        v.error.c_str());
     return;
   }
-  draw_values(s, v, rec);
+  draw_values(c, v, rec);
 }
 
 }  // namespace tvis::viewer

@@ -22,8 +22,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "chunk_cache.h"
-#include "tvis/schema/recording_generated.h"
+#include "tvis/viewer_model/chunk_body.h"
+#include "tvis/viewer_model/chunk_cache.h"
+#include "tvis/viewer_model/records.h"
 
 namespace tvis::viewer {
 
@@ -59,6 +60,11 @@ class TensorIndex {
   /// The record with tensor id `id` (looked for among chunks holding `step`,
   /// or every Tensors chunk when step is INT32_MIN).
   TensorRef by_id(RunModel& model, uint64_t id, int step, bool* complete);
+  /// The kept values of `rec`: Loading while its TensorData chunk is read;
+  /// otherwise Ready with *error "" (values in *out) or a one-line reason
+  /// (statistics only, not a tensor data chunk, the chunk's read failure,
+  /// a record out of range).
+  ChunkRead read_values(RunModel& model, const schema::TensorRecord& rec, TensorValues* out, std::string* error);
 
  private:
   struct Loc {

@@ -1,4 +1,4 @@
-#include "run_model.h"
+#include "tvis/viewer_model/run_model.h"
 
 #include <algorithm>
 #include <ctime>
@@ -41,6 +41,10 @@ void RunModel::clear() {
   meta_ordinal_ = -1;
   info_ = RunInfo{};
   by_kind_.clear();
+  tree_.reset();
+  files_.reset();
+  samples_.reset();
+  tensors_.reset();
   error_.clear();
   source_name_.clear();
   status_ = RunStatus::Empty;

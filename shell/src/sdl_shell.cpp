@@ -1,4 +1,4 @@
-#include "sdl_shell.h"
+#include "tvis/shell/sdl_shell.h"
 
 #include <SDL.h>
 #include <imgui.h>
@@ -15,7 +15,7 @@
 #include <SDL_opengl.h>
 #endif
 
-#include "frame_fingerprint.h"
+#include "tvis/shell/frame_fingerprint.h"
 #include "tvis/viewer/app.h"
 
 namespace tvis::shell {

@@ -1,4 +1,4 @@
-#include "gl_texture_uploader.h"
+#include "tvis/shell/gl_texture_uploader.h"
 
 #include <SDL.h>
 

@@ -1,6 +1,7 @@
 // Inspector: the selected call. What it is, where it was called from and
 // defined (click: annotated source), its timing and gradient norm, and each
-// of its tensors; the chosen tensor is drawn below by tensor_view.cpp.
+// of its tensors; the chosen tensor is drawn below by tensor_view.cpp. A
+// shared panel: it reads the model and the Selection only (inspector.h).
 #include <imgui.h>
 
 #include <cinttypes>
@@ -8,7 +9,8 @@
 #include <unordered_set>
 
 #include "../theme.h"
-#include "explore_state.h"
+#include "inspector.h"
+#include "panel_labels.h"
 #include "tvis/widgets/format_number.h"
 
 namespace tvis::viewer {
@@ -51,8 +53,8 @@ void value(const std::string& v) {
 }
 
 // A file:line that opens the Source panel when clicked.
-void site_link(AppState& s, ExploreState& x, uint32_t file, uint32_t line) {
-  const std::string label = call_site(s, file, line);
+void site_link(PanelContext& c, uint32_t file, uint32_t line) {
+  const std::string label = call_site(c.model, file, line);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::kAccent));
   ImGui::TextUnformatted(label.c_str());
   ImGui::PopStyleColor();
@@ -60,15 +62,15 @@ void site_link(AppState& s, ExploreState& x, uint32_t file, uint32_t line) {
     ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
     const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
     ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, b.y), b, colors::kAccent);
-    const std::string& full = file_name(s, file);
+    const std::string& full = c.model.source_files().name(file);
     ImGui::SetTooltip("%s:%u  (click: show source)", full.c_str(), line);
   }
-  if (ImGui::IsItemClicked()) show_source(x, file, line);
+  if (ImGui::IsItemClicked()) if (c.show_source) c.show_source(file, line);
 }
 
 // The tensors of `e`: records that name it, then ids it lists that were not found so.
-std::vector<TensorRef> event_tensors(AppState& s, ExploreState& x, const schema::Event& e, bool* complete) {
-  std::vector<TensorRef> out = x.tensors.for_event(s.model, e.id(), e.step(), complete);
+std::vector<TensorRef> event_tensors(PanelContext& c, const schema::Event& e, bool* complete) {
+  std::vector<TensorRef> out = c.model.tensors().for_event(c.model, e.id(), e.step(), complete);
   std::unordered_set<uint64_t> seen;
   for (const auto& t : out) seen.insert(t.rec->id());
   for (const auto* list : {e.inputs(), e.outputs(), e.grad_outputs()}) {
@@ -76,7 +78,7 @@ std::vector<TensorRef> event_tensors(AppState& s, ExploreState& x, const schema:
     for (uint64_t id : *list) {
       if (seen.count(id)) continue;
       bool done = true;
-      TensorRef ref = x.tensors.by_id(s.model, id, e.step(), &done);
+      TensorRef ref = c.model.tensors().by_id(c.model, id, e.step(), &done);
       if (!done) *complete = false;
       if (ref) {
         seen.insert(id);
@@ -87,7 +89,7 @@ std::vector<TensorRef> event_tensors(AppState& s, ExploreState& x, const schema:
   return out;
 }
 
-void draw_tensor_list(AppState& s, const std::vector<TensorRef>& tensors) {
+void draw_tensor_list(PanelContext& c, const std::vector<TensorRef>& tensors) {
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_ScrollY;
   const float em = ImGui::GetFontSize();
@@ -109,8 +111,8 @@ void draw_tensor_list(AppState& s, const std::vector<TensorRef>& tensors) {
     char label[160];
     std::snprintf(label, sizeof label, "%s%s%s", role_label(r.role()), r.name() && r.name()->size() ? "  " : "",
                   r.name() ? r.name()->c_str() : "");
-    const bool selected = s.selected_tensor && *s.selected_tensor == r.id();
-    if (ImGui::Selectable(label, selected, ImGuiSelectableFlags_SpanAllColumns)) s.selected_tensor = r.id();
+    const bool selected = c.selection.tensor && *c.selection.tensor == r.id();
+    if (ImGui::Selectable(label, selected, ImGuiSelectableFlags_SpanAllColumns)) c.selection.tensor = r.id();
     ImGui::PopID();
     ImGui::TableSetColumnIndex(1);
     ImGui::TextUnformatted(shape_label(r.shape()).c_str());
@@ -129,23 +131,23 @@ void draw_tensor_list(AppState& s, const std::vector<TensorRef>& tensors) {
 
 }  // namespace
 
-void draw_inspector(AppState& s, ExploreState& x) {
-  if (!s.selected_event) {
+void draw_inspector(PanelContext& c, InspectorState& state) {
+  if (!c.selection.event) {
     ImGui::TextDisabled("Inspector");
     ImGui::Separator();
     ImGui::TextDisabled("Select a call in the tree, the timeline or the layers table,");
     ImGui::TextDisabled("or step with the left / right arrow keys.");
     return;
   }
-  const schema::Event* e = s.model.event(*s.selected_event);
+  const schema::Event* e = c.model.event(*c.selection.event);
   if (!e) {
-    if (s.model.event_state(*s.selected_event) == EventState::NotRecorded)
-      ImGui::TextDisabled("Call #%" PRIu64 ": %s", *s.selected_event, s.model.not_recorded_label());
-    else if (const format::Status* f = s.model.event_failure(*s.selected_event))
+    if (c.model.event_state(*c.selection.event) == EventState::NotRecorded)
+      ImGui::TextDisabled("Call #%" PRIu64 ": %s", *c.selection.event, c.model.not_recorded_label());
+    else if (const format::Status* f = c.model.event_failure(*c.selection.event))
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kError), "Call #%" PRIu64 " is unreadable: %s",
-                         *s.selected_event, f->message.c_str());
+                         *c.selection.event, f->message.c_str());
     else
-      ImGui::TextDisabled("Call #%" PRIu64 ": loading ...", *s.selected_event);
+      ImGui::TextDisabled("Call #%" PRIu64 ": loading ...", *c.selection.event);
     return;
   }
   // Title: name, class, kind chip.
@@ -173,12 +175,12 @@ void draw_inspector(AppState& s, ExploreState& x) {
     ImGui::TableSetColumnIndex(3);
     value(e->step() >= 0 ? std::to_string(e->step()) : "before step 0");
     key("called from");
-    if (e->call_line() > 0) site_link(s, x, e->call_file(), e->call_line());
+    if (e->call_line() > 0) site_link(c, e->call_file(), e->call_line());
     else ImGui::TextDisabled("-");
     ImGui::TableSetColumnIndex(2);
     ImGui::TextDisabled("defined at");
     ImGui::TableSetColumnIndex(3);
-    if (e->def_line() > 0) site_link(s, x, e->def_file(), e->def_line());
+    if (e->def_line() > 0) site_link(c, e->def_file(), e->def_line());
     else ImGui::TextDisabled("-");
     key("duration");
     if (e->t_end_ns() >= e->t_begin_ns() && e->t_end_ns() > 0) value(duration_label(e->t_end_ns() - e->t_begin_ns()));
@@ -187,10 +189,10 @@ void draw_inspector(AppState& s, ExploreState& x) {
     ImGui::TextDisabled("parent");
     ImGui::TableSetColumnIndex(3);
     if (e->parent() >= 0) {
-      const schema::Event* p = s.model.event(static_cast<uint64_t>(e->parent()));
+      const schema::Event* p = c.model.event(static_cast<uint64_t>(e->parent()));
       char buf[160];
       std::snprintf(buf, sizeof buf, "#%" PRId64 " %s", e->parent(), p && p->name() ? p->name()->c_str() : "");
-      if (ImGui::SmallButton(buf)) select_event(s, static_cast<uint64_t>(e->parent()));
+      if (ImGui::SmallButton(buf)) c.selection.select_event(static_cast<uint64_t>(e->parent()));
     } else {
       ImGui::TextDisabled("top level");
     }
@@ -212,7 +214,7 @@ void draw_inspector(AppState& s, ExploreState& x) {
 
   // Tensors of the call.
   bool complete = true;
-  std::vector<TensorRef> tensors = event_tensors(s, x, *e, &complete);
+  std::vector<TensorRef> tensors = event_tensors(c, *e, &complete);
   ImGui::Spacing();
   ImGui::Text("Tensors");
   ImGui::SameLine();
@@ -221,14 +223,14 @@ void draw_inspector(AppState& s, ExploreState& x) {
   if (tensors.empty()) {
     if (complete) {
       ImGui::TextDisabled("No tensors recorded for this call.");
-      s.selected_tensor.reset();
+      c.selection.tensor.reset();
     }
     return;
   }
   // Keep the chosen tensor if it belongs to this call, else show the first output.
   const schema::TensorRecord* shown = nullptr;
   for (const auto& t : tensors)
-    if (s.selected_tensor && t.rec->id() == *s.selected_tensor) shown = t.rec;
+    if (c.selection.tensor && t.rec->id() == *c.selection.tensor) shown = t.rec;
   if (!shown) {
     shown = tensors.front().rec;
     for (const auto& t : tensors)
@@ -236,11 +238,11 @@ void draw_inspector(AppState& s, ExploreState& x) {
         shown = t.rec;
         break;
       }
-    s.selected_tensor = shown->id();
+    c.selection.tensor = shown->id();
   }
-  draw_tensor_list(s, tensors);
+  draw_tensor_list(c, tensors);
   ImGui::Separator();
-  draw_tensor_view(s, x, *shown);
+  draw_tensor_view(c, state.tensor_view, *shown);
 }
 
 }  // namespace tvis::viewer

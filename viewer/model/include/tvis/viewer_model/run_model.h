@@ -13,6 +13,11 @@
 // shows: the run metadata, the source file names, the followed samples and
 // the Events chunks of the first rows. Their reads travel together instead
 // of waiting for the frames that would ask for them one after another.
+//
+// The model is the viewer's data layer (no ImGui): it owns the reader, the
+// chunk cache and the run's lazily built indexes (events and their tree,
+// source files, samples, tensors, parameters). Pages and panels ask it; they
+// never walk chunks themselves. Opening another run resets every index.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +26,16 @@
 #include <string>
 #include <vector>
 
-#include "chunk_cache.h"
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_reader.h"
-#include "tvis/schema/recording_generated.h"
+#include "tvis/viewer_model/records.h"
+#include "tvis/viewer_model/chunk_body.h"
+#include "tvis/viewer_model/chunk_cache.h"
+#include "tvis/viewer_model/event_tree.h"
+#include "tvis/viewer_model/parameters.h"
+#include "tvis/viewer_model/samples.h"
+#include "tvis/viewer_model/source_files.h"
+#include "tvis/viewer_model/tensor_index.h"
 
 namespace tvis::viewer {
 
@@ -73,6 +84,8 @@ class RunModel {
  public:
   explicit RunModel(uint64_t cache_budget_bytes);
   ~RunModel();
+  RunModel(const RunModel&) = delete;  // the indexes hold a reference to their model
+  RunModel& operator=(const RunModel&) = delete;
 
   void open(std::shared_ptr<format::ByteSource> source, OpenPurpose purpose = OpenPurpose::View);
   /// Enters Failed with `message` (a source the shell could not create).
@@ -120,6 +133,23 @@ class RunModel {
   /// chunks; requests the chunks that may hold it. nullopt while unknown.
   std::optional<uint64_t> first_event_of(int step, schema::Phase phase, bool* exhausted);
 
+  /// The events of one Events chunk (Loading while it is read).
+  ChunkBody<schema::EventBatch> span_events(const EventSpan& span) {
+    return read_body<schema::EventBatch>(*cache_, span.ordinal);
+  }
+  /// Calls f(event) for every loaded event of `step`, across the Events
+  /// chunks whose step range covers it. False while some of them still load
+  /// (callers draw what they have and ask again next frame).
+  template <typename F>
+  bool for_step_events(int step, F&& f);
+
+  // --- the run's indexes (lazy: each builds from chunks as they arrive) ----
+  EventTree& tree() { return tree_; }
+  SourceFiles& source_files() { return files_; }
+  Samples& samples() { return samples_; }
+  TensorIndex& tensors() { return tensors_; }
+  Parameters& parameters() { return parameters_; }
+
  private:
   struct Pending;
   void on_open(format::Result<std::shared_ptr<format::RunReader>> result);
@@ -145,7 +175,26 @@ class RunModel {
   int meta_ordinal_ = -1;
   RunInfo info_;
   std::vector<std::vector<uint32_t>> by_kind_;  // kind -> ordinals
+  EventTree tree_{*this};
+  SourceFiles files_{*this};
+  Samples samples_{*this};
+  TensorIndex tensors_;
+  Parameters parameters_{*this};
 };
+
+template <typename F>
+bool RunModel::for_step_events(int step, F&& f) {
+  bool complete = true;
+  for (const EventSpan& span : spans_) {
+    if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
+    auto read = span_events(span);
+    if (read.state == ChunkRead::Loading) complete = false;
+    if (!read.body || !read.body->events()) continue;
+    for (const auto* e : *read.body->events())
+      if (e->step() == step) f(e);
+  }
+  return complete;
+}
 
 /// Lower-case phase name ("forward"); "" for Phase::None.
 const char* phase_label(schema::Phase phase);

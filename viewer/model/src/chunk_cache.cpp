@@ -1,4 +1,4 @@
-#include "chunk_cache.h"
+#include "tvis/viewer_model/chunk_cache.h"
 
 namespace tvis::viewer {
 

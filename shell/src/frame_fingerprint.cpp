@@ -1,4 +1,4 @@
-#include "frame_fingerprint.h"
+#include "tvis/shell/frame_fingerprint.h"
 
 #include <imgui.h>
 

@@ -1,0 +1,41 @@
+// source_files.h: the run's SourceFiles chunks, indexed once: file id ->
+// display path and recorded text.
+//
+// Contract: lazy and non-blocking. Each query first indexes what has arrived
+// (the chunks are pinned, so text pointers stay valid for the run's life);
+// ready() turns true once every SourceFiles chunk was indexed or failed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tvis/viewer_model/records.h"
+
+namespace tvis::viewer {
+
+class RunModel;
+
+class SourceFiles {
+ public:
+  explicit SourceFiles(RunModel& model) : model_(model) {}
+  void reset();
+  /// Every SourceFiles chunk indexed (or failed); requests the rest.
+  bool ready();
+  /// Display path of file `id` ("" while loading or unknown).
+  const std::string& name(uint32_t id);
+  /// Every file known so far, id -> display path.
+  const std::unordered_map<uint32_t, std::string>& names();
+  /// Recorded text of `id`, or nullptr (*loading: a chunk may still hold it).
+  const flatbuffers::String* text(uint32_t id, bool* loading);
+
+ private:
+  RunModel& model_;
+  bool ready_ = false;
+  std::unordered_set<uint32_t> indexed_;  // chunk ordinals
+  std::unordered_map<uint32_t, std::string> names_;
+  std::unordered_map<uint32_t, const flatbuffers::String*> texts_;
+};
+
+}  // namespace tvis::viewer

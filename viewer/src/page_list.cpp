@@ -1,0 +1,21 @@
+// page_list.cpp: the registry. A new page adds its file and one line here.
+#include "page.h"
+
+namespace tvis::viewer {
+
+extern const PageSpec kExplorePage;  // pages/explore_page.cpp
+
+const std::vector<const PageSpec*>& registered_pages() {
+  static const std::vector<const PageSpec*> pages = {
+      &kExplorePage,
+  };
+  return pages;
+}
+
+const PageSpec* page_named(const std::string& name) {
+  for (const PageSpec* page : registered_pages())
+    if (name == page->name) return page;
+  return nullptr;
+}
+
+}  // namespace tvis::viewer

@@ -1,0 +1,20 @@
+// panel_labels.h: the few words and colours every panel and page uses alike.
+#pragma once
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <string>
+
+#include "tvis/viewer_model/run_model.h"
+
+namespace tvis::viewer {
+
+/// Colour of a phase (bars, chips); a grey for Phase::None.
+ImU32 phase_color(schema::Phase phase);
+/// "train.py:27" for (file, line); "" when line is 0.
+std::string call_site(RunModel& model, uint32_t file, uint32_t line);
+/// "1.25 ms", "830 us", "2.1 s".
+std::string duration_label(int64_t ns);
+
+}  // namespace tvis::viewer
