@@ -7,7 +7,10 @@ namespace tvis::recorder {
 
 namespace {
 
-py::dict as_dict(py::handle h) { return py::reinterpret_borrow<py::dict>(h); }
+py::dict as_dict(py::handle h) {
+  if (!py::isinstance<py::dict>(h)) throw py::type_error("tvis: a record element is not a dict");
+  return py::reinterpret_borrow<py::dict>(h);
+}
 
 template <typename T>
 std::vector<T> list_of(const py::dict& d, const char* key) {
@@ -23,6 +26,8 @@ void each(const py::dict& d, const char* key, Fn&& fn) {
 }
 
 std::unique_ptr<schema::TransformStepT> transform_from(const py::dict& d) {
+  check_keys(d, "TransformStep",
+             {"name", "class_name", "event", "input", "output", "input_kind", "output_kind", "rng_state"});
   auto t = std::make_unique<schema::TransformStepT>();
   t->name = get<std::string>(d, "name", "");
   t->class_name = get<std::string>(d, "class_name", "");
@@ -36,6 +41,45 @@ std::unique_ptr<schema::TransformStepT> transform_from(const py::dict& d) {
 }
 
 }  // namespace
+
+void check_keys(const py::dict& d, const char* record, std::initializer_list<std::string_view> known) {
+  for (auto item : d) {
+    if (!py::isinstance<py::str>(item.first))
+      throw py::value_error(std::string("tvis: ") + record + " record has a key that is not a string");
+    auto key = item.first.cast<std::string>();
+    bool ok = false;
+    for (auto k : known) ok = ok || k == key;
+    if (ok) continue;
+    std::string names;
+    for (auto k : known) names += (names.empty() ? "" : ", ") + std::string(k);
+    throw py::value_error("tvis: " + std::string(record) + " record has no key '" + key + "' (its keys: " + names +
+                          ")");
+  }
+}
+
+void check_loss_keys(const py::dict& d) {
+  check_keys(d, "LossRecord", {"step", "event", "call", "reduction", "args", "value", "value_repr", "targets",
+                               "logits", "samples", "tokens"});
+  each(d, "samples", [](const py::dict& sd) {
+    check_keys(sd, "SampleLoss",
+               {"sample", "batch_row", "logits", "target", "p_target", "neg_log_p", "loss", "predicted"});
+  });
+  if (d.contains("tokens") && !d["tokens"].is_none())
+    check_keys(as_dict(d["tokens"]), "TokenLayout",
+               {"batch", "tokens", "vocab", "ignore_index", "ignored", "token_losses"});
+}
+
+void check_optimizer_step_keys(const py::dict& d) {
+  check_keys(d, "OptimizerStepRecord", {"step", "event", "optimizer_class", "groups", "params"});
+  each(d, "groups", [](const py::dict& g) { check_keys(g, "ParamGroup", {"hyper", "params"}); });
+}
+
+void check_run_meta_keys(const py::dict& d) {
+  check_keys(d, "RunMeta",
+             {"script", "argv", "cwd", "project_dir", "python_version", "torch_version", "device", "hostname",
+              "tvis_version", "started_unix_ms", "finished_unix_ms", "steps_requested", "steps_recorded",
+              "complete", "exit_code", "exception", "traceback", "notices", "options", "optimizer_class"});
+}
 
 std::vector<std::unique_ptr<schema::KeyValueT>> key_values(py::handle seq) {
   std::vector<std::unique_ptr<schema::KeyValueT>> out;
@@ -51,11 +95,14 @@ std::vector<std::unique_ptr<schema::KeyValueT>> key_values(py::handle seq) {
 }
 
 std::unique_ptr<schema::SampleBatchT> sample_batch_from(const py::dict& d, int default_step) {
+  check_keys(d, "SampleBatch", {"step", "batch_event", "batch", "samples"});
   auto r = std::make_unique<schema::SampleBatchT>();
   r->step = get<int>(d, "step", default_step);
   r->batch_event = get<uint64_t>(d, "batch_event", 0);
   r->batch = list_of<uint64_t>(d, "batch");
   each(d, "samples", [&](const py::dict& sd) {
+    check_keys(sd, "Sample",
+               {"id", "dataset_index", "batch_position", "input", "label", "label_index", "transforms"});
     auto s = std::make_unique<schema::SampleT>();
     s->id = get<int>(sd, "id", 0);
     s->step = r->step;
@@ -71,8 +118,11 @@ std::unique_ptr<schema::SampleBatchT> sample_batch_from(const py::dict& d, int d
 }
 
 std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int default_step) {
+  check_keys(d, "InsightBatch", {"attention", "gradcam", "embeddings", "tables", "library_attention"});
   auto r = std::make_unique<schema::InsightBatchT>();
   each(d, "attention", [&](const py::dict& a) {
+    check_keys(a, "AttentionRecord",
+               {"step", "module", "event", "sample", "shape", "weights", "tokens", "token_labels"});
     auto x = std::make_unique<schema::AttentionRecordT>();
     x->step = get<int>(a, "step", default_step);
     x->module_ = get<std::string>(a, "module", "");
@@ -85,6 +135,7 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
     r->attention.push_back(std::move(x));
   });
   each(d, "gradcam", [&](const py::dict& g) {
+    check_keys(g, "GradCamRecord", {"step", "module", "sample", "target", "class_index", "map"});
     auto x = std::make_unique<schema::GradCamRecordT>();
     x->step = get<int>(g, "step", default_step);
     x->module_ = get<std::string>(g, "module", "");
@@ -95,6 +146,7 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
     r->gradcam.push_back(std::move(x));
   });
   each(d, "embeddings", [&](const py::dict& e) {
+    check_keys(e, "EmbeddingRecord", {"step", "module", "samples", "labels", "vectors"});
     auto x = std::make_unique<schema::EmbeddingRecordT>();
     x->step = get<int>(e, "step", default_step);
     x->module_ = get<std::string>(e, "module", "");
@@ -104,6 +156,7 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
     r->embeddings.push_back(std::move(x));
   });
   each(d, "tables", [&](const py::dict& t) {
+    check_keys(t, "EmbeddingTableRecord", {"module", "rows", "labels"});
     auto x = std::make_unique<schema::EmbeddingTableRecordT>();
     x->module_ = get<std::string>(t, "module", "");
     x->rows = get<uint64_t>(t, "rows", 0);
@@ -111,6 +164,7 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
     r->tables.push_back(std::move(x));
   });
   each(d, "library_attention", [&](const py::dict& l) {
+    check_keys(l, "LibraryAttention", {"module", "kind"});
     auto x = std::make_unique<schema::LibraryAttentionT>();
     x->module_ = get<std::string>(l, "module", "");
     x->kind = get<std::string>(l, "kind", "");

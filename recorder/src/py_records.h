@@ -3,13 +3,18 @@
 // Python and the tables stay FlatBuffers.
 //
 // Contract: every key is optional; a missing or None value takes the schema's
-// default. Tensor ids are the ones Recorder.tensor()/tensors() returned.
+// default. A key the record does not have is an error (ValueError naming the
+// key and the record), so a misspelt key never records a default silently;
+// the Python side builds these dicts with tvis/records.py's constructors.
+// Tensor ids are the ones Recorder.tensor()/tensors() returned.
 #pragma once
 
 #include <pybind11/pybind11.h>
 
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <tvis/schema/recording_generated.h>
@@ -26,6 +31,18 @@ T get(const py::dict& d, const char* key, T fallback) {
   if (v.is_none()) return fallback;
   return v.cast<T>();
 }
+
+/// Raises ValueError when `d` has a key not in `known`, naming it and `record`
+/// (the schema table the dict stands for).
+void check_keys(const py::dict& d, const char* record, std::initializer_list<std::string_view> known);
+
+/// Key checks of the dicts the Recorder converts itself: call first thing in
+/// add_loss (LossRecord, its SampleLoss rows and TokenLayout), in
+/// add_optimizer_step (OptimizerStepRecord, its ParamGroups) and where RunMeta
+/// is read (write_meta, finalize). Same contract as check_keys.
+void check_loss_keys(const py::dict& d);
+void check_optimizer_step_keys(const py::dict& d);
+void check_run_meta_keys(const py::dict& d);
 
 /// [(key, value)] -> KeyValue tables (values through str()).
 std::vector<std::unique_ptr<schema::KeyValueT>> key_values(py::handle seq);

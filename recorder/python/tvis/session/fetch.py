@@ -28,6 +28,7 @@ import sys
 import torch
 from torch.utils.data.dataloader import _MultiProcessingDataLoaderIter
 
+from .. import records as R
 from .. import schema as P
 from .followed import first_rows
 
@@ -112,19 +113,17 @@ class FetchRecorder:
             for sid, row, dataset_index in plan:
                 if row >= rows:
                     continue
-                smp = {"id": sid, "batch_position": row,
-                       "input": s.rec.tensor(first[row], P.BATCH, eid, "sample[%d]" % sid)}
-                if dataset_index >= 0:
-                    smp["dataset_index"] = dataset_index
+                tid = s.rec.tensor(first[row], P.BATCH, eid, "sample[%d]" % sid)
+                k = label = None
                 if labels is not None:
                     k = int(labels[row])
-                    smp["label_index"] = k
-                    smp["label"] = names[k] if names and 0 <= k < len(names) else str(k)
+                    label = names[k] if names and 0 <= k < len(names) else str(k)
                 trace = obs.traces.get(sid) if obs is not None else None
-                if trace is not None:
-                    smp["transforms"] = trace["transforms"]
-                samples.append(smp)
-        s.rec.add_samples({"step": s.steps_done, "batch_event": eid, "batch": ids, "samples": samples})
+                samples.append(R.sample(id=sid, batch_position=row, input=tid,
+                                        dataset_index=dataset_index if dataset_index >= 0 else None,
+                                        label=label, label_index=k,
+                                        transforms=trace["transforms"] if trace is not None else None))
+        s.rec.add_samples(R.sample_batch(step=s.steps_done, batch_event=eid, batch=ids, samples=samples))
         _set_followed(s, samples)
         s.ext.call("on_fetch", eid, batch)
         return ids
@@ -140,9 +139,9 @@ class FetchRecorder:
         samples = []
         with torch.no_grad():
             for sid, row, _ in first_rows(s.samples, first.shape[0]):
-                samples.append({"id": sid, "batch_position": row,
-                                "input": s.rec.tensor(first[row], P.BATCH, eid, "sample[%d]" % sid)})
-        s.rec.add_samples({"step": s.steps_done, "batch_event": eid, "batch": [], "samples": samples})
+                samples.append(R.sample(id=sid, batch_position=row,
+                                        input=s.rec.tensor(first[row], P.BATCH, eid, "sample[%d]" % sid)))
+        s.rec.add_samples(R.sample_batch(step=s.steps_done, batch_event=eid, batch=[], samples=samples))
         _set_followed(s, samples)
 
 

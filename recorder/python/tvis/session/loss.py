@@ -1,7 +1,7 @@
 """What the loss was: the call that produced the tensor backward() ran on.
 
-analyze_loss() builds the LossRecord fields (schema/recording.fbs) for the
-native recorder. For classification (cross_entropy / nll_loss with class
+analyze_loss() builds the LossRecord (``records.loss``) for the native
+recorder. For classification (cross_entropy / nll_loss with class
 indices) each followed sample's logits row, target, p(target), -log p, its
 loss and the predicted class are computed here, in double, under no_grad,
 from detached tensors: the user's tensors and autograd graph are untouched.
@@ -12,6 +12,7 @@ Logits of shape [B*T, V] that were reshaped from [B, T, V] get a TokenLayout
 import torch
 import torch.nn.functional as F
 
+from .. import records as R
 from .. import schema as P
 
 
@@ -40,7 +41,7 @@ def _source_shape(logits):
 def analyze_loss(session, loss, cand):
     rec = session.rec
     value = float(loss.detach().reshape(-1)[0].item()) if loss.numel() >= 1 else 0.0
-    out = {
+    f = {  # the LossRecord's fields, filled in below
         "step": session.steps_done,
         "event": cand["event"] if cand else 0,
         "call": cand["call"] if cand else (type(loss.grad_fn).__name__ if loss.grad_fn is not None else ""),
@@ -49,10 +50,9 @@ def analyze_loss(session, loss, cand):
         "reduction": "",
         "args": [],
         "samples": [],
-        "tokens": None,
     }
     if cand is None:
-        return out
+        return R.loss(**f)
     if "arguments" in cand:  # torch.nn.functional.*
         arguments = dict(cand["arguments"])
         inp, target = arguments.pop("input", None), arguments.pop("target", None)
@@ -64,18 +64,18 @@ def analyze_loss(session, loss, cand):
         arguments = dict(cand["kwargs"])
         fn = {"CrossEntropyLoss": "cross_entropy", "NLLLoss": "nll_loss"}.get(cand["fn"], cand["fn"])
         orig = None
-    out["reduction"] = str(arguments.get("reduction", "mean"))
-    out["args"] = [(k, _scalar_repr(v)) for k, v in arguments.items()
+    f["reduction"] = str(arguments.get("reduction", "mean"))
+    f["args"] = [(k, _scalar_repr(v)) for k, v in arguments.items()
                    if k not in ("size_average", "reduce") or v is not None]
     eid = cand["event"]
     if isinstance(inp, torch.Tensor):
-        out["logits"] = rec.tensor(inp, P.LOGITS, eid, "input")
+        f["logits"] = rec.tensor(inp, P.LOGITS, eid, "input")
     if isinstance(target, torch.Tensor):
-        out["targets"] = rec.tensor(target, P.TARGET, eid, "target")
+        f["targets"] = rec.tensor(target, P.TARGET, eid, "target")
     if fn not in ("cross_entropy", "nll_loss") or not isinstance(inp, torch.Tensor) \
             or not isinstance(target, torch.Tensor) or inp.dim() != 2 or target.dim() != 1 \
             or target.dtype not in (torch.long, torch.int):
-        return out
+        return R.loss(**f)
     ignore_index = int(arguments.get("ignore_index", -100))
     with torch.no_grad():
         x = inp.detach().double()
@@ -99,19 +99,19 @@ def analyze_loss(session, loss, cand):
         rows = torch.stack([nlp[:k], per[:k]]).cpu().tolist() if k else [[], []]
         tg, pr = tgt[:k].cpu().tolist(), pred[:k].cpu().tolist()
         for i in range(k):
-            out["samples"].append({
-                "sample": i, "batch_row": i,
-                "logits": rec.tensor(inp[i], P.LOGITS, eid, "logits[%d]" % i),
-                "target": int(tg[i]), "neg_log_p": rows[0][i],
-                "p_target": float(torch.exp(torch.tensor(-rows[0][i], dtype=torch.float64))),
-                "loss": rows[1][i], "predicted": int(pr[i]),
-            })
+            f["samples"].append(R.sample_loss(
+                sample=i, batch_row=i,
+                logits=rec.tensor(inp[i], P.LOGITS, eid, "logits[%d]" % i),
+                target=int(tg[i]), neg_log_p=rows[0][i],
+                p_target=float(torch.exp(torch.tensor(-rows[0][i], dtype=torch.float64))),
+                loss=rows[1][i], predicted=int(pr[i]),
+            ))
         shape = _source_shape(inp)
         if shape is not None:
             b, t, v = shape
             ignored = (~valid).nonzero().reshape(-1).cpu().tolist()
-            out["tokens"] = {
-                "batch": b, "tokens": t, "vocab": v, "ignore_index": ignore_index, "ignored": ignored,
-                "token_losses": rec.tensor(per.reshape(b, t).float(), P.OTHER, eid, "token_losses"),
-            }
-    return out
+            f["tokens"] = R.token_layout(
+                batch=b, tokens=t, vocab=v, ignore_index=ignore_index, ignored=ignored,
+                token_losses=rec.tensor(per.reshape(b, t).float(), P.OTHER, eid, "token_losses"),
+            )
+    return R.loss(**f)

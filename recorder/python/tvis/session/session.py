@@ -32,6 +32,7 @@ import weakref
 import torch
 import torch.nn.functional as F
 
+from .. import records as R
 from .. import schema as P
 from ..captures import Extensions
 from .context import CaptureContext
@@ -503,7 +504,7 @@ class Session:
         groups = []
         for g in opt.param_groups:
             hyper = [(k, repr(v)) for k, v in g.items() if k != "params"]
-            groups.append({"hyper": hyper, "params": [names.get(id(p), "?") for p in g["params"]]})
+            groups.append(R.param_group(hyper=hyper, params=[names.get(id(p), "?") for p in g["params"]]))
         self._finish_step(eid, snap, self.optimizer_class, groups)
 
     @staticmethod
@@ -555,15 +556,15 @@ class Session:
             return
         eid, snap = self._manual
         self._manual = None
-        groups = [{"hyper": [], "params": [n for n, _, _, _, _ in snap]}]
+        groups = [R.param_group(hyper=[], params=[n for n, _, _, _, _ in snap])]
         self._finish_step(eid, snap, "", groups)
 
     def _finish_step(self, eid, snap, opt_class, groups):
         uids = self.rec.params_after(eid, [p for _, p, _, _, _ in snap])
         params = [(name, wid, gid, uid) for (name, _, _, wid, gid), uid in zip(snap, uids)]
         self.rec.end(eid)
-        self.rec.add_optimizer_step({"step": self.steps_done, "event": eid, "optimizer_class": opt_class,
-                                     "groups": groups, "params": params})
+        self.rec.add_optimizer_step(R.optimizer_step(step=self.steps_done, event=eid, optimizer_class=opt_class,
+                                                     groups=groups, params=params))
         self.rec.set_phase(P.NONE)
         self.ext.call("on_step_end", self.steps_done)
         self.rec.flush()
@@ -580,28 +581,28 @@ class Session:
             self.notices.append((code, message))
 
     def _meta(self, complete, exit_code=0, exception="", traceback_text=""):
-        return {
-            "script": self.script,
-            "argv": list(sys.argv),
-            "cwd": os.getcwd(),
-            "project_dir": self.project_dir,
-            "python_version": sys.version.split()[0],
-            "torch_version": torch.__version__,
-            "device": self._device or "cpu",
-            "hostname": socket.gethostname(),
-            "tvis_version": __import__("tvis").__version__,
-            "started_unix_ms": self.started_ms,
-            "finished_unix_ms": int(time.time() * 1000) if complete else 0,
-            "steps_requested": self.steps_requested,
-            "steps_recorded": self.steps_done,
-            "complete": complete,
-            "exit_code": exit_code,
-            "exception": exception,
-            "traceback": traceback_text,
-            "notices": list(self.notices),
-            "options": list(self.options),
-            "optimizer_class": self.optimizer_class,
-        }
+        return R.run_meta(
+            script=self.script,
+            argv=list(sys.argv),
+            cwd=os.getcwd(),
+            project_dir=self.project_dir,
+            python_version=sys.version.split()[0],
+            torch_version=torch.__version__,
+            device=self._device or "cpu",
+            hostname=socket.gethostname(),
+            tvis_version=__import__("tvis").__version__,
+            started_unix_ms=self.started_ms,
+            finished_unix_ms=int(time.time() * 1000) if complete else 0,
+            steps_requested=self.steps_requested,
+            steps_recorded=self.steps_done,
+            complete=complete,
+            exit_code=exit_code,
+            exception=exception,
+            traceback=traceback_text,
+            notices=list(self.notices),
+            options=list(self.options),
+            optimizer_class=self.optimizer_class,
+        )
 
     def finalize(self, exit_code=0, exception="", traceback_text=""):
         """Writes what was recorded and closes the run. Idempotent."""

@@ -35,6 +35,7 @@ import sys
 import torch
 import torch.nn.functional as F
 
+from ... import records as R
 from ... import schema as P
 from ..vocabulary import Vocabularies
 from .library import LibraryAttention
@@ -151,9 +152,9 @@ class AttentionCapture:
                     w = w.unsqueeze(0)
                 tid = self.s.rec.tensor(w, P.ATTENTION, eid, "attention[sample %d]" % sample)
                 tokens, labels = self._tokens_of(pos)
-                self._pending.append({"step": self.s.step, "module": name, "event": eid, "sample": sample,
-                                      "shape": list(shape), "weights": tid, "tokens": tokens,
-                                      "token_labels": labels})
+                self._pending.append(R.attention(step=self.s.step, module=name, event=eid, sample=sample,
+                                                 shape=list(shape), weights=tid, tokens=tokens,
+                                                 token_labels=labels))
 
     # ----------------------------------------------------------- tokens --
     def _new_forward(self, root, args):
@@ -182,4 +183,4 @@ class AttentionCapture:
     def _flush(self):
         if self._pending:
             records, self._pending = self._pending, []
-            self.s.add_insights({"attention": records})
+            self.s.add_insights(R.insights(attention=records))

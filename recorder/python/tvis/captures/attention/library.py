@@ -18,6 +18,8 @@ import functools
 import torch
 import torch.nn.functional as F
 
+from ... import records as R
+
 MHA = "nn.MultiheadAttention"
 
 
@@ -76,4 +78,4 @@ class LibraryAttention:
             return
         self._keys.add(key)
         self.seen.append(key)
-        self.s.add_insights({"library_attention": [{"module": module_path, "kind": kind}]})
+        self.s.add_insights(R.insights(library_attention=[R.library_attention(module=module_path, kind=kind)]))

@@ -29,6 +29,7 @@ writes nothing of the user's, draws no random numbers.
 
 import torch
 
+from ... import records as R
 from ... import schema as P
 from ..vocabulary import Vocabularies
 
@@ -117,9 +118,9 @@ class EmbeddingsCapture:
             vectors = pooled(out, positions)
         tid = self.s.rec.tensor(vectors, P.EMBEDDING, eid, "embedding")
         self._positions = positions
-        self._pending.append({"step": self.s.step, "module": name, "samples": [s for s, _, _ in rows],
-                              "labels": ["" if lab is None else str(lab) for _, _, lab in rows],
-                              "vectors": tid})
+        self._pending.append(R.embedding(step=self.s.step, module=name, samples=[s for s, _, _ in rows],
+                                         labels=["" if lab is None else str(lab) for _, _, lab in rows],
+                                         vectors=tid))
 
     def _table(self, module, eid):
         weight = module.weight.detach()
@@ -127,13 +128,13 @@ class EmbeddingsCapture:
         rows = max(1, min(weight.shape[0], self.max_elems // max(dim, 1)))
         tid = self.s.rec.tensor(weight[:rows], P.EMBEDDING_TABLE, eid, "embedding table")
         labels = self.vocab.for_table(module.num_embeddings)[:rows]
-        self.s.add_insights({"tables": [{"module": self.s.module_name(module), "rows": tid,
-                                             "labels": labels}]})
+        self.s.add_insights(R.insights(tables=[R.embedding_table(module=self.s.module_name(module), rows=tid,
+                                                                labels=labels)]))
 
     def _flush(self):
         if self._pending:
             records, self._pending = self._pending, []
-            self.s.add_insights({"embeddings": records})
+            self.s.add_insights(R.insights(embeddings=records))
 
 
 def _loss_targets(loss_info):

@@ -27,9 +27,9 @@ paused and the user's hooks are silenced and ``.grad`` of ``retain_grad()``
 tensors restored (guard.HookGuard). Leaf ``.grad`` is never written.
 
 Maps: ReLU(sum_c mean_hw(dS/dA_c) A_c), float32 [h, w], stored with
-``rec.tensor(map, GRADCAM, module event, name)`` and listed per backward with
-``rec.add_insights({"gradcam": [{step, module, sample, target, class_index,
-map}]})`` (target 0 predicted, 1 true; equal classes share one map tensor).
+``rec.tensor(map, GRADCAM, module event, name)`` and listed per backward as
+``records.gradcam(step, module, sample, target, class_index, map)`` insights
+(target 0 predicted, 1 true; equal classes share one map tensor).
 Misclassified samples without a true-class map are named in notice
 ``gradcam_predicted_only`` (once per run).
 
@@ -53,6 +53,7 @@ top-level model calls before one backward, and all dropped at step end.
 import torch
 from torch.utils.checkpoint import CheckpointFunction
 
+from ... import records as R
 from ... import schema as P
 from .guard import HookGuard
 from .maps import cam, class_gradients, class_scores, executed_nodes, python_functions
@@ -183,8 +184,8 @@ class GradCam:
             self.s.notice("gradcam_no_true_class", "Grad-CAM has predicted-class maps only: the loss's target is "
                                                    "not one class index per sample")
         rows = self._rows(scores.shape[0])
-        with self.guard.function_state_kept(nodes if custom else ()):
-            maps = self._maps(scores, target, rows, usable)
+        with self.guard.function_state_kept(nodes if custom else ()) as restore:
+            maps = self._maps(scores, target, rows, usable, restore if custom else None)
         self._write(usable, maps)
 
     def _usable(self, acts, batch):
@@ -235,7 +236,7 @@ class GradCam:
                           "gradient pass each)" % ", ".join(str(w) for w in wrong[:3]))
         return pairs, meta
 
-    def _maps(self, scores, target, rows, acts):
+    def _maps(self, scores, target, rows, acts, after_pass=None):
         """[(sample, [(target kind, class)], activation, map)]: the passes, tvis's hooks paused, the user's silenced."""
         pairs, meta = self._pairs(scores, target, rows)
         out = []
@@ -251,7 +252,7 @@ class GradCam:
         try:
             with self.guard.quiet():
                 refused = class_gradients(scores, pairs, [a.tensor for a in acts], consume,
-                                          self._batched and scores.is_cuda)
+                                          self._batched and scores.is_cuda, after_pass)
             if refused is not None:
                 self._batched = False
                 self.s.notice("gradcam_unbatched", "Grad-CAM runs one gradient pass per sample and class: autograd "
@@ -288,8 +289,8 @@ class GradCam:
             tid = rec.tensor(m, P.GRADCAM, a.event, "gradcam sample %d (%s)" % (sample, label))
             for name in names[id(a)]:
                 for k, c in targets:
-                    records.append({"step": step, "module": name, "sample": sample, "target": k,
-                                    "class_index": int(c), "map": tid})
+                    records.append(R.gradcam(step=step, module=name, sample=sample, target=k,
+                                             class_index=int(c), map=tid))
         if records:
-            self.s.add_insights({"gradcam": records})
+            self.s.add_insights(R.insights(gradcam=records))
             self.maps_written += len(maps)

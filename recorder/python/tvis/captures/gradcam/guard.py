@@ -113,21 +113,26 @@ class HookGuard:
         ``ctx``: a backward that frees what it used, ``del ctx.x``, must still
         find it when the user's own backward runs it) and the global random
         streams (torch CPU and initialized CUDA generators, ``random``, NumPy)
-        a backward drawing noise would advance. Nothing when there is none."""
+        a backward drawing noise would advance. Nothing when there is none.
+        Yields the function that puts them back, for between passes."""
         kept = []
         for n in nodes:
             d = getattr(n, "__dict__", None) if isinstance(n, _function.BackwardCFunction) else None
             if d is not None:
                 kept.append((d, dict(d)))
         streams = _RandomStreams() if kept else None
-        try:
-            yield
-        finally:
+
+        def restore():
             for d, items in kept:
                 d.clear()
                 d.update(items)
             if streams is not None:
                 streams.restore()
+
+        try:
+            yield restore
+        finally:
+            restore()
 
     @contextlib.contextmanager
     def quiet(self):

@@ -90,7 +90,7 @@ def python_functions(nodes):
 BATCH_BYTES = 256 << 20
 
 
-def class_gradients(scores, pairs, activations, consume, batched=True):
+def class_gradients(scores, pairs, activations, consume, batched=True, after_pass=None):
     """Calls ``consume(k, grads)`` for each pair k = (row, cls) of ``pairs``
     with the gradients of scores[row, cls] with respect to ``activations``
     (None where one is unused). Batched passes vmap over one-hot
@@ -98,6 +98,8 @@ def class_gradients(scores, pairs, activations, consume, batched=True):
     vector-Jacobian product, so still one score at a time), as many pairs per
     pass as fit in BATCH_BYTES (a pass's gradients are dropped before the
     next); where autograd refuses a batched pass, one pass per pair.
+    ``after_pass()``, when given, runs after each pass (the guard puts custom
+    Functions' ctx back there, so the next pass finds it as the forward left it).
     Returns why batching was refused, or None."""
     per_pass = sum(a.numel() * a.element_size() for a in activations)
     group = max(1, min(len(pairs), BATCH_BYTES // max(per_pass, 1))) if batched else 1
@@ -110,9 +112,17 @@ def class_gradients(scores, pairs, activations, consume, batched=True):
                 grads = _batched_pass(scores, chunk, activations)
             except RuntimeError as e:
                 refused = str(e).splitlines()[0]
+            finally:
+                if after_pass is not None:
+                    after_pass()
         if grads is None:
             for k, (row, cls) in enumerate(chunk):
-                consume(start + k, _single_pass(scores, row, cls, activations))
+                try:
+                    got = _single_pass(scores, row, cls, activations)
+                finally:
+                    if after_pass is not None:
+                        after_pass()
+                consume(start + k, got)
             continue
         for k in range(len(chunk)):
             consume(start + k, tuple(None if g is None else g[k] for g in grads))

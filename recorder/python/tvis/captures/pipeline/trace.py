@@ -37,6 +37,7 @@ import types
 
 import torch
 
+from ... import records as R
 from ... import schema as P
 from .discover import discover
 from .intercept import Interceptor
@@ -187,7 +188,7 @@ class ItemTracer:
             self._stack[-1].has_child = True
         step = _Step(fn, rec.begin(P.TRANSFORM, name, cls_name, cf, caller.f_lineno, df, dl))
         step.input = self._value(step.event, P.INPUT, value)
-        step.record = {"name": name, "class_name": cls_name, "event": step.event}
+        step.record = R.transform_step(name=name, class_name=cls_name, event=step.event)
         self._stack.append(step)
         self._steps.append(step)
         step.snapshot = Snapshot()  # last: nothing of ours runs between it and the call
@@ -199,17 +200,20 @@ class ItemTracer:
         self._pop(step)
         tid, kind, desc = self._value(step.event, P.OUTPUT, out)
         in_tid, in_kind, in_desc = step.input
-        step.record.update({"input": in_tid, "input_kind": in_kind, "output": tid, "output_kind": kind})
         details = [("input", in_desc), ("output", desc)]
+        rng_state = None
         if changed and not step.has_child:
             st = step.snapshot.streams
             details.append(("rng", " ".join(changed)))
             if "torch" in changed:
-                step.record["rng_state"] = rec.tensor(st.torch, P.OTHER, step.event, "torch_rng_state")
+                rng_state = rec.tensor(st.torch, P.OTHER, step.event, "torch_rng_state")
             if "numpy" in changed:
                 rec.tensor(encode_numpy(st.numpy), P.OTHER, step.event, "numpy_rng_state")
             if "random" in changed:
                 rec.tensor(encode_python(st.python), P.OTHER, step.event, "python_rng_state")
+        step.record = R.transform_step(name=step.record["name"], class_name=step.record["class_name"],
+                                       event=step.event, input=in_tid, input_kind=in_kind, output=tid,
+                                       output_kind=kind, rng_state=rng_state)
         rec.add_detail(step.event, details)
         rec.end(step.event)
 

@@ -1,16 +1,16 @@
-"""Review finding: callables tvis patches must look like PyTorch's own to user
-code (name, qualified name, module, doc, signature), as without tvis.
+"""Callables tvis patches look like PyTorch's own to user code (name,
+qualified name, module, doc, signature), as without tvis.
 
-Before the fix, Tensor.register_hook / retain_grad,
+Checked among others: Tensor.register_hook / retain_grad,
 saved_tensors_hooks.__enter__, Function._register_hook (Grad-CAM's hook
-guard) and DataLoader._get_iterator (pipeline capture) reported tvis's module
-and their own parameter names (`tensor`, `ctx`, `loader`).
+guard) and DataLoader._get_iterator (pipeline capture), which once reported
+tvis's module and their own parameter names (`tensor`, `ctx`, `loader`).
 """
 from conftest import SCRIPTS, run_plain, run_tvis, step_lines
 
 
 def test_patched_callables_introspect_as_torch(tvis, tmp_path):
-    script = SCRIPTS / "review_introspection.py"
+    script = SCRIPTS / "patched_callables_introspection.py"
     plain = run_plain(script, "--steps", 2)
     assert plain.returncode == 0, plain.stderr
     rec = run_tvis(tvis, script, "--steps", 4, steps=2, out=tmp_path / "runs")

@@ -1,8 +1,8 @@
-"""Review finding: to observe the pipeline, workers run in the main process on
-deep copies of the dataset, one per worker. A dataset held in memory was
-copied num_workers times (forked workers share it): +600 MB for a 150 MB
-dataset with 4 workers, under `tvis run` only. Beyond a budget the real
-workers now run, with a notice saying why.
+"""The pipeline capture's copy budget: to observe the pipeline, workers run in
+the main process on deep copies of the dataset, one per worker, where forked
+workers would share it. A dataset in memory whose copies would exceed the
+budget (150 MB with 4 workers: +600 MB) keeps the real workers, with a
+notice saying why.
 """
 import re
 
@@ -14,7 +14,7 @@ def _rss(stdout):
 
 
 def test_big_in_memory_dataset_is_not_copied_per_worker(tvis, tmp_path):
-    script = SCRIPTS / "review_big_dataset_workers.py"
+    script = SCRIPTS / "pipeline_big_dataset_workers.py"
     path, out, plain_out = record_matching_plain(tvis, script, 2, tmp_path / "runs")
     js = inspect_json(tvis, path)
     why = [n for n in js["notices"] if "MB of arrays for each of its 4 workers" in n]

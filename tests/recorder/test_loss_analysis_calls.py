@@ -1,7 +1,7 @@
-"""Review finding: the loss analysis recomputes per-sample losses with
-F.cross_entropy (class weights or label smoothing); that call went through
-tvis's own loss patch and was recorded as a second loss call of the user's
-script (a LossCall event with its own copies of the logits) in the loss phase.
+"""The loss analysis makes no loss call of the script's: recomputing
+per-sample losses with F.cross_entropy (class weights or label smoothing)
+must not pass through tvis's own loss patch and be recorded as a second
+LossCall event (with its own copies of the logits) in the loss phase.
 """
 import pytest
 
@@ -9,7 +9,7 @@ from conftest import SCRIPTS, load_run, record_matching_plain
 
 
 def test_analysis_makes_no_loss_call_of_its_own(tvis, tmp_path):
-    script = SCRIPTS / "review_weighted_loss.py"
+    script = SCRIPTS / "loss_weighted.py"
     path, out, _ = record_matching_plain(tvis, script, 2, tmp_path / "runs")
     run = load_run(path)
     calls = [e for e in run.events.values() if e["kind"] == "LossCall"]
@@ -20,10 +20,10 @@ def test_analysis_makes_no_loss_call_of_its_own(tvis, tmp_path):
 
 
 def test_weighted_loss_module_per_sample_losses(tvis, tmp_path):
-    """Review finding: for an nn.CrossEntropyLoss / NLLLoss module the analysis
-    read reduction, ignore_index and label_smoothing but not the module's
-    class `weight`: per-sample losses were recorded unweighted."""
-    script = SCRIPTS / "review_weighted_module_loss.py"
+    """For an nn.CrossEntropyLoss / NLLLoss module the analysis reads the
+    module's class `weight` besides reduction, ignore_index and
+    label_smoothing: per-sample losses are recorded weighted."""
+    script = SCRIPTS / "loss_weighted_module.py"
     path, out, _ = record_matching_plain(tvis, script, 2, tmp_path / "runs")
     expected = {}
     for line in out.splitlines():

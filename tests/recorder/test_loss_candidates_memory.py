@@ -1,4 +1,4 @@
-"""Review findings on memory the recorder keeps alive past its use.
+"""Memory the recorder must not keep alive past its use.
 
 Loss calls whose result is never backpropagated (an evaluation loop run with
 grad enabled) were all kept as loss candidates until the next backward, and
@@ -17,7 +17,7 @@ def _parse(stdout):
 
 
 def test_unbackpropagated_losses_are_not_kept(tvis, tmp_path):
-    script = SCRIPTS / "review_loss_candidates.py"
+    script = SCRIPTS / "loss_candidates_eval_loop.py"
     plain = run_plain(script, "--steps", 3, "--evals", 40)
     assert plain.returncode == 0, plain.stderr
     rec = run_tvis(tvis, script, "--steps", 6, "--evals", 40, steps=3, out=tmp_path / "runs")

@@ -1,14 +1,14 @@
-"""Review finding: a module call that raises (caught by the script, as an
-out-of-memory skip would be) never reaches its forward hook. The session kept
-it on its stack of open calls for good: no later call was top-level again, so
-a script without a DataLoader was never stopped after --steps and every later
-event nested under the failed call. Ended calls now leave the stack.
+"""A module call that raises (caught by the script, as an out-of-memory skip
+would be) never reaches its forward hook; it must still leave the session's
+open calls, or no later call is top-level again: a script without a
+DataLoader would never stop after --steps and every later event would nest
+under the failed call.
 """
 from conftest import SCRIPTS, load_run, run_file_of, run_plain, run_tvis, step_lines
 
 
 def test_caught_forward_error_leaves_no_open_call(tvis, tmp_path):
-    script = SCRIPTS / "review_caught_forward_error.py"
+    script = SCRIPTS / "raised_call_caught.py"
     plain = run_plain(script, "--steps", 5)
     assert plain.returncode == 0, plain.stderr
     assert len(step_lines(plain.stdout)) == 5

@@ -1,12 +1,12 @@
-"""Review finding: the session named modules by id() and kept the names of
-freed modules; a module created later with a reused id got the freed one's
-path (the trained model's `act` recorded as `15` of a throwaway Sequential).
+"""Module paths follow modules, not ids: a module created after another was
+freed, with its id reused, gets its own path (not the freed one's, e.g. the
+trained model's `act` recorded as `15` of a throwaway Sequential).
 """
 from conftest import SCRIPTS, load_run, record_matching_plain
 
 
 def test_reused_ids_get_their_own_module_paths(tvis, tmp_path):
-    script = SCRIPTS / "review_module_ids.py"
+    script = SCRIPTS / "module_names_reused_ids.py"
     path, out, _ = record_matching_plain(tvis, script, 2, tmp_path / "runs")
     run = load_run(path)
     calls = [e for e in run.events.values() if e["kind"] == "ModuleCall"]
