@@ -11,8 +11,8 @@
 // anything visible and the chosen one is started. stdin/stdout/stderr are
 // inherited, so the script behaves as under `python SCRIPT ARGS`. The exit
 // status is the child's (a child killed by a signal kills this process with
-// it). After the child: the run path and `tvis open <host>:<runs dir>` are
-// printed last; a run folder without run.tvis (the script never started) is
+// it). After the child: the run path and the command that shows it
+// (`tvis-view <runs dir>`) are printed last; a run folder without run.tvis (the script never started) is
 // removed.
 //
 // Errors before the script starts are one line on stderr and exit 2.
@@ -114,11 +114,11 @@ void report(const std::string& folder, const std::string& runs_abs) {
     rmdir(folder.c_str());
     return;
   }
-  char host[256] = "localhost";
-  gethostname(host, sizeof host - 1);
   std::fflush(stderr);
   std::printf("tvis run: recorded %s\n", run_file.c_str());
-  std::printf("tvis open %s:%s\n", host, runs_abs.c_str());
+  // Until `tvis open` exists (it will serve the viewer, also over ssh), the
+  // native window is the one command that shows the runs folder.
+  std::printf("tvis-view %s\n", runs_abs.c_str());
   std::fflush(stdout);
 }
 
