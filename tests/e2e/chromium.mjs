@@ -1,5 +1,5 @@
 // chromium.mjs: the one way tvis's browser tests and benchmarks start
-// Debian's Chromium through playwright-core (TOOLCHAIN.md's flags: no
+// Debian's Chromium through playwright-core (the flags it needs here: no
 // sandbox as root, no background networking, WebGL through SwiftShader).
 import { createRequire } from 'node:module';
 import path from 'node:path';

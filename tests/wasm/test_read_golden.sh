@@ -10,7 +10,7 @@ GOLDEN="$ROOT/tests/data/golden_v1.tvis"
 [ -f "$GOLDEN" ] || { echo "SKIP: $GOLDEN missing" >&2; exit 77; }
 [ -f "$CHECK" ] || { echo "FAIL: $CHECK missing (run tools/bootstrap)" >&2; exit 1; }
 export NODE_PATH=/usr/share/nodejs
-NODE=(node --no-experimental-fetch)   # Node 20 vs Emscripten 3.1.6's loader (TOOLCHAIN.md)
+NODE=(node --no-experimental-fetch)   # Node 20's built-in fetch breaks Emscripten 3.1.6's loader
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 

@@ -1,5 +1,5 @@
 // run_summary.h: what a run holds, in the terms of `tvis inspect`
-// (INTERFACES.md). Part of the read half: no exceptions, threads or files.
+// (keys in docs/inspect_json.md). Part of the read half: no exceptions, threads or files.
 //
 // Usage, synchronous sources:
 //     auto reader = RunReader::open_sync(source);        // check ok()
