@@ -220,9 +220,8 @@ const schema::Event* find_in_batch(const schema::EventBatch* batch, uint64_t fir
 
 }  // namespace
 
-const schema::Event* RunModel::event(uint64_t id) {
-  if (!cache_) return nullptr;
-  // Every span that covers `id`, innermost first; the event is in exactly one.
+template <typename F>
+void RunModel::each_span_covering(uint64_t id, F&& f) const {
   auto it = std::upper_bound(spans_.begin(), spans_.end(), id,
                              [](uint64_t v, const EventSpan& s) { return v < s.first; });
   while (it != spans_.begin()) {
@@ -231,11 +230,21 @@ const schema::Event* RunModel::event(uint64_t id) {
       if (it->first + max_span_len_ < id) break;
       continue;
     }
-    auto chunk = cache_->get(it->ordinal);
-    if (!chunk || !chunk->root()) continue;  // loading (or failed): try the others
-    if (const schema::Event* e = find_in_batch(chunk->root()->body_as_EventBatch(), it->first, id)) return e;
+    if (!f(*it)) return;
   }
-  return nullptr;
+}
+
+const schema::Event* RunModel::event(uint64_t id) {
+  if (!cache_) return nullptr;
+  // Every span that covers `id`, innermost first; the event is in exactly one.
+  const schema::Event* found = nullptr;
+  each_span_covering(id, [&](const EventSpan& span) {
+    auto chunk = cache_->get(span.ordinal);
+    if (!chunk || !chunk->root()) return true;  // loading (or failed): try the others
+    found = find_in_batch(chunk->root()->body_as_EventBatch(), span.first, id);
+    return found == nullptr;
+  });
+  return found;
 }
 
 const format::Status* RunModel::event_failure(uint64_t id) const {
@@ -247,18 +256,13 @@ EventState RunModel::event_state(uint64_t id) {
   if (!cache_) return EventState::Loading;
   if (event(id)) return EventState::Present;
   // event() asked for every covering chunk: any still in flight may hold it.
-  bool failed = false;
-  auto it = std::upper_bound(spans_.begin(), spans_.end(), id,
-                             [](uint64_t v, const EventSpan& s) { return v < s.first; });
-  while (it != spans_.begin()) {
-    --it;
-    if (id > it->last) {
-      if (it->first + max_span_len_ < id) break;
-      continue;
-    }
-    if (cache_->failure(it->ordinal)) failed = true;
-    else if (!cache_->get(it->ordinal)) return EventState::Loading;
-  }
+  bool failed = false, loading = false;
+  each_span_covering(id, [&](const EventSpan& span) {
+    if (cache_->failure(span.ordinal)) failed = true;
+    else if (!cache_->get(span.ordinal)) loading = true;
+    return !loading;
+  });
+  if (loading) return EventState::Loading;
   return failed ? EventState::Unreadable : EventState::NotRecorded;
 }
 

@@ -158,6 +158,10 @@ class RunModel {
 
   OpenPurpose purpose_ = OpenPurpose::View;
   const EventSpan* span_of(uint64_t id) const;
+  // Calls f(span) for every span covering `id`, innermost first, until f
+  // returns false (defined in run_model.cpp, its only user).
+  template <typename F>
+  void each_span_covering(uint64_t id, F&& f) const;
 
   uint64_t budget_;
   RunStatus status_ = RunStatus::Empty;
