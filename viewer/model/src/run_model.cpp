@@ -45,6 +45,8 @@ void RunModel::clear() {
   files_.reset();
   samples_.reset();
   tensors_.reset();
+  losses_.reset();
+  insights_.reset();
   error_.clear();
   source_name_.clear();
   status_ = RunStatus::Empty;

@@ -16,7 +16,7 @@
 //
 // The model is the viewer's data layer (no ImGui): it owns the reader, the
 // chunk cache and the run's lazily built indexes (events and their tree,
-// source files, samples, tensors, parameters). Pages and panels ask it; they
+// source files, samples, tensors, parameters, losses, insights). Pages and panels ask it; they
 // never walk chunks themselves. Opening another run resets every index.
 #pragma once
 
@@ -32,6 +32,8 @@
 #include "tvis/viewer_model/chunk_body.h"
 #include "tvis/viewer_model/chunk_cache.h"
 #include "tvis/viewer_model/event_tree.h"
+#include "tvis/viewer_model/insights.h"
+#include "tvis/viewer_model/losses.h"
 #include "tvis/viewer_model/parameters.h"
 #include "tvis/viewer_model/samples.h"
 #include "tvis/viewer_model/source_files.h"
@@ -149,6 +151,8 @@ class RunModel {
   Samples& samples() { return samples_; }
   TensorIndex& tensors() { return tensors_; }
   Parameters& parameters() { return parameters_; }
+  Losses& losses() { return losses_; }
+  Insights& insights() { return insights_; }
 
  private:
   struct Pending;
@@ -184,6 +188,8 @@ class RunModel {
   Samples samples_{*this};
   TensorIndex tensors_;
   Parameters parameters_{*this};
+  Losses losses_{*this};
+  Insights insights_{*this};
 };
 
 template <typename F>
