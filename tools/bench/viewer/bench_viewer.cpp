@@ -230,7 +230,7 @@ void panel_figures(const std::string& path, const char* name, Draw draw) {
   auto source = fmt::open_file_source(path);
   if (!source.ok()) return;
   s.model.open(source.value());
-  s.nav_step = 1;
+  s.selection.step = 1;
   tvis::viewer::ExploreState x;
   std::vector<double> times;
   double first = 0;
@@ -246,7 +246,7 @@ void panel_figures(const std::string& path, const char* name, Draw draw) {
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(ImVec2(860, 300));
     ImGui::Begin("panel");
-    x.tensors.begin_frame(2);  // as draw_explore_page does
+    s.model.tensors().begin_frame(2);  // as draw_explore_page does
     s.model.cache().begin_frame(s.options.frame_decode_bytes);  // as App::frame does
     draw(s, x);
     ImGui::End();
