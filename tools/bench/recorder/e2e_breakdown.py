@@ -16,7 +16,7 @@ the step boundaries from the flushed `step k` lines the script prints:
                          module) while `tvis run` probes, until its run file
                          arrives (then the two imports below are ~0)
   import _tvis_native    loading the native module (and libtorch with it)
-  import session+torch   `tvis._session` (torch's Python side) and the Recorder
+  import session+torch   `tvis.session.session` (torch's Python side) and the Recorder
   install                capture extensions imported and hooks installed
   script to step 0 end   the script's own imports and setup, then step 0
   steps 1..N-1           the remaining recorded steps
