@@ -1,37 +1,30 @@
 #include "tvis/viewer_model/source_files.h"
 
-#include "tvis/viewer_model/chunk_body.h"
 #include "tvis/viewer_model/run_model.h"
 
 namespace tvis::viewer {
 
 void SourceFiles::reset() {
-  ready_ = false;
-  indexed_.clear();
+  scan_.reset();
   names_.clear();
   texts_.clear();
 }
 
-bool SourceFiles::ready() {
-  if (ready_ || !model_.cache_if_open()) return ready_;
-  bool all = true;
-  for (uint32_t ordinal : model_.chunks_of_kind(format::ChunkKind::SourceFiles)) {
-    if (indexed_.count(ordinal)) continue;
-    auto read = read_body<schema::SourceFiles>(model_.cache(), ordinal, /*pin=*/true);
-    if (read.state == ChunkRead::Loading) {
-      all = false;
-      continue;
-    }
-    indexed_.insert(ordinal);
-    if (!read.body || !read.body->files()) continue;
-    for (const auto* f : *read.body->files()) {
-      const auto* shown = f->display_path() && f->display_path()->size() ? f->display_path() : f->path();
-      names_[f->id()] = shown ? shown->str() : std::string();
-      if (f->text() && !texts_.count(f->id())) texts_[f->id()] = f->text();
-    }
+void SourceFiles::add(const schema::SourceFiles& files) {
+  if (!files.files()) return;
+  for (const auto* f : *files.files()) {
+    const auto* shown = f->display_path() && f->display_path()->size() ? f->display_path() : f->path();
+    names_[f->id()] = shown ? shown->str() : std::string();
+    if (f->text() && !texts_.count(f->id())) texts_[f->id()] = f->text();
   }
-  ready_ = all;
-  return ready_;
+}
+
+bool SourceFiles::ready() {
+  if (!model_.cache_if_open()) return scan_.done();
+  // Pinned: the text pointers stay valid for the run's life.
+  return scan_.run<schema::SourceFiles>(model_.cache(), model_.chunks_of_kind(format::ChunkKind::SourceFiles),
+                                        /*pin=*/true,
+                                        [&](ChunkBody<schema::SourceFiles>& read) { add(*read.body); });
 }
 
 const std::string& SourceFiles::name(uint32_t id) {

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
+#include "tvis/viewer_model/chunk_scan.h"
 #include "tvis/viewer_model/records.h"
 
 namespace tvis::viewer {
@@ -31,9 +31,10 @@ class SourceFiles {
   const flatbuffers::String* text(uint32_t id, bool* loading);
 
  private:
+  void add(const schema::SourceFiles& files);
+
   RunModel& model_;
-  bool ready_ = false;
-  std::unordered_set<uint32_t> indexed_;  // chunk ordinals
+  ChunkScan scan_;
   std::unordered_map<uint32_t, std::string> names_;
   std::unordered_map<uint32_t, const flatbuffers::String*> texts_;
 };
