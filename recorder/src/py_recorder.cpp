@@ -110,6 +110,7 @@ std::unique_ptr<schema::LossRecordT> loss_from(const py::dict& d, int default_st
 ///  started_unix_ms, finished_unix_ms, steps_requested, steps_recorded, complete, exit_code,
 ///  exception, traceback, optimizer_class, notices: [(code, message)], options: [(k, v)]}
 schema::RunMetaT meta_from(const py::dict& d) {
+  check_run_meta_keys(d);
   schema::RunMetaT m;
   m.kind = schema::RunKind::Training;
   m.script = get<std::string>(d, "script", "");
@@ -196,9 +197,13 @@ void PyRecorder::on_grad(uint64_t event, int64_t output_nr, py::handle /*grad_in
 }
 
 void PyRecorder::add_optimizer_step(const py::dict& d) {
+  check_optimizer_step_keys(d);
   core_.add_optimizer_step(optimizer_step_from(d, core_.step()));
 }
-void PyRecorder::add_loss(const py::dict& d) { core_.add_loss(loss_from(d, core_.step())); }
+void PyRecorder::add_loss(const py::dict& d) {
+  check_loss_keys(d);
+  core_.add_loss(loss_from(d, core_.step()));
+}
 void PyRecorder::add_samples(const py::dict& d) { core_.add_samples(sample_batch_from(d, core_.step())); }
 void PyRecorder::add_insights(const py::dict& d) { core_.add_insights(insight_batch_from(d, core_.step())); }
 void PyRecorder::write_meta(const py::dict& d) { core_.write_meta(meta_from(d)); }

@@ -20,7 +20,7 @@ from conftest import ROOT, SCRIPTS, inspect_json, load_run, run_file_of, run_pla
 sys.path.insert(0, str(SCRIPTS))
 import pipeline_workers  # noqa: E402  (the transforms the script builds)
 
-from tvis._pipeline_rng import numpy_state_from, python_state_from  # noqa: E402
+from tvis.captures.pipeline.rng import numpy_state_from, python_state_from  # noqa: E402
 from tvis._read import _json  # noqa: E402
 
 SCRIPT = SCRIPTS / "pipeline_workers.py"
@@ -216,7 +216,7 @@ def test_samples_option(tvis, tmp_path, k):
 
 
 def test_fork_copy_shares_memory_maps_only(tmp_path):
-    from tvis._pipeline_fork_copy import fork_copy
+    from tvis.captures.pipeline.fork_copy import fork_copy
 
     class Holder(torch.utils.data.Dataset):
         pass
@@ -246,7 +246,7 @@ class _FirstDraws(torch.utils.data.Dataset):
 def test_streams_seeded_like_real_workers():
     """Real worker processes' first draws equal those of Streams.seeded."""
     import random
-    from tvis._pipeline_rng import Streams
+    from tvis.captures.pipeline.rng import Streams
     loader = torch.utils.data.DataLoader(_FirstDraws(), batch_size=None, num_workers=2)
     for wid, seed, t, r, n in loader:
         main = Streams.capture()
@@ -258,7 +258,7 @@ def test_streams_seeded_like_real_workers():
 
 
 def test_cuda_seed_guard_undoes_lazy_cuda_seeding():
-    from tvis._pipeline_rng import CudaSeedGuard
+    from tvis.captures.pipeline.rng import CudaSeedGuard
     if torch.cuda.is_initialized():
         pytest.skip("CUDA already initialized in this process")
     tracker = torch.cuda._lazy_seed_tracker
@@ -275,7 +275,7 @@ def test_cuda_seed_guard_undoes_lazy_cuda_seeding():
 def test_refusal_names_what_cannot_be_reproduced():
     import multiprocessing
     from torch.utils.data.datapipes.iter import IterableWrapper
-    from tvis._pipeline_workers import refusal
+    from tvis.captures.pipeline.workers import refusal
 
     ds = _FirstDraws()
     DL = torch.utils.data.DataLoader
