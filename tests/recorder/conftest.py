@@ -65,9 +65,9 @@ def run_tvis(tvis_bin, script, *args, steps=3, out=None, opts=(), cwd=None, time
         cmd += ["--out", str(out)]
     cmd += list(opts) + [str(script), *map(str, args)]
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    m = re.search(r"^tvis run: recorded (.+)$", p.stdout, re.M)
-    if m and os.path.exists(m.group(1)):
-        assert_no_capture_failures(m.group(1), failures_expected)
+    path = _recorded_path(p.stdout)
+    if path and os.path.exists(path):
+        assert_no_capture_failures(path, failures_expected)
     return p
 
 
@@ -109,10 +109,16 @@ def step_lines(stdout):
     return [l for l in stdout.splitlines() if l.startswith("step ")]
 
 
-def run_file_of(stdout):
+def _recorded_path(stdout):
+    """The run.tvis path `tvis run` printed, or None."""
     m = re.search(r"^tvis run: recorded (.+)$", stdout, re.M)
-    assert m, "no run path printed:\n" + stdout
-    return m.group(1)
+    return m.group(1) if m else None
+
+
+def run_file_of(stdout):
+    path = _recorded_path(stdout)
+    assert path, "no run path printed:\n" + stdout
+    return path
 
 
 def inspect_json(tvis_bin, path):
