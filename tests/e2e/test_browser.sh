@@ -5,13 +5,13 @@
 source "$(dirname "$0")/lib.sh"
 command -v chromium >/dev/null || skip "chromium not installed"
 command -v nginx >/dev/null || skip "nginx not installed"
-[ -f "$ROOT/build/web/viewer.html" ] || fail "build/web/viewer.html missing (run tools/bootstrap)"
+[ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap)"
 "$(dirname "$0")/install_playwright.sh" || skip "playwright-core could not be installed from npm"
 
 # One served tree: the page and its files, plus runs.
 WWW="$WORK/www"
 mkdir -p "$WWW/runs"
-cp "$ROOT"/build/web/viewer.html "$ROOT"/build/web/viewer.js "$ROOT"/build/web/viewer.wasm "$WWW/"
+cp "$WEB"/viewer.html "$WEB"/viewer.js "$WEB"/viewer.wasm "$WWW/"
 synth_run "$WWW/runs/run.tvis" 3
 printf 'plain text, not a run\n' > "$WWW/runs/bogus.tvis"
 # The golden file is a real recording (tvis run): served as well.
@@ -48,7 +48,7 @@ export TVIS_E2E_RANGE_BASE="http://127.0.0.1:$RANGE_PORT"
 export TVIS_E2E_PLAIN_BASE="http://127.0.0.1:$PLAIN_PORT"
 export TVIS_E2E_RUN_FILE="$WWW/runs/run.tvis"
 export TVIS_E2E_INSPECT="$WORK/inspect.json"
-export TVIS_E2E_SINGLE="$ROOT/build/web/viewer-single.html"
+export TVIS_E2E_SINGLE="$WEB/viewer-single.html"
 export TVIS_E2E_OUT_DIR="$OUT"
 export NODE_PATH="$(dirname "$0")/node_modules"
 node "$(dirname "$0")/browser_test.mjs"
