@@ -9,6 +9,9 @@
 //                shown (the pages say which names they know; Explore's
 //                bottom panels: Timeline, Source, ...): scripted screenshots.
 //                Both are App::command()s, as the browser's tests drive them.
+// --page NAME, --step K, --param NAME, --show weight|grad|update   a position
+//                to start at, as the browser's ?page=&step=&param=&show= link
+//                (one {"link": {...}} App::command, applied once the run is open).
 // Exit codes: 0 ok; 1 no window / screenshot or state file not written;
 // 2 bad arguments or nothing to open at PATH.
 #include <SDL.h>
@@ -42,6 +45,8 @@ struct Args {
   float scale = 0;
   int64_t select = -1;  // event to select at start (scripted screenshots)
   std::string panel;    // Explore bottom panel to show at start
+  std::string page, param, show;  // the start position (a link)
+  int step = -1;
 };
 
 // Hands the located run(s) to the app. Returns false with `problem` set when
@@ -115,6 +120,10 @@ int main(int argc, char** argv) {
   cli.add_option("--select", args.select, "select this event id at start, as a click on its row would")
       ->check(CLI::NonNegativeNumber);
   cli.add_option("--panel", args.panel, "show this panel at start (Explore: Steps, Timeline, Source, Layers, Samples)");
+  cli.add_option("--page", args.page, "start on this page (Replay, Loss, Weights, Explore, ...)");
+  cli.add_option("--step", args.step, "start at this step")->check(CLI::NonNegativeNumber);
+  cli.add_option("--param", args.param, "Weights: the parameter shown (e.g. fc.weight)");
+  cli.add_option("--show", args.show, "Weights: weight, grad or update")->check(CLI::IsMember({"weight", "grad", "update"}));
   cli.add_option("--scale", args.scale, "UI scale (default: from the display's DPI)")->check(CLI::Range(0.5, 4.0));
   CLI11_PARSE(cli, argc, argv);
 
@@ -139,6 +148,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tvis-view: %s\n", problem.c_str());
       return 2;
     }
+    nlohmann::json link = nlohmann::json::object();
+    if (!args.page.empty()) link["page"] = args.page;
+    if (args.step >= 0) link["step"] = args.step;
+    if (!args.param.empty()) link["param"] = args.param;
+    if (!args.show.empty()) link["show"] = args.show;
+    if (!link.empty()) app.command(nlohmann::json{{"link", link}}.dump());
     if (args.select >= 0) app.command(nlohmann::json{{"select", args.select}}.dump());
     if (!args.panel.empty() && !start_panel(app, args.panel)) return 2;
   }

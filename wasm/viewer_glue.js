@@ -319,7 +319,15 @@
       if (e.dataTransfer) openDropped(e.dataTransfer);
     });
     window.tvisViewer.ready = true;
-    const url = new URLSearchParams(window.location.search).get('url');
+    // Positions are links: ?page=&step=&param=&show= (and the other keys the
+    // pages know) become one {link: {...}} command, applied once the run is open.
+    const query = new URLSearchParams(window.location.search);
+    const link = {};
+    for (const key of ['page', 'step', 'phase', 'module', 'sample', 'param', 'show', 'head']) {
+      if (query.has(key)) link[key] = query.get(key);
+    }
+    if (Object.keys(link).length) window.tvisViewer.command({ link: link });
+    const url = query.get('url');
     if (url) openUrl(new URL(url, window.location.href).href);
   };
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app_state.h"
+#include "link.h"
 #include "page.h"
 #include "test_surface.h"
 #include "theme.h"
@@ -121,6 +122,7 @@ void draw_page_tabs(AppState& s) {
 }
 
 void draw_open_run(AppState& s, const std::vector<std::string>& errors) {
+  apply_pending_link(s);
   handle_keys(s);
   draw_navigator(s);
   if (!errors.empty()) draw_error_panel(s, errors);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -17,6 +18,8 @@
 namespace tvis::viewer {
 
 struct ExploreState;  // pages/explore_state.h
+struct LossState;     // pages/loss_state.h
+struct WeightsState;  // pages/weights_state.h
 
 /// One row of the run list: the entry and a small model reading its metadata.
 struct RunListRow {
@@ -76,9 +79,12 @@ struct AppState {
   std::string page = "Explore";  // the page whose tab is shown
   std::string page_request;      // a page asked for by command ("" = none)
   std::string show_panel;        // a panel asked for by command ("" = none)
+  nlohmann::json pending_link;   // a link not yet applied (link.h); null = none
 
   // Pages' own states, each replaced when selection.run changes.
   std::shared_ptr<ExploreState> explore;
+  std::shared_ptr<LossState> loss;
+  std::shared_ptr<WeightsState> weights;
 
   std::string welcome_hint = "Open a run file to begin.";
   std::string error_override;  // set by show_error when no source exists

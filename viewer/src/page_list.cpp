@@ -4,9 +4,13 @@
 namespace tvis::viewer {
 
 extern const PageSpec kExplorePage;  // pages/explore_page.cpp
+extern const PageSpec kLossPage;     // pages/loss_page.cpp
+extern const PageSpec kWeightsPage;  // pages/weights_page.cpp
 
 const std::vector<const PageSpec*>& registered_pages() {
   static const std::vector<const PageSpec*> pages = {
+      &kLossPage,
+      &kWeightsPage,
       &kExplorePage,
   };
   return pages;

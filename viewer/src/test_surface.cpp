@@ -3,6 +3,7 @@
 #include <string>
 
 #include "app_state.h"
+#include "link.h"
 #include "page.h"
 
 namespace tvis::viewer {
@@ -121,6 +122,12 @@ json run_command(AppState& s, const json& cmd) {
   if (cmd.contains("page")) {
     if (!cmd["page"].is_string() || !page_named(cmd["page"].get<std::string>())) return false;
     s.page_request = cmd["page"].get<std::string>();
+    return true;
+  }
+  if (cmd.contains("link")) return link_command(s, cmd["link"]);
+  if (cmd.contains("step")) {
+    if (!cmd["step"].is_number_integer()) return false;
+    go_to_step(s, cmd["step"].get<int>());
     return true;
   }
   if (cmd.contains("key")) return cmd["key"].is_string() ? key_command(s, cmd["key"].get<std::string>()) : json(false);

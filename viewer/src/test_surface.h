@@ -9,6 +9,8 @@
 //            {"page": NAME}            show page NAME                         -> true | false
 //            {"panel": NAME}           handed to the pages (Explore: its bottom panels) -> true | false
 //            {"panels": true}          the panel names the pages know         -> [NAME, ...]
+//            {"link": {"page": .., "step": .., "param": ..}}  a position (link.h), applied once the run is open -> true
+//            {"step": K}               go to step K as the navigator does     -> true | false
 //            {"key": "left"|"right"|"["|"]"}  what the key does               -> true | false
 //            {"event_row_rect": ID}    [x0, y0, x1, y1] of ID's row last frame -> array | null
 //            {"event_row_loaded": ID}  the row was drawn with its data        -> bool

@@ -67,6 +67,11 @@ void build_fonts(float ui_scale, float framebuffer_scale) {
   config.FontDataOwnedByAtlas = false;  // the bytes are static
   config.OversampleH = 2;
   config.OversampleV = 1;
+  // Latin, Greek (Δ, Σ), punctuation (‖, –), arrows (→) and math operators
+  // (−, ≈): the pages write formulas such as ‖Δw‖/‖w‖ and −log p.
+  static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F,
+                                    0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+  config.GlyphRanges = kRanges;
   ImFont* font = nullptr;
   if (kEmbeddedFontSize > 0) {
     font = io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(kEmbeddedFont),

@@ -46,6 +46,8 @@ void RunModel::clear() {
   samples_.reset();
   tensors_.reset();
   losses_.reset();
+  loss_analysis_.reset();
+  optimizer_steps_.reset();
   insights_.reset();
   error_.clear();
   source_name_.clear();

@@ -16,7 +16,8 @@
 //
 // The model is the viewer's data layer (no ImGui): it owns the reader, the
 // chunk cache and the run's lazily built indexes (events and their tree,
-// source files, samples, tensors, parameters, losses, insights). Pages and panels ask it; they
+// source files, samples, tensors, parameters, losses and their per-sample
+// analysis, optimizer steps, insights). Pages and panels ask it; they
 // never walk chunks themselves. Opening another run resets every index.
 #pragma once
 
@@ -33,7 +34,9 @@
 #include "tvis/viewer_model/chunk_cache.h"
 #include "tvis/viewer_model/event_tree.h"
 #include "tvis/viewer_model/insights.h"
+#include "tvis/viewer_model/loss_analysis.h"
 #include "tvis/viewer_model/losses.h"
+#include "tvis/viewer_model/optimizer_steps.h"
 #include "tvis/viewer_model/parameters.h"
 #include "tvis/viewer_model/samples.h"
 #include "tvis/viewer_model/source_files.h"
@@ -152,6 +155,8 @@ class RunModel {
   TensorIndex& tensors() { return tensors_; }
   Parameters& parameters() { return parameters_; }
   Losses& losses() { return losses_; }
+  LossAnalysis& loss_analysis() { return loss_analysis_; }
+  OptimizerSteps& optimizer_steps() { return optimizer_steps_; }
   Insights& insights() { return insights_; }
 
  private:
@@ -189,6 +194,8 @@ class RunModel {
   TensorIndex tensors_;
   Parameters parameters_{*this};
   Losses losses_{*this};
+  LossAnalysis loss_analysis_{*this};
+  OptimizerSteps optimizer_steps_{*this};
   Insights insights_{*this};
 };
 

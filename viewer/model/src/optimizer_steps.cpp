@@ -1,0 +1,96 @@
+#include "tvis/viewer_model/optimizer_steps.h"
+
+#include "tvis/viewer_model/run_model.h"
+
+namespace tvis::viewer {
+
+void OptimizerSteps::reset() {
+  scan_.reset();
+  by_step_.clear();
+  params_.clear();
+  names_.clear();
+  named_.clear();
+}
+
+bool OptimizerSteps::ready() {
+  if (!model_.cache_if_open()) return false;
+  if (scan_.done()) return true;
+  const bool done = scan_.run<schema::OptimizerStepRecord>(
+      model_.cache(), model_.chunks_of_kind(format::ChunkKind::OptimizerStep), false,
+      [&](ChunkBody<schema::OptimizerStepRecord>& read) {
+        const int step = read.body->step();
+        if (by_step_.count(step)) return;  // one record a step: the first written
+        auto& params = params_[step];
+        if (read.body->params())
+          for (const auto* p : *read.body->params()) {
+            if (!p || !p->name()) continue;
+            params.emplace(p->name()->str(), p);
+          }
+        by_step_.emplace(step, std::move(read));
+      });
+  // Names in step order (chunks may arrive in any order).
+  names_.clear();
+  named_.clear();
+  for (const auto& [step, read] : by_step_)
+    if (read.body->params())
+      for (const auto* p : *read.body->params())
+        if (p && p->name() && !named_[p->name()->str()]) {
+          named_[p->name()->str()] = true;
+          names_.push_back(p->name()->str());
+        }
+  return done;
+}
+
+const schema::OptimizerStepRecord* OptimizerSteps::at_step(int step) {
+  ready();
+  auto it = by_step_.find(step);
+  return it == by_step_.end() ? nullptr : it->second.body;
+}
+
+std::vector<int> OptimizerSteps::steps() {
+  ready();
+  std::vector<int> out;
+  for (const auto& [step, read] : by_step_) out.push_back(step);
+  return out;
+}
+
+const std::vector<std::string>& OptimizerSteps::names() {
+  ready();
+  return names_;
+}
+
+const schema::ParamRecord* OptimizerSteps::param(int step, const std::string& name) {
+  ready();
+  auto it = params_.find(step);
+  if (it == params_.end()) return nullptr;
+  auto p = it->second.find(name);
+  return p == it->second.end() ? nullptr : p->second;
+}
+
+std::vector<int> OptimizerSteps::steps_of(const std::string& name) {
+  ready();
+  std::vector<int> out;
+  for (const auto& [step, params] : params_)
+    if (params.count(name)) out.push_back(step);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> OptimizerSteps::hyper_of(int step, const std::string& name) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const schema::OptimizerStepRecord* rec = at_step(step);
+  if (!rec || !rec->groups()) return out;
+  for (const auto* g : *rec->groups()) {
+    if (!g || !g->params()) continue;
+    bool holds = false;
+    for (const auto* n : *g->params())
+      if (n && n->str() == name) holds = true;
+    if (!holds) continue;
+    if (g->hyper())
+      for (const auto* kv : *g->hyper())
+        if (kv && kv->key()) out.emplace_back(kv->key()->str(), kv->value() ? kv->value()->str() : "");
+    break;
+  }
+  return out;
+}
+
+}  // namespace tvis::viewer

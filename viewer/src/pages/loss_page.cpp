@@ -1,0 +1,294 @@
+// Loss: is the loss what I think it is. The loss per batch across the run
+// (every backward() of every recorded step; click a point to go to its
+// step), the exact call (function or module, arguments, source line, the
+// reduction as arithmetic), each sample's p(target) -> -log p -> loss worst
+// first (loss_samples.cpp), or a language model's tokens coloured by their
+// loss, and the confusion matrix over every recorded batch
+// (loss_confusion.cpp). What a run does not allow is said in place.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../link.h"
+#include "../page.h"
+#include "../theme.h"
+#include "loss_state.h"
+#include "tvis/widgets/format_number.h"
+#include "tvis/widgets/line_plot.h"
+
+namespace tvis::viewer {
+
+using nlohmann::json;
+
+LossState& loss_state(AppState& s) {
+  if (!s.loss || s.loss->generation != s.selection.run) {
+    s.loss = std::make_shared<LossState>();
+    s.loss->generation = s.selection.run;
+  }
+  return *s.loss;
+}
+
+const schema::LossRecord* shown_loss(AppState& s, LossState& l) {
+  const auto records = s.model.losses().all_at_step(s.selection.step);
+  if (records.empty()) return nullptr;
+  return records[static_cast<size_t>(std::clamp(l.backward, 0, static_cast<int>(records.size()) - 1))];
+}
+
+namespace {
+
+void muted(const char* text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::kMuted));
+  ImGui::TextWrapped("%s", text);
+  ImGui::PopStyleColor();
+}
+
+// The curve: one series per backward() position within a step (a GAN's
+// "real" and "fake" discriminator losses are two series).
+void draw_curve(AppState& s, LossState& l, float height) {
+  const auto records = s.model.losses().all();
+  std::map<int, int> seen_in_step;
+  std::vector<std::vector<double>> xs, ys;
+  std::vector<std::string> labels;
+  for (const schema::LossRecord* rec : records) {
+    const int k = seen_in_step[rec->step()]++;
+    if (static_cast<int>(xs.size()) <= k) {
+      xs.emplace_back();
+      ys.emplace_back();
+      labels.push_back("backward " + std::to_string(k + 1));
+    }
+    xs[static_cast<size_t>(k)].push_back(rec->step());
+    ys[static_cast<size_t>(k)].push_back(rec->value());
+  }
+  if (xs.size() == 1) labels[0] = "loss";
+  std::vector<widgets::PlotSeries> series(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    series[i].label = labels[i].c_str();
+    series[i].x = widgets::ValueSpan(xs[i]);
+    series[i].y = widgets::ValueSpan(ys[i]);
+  }
+  widgets::LinePlotOptions o;
+  o.size = ImVec2(0, height);
+  o.marker_x = s.selection.step;
+  o.show_legend = series.size() > 1;
+  const widgets::LinePlotResult r = widgets::line_plot("##loss_curve", series.data(), static_cast<int>(series.size()), o);
+  if (r.clicked && r.has_point) {
+    go_to_step(s, static_cast<int>(std::lround(r.x)));
+    l.backward = r.series;
+  }
+}
+
+// The source line of the loss call, from the run's kept source text.
+std::string source_line(AppState& s, uint32_t file, uint32_t line) {
+  bool loading = false;
+  const flatbuffers::String* text = s.model.source_files().text(file, &loading);
+  if (!text || line == 0) return "";
+  const char* p = text->c_str();
+  const char* end = p + text->size();
+  for (uint32_t n = 1; n < line && p < end; ++n) {
+    p = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
+    if (!p) return "";
+    ++p;
+  }
+  const char* e = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
+  std::string out(p, e ? e : end);
+  const size_t first = out.find_first_not_of(" \t");
+  return first == std::string::npos ? "" : out.substr(first);
+}
+
+void draw_call(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b) {
+  const auto records = s.model.losses().all_at_step(rec.step());
+  if (records.size() > 1) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::Text("Step %d ran %zu backward() calls:", rec.step(), records.size());
+    for (size_t i = 0; i < records.size(); ++i) {
+      ImGui::SameLine();
+      char label[96];
+      std::snprintf(label, sizeof label, "%zu: %s##bw%zu", i + 1, widgets::format_number(records[i]->value(), 5).c_str(), i);
+      if (ImGui::RadioButton(label, l.backward == static_cast<int>(i))) l.backward = static_cast<int>(i);
+    }
+  }
+  ImGui::Text("Loss at step %d:", rec.step());
+  ImGui::SameLine();
+  const std::string value = rec.value_repr() && rec.value_repr()->size() ? rec.value_repr()->str()
+                                                                         : widgets::format_exact(rec.value());
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kAccent), "%s", value.c_str());
+  const std::string call = rec.call() && rec.call()->size() ? rec.call()->str() : "(unknown call)";
+  ImGui::TextDisabled("call");
+  ImGui::SameLine();
+  ImGui::TextUnformatted(call.c_str());
+  ImGui::TextDisabled("reduces");
+  ImGui::SameLine();
+  ImGui::TextWrapped("%s", reduction_in_words(rec, &b).c_str());
+  if (rec.args() && rec.args()->size()) {
+    if (ImGui::BeginTable("loss_args", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+      for (const auto* kv : *rec.args()) {
+        if (!kv || !kv->key()) continue;
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%s", kv->key()->c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(kv->value() ? kv->value()->c_str() : "");
+      }
+      ImGui::EndTable();
+    }
+  }
+  // Where it was called: the Events chunk of the call (read on demand).
+  const schema::Event* e = s.model.event(rec.event());
+  const std::string file = e ? s.model.source_files().name(e->call_file()) : std::string();
+  if (e && !file.empty()) {
+    ImGui::TextDisabled("at");
+    ImGui::SameLine();
+    ImGui::Text("%s:%u", file.c_str(), e->call_line());
+    const std::string line = source_line(s, e->call_file(), e->call_line());
+    if (!line.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("  %s", line.c_str());
+    }
+    if (ImGui::SmallButton("Show in Explore's Source")) {
+      s.selection.select_event(rec.event());
+      s.page_request = "Explore";
+      s.show_panel = "Source";
+    }
+  }
+  if (b.state == AnalysisState::Unavailable) muted(b.why.c_str());
+  else if (b.state == AnalysisState::Loading) ImGui::TextDisabled("Reading the logits and targets ...");
+}
+
+void draw_loss_page(AppState& s) {
+  LossState& l = loss_state(s);
+  s.model.tensors().begin_frame(2);
+  const bool indexed = s.model.losses().ready();
+  const auto records = s.model.losses().all();
+  if (records.empty()) {
+    if (!indexed) ImGui::TextDisabled("Reading the loss records ...");
+    else
+      muted(s.model.chunks_of_kind(format::ChunkKind::Loss).empty()
+                ? "This run recorded no loss: no backward() ran on a tensor while it was recorded (a run killed "
+                  "before its first backward, or a profile capture)."
+                : "The run's loss records cannot be read (see the errors above).");
+    return;
+  }
+  const float em = ImGui::GetFontSize();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  draw_curve(s, l, std::max(em * 8, avail.y * 0.26f));
+  const schema::LossRecord* rec = shown_loss(s, l);
+  const float below = ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeight();
+  const float left_w = std::max(em * 24, avail.x * 0.42f);
+  ImGui::BeginChild("loss_left", ImVec2(left_w, below), true);
+  if (!rec) {
+    char text[160];
+    std::snprintf(text, sizeof text, "No loss was recorded at step %d%s.", s.selection.step,
+                  indexed ? "" : " (still reading)");
+    muted(text);
+  } else {
+    const LossBatch& b = s.model.loss_analysis().batch(*rec);
+    draw_call(s, l, *rec, b);
+    ImGui::Separator();
+    draw_loss_confusion(s, l);
+  }
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("loss_right", ImVec2(0, below), true);
+  if (rec) {
+    const LossBatch& b = s.model.loss_analysis().batch(*rec);
+    if (b.state == AnalysisState::Ready) {
+      if (b.has_tokens) draw_loss_tokens(s, l, b);
+      draw_loss_samples(s, l, *rec, b);
+    } else if (b.state == AnalysisState::Loading) {
+      ImGui::TextDisabled("Reading the logits and targets ...");
+    } else {
+      muted(("Per-sample losses are not available for this loss. " + b.why).c_str());
+    }
+  }
+  ImGui::EndChild();
+}
+
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+// state()["view"] on the Loss page (docs/viewer_test_surface.md).
+json loss_view(AppState& s) {
+  LossState& l = loss_state(s);
+  json losses = json::array(), backwards = json::array();
+  for (const schema::LossRecord* rec : s.model.losses().all()) {
+    losses.push_back(number_or_null(rec->value()));
+    backwards.push_back({{"step", rec->step()},
+                         {"value", number_or_null(rec->value())},
+                         {"call", rec->call() ? rec->call()->str() : ""}});
+  }
+  json v = {{"step", s.selection.step}, {"losses", losses}, {"backwards", backwards}, {"backward", l.backward},
+            {"call", nullptr}, {"reduction", nullptr}, {"reduction_words", nullptr}, {"worst", json::array()},
+            {"confusion", nullptr}, {"tokens", nullptr}, {"analysis", nullptr}, {"why", nullptr}};
+  const schema::LossRecord* rec = shown_loss(s, l);
+  if (rec) {
+    const LossBatch& b = s.model.loss_analysis().batch(*rec);
+    v["call"] = rec->call() ? rec->call()->str() : "";
+    v["reduction"] = rec->reduction() ? rec->reduction()->str() : "";
+    v["reduction_words"] = reduction_in_words(*rec, &b);
+    v["analysis"] = b.state == AnalysisState::Ready ? "ready" : b.state == AnalysisState::Loading ? "loading" : "unavailable";
+    if (!b.why.empty()) v["why"] = b.why;
+    if (b.state == AnalysisState::Ready) {
+      for (size_t k = 0; k < b.worst.size() && k < 20; ++k) {
+        const SampleLossRow& r = b.rows[b.worst[k]];
+        v["worst"].push_back({{"step", rec->step()}, {"row", r.row}, {"target", r.target}, {"predicted", r.predicted},
+                              {"p_target", number_or_null(r.p_target)}, {"neg_log_p", number_or_null(r.neg_log_p)},
+                              {"loss", number_or_null(r.loss)}});
+      }
+      if (b.has_tokens && b.tokens.batch > 0 && b.tokens.tokens > 0 && !b.tokens.losses.empty()) {
+        const int64_t row = std::clamp<int64_t>(l.token_row, 0, b.tokens.batch - 1);
+        json tl = json::array();
+        for (int64_t t = 0; t < b.tokens.tokens; ++t) tl.push_back(number_or_null(b.tokens.losses[static_cast<size_t>(row * b.tokens.tokens + t)]));
+        v["tokens"] = {{"step", rec->step()}, {"row", row}, {"losses", tl}};
+      }
+    }
+  }
+  const Confusion& c = s.model.loss_analysis().confusion();
+  if (c.state == AnalysisState::Ready) {
+    json m = json::array();
+    for (int t = 0; t < c.classes; ++t) {
+      json rowj = json::array();
+      for (int p = 0; p < c.classes; ++p) rowj.push_back(c.counts[static_cast<size_t>(t * c.classes + p)]);
+      m.push_back(rowj);
+    }
+    v["confusion"] = m;
+  }
+  v["confusion_state"] = c.state == AnalysisState::Ready ? "ready" : c.state == AnalysisState::Loading ? "loading" : "unavailable";
+  v["confusion_batches"] = c.batches;
+  if (!c.why.empty()) v["confusion_why"] = c.why;
+  return v;
+}
+
+// {"token_row": B} shows sequence B of a language model's batch;
+// {"backward": K} the step's K-th loss record (0-based);
+// {"confusion_normalised": bool}.
+json loss_command(AppState& s, const json& cmd) {
+  LossState& l = loss_state(s);
+  if (cmd.contains("token_row")) {
+    if (!cmd["token_row"].is_number_integer()) return false;
+    l.token_row = std::max(0, cmd["token_row"].get<int>());
+    return true;
+  }
+  if (cmd.contains("backward")) {
+    if (!cmd["backward"].is_number_integer()) return false;
+    l.backward = std::max(0, cmd["backward"].get<int>());
+    return true;
+  }
+  if (cmd.contains("confusion_normalised")) {
+    if (!cmd["confusion_normalised"].is_boolean()) return false;
+    l.normalised = cmd["confusion_normalised"].get<bool>();
+    return true;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+extern const PageSpec kLossPage;
+const PageSpec kLossPage = {"Loss", draw_loss_page, loss_view, loss_command};
+
+}  // namespace tvis::viewer

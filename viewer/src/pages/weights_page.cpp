@@ -1,0 +1,483 @@
+// Weights: did my weights change the way they should. One parameter at a
+// time (conv kernels as a filter x input-channel grid of small images,
+// matrices as heatmaps, vectors as bars; stats and histogram beside), as its
+// weight, gradient or update Δw = p_after − p_before, at any recorded step;
+// the figures users look for (‖g‖, ‖Δw‖/‖w‖, the learning rate and optimizer
+// state of the step). "All layers" (weights_all_layers.cpp) shows every
+// parameter as a thumbnail. Values are read only for what is drawn.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../link.h"
+#include "../page.h"
+#include "../theme.h"
+#include "tvis/widgets/bar_chart.h"
+#include "tvis/widgets/format_number.h"
+#include "tvis/widgets/histogram.h"
+#include "weights_state.h"
+
+namespace tvis::viewer {
+
+using nlohmann::json;
+
+TensorRef tensor_at(AppState& s, int64_t id, int step, bool* loading) {
+  if (id < 0) return {};
+  bool done = true;
+  TensorRef r = s.model.tensors().by_id(s.model, static_cast<uint64_t>(id), step, &done);
+  if (!r && !done) *loading = true;
+  return r;
+}
+
+WeightsState& weights_state(AppState& s) {
+  if (!s.weights || s.weights->generation != s.selection.run) {
+    s.weights = std::make_shared<WeightsState>();
+    s.weights->generation = s.selection.run;
+  }
+  return *s.weights;
+}
+
+namespace {
+
+void muted(const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::kMuted));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+std::string steps_label(const std::vector<int>& steps) {
+  std::string out;
+  for (size_t i = 0; i < steps.size() && i < 12; ++i) out += (i ? ", " : "") + std::to_string(steps[i]);
+  if (steps.size() > 12) out += ", ...";
+  return out;
+}
+
+// The parameter the page shows: the chosen one, else the first known.
+const std::string& shown_param(AppState& s, WeightsState& w) {
+  if (w.param.empty()) {
+    const auto& names = s.model.optimizer_steps().names();
+    if (!names.empty()) w.param = names.front();
+  }
+  return w.param;
+}
+
+// ‖Δw‖/‖w‖ of `p` at `step` from the recorded statistics; NaN when unknown.
+double update_ratio(AppState& s, const schema::ParamRecord& p, int step, bool* loading) {
+  const TensorRef wr = tensor_at(s, static_cast<int64_t>(p.weight()), step, loading);
+  const TensorRef ur = tensor_at(s, p.update(), step, loading);
+  if (!wr || !ur || !wr.rec->stats() || !ur.rec->stats() || !(wr.rec->stats()->l2() > 0)) return NAN;
+  return ur.rec->stats()->l2() / wr.rec->stats()->l2();
+}
+
+void figure(const char* label, const std::string& value, const char* help) {
+  ImGui::TableNextColumn();
+  ImGui::TextDisabled("%s", label);
+  if (help && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(value.c_str());
+}
+
+std::string norm_of(const TensorRef& r) {
+  return r && r.rec->stats() ? widgets::format_exact(r.rec->stats()->l2()) : std::string("—");
+}
+
+void draw_stats_and_histogram(const schema::TensorRecord& rec) {
+  const schema::Stats* st = rec.stats();
+  if (!st) return;
+  if (ImGui::BeginTable("wstats", 4, ImGuiTableFlags_SizingStretchProp)) {
+    figure("min", widgets::format_exact(st->min()), nullptr);
+    figure("max", widgets::format_exact(st->max()), nullptr);
+    figure("mean", widgets::format_exact(st->mean()), nullptr);
+    figure("std", widgets::format_exact(st->std()), nullptr);
+    figure("mean|x|", widgets::format_exact(st->mean_abs()), nullptr);
+    figure("count", std::to_string(st->count()), nullptr);
+    if (st->nan_count() || st->inf_count())
+      figure("nan/inf", std::to_string(st->nan_count()) + " / " + std::to_string(st->inf_count()), nullptr);
+    ImGui::EndTable();
+  }
+  if (st->histogram() && st->histogram()->size() && st->hist_hi() > st->hist_lo()) {
+    std::vector<double> counts(st->histogram()->begin(), st->histogram()->end());
+    widgets::HistogramMark marks[2] = {{st->mean(), "mean", 0}, {0.0, "0", IM_COL32(150, 150, 150, 255)}};
+    widgets::HistogramOptions o;
+    o.size = ImVec2(0, ImGui::GetFontSize() * 6);
+    o.marks = marks;
+    o.mark_count = 2;
+    widgets::histogram("##whist", widgets::ValueSpan(counts), st->hist_lo(), st->hist_hi(), o);
+  }
+}
+
+// The shown tensor's values as an image: bars for vectors, else a heatmap
+// (conv kernels with their tile grid; the tooltip names filter, channel and
+// kernel position).
+void draw_values(AppState& s, WeightsState& w, const schema::TensorRecord& rec, float height) {
+  if (w.values_error.size()) {
+    muted(w.values_error);
+    return;
+  }
+  const WeightImage& img = w.image;
+  if (img.rows == 0 || img.cols == 0) {
+    muted("No values to draw (an empty tensor).");
+    return;
+  }
+  if (w.values.partial)
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning),
+                       "Beyond --max-elems: the leading %" PRId64 " of %" PRId64
+                       " rows were kept (drawn); the statistics are over the whole tensor.",
+                       rec.kept_rows(), rec.shape() && rec.shape()->size() ? rec.shape()->Get(0) : 0);
+  if (img.vector && img.cols <= 4096) {
+    widgets::BarChartOptions o;
+    o.size = ImVec2(0, height);
+    widgets::bar_chart("##wbars", widgets::ValueSpan(img.values), nullptr, o);
+    return;
+  }
+  widgets::HeatmapOptions o;
+  o.size = ImVec2(0, height);
+  o.colormap = widgets::Colormap::Diverging;
+  o.symmetric = true;
+  o.uploader = s.options.texture_uploader;
+  o.texture = &w.texture;
+  o.data_version = w.texture_version;
+  o.show_tooltip = img.tile_rows == 0;
+  const widgets::HeatmapResult r = widgets::heatmap("##wheat", widgets::ValueSpan(img.values), img.rows, img.cols, o);
+  if (img.tile_rows > 0) {
+    const float cell_w = (r.image_max.x - r.image_min.x) / static_cast<float>(img.cols);
+    const float cell_h = (r.image_max.y - r.image_min.y) / static_cast<float>(img.rows);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 grid = IM_COL32(140, 140, 150, 200);  // between tiles, visible on the dark centre of the colormap
+    if (cell_w * static_cast<float>(img.tile_cols) >= 6)
+      for (int c = img.tile_cols; c < img.cols; c += img.tile_cols) {
+        const float x = r.image_min.x + cell_w * static_cast<float>(c);
+        dl->AddLine(ImVec2(x, r.image_min.y), ImVec2(x, r.image_max.y), grid, 1.0f);
+      }
+    if (cell_h * static_cast<float>(img.tile_rows) >= 6)
+      for (int c = img.tile_rows; c < img.rows; c += img.tile_rows) {
+        const float y = r.image_min.y + cell_h * static_cast<float>(c);
+        dl->AddLine(ImVec2(r.image_min.x, y), ImVec2(r.image_max.x, y), grid, 1.0f);
+      }
+    if (r.hovered)
+      ImGui::SetTooltip("filter %d, input channel %d, kernel (%d, %d) = %s", r.row / img.tile_rows,
+                        r.col / img.tile_cols, r.row % img.tile_rows, r.col % img.tile_cols,
+                        widgets::format_exact(r.value).c_str());
+  }
+}
+
+void draw_one_param(AppState& s, WeightsState& w) {
+  OptimizerSteps& opt = s.model.optimizer_steps();
+  const int step = s.selection.step;
+  const std::string& name = shown_param(s, w);
+  if (name.empty()) {
+    muted(opt.ready() ? "No parameter is named at any recorded step." : "Reading the optimizer steps ...");
+    return;
+  }
+  const schema::ParamRecord* p = opt.param(step, name);
+  if (!p) {
+    const std::vector<int> steps = opt.steps_of(name);
+    if (steps.empty())
+      muted("No parameter named '" + name + "' was recorded" + (opt.ready() ? "." : " (still reading)."));
+    else
+      muted("'" + name + "' is not updated at step " + std::to_string(step) +
+            (opt.at_step(step) ? " (this step's optimizer updates other parameters)" : " (no update recorded there)") +
+            ". It is updated at step" + (steps.size() > 1 ? "s " : " ") + steps_label(steps) + ".");
+    if (!steps.empty()) {
+      auto next = std::lower_bound(steps.begin(), steps.end(), step);
+      const int target = next == steps.end() ? steps.back() : *next;
+      if (ImGui::Button(("Go to step " + std::to_string(target)).c_str())) go_to_step(s, target);
+    }
+    return;
+  }
+  bool loading = false;
+  const TensorRef wr = tensor_at(s, static_cast<int64_t>(p->weight()), step, &loading);
+  const TensorRef gr = tensor_at(s, p->grad(), step, &loading);
+  const TensorRef ur = tensor_at(s, p->update(), step, &loading);
+  const TensorRef& shown = w.show == WeightShow::Weight ? wr : w.show == WeightShow::Grad ? gr : ur;
+  // Header: what it is, and the figures of the step.
+  ImGui::Text("%s", name.c_str());
+  ImGui::SameLine();
+  if (wr) ImGui::TextDisabled("%s  %s", shape_label(wr.rec->shape()).c_str(), dtype_label(wr.rec->dtype()));
+  const schema::OptimizerStepRecord* orec = opt.at_step(step);
+  const std::string oclass = orec && orec->optimizer_class() && orec->optimizer_class()->size()
+                                 ? orec->optimizer_class()->str()
+                                 : "a hand-written update (no torch.optim)";
+  ImGui::SameLine();
+  ImGui::TextDisabled("  step %d by %s", step, oclass.c_str());
+  if (ImGui::BeginTable("wfigures", 8, ImGuiTableFlags_SizingStretchProp)) {
+    figure("‖w‖", norm_of(wr), "L2 norm of the weight before the step");
+    figure("‖g‖", norm_of(gr), "L2 norm of .grad at the step");
+    figure("‖Δw‖", norm_of(ur), "L2 norm of p_after − p_before");
+    const double ratio = update_ratio(s, *p, step, &loading);
+    figure("‖Δw‖/‖w‖", std::isnan(ratio) ? std::string("—") : widgets::format_exact(ratio),
+           "update ratio: ~1e-3 is typical; much larger or smaller is worth a look");
+    for (const auto& [key, value] : opt.hyper_of(step, name)) {
+      if (key != "lr" && key != "momentum" && key != "betas" && key != "weight_decay" && key != "eps") continue;
+      figure(key.c_str(), value, nullptr);
+    }
+    ImGui::EndTable();
+  }
+  if (!shown) {
+    if (loading) ImGui::TextDisabled("Reading the tensor records of step %d ...", step);
+    else if (w.show == WeightShow::Grad)
+      muted("No gradient at this step: .grad was None (the parameter took no part in the backward, or is frozen).");
+    else if (w.show == WeightShow::Update)
+      muted("No update Δw was recorded for this parameter at this step.");
+    else
+      muted("The weight's record is missing at this step.");
+    return;
+  }
+  // Values, decoded once per (param, show, step).
+  const std::string key = name + "/" + show_name(w.show) + "/" + std::to_string(step);
+  if (w.decoded_key != key) {
+    TensorValues tv;
+    std::string error;
+    if (s.model.tensors().read_values(s.model, *shown.rec, &tv, &error) == ChunkRead::Loading) {
+      ImGui::TextDisabled("Reading values (chunk %u) ...", shown.rec->data_chunk());
+      draw_stats_and_histogram(*shown.rec);
+      return;
+    }
+    w.decoded_key = key;
+    w.values = std::move(tv);
+    w.values_error.clear();
+    if (!error.empty())
+      w.values_error = shown.rec->kept() == schema::ValuesKept::None
+                           ? "Beyond --max-elems with no rows kept: statistics only (" + error + ")."
+                           : error;
+    w.image = weight_image(w.values);
+    ++w.texture_version;
+  }
+  const float em = ImGui::GetFontSize();
+  const float side_w = std::max(em * 18, ImGui::GetContentRegionAvail().x * 0.32f);
+  const float h = ImGui::GetContentRegionAvail().y;
+  ImGui::BeginChild("wimage", ImVec2(ImGui::GetContentRegionAvail().x - side_w - ImGui::GetStyle().ItemSpacing.x, h));
+  draw_values(s, w, *shown.rec, std::max(em * 8, ImGui::GetContentRegionAvail().y - em * 2.5f));
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("wside", ImVec2(0, h));
+  ImGui::Text("%s", w.show == WeightShow::Weight ? "weight (before the step)"
+                    : w.show == WeightShow::Grad ? "gradient (.grad at the step)"
+                                                 : "update Δw = p_after − p_before");
+  draw_stats_and_histogram(*shown.rec);
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+std::vector<ParamRow> param_rows(AppState& s, WeightsState& w) {
+  OptimizerSteps& opt = s.model.optimizer_steps();
+  const int step = s.selection.step;
+  std::vector<ParamRow> rows;
+  bool loading = false;
+  for (const std::string& name : opt.names()) {
+    ParamRow r;
+    r.name = name;
+    r.ratio = NAN;
+    if (const schema::ParamRecord* p = opt.param(step, name)) {
+      r.here = true;
+      if (TensorRef wr = tensor_at(s, static_cast<int64_t>(p->weight()), step, &loading)) {
+        r.size = static_cast<int64_t>(element_count(wr.rec->shape()));
+        r.shape = shape_label(wr.rec->shape());
+      }
+      r.ratio = update_ratio(s, *p, step, &loading);
+    }
+    rows.push_back(std::move(r));
+  }
+  if (w.sort == WeightSort::Size)
+    std::stable_sort(rows.begin(), rows.end(), [](const ParamRow& a, const ParamRow& b) { return a.size > b.size; });
+  else if (w.sort == WeightSort::UpdateRatio)
+    std::stable_sort(rows.begin(), rows.end(), [](const ParamRow& a, const ParamRow& b) {
+      return (std::isnan(b.ratio) ? -1 : b.ratio) < (std::isnan(a.ratio) ? -1 : a.ratio);
+    });
+  return rows;
+}
+
+namespace {
+
+// The parameter list (left): every parameter the run names, sorted.
+void draw_param_list(AppState& s, WeightsState& w) {
+  const std::vector<ParamRow> rows = param_rows(s, w);
+  ImGui::TextDisabled("%zu parameters", rows.size());
+  ImGuiListClipper clip;
+  clip.Begin(static_cast<int>(rows.size()));
+  while (clip.Step())
+    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+      const ParamRow& r = rows[static_cast<size_t>(i)];
+      if (!r.here) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::kMuted));
+      if (ImGui::Selectable(r.name.c_str(), r.name == w.param)) w.param = r.name;
+      if (!r.here) ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered()) {
+        const std::string ratio = std::isnan(r.ratio) ? std::string("—") : widgets::format_exact(r.ratio);
+        if (r.here) ImGui::SetTooltip("%s %s\n‖Δw‖/‖w‖ = %s", r.name.c_str(), r.shape.c_str(), ratio.c_str());
+        else ImGui::SetTooltip("%s: not updated at this step", r.name.c_str());
+      }
+    }
+}
+
+void draw_controls(AppState& s, WeightsState& w) {
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Show");
+  int show = static_cast<int>(w.show);
+  ImGui::SameLine();
+  ImGui::RadioButton("weight", &show, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("gradient", &show, 1);
+  ImGui::SameLine();
+  ImGui::RadioButton("update Δw", &show, 2);
+  w.show = static_cast<WeightShow>(show);
+  const int steps = s.model.step_count();
+  if (steps > 1) {
+    ImGui::SameLine(0, ImGui::GetFontSize() * 2);
+    ImGui::TextUnformatted("Step");
+    ImGui::SameLine();
+    int step = s.selection.step;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+    if (ImGui::SliderInt("##wstep", &step, 0, steps - 1) && step != s.selection.step) go_to_step(s, step);
+  }
+  ImGui::SameLine(0, ImGui::GetFontSize() * 2);
+  ImGui::TextUnformatted("Sort");
+  ImGui::SameLine();
+  int sort = static_cast<int>(w.sort);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  ImGui::Combo("##wsort", &sort, "name\0size\0update ratio\0");
+  w.sort = static_cast<WeightSort>(sort);
+}
+
+void draw_weights_page(AppState& s) {
+  WeightsState& w = weights_state(s);
+  s.model.tensors().begin_frame(2);
+  OptimizerSteps& opt = s.model.optimizer_steps();
+  if (opt.names().empty()) {
+    if (!opt.ready()) ImGui::TextDisabled("Reading the optimizer steps ...");
+    else
+      muted("This run recorded no optimizer step: no torch.optim step() and no hand-written update after a "
+            "backward() finished while it was recorded (a run killed in its first step, or a profile capture).");
+    return;
+  }
+  draw_controls(s, w);
+  if (!ImGui::BeginTabBar("weights_tabs")) return;
+  const bool request = w.all_layers_request;
+  w.all_layers_request = false;
+  if (ImGui::BeginTabItem("One parameter", nullptr, request && !w.all_layers ? ImGuiTabItemFlags_SetSelected : 0)) {
+    w.all_layers = false;
+    const float em = ImGui::GetFontSize();
+    const float list_w = std::max(em * 14, ImGui::GetContentRegionAvail().x * 0.2f);
+    const float h = ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeight();
+    ImGui::BeginChild("wlist", ImVec2(list_w, h), true);
+    draw_param_list(s, w);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("wone", ImVec2(0, h), true);
+    draw_one_param(s, w);
+    ImGui::EndChild();
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("All layers", nullptr, request && w.all_layers ? ImGuiTabItemFlags_SetSelected : 0)) {
+    w.all_layers = true;
+    draw_all_layers(s, w);
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+}
+
+json stats_json(const TensorRef& r) {
+  if (!r || !r.rec->stats()) return nullptr;
+  const schema::Stats* st = r.rec->stats();
+  return {{"min", st->min()}, {"max", st->max()}, {"mean", st->mean()}, {"std", st->std()}, {"l2", st->l2()}};
+}
+
+// state()["view"] on the Weights page (docs/viewer_test_surface.md).
+json weights_view(AppState& s) {
+  WeightsState& w = weights_state(s);
+  OptimizerSteps& opt = s.model.optimizer_steps();
+  const int step = s.selection.step;
+  const std::string& name = shown_param(s, w);
+  json v = {{"param", name.empty() ? json(nullptr) : json(name)},
+            {"show", show_name(w.show)},
+            {"step", step},
+            {"shape", nullptr},
+            {"stats", nullptr},
+            {"update_ratio", nullptr},
+            {"tab", w.all_layers ? "All layers" : "One parameter"},
+            {"params", opt.names()},
+            {"present", false}};
+  const schema::ParamRecord* p = name.empty() ? nullptr : opt.param(step, name);
+  if (p) {
+    bool loading = false;
+    v["present"] = true;
+    const TensorRef wr = tensor_at(s, static_cast<int64_t>(p->weight()), step, &loading);
+    const TensorRef shown = tensor_at(s, shown_tensor(*p, w.show), step, &loading);
+    if (wr) {
+      json shape = json::array();
+      if (wr.rec->shape())
+        for (int64_t d : *wr.rec->shape()) shape.push_back(d);
+      v["shape"] = shape;
+    }
+    v["stats"] = stats_json(shown);
+    const double ratio = update_ratio(s, *p, step, &loading);
+    if (std::isfinite(ratio)) v["update_ratio"] = ratio;
+    const schema::OptimizerStepRecord* orec = opt.at_step(step);
+    v["optimizer"] = orec && orec->optimizer_class() ? orec->optimizer_class()->str() : "";
+    json hyper = json::object();
+    for (const auto& [key, value] : opt.hyper_of(step, name)) hyper[key] = value;
+    v["hyper"] = hyper;
+    if (shown) v["kept"] = shown.rec->kept() == schema::ValuesKept::Full          ? "full"
+                           : shown.rec->kept() == schema::ValuesKept::LeadingRows ? "leading_rows"
+                                                                                  : "none";
+  } else if (!name.empty()) {
+    json steps = json::array();
+    for (int k : opt.steps_of(name)) steps.push_back(k);
+    v["updated_at"] = steps;
+  }
+  v["thumbnails"] = {{"visible", w.thumbs_visible}, {"drawn", w.thumbs_drawn}};
+  return v;
+}
+
+// {"param": NAME}, {"show": "weight"|"grad"|"update"}, {"weights_tab":
+// "One parameter"|"All layers"}, {"weights_sort": "name"|"size"|"update_ratio"},
+// {"thumbs_scroll": Y} (All layers' scroll position, pixels).
+json weights_command(AppState& s, const json& cmd) {
+  WeightsState& w = weights_state(s);
+  if (cmd.contains("param")) {
+    if (!cmd["param"].is_string()) return false;
+    w.param = cmd["param"].get<std::string>();
+    return true;
+  }
+  if (cmd.contains("show")) {
+    const std::string v = cmd["show"].is_string() ? cmd["show"].get<std::string>() : "";
+    if (v == "weight") w.show = WeightShow::Weight;
+    else if (v == "grad") w.show = WeightShow::Grad;
+    else if (v == "update") w.show = WeightShow::Update;
+    else return false;
+    return true;
+  }
+  if (cmd.contains("weights_tab")) {
+    const std::string v = cmd["weights_tab"].is_string() ? cmd["weights_tab"].get<std::string>() : "";
+    if (v != "One parameter" && v != "All layers") return false;
+    w.all_layers = v == "All layers";
+    w.all_layers_request = true;
+    return true;
+  }
+  if (cmd.contains("weights_sort")) {
+    const std::string v = cmd["weights_sort"].is_string() ? cmd["weights_sort"].get<std::string>() : "";
+    if (v == "name") w.sort = WeightSort::Name;
+    else if (v == "size") w.sort = WeightSort::Size;
+    else if (v == "update_ratio") w.sort = WeightSort::UpdateRatio;
+    else return false;
+    return true;
+  }
+  if (cmd.contains("thumbs_scroll")) {
+    if (!cmd["thumbs_scroll"].is_number()) return false;
+    w.thumbs_scroll = std::max(0.0f, cmd["thumbs_scroll"].get<float>());
+    return true;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+extern const PageSpec kWeightsPage;
+const PageSpec kWeightsPage = {"Weights", draw_weights_page, weights_view, weights_command};
+
+}  // namespace tvis::viewer

@@ -1,0 +1,93 @@
+// weights_state.h: what the Weights page remembers between frames
+// (AppState::weights, replaced when another run opens). The page's files:
+// weights_page.cpp (layout, one parameter, view and commands),
+// weights_all_layers.cpp (the thumbnail grid), weights_image.cpp (a
+// parameter's values as the image drawn: conv kernels as a filter x
+// input-channel grid, matrices, vectors; thumbnails block-reduced).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../app_state.h"
+#include "tvis/viewer_model/tensor_index.h"
+#include "tvis/widgets/heatmap.h"
+
+namespace tvis::viewer {
+
+enum class WeightShow { Weight, Grad, Update };
+enum class WeightSort { Name, Size, UpdateRatio };
+
+/// A tensor's values laid out as the image the page draws.
+struct WeightImage {
+  int rows = 0, cols = 0;
+  std::vector<double> values;  // rows * cols
+  // Conv kernels [O, I, kh, kw]: the image is O*kh x I*kw, one kh x kw tile
+  // per (filter, input channel); 0 otherwise.
+  int tile_rows = 0, tile_cols = 0;
+  bool vector = false;         // a 1-D tensor (drawn as bars when shown alone)
+};
+
+/// One parameter's thumbnail in "All layers", for (show, step).
+struct Thumbnail {
+  std::string key;              // what it shows: show/step
+  bool ready = false;
+  std::string why;              // no values (statistics only, not recorded)
+  WeightImage image;            // block-reduced to at most kThumbSide a side
+  std::unique_ptr<widgets::HeatmapTexture> texture = std::make_unique<widgets::HeatmapTexture>();
+  uint64_t version = 0;
+};
+
+struct WeightsState {
+  uint64_t generation = 0;
+  std::string param;            // "" until the first parameter is known
+  WeightShow show = WeightShow::Weight;
+  bool all_layers = false;
+  bool all_layers_request = false;  // the tab to select next frame
+  WeightSort sort = WeightSort::Name;
+  // The shown parameter's decoded values.
+  std::string decoded_key;      // param/show/step of `values`
+  TensorValues values;
+  std::string values_error;
+  WeightImage image;
+  widgets::HeatmapTexture texture;
+  uint64_t texture_version = 0;
+  std::map<std::string, Thumbnail> thumbs;  // by parameter name
+  float thumbs_scroll = -1;     // a scroll position asked for (tests, benchmarks); < 0 none
+  int thumbs_drawn = 0;         // thumbnails drawn with their image last frame
+  int thumbs_visible = 0;       // thumbnails in view last frame
+};
+
+constexpr int kThumbSide = 48;
+
+WeightsState& weights_state(AppState& s);
+const char* show_name(WeightShow show);  // "weight", "grad", "update"
+/// The tensor id `show` names in `p` (-1: none recorded).
+int64_t shown_tensor(const schema::ParamRecord& p, WeightShow show);
+/// The image of `values` (shape as kept) for the single-parameter view.
+WeightImage weight_image(const TensorValues& values);
+/// `full` block-reduced to at most `side` a side (the value farthest from
+/// each block's mean, as heatmaps do).
+WeightImage reduce_image(const WeightImage& full, int side);
+
+/// One row of the parameter list / one thumbnail: a parameter at the
+/// Selection's step.
+struct ParamRow {
+  std::string name;
+  std::string shape;  // "[64, 3, 7, 7]", "" while its record loads
+  int64_t size = -1;  // elements, -1 while unknown
+  double ratio = 0;   // ‖Δw‖/‖w‖, NaN when unknown
+  bool here = false;  // updated at this step
+};
+/// Every parameter the run names, sorted as `w.sort` says.
+std::vector<ParamRow> param_rows(AppState& s, WeightsState& w);
+/// TensorIndex lookup at `step`; sets *loading when its chunk is still read.
+TensorRef tensor_at(AppState& s, int64_t id, int step, bool* loading);
+
+void draw_all_layers(AppState& s, WeightsState& w);
+
+}  // namespace tvis::viewer
