@@ -52,7 +52,7 @@ struct RunSummaryBuilder::State {
   std::unordered_set<std::string> transforms, gradcam, attention, embeddings, library;
   std::set<int32_t> samples;
   std::set<int32_t> optimizer_steps;  // steps with an optimizer step event or record
-  std::map<int32_t, double> losses;   // step -> first loss value
+  std::map<int32_t, std::vector<double>> losses;  // step -> every backward's value, in order
   bool final_meta = false;            // the last RunMeta was written at the end of the run
   int32_t meta_steps = 0;
   std::vector<std::string> run_notices;
@@ -158,7 +158,7 @@ void RunSummaryBuilder::add(const DecodedChunk& chunk) {
   if (const auto* o = root->body_as_OptimizerStepRecord())
     if (o->step() >= 0) st.optimizer_steps.insert(o->step());
   if (const auto* b = root->body_as_SampleBatch()) st.add_samples(*b);
-  if (const auto* l = root->body_as_LossRecord()) st.losses.emplace(l->step(), l->value());  // first of a step
+  if (const auto* l = root->body_as_LossRecord()) st.losses[l->step()].push_back(l->value());
   if (const auto* b = root->body_as_InsightBatch()) st.add_insights(*b);
   if (root->body_as_ProfileCapture()) st.s.profile_captures += 1;
 }
@@ -169,7 +169,10 @@ RunSummary RunSummaryBuilder::finish() {
   s.modules = st.modules.in_call_order();
   s.functions = st.functions.in_call_order();
   s.steps = st.final_meta ? st.meta_steps : int64_t(st.optimizer_steps.size());
-  for (const auto& kv : st.losses) s.losses.push_back(kv.second);
+  for (const auto& kv : st.losses) {
+    s.losses.push_back(kv.second.front());
+    s.step_losses.push_back(kv.second);
+  }
   s.notices.insert(s.notices.end(), st.run_notices.begin(), st.run_notices.end());
   s.captured.samples.assign(st.samples.begin(), st.samples.end());
   return s;

@@ -20,7 +20,7 @@ int profile_fn(PyObject*, PyFrameObject* frame, int what, PyObject*) {
 
 RecorderOptions options_of(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
                            std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
-                           const py::object& dense_zstd_level) {
+                           const py::object& dense_zstd_level, bool evaluation_values) {
   RecorderOptions o;
   o.path = path;
   o.max_elems = max_elems;
@@ -30,6 +30,7 @@ RecorderOptions options_of(const std::string& path, int64_t max_elems, int sampl
   o.zstd_level = zstd_level;
   o.data_chunk_bytes = data_chunk_bytes;
   if (!dense_zstd_level.is_none()) o.dense_zstd_level = dense_zstd_level.cast<int>();
+  o.evaluation_values = evaluation_values;
   return o;
 }
 
@@ -162,9 +163,9 @@ py::dict stats_dict(const RecorderStats& s) {
 
 PyRecorder::PyRecorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
                        std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
-                       py::object dense_zstd_level)
+                       py::object dense_zstd_level, bool evaluation_values)
     : core_(options_of(path, max_elems, samples, project_dir, exclude_dirs, zstd_level, data_chunk_bytes,
-                       dense_zstd_level)),
+                       dense_zstd_level, evaluation_values)),
       filter_(project_dir, std::move(exclude_dirs)) {}
 
 void PyRecorder::add_detail(uint64_t id, py::handle kvs) { core_.add_detail(id, key_values(kvs)); }

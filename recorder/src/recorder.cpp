@@ -45,6 +45,7 @@ Recorder::Recorder(const RecorderOptions& options)
     : builder_(create_builder(options)),
       paths_(options.project_dir, options.exclude_dirs),
       max_elems_(options.max_elems),
+      evaluation_values_(options.evaluation_values),
       samples_(options.samples) {
   t0_ = steady_ns();
   phase_t0_ = t0_;
@@ -149,10 +150,11 @@ Recorder::DedupMap* Recorder::dedup_for(const at::Tensor& t, int role) {
 int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot) {
   DedupMap* dedup = dedup_for(t, role);
   c10::TensorImpl* impl = t.unsafeGetTensorImpl();
+  const bool stats_only = phase_ == static_cast<int>(schema::Phase::Evaluation) && !evaluation_values_;
   if (dedup) {
     auto it = dedup->find(impl);
     if (it != dedup->end() && !it->second.impl.expired() &&
-        it->second.version == impl->version_counter().current_version()) {
+        it->second.version == impl->version_counter().current_version() && (it->second.values || stats_only)) {
       last_l2_ = it->second.l2;
       return static_cast<int64_t>(it->second.id);
     }
@@ -160,6 +162,7 @@ int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std
   CaptureOptions o;
   o.max_elems = max_elems_;
   o.min_rows = (t.dim() > 0 && t.size(0) == batch_rows_) ? samples_ : 0;
+  o.stats_only = stats_only;
   Captured c = capture_tensor(t, o);
   c.rec->event = event;
   c.rec->role = static_cast<schema::TensorRole>(role);
@@ -171,7 +174,8 @@ int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std
   if (dedup) {
     dedup->insert_or_assign(impl, DedupEntry{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(
                                                  t.getIntrusivePtr()),
-                                             impl->version_counter().current_version(), id, last_l2_});
+                                             impl->version_counter().current_version(), id, last_l2_,
+                                             !stats_only});
   }
   return static_cast<int64_t>(id);
 }

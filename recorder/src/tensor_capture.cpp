@@ -147,6 +147,10 @@ Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
   c.mostly_zero = vs.count > 0 && vs.zero_count * 2 >= vs.count;
 
   // What is kept of the values.
+  if (options.stats_only) {
+    r.kept = schema::ValuesKept::None;
+    return c;
+  }
   const int64_t n = t.numel();
   int64_t rows = 0;
   if (n <= options.max_elems || t.dim() == 0) {

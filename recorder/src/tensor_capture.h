@@ -9,7 +9,8 @@
 //     kept values are copied to the host.
 //   - Budget: numel <= max_elems keeps every value (ValuesKept::Full);
 //     otherwise the leading rows along dim 0 that fit (at least one row and at
-//     least `min_rows` when dim 0 has them; ValuesKept::LeadingRows).
+//     least `min_rows` when dim 0 has them; ValuesKept::LeadingRows);
+//     `stats_only` keeps none (ValuesKept::None, `size` 0).
 //   - `values`/`size` point to the kept bytes, row-major, little-endian, in
 //     the tensor's dtype, valid while `keepalive` lives. f32 is true for
 //     float32 values (the writer shuffles those by 4-byte planes, unless
@@ -27,6 +28,7 @@ namespace tvis::recorder {
 struct CaptureOptions {
   int64_t max_elems = 2000000;
   int64_t min_rows = 0;  // rows kept at least (the followed samples)
+  bool stats_only = false;  // keep no values (ValuesKept::None): statistics and histogram only
 };
 
 struct Captured {

@@ -10,6 +10,21 @@ using Json = nlohmann::ordered_json;
 // The `tvis inspect --json` object (keys in docs/cli.md). Losses are written by python_float_repr so their
 // digits are Python's repr() (nlohmann's own float printing is round-trip
 // but not always shortest); non-finite losses become null.
+namespace {
+
+/// `[v, ...]` with Python's repr() digits; non-finite values as null.
+std::string float_list(const std::vector<double>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ", ";
+    const std::string r = fmt::python_float_repr(values[i]);
+    out += (r == "nan" || r == "inf" || r == "-inf") ? "null" : r;
+  }
+  return out + "]";
+}
+
+}  // namespace
+
 std::string inspect_json(const fmt::RunSummary& s) {
   Json captured;
   captured["tensors"] = s.captured.tensors;
@@ -23,13 +38,10 @@ std::string inspect_json(const fmt::RunSummary& s) {
   for (const auto& l : s.captured.library_attention)
     captured["library_attention"].push_back(Json{{"module", l.module}, {"kind", l.kind}});
 
-  std::string losses = "[";
-  for (size_t i = 0; i < s.losses.size(); ++i) {
-    if (i) losses += ", ";
-    const std::string r = fmt::python_float_repr(s.losses[i]);
-    losses += (r == "nan" || r == "inf" || r == "-inf") ? "null" : r;
-  }
-  losses += "]";
+  const std::string losses = float_list(s.losses);
+  std::string step_losses = "[";
+  for (size_t i = 0; i < s.step_losses.size(); ++i) step_losses += (i ? ", " : "") + float_list(s.step_losses[i]);
+  step_losses += "]";
 
   std::string out = "{\n";
   auto field = [&](const char* key, const std::string& value, bool last = false) {
@@ -52,6 +64,7 @@ std::string inspect_json(const fmt::RunSummary& s) {
   field("modules", dump(Json(s.modules)));
   field("functions", dump(Json(s.functions)));
   field("losses", losses);
+  field("step_losses", step_losses);
   field("notices", dump(Json(s.notices)));
   field("exception", s.has_exception ? dump(Json(s.exception)) : "null");
   field("captured", indented(captured), true);

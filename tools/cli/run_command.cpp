@@ -1,4 +1,4 @@
-// tvis run [options] SCRIPT [ARGS...]: record the first N optimizer steps of
+// tvis run [options] SCRIPT [ARGS...]: record the first N training steps of
 // an unmodified training script (flags and exit codes: docs/cli.md).
 //
 // This file maps flags to the work, which lives in libraries: the interpreter
@@ -55,6 +55,7 @@ struct RunOptions {
   int samples = 4;
   bool no_gradcam = false;
   bool gradcam_true = false;
+  bool eval_values = false;
   std::string python;
 };
 
@@ -86,6 +87,7 @@ std::vector<std::string> runner_args(const RunOptions& o, const std::string& pro
                                 "--samples", std::to_string(o.samples), "--project",   project};
   if (o.no_gradcam) a.insert(a.end(), {"--option", "no_gradcam=1"});
   if (o.gradcam_true) a.insert(a.end(), {"--option", "gradcam_true=1"});
+  if (o.eval_values) a.insert(a.end(), {"--option", "eval_values=1"});
   a.push_back("--");
   a.insert(a.end(), rest.begin(), rest.end());
   return a;
@@ -159,8 +161,8 @@ int run(const RunOptions& o, const std::vector<std::string>& rest) {
 void add_run_command(CLI::App& app) {
   auto opts = std::make_shared<RunOptions>();
   auto rest = std::make_shared<std::vector<std::string>>();
-  CLI::App* sub = app.add_subcommand("run", "Record the first N optimizer steps of a training script");
-  sub->add_option("--steps", opts->steps, "Optimizer steps to record (default 3)");
+  CLI::App* sub = app.add_subcommand("run", "Record the first N training steps of a script");
+  sub->add_option("--steps", opts->steps, "Training steps to record (default 3; docs/cli.md says how steps are counted)");
   sub->add_option("--out", opts->out, "Runs folder (default <project>/tvis_runs)");
   sub->add_option("--project", opts->project, "Project directory whose code is traced (default: the script's folder)");
   sub->add_option("--max-elems", opts->max_elems, "Keep full values of tensors up to this many elements (default 2000000)");
@@ -170,6 +172,8 @@ void add_run_command(CLI::App& app) {
   sub->add_flag("--gradcam-true", opts->gradcam_true,
                 "Grad-CAM also for the true class of followed samples the model gets wrong (one more pass each)")
       ->excludes(no_gradcam);
+  sub->add_flag("--eval-values", opts->eval_values,
+                "Keep tensor values of evaluation passes too (forwards under no_grad; default: statistics only)");
   sub->add_option("--python", opts->python, "Python interpreter of the training environment");
   sub->prefix_command();  // SCRIPT and everything after it go to the script verbatim
   sub->footer("Then SCRIPT [ARGS...]: the training script and its arguments, passed to it verbatim.\n"

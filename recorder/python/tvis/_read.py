@@ -2,7 +2,8 @@
 
 Returns a Run with plain dicts as in schema/recording.fbs (field names as in
 the schema, enums as their names): ``meta`` (the last RunMeta), ``events``
-(by id), ``tensors`` (by id), ``optimizer_steps``, ``losses``, ``sources``;
+(by id), ``tensors`` (by id), ``optimizer_steps``, ``losses``, ``samples``
+(the SampleBatch records, in order), ``sources``;
 ``values(tensor_id)`` gives the kept values as a torch tensor (full shape for
 ValuesKept Full, the leading rows for LeadingRows, None when none are kept).
 """
@@ -54,6 +55,7 @@ class Run:
         self.tensors = {}
         self.optimizer_steps = []
         self.losses = []
+        self.samples = []
         self.sources = []
         self.chunks = self.file.chunks()
         for ordinal, kind, *_ in self.chunks:
@@ -79,6 +81,11 @@ class Run:
             elif kind == "loss":
                 _with(body, {"step": 0, "event": 0, "targets": -1, "logits": -1, "value": 0.0})
                 self.losses.append(body)
+            elif kind == "samples":
+                body.setdefault("step", 0)
+                for x in body.get("samples", []):
+                    _with(x, {"id": 0, "batch_position": -1, "input": -1})
+                self.samples.append(body)
             elif kind == "source_files":
                 # one chunk per flush that saw new files, the rest at finalize: the union, by id
                 self.sources.extend(_with(f, {"id": 0, "text": ""}) for f in body.get("files", []))

@@ -1,7 +1,7 @@
 """Numeric values of schema enums used by the glue (schema/recording.fbs)."""
 
 # Phase
-NONE, DATA, FORWARD, LOSS, BACKWARD, OPTIMIZER = range(6)
+NONE, DATA, FORWARD, LOSS, BACKWARD, OPTIMIZER, EVALUATION = range(7)
 
 # EventKind
 MODULE_CALL, FUNCTION_CALL, PHASE_BEGIN, PHASE_END, LOSS_CALL, OPTIMIZER_STEP, DATA_FETCH, \

@@ -22,7 +22,8 @@ Per case:
 
 Variants (--variants): `core` turns every capture extension off
 (TVIS_CAPTURES_OFF; the issue-3 recorder alone), `full` is `tvis run`'s
-default, `no-NAME` turns one capture off (e.g. no-gradcam).
+default, `no-NAME` turns one capture off (e.g. no-gradcam), `eval-values` is
+the default with `tvis run --eval-values` (evaluation passes keep values).
 """
 import argparse
 import json
@@ -42,6 +43,8 @@ CASES = {
     "resnet18": (HERE / "resnet18_cpu.py", lambda n: ["--steps", str(n)]),
     "digits_cnn": (ROOT / "examples" / "digits_cnn.py", lambda n: ["--epochs", "5", "--max-steps", str(n)]),
     "char_transformer": (ROOT / "examples" / "char_transformer.py", lambda n: ["--steps", str(n)]),
+    # nanoGPT's loop: 40 evaluation forwards under no_grad before iterations 0 and 2
+    "gpt_eval": (ROOT / "tests" / "recorder" / "scripts" / "gpt_eval_passes.py", lambda n: ["--steps", str(n)]),
 }
 
 
@@ -65,7 +68,7 @@ def capture_names():
 
 def variant_env(variant):
     """TVIS_CAPTURES_OFF for a variant name (see the module doc)."""
-    if variant == "full":
+    if variant in ("full", "eval-values"):
         return ""
     if variant == "core":
         return ",".join(capture_names())
@@ -138,7 +141,7 @@ def maxrss_of(cmd):
 def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, variant="full"):
     script, argsfor = CASES[name]
     plain_cmd = [PYTHON, str(script)]
-    rec_cmd = [tvis, "run", "--out", str(out_dir)]
+    rec_cmd = [tvis, "run", "--out", str(out_dir)] + (["--eval-values"] if variant == "eval-values" else [])
     r = {"case": name, "variant": variant}
     rec_env = dict(os.environ, TVIS_ZSTD_LEVEL=str(level), TVIS_CAPTURES_OFF=variant_env(variant))
     # per-step times

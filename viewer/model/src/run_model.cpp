@@ -304,6 +304,7 @@ const char* phase_label(schema::Phase phase) {
     case schema::Phase::Loss: return "loss";
     case schema::Phase::Backward: return "backward";
     case schema::Phase::Optimizer: return "optimizer";
+    case schema::Phase::Evaluation: return "evaluation";
     default: return "";
   }
 }

@@ -12,6 +12,7 @@ ImU32 phase_color(schema::Phase phase) {
     case schema::Phase::Loss: return IM_COL32(240, 150, 70, 255);
     case schema::Phase::Backward: return IM_COL32(190, 110, 225, 255);
     case schema::Phase::Optimizer: return IM_COL32(100, 200, 120, 255);
+    case schema::Phase::Evaluation: return IM_COL32(215, 200, 95, 255);
     default: return IM_COL32(120, 125, 135, 255);
   }
 }

@@ -9,6 +9,8 @@
 //   - Events nest: begin() opens one under the innermost open event; end(id)
 //     ends `id` and every event opened after it. Times are ns since creation.
 //   - Every event and tensor record carries the current step and phase.
+//   - In the Evaluation phase tensors keep statistics only, unless
+//     RecorderOptions::evaluation_values.
 //   - tensor() never changes the tensor (tensor_capture.h). Within one step
 //     an Input/Output tensor already recorded and unchanged since (same
 //     TensorImpl alive, same version) is not recorded again: its id is
@@ -47,6 +49,7 @@ struct RecorderOptions {
   int zstd_level = 1;
   int64_t data_chunk_bytes = 8 << 20;
   std::optional<int> dense_zstd_level;  // unset: the builder's default
+  bool evaluation_values = false;  // Evaluation-phase tensors keep values too (else statistics only)
 };
 
 /// Writer and recorder counters (Recorder.stats() in Python).
@@ -140,7 +143,8 @@ class Recorder {
     c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl> impl;
     uint32_t version;
     uint64_t id;
-    double l2;  // of the recorded values (grad norms of later users)
+    double l2;     // of the recorded values (grad norms of later users)
+    bool values;   // the record kept values (a statistics-only one is recorded again where values are kept)
   };
   using DedupMap = std::unordered_map<c10::TensorImpl*, DedupEntry>;
 
@@ -153,6 +157,7 @@ class Recorder {
   std::unique_ptr<RunBuilder> builder_;
   ProjectPaths paths_;
   int64_t max_elems_;
+  bool evaluation_values_;
   int samples_;
   int64_t batch_rows_ = -1;
   int step_ = 0;

@@ -55,17 +55,26 @@ class FetchRecorder:
             if not s.active:
                 return orig(it)
             eid = None
+            dataset = getattr(it, "_dataset", None)
+            evaluating = not torch.is_grad_enabled()
             with s._guard("a data fetch"):
                 s._boundary()
-                if s.stop_pending:
-                    s.stop()
-                s.rec.set_phase(P.DATA)
-                f = sys._getframe(1)
-                name = type(it._dataset).__name__ if hasattr(it, "_dataset") else "DataLoader"
-                eid = s.rec.begin(P.DATA_FETCH, name, "DataLoader", s.rec.file_id(f.f_code.co_filename),
-                                  f.f_lineno, 0, 0)
-                fr._note_real_workers(it)
-            observer = fr.observer
+                if not evaluating and s.fed_training(dataset):
+                    s.end_partial_step()
+                    if s.stop_pending:
+                        s.stop()  # the next step's batch: the script ends here
+                if not s.stop_pending:  # else the last step has ended: this fetch runs unrecorded
+                    s.rec.set_phase(P.EVALUATION if evaluating else P.DATA)
+                    f = sys._getframe(1)
+                    name = type(dataset).__name__ if dataset is not None else "DataLoader"
+                    eid = s.rec.begin(P.DATA_FETCH, name, "DataLoader", s.rec.file_id(f.f_code.co_filename),
+                                      f.f_lineno, 0, 0)
+                    fr._note_real_workers(it)
+                    if not evaluating:
+                        s._last_dataset = dataset
+            if eid is None:
+                return orig(it)
+            observer = fr.observer if not evaluating else None
             if observer is not None:
                 observer.begin()
             s._fetch_depth += 1
@@ -79,9 +88,12 @@ class FetchRecorder:
                 if eid is not None and s.active:
                     with s._guard("a data fetch"):
                         s.rec.end(eid)
-            if eid is not None and s.active:
+            if s.active:
                 with s._guard("a data fetch"):
-                    fr.on_fetch(eid, batch, obs)
+                    if evaluating:
+                        s.rec.tensors(eid, P.BATCH, batch)  # statistics only (Evaluation)
+                    else:
+                        fr.on_fetch(eid, batch, obs)
             return batch
 
         return next_

@@ -7,11 +7,19 @@ native recorder, which copies what it keeps. Patched callables (optimizer
 ``__next__``, ``torch.nn.functional`` losses) call the original with the same
 arguments and return its result unchanged.
 
-Steps: with ``torch.optim``, a step ends when the outermost ``optimizer.step()``
-returns. Without it, a step is one ``backward()`` plus the code after it until
-the next top-level module call or data fetch (a hand-written update belongs to
-it). After the N-th step the script is stopped at its first data fetch or
-module call: the run is finalized, stdout/stderr flushed, ``os._exit(0)``.
+Steps (docs/cli.md): with one ``torch.optim`` optimizer, a step ends when its
+outermost ``step()`` returns; with several (a GAN), a step is the iteration and
+ends when each of them has stepped (each update recorded inside it). Without
+``torch.optim``, a step is one ``backward()`` plus the code after it until the
+next top-level module call or data fetch (a hand-written update belongs to
+it). ``optimizer.step(closure)`` records each closure call as a forward, loss
+and backward inside the step. A top-level forward, loss call or fetch with
+gradients off is an Evaluation (statistics only; not followed).
+
+Where a stopped script ends: after the N-th step it runs on, unrecorded, until
+it begins the next step's work: a fetch from a DataLoader whose batch fed a
+recorded backward, the next ``backward()`` or the next optimizer step. There
+the run is finalized, stdout/stderr flushed, ``os._exit(0)``.
 
 Captures (``tvis.captures``: data pipeline, Grad-CAM, attention, embeddings)
 ride on these hooks through ``tvis.captures.Extensions``; see there for the
@@ -38,6 +46,7 @@ from ..captures import Extensions
 from .context import CaptureContext
 from .fetch import FetchRecorder
 from .loss import analyze_loss
+from .names import ModuleNames
 from .project_code import ProjectFiles
 
 _LOSS_FUNCTIONS = (
@@ -68,8 +77,10 @@ class Session:
         level = int(os.environ.pop("TVIS_ZSTD_LEVEL", "1") or 1)
         # TVIS_ZSTD_DENSE_LEVEL: the level of float32 weights and activations (run_builder.h).
         dense = os.environ.pop("TVIS_ZSTD_DENSE_LEVEL", "")
+        # --eval-values: tensors of evaluation passes keep their values too (else statistics only).
+        eval_values = ("eval_values", "1") in [tuple(o) for o in options]
         self.rec = native.Recorder(run_file, max_elems, samples, project_dir, [here], level,
-                                   dense_zstd_level=int(dense) if dense else None)
+                                   dense_zstd_level=int(dense) if dense else None, evaluation_values=eval_values)
         self.run_file = run_file
         self.steps_requested = steps
         self.samples = samples
@@ -86,11 +97,14 @@ class Session:
         self._notice_codes = set()
         self.optimizer_class = ""
         self._optimizers_seen = False
+        self._optimizers = weakref.WeakSet()  # live optimizers the script created
+        self._stepped = []          # optimizers (weak references) that stepped in this step
+        self._training_data = []    # datasets whose batch preceded a recorded backward
+        self._last_dataset = None   # the dataset of the latest training fetch
         self._stack = []            # [(module, event id)] open module calls
         self._frames = []           # the call frame of each entry of _stack
         self._thread = threading.get_ident()
-        self._names = {}            # id(module) -> (weak reference to it, module path)
-        self._roots = []            # root modules (weak references)
+        self.names = ModuleNames()  # module and parameter paths (names.py)
         self._class_defs = {}       # class -> (file id, line)
         self._loss_candidates = []  # [(output tensor, info dict)] of this step
         self._step_depth = 0
@@ -172,23 +186,13 @@ class Session:
 
     # -------------------------------------------------------------- names --
     def _module_name(self, module):
-        # entries hold a weak reference: an id of a freed module may be reused by another
-        entry = self._names.get(id(module))
-        if entry is not None and entry[0]() is module:
-            return entry[1]
         root = self._stack[0][0] if self._stack else module
-        if not any(r() is root for r in self._roots):
-            self._roots.append(weakref.ref(root))
-        for sub_name, sub in root.named_modules():
-            self._name(sub, sub_name or type(root).__name__)
-        return self._name(module, type(module).__name__)
-
-    def _name(self, module, name):
-        """The name of `module` when it has a live entry, else `name`, now its entry."""
-        entry = self._names.get(id(module))
-        if entry is None or entry[0]() is not module:
-            entry = self._names[id(module)] = (weakref.ref(module), name)
-        return entry[1]
+        name = self.names.name(module, root, sys._getframe(1))
+        if self.names.late_root is not None:
+            self.notice("module_names_late_root", "model %s was first called after the run's module paths were "
+                        "fixed for a single model: its paths are qualified (%s.<path>), the first model's are not"
+                        % (self.names.late_root, self.names.late_root))
+        return name
 
     def _class_def(self, cls):
         d = self._class_defs.get(cls)
@@ -202,25 +206,19 @@ class Session:
         return d
 
     def _param_names(self):
-        names = {}
-        for r in self._roots:
-            root = r()
-            if root is None:
-                continue
-            for n, p in root.named_parameters():
-                names.setdefault(id(p), n)
-        return names
+        return self.names.param_names()
 
     # -------------------------------------------------------- module hooks --
     # Module calls inside a DataLoader fetch are its pipeline (transforms are
     # modules too): the pipeline capture records the followed samples' ones.
+    # After the last step (stop_pending) module calls run unrecorded.
     def _pre(self, module, args):
-        if self.active and not self._fetch_depth:
+        if self.active and not self._fetch_depth and not self.stop_pending:
             with self._guard("a module pre-hook"):
                 self._pre_impl(module, args)
 
     def _post(self, module, args, output):
-        if self.active and not self._fetch_depth:
+        if self.active and not self._fetch_depth and self._stack:
             with self._guard("a module hook"):
                 self._post_impl(module, args, output)
 
@@ -232,12 +230,14 @@ class Session:
         if not self._stack and not self._fetch_depth:
             self._boundary()
             if self.stop_pending:
-                self.stop()
+                return None  # the last step has ended: the script runs on unrecorded
             if self._bw_depth == 0 and self._step_depth == 0:
-                self.rec.set_phase(P.LOSS if isinstance(module, torch.nn.modules.loss._Loss) else P.FORWARD)
+                self.rec.set_phase(self._top_level_phase(isinstance(module, torch.nn.modules.loss._Loss)))
                 if self._device is None:
                     self._note_device(module)
                 top_forward = self.rec.phase() == P.FORWARD
+                if top_forward:
+                    self.names.decide(module, call)
                 for a in args:
                     if isinstance(a, torch.Tensor) and a.dim() > 0 and not isinstance(module, torch.nn.modules.loss._Loss):
                         if self.rec.phase() == P.FORWARD:
@@ -258,7 +258,8 @@ class Session:
             self.rec.tensors(eid, P.INPUT, args)
         elif kwargs is None:
             self._kwargs_only += 1
-        if top_forward and self.followed_step != self.steps_done:
+        if top_forward and self.followed_step != self.steps_done and not self._training_data:
+            # no DataLoader feeds training (else its batches are followed, not, say, a logging forward's)
             self.fetch.follow_model_input(eid, args)
         self._stack.append((module, eid))
         self._frames.append(call)
@@ -290,6 +291,14 @@ class Session:
                     "fn": type(module).__name__}
             self._add_loss_candidate(output, info)
         return None
+
+    @staticmethod
+    def _top_level_phase(is_loss):
+        """The phase a top-level module or loss call begins: Evaluation with
+        gradients off (no_grad, inference mode: no backward can reach it)."""
+        if not torch.is_grad_enabled():
+            return P.EVALUATION
+        return P.LOSS if is_loss else P.FORWARD
 
     def _drop_raised_calls(self, frame):
         """A module call that raised never reached its forward hook: open calls
@@ -332,19 +341,18 @@ class Session:
 
         @functools.wraps(orig)
         def loss_fn(*args, **kwargs):
-            if not session.active or session._loss_depth:
+            if not session.active or session._loss_depth or session.stop_pending:
                 return orig(*args, **kwargs)
             eid = None
             with session._guard(qualname):
                 if not session._stack and not session._fetch_depth:
                     session._boundary()
-                    if session.stop_pending:
-                        session.stop()
-                    if session._bw_depth == 0 and session._step_depth == 0:
-                        session.rec.set_phase(P.LOSS)
-                f = sys._getframe(1)
-                eid = session.rec.begin(P.LOSS_CALL, qualname, "", session.rec.file_id(f.f_code.co_filename),
-                                        f.f_lineno, 0, 0)
+                    if not session.stop_pending and session._bw_depth == 0 and session._step_depth == 0:
+                        session.rec.set_phase(session._top_level_phase(True))
+                if not session.stop_pending:  # else the last step has just ended: unrecorded
+                    f = sys._getframe(1)
+                    eid = session.rec.begin(P.LOSS_CALL, qualname, "", session.rec.file_id(f.f_code.co_filename),
+                                            f.f_lineno, 0, 0)
             session._loss_depth += 1
             try:
                 out = orig(*args, **kwargs)
@@ -379,6 +387,8 @@ class Session:
         self._add_loss_candidate(out, info)
 
     def _add_loss_candidate(self, out, info):
+        if not isinstance(out, torch.Tensor) or out.grad_fn is None:
+            return  # no backward can run on it (an evaluation's loss)
         self._loss_candidates.append((out, info))
         if len(self._loss_candidates) > _MAX_LOSS_CANDIDATES:
             del self._loss_candidates[0]
@@ -394,6 +404,9 @@ class Session:
             eid = None
             with session._guard("backward"):
                 session._boundary()
+                if session.stop_pending:
+                    session.stop()  # the next step's backward: the script ends here
+                session._note_training_data()
                 loss = tensors if isinstance(tensors, torch.Tensor) else None
                 if loss is None and isinstance(tensors, (tuple, list)) and len(tensors) == 1:
                     loss = tensors[0]
@@ -417,6 +430,15 @@ class Session:
                             session._open_manual_step()
 
         return backward
+
+    def _note_training_data(self):
+        """The latest training fetch's dataset fed this step (where a stopped run ends)."""
+        d = self._last_dataset
+        if d is not None and not any(x is d for x in self._training_data):
+            self._training_data.append(d)
+
+    def fed_training(self, dataset):
+        return any(x is dataset for x in self._training_data)
 
     def _on_backward(self, loss):
         cand = None  # the outermost call that returned `loss` (nn.CrossEntropyLoss over F.cross_entropy)
@@ -448,6 +470,7 @@ class Session:
             orig(opt, *args, **kwargs)
             if session.active:
                 session._optimizers_seen = True
+                session._optimizers.add(opt)
                 session._wrap_step_of(type(opt))
 
         return init
@@ -464,7 +487,10 @@ class Session:
                 return orig(opt, *args, **kwargs)
             state = None
             with session._guard("optimizer.step"):
+                if session.stop_pending:
+                    session.stop()  # the next step's update: the script ends here
                 state = session._before_step(opt)
+                args, kwargs = session._closure_as_evaluation(args, kwargs)
             session._step_depth += 1
             try:
                 result = orig(opt, *args, **kwargs)
@@ -478,6 +504,34 @@ class Session:
         step._tvis_wrapped = True
         cls.step = step
         self._undo.append(lambda: setattr(cls, "step", orig))
+
+    def _closure_as_evaluation(self, args, kwargs):
+        """`optimizer.step(closure)` (LBFGS): each call of the closure is a
+        forward, a loss and a backward inside the optimizer step, recorded as
+        at the top level (phases Forward, Loss, Backward; the first one's
+        batch is followed); the optimizer's own work between calls stays
+        Optimizer. The closure is called with no arguments, as optimizers
+        do, and its result returned unchanged."""
+        closure = kwargs.get("closure") if "closure" in kwargs else (args[0] if args else None)
+        if closure is None or not callable(closure):
+            return args, kwargs
+        session = self
+
+        @functools.wraps(closure)
+        def evaluation():
+            depth = session._step_depth
+            session._step_depth = 0
+            session.rec.set_phase(P.NONE)
+            try:
+                return closure()
+            finally:
+                session._step_depth = depth
+                if session.active:
+                    session.rec.set_phase(P.OPTIMIZER)
+
+        if "closure" in kwargs:
+            return args, dict(kwargs, closure=evaluation)
+        return (evaluation,) + tuple(args[1:]), kwargs
 
     def _snapshot_params(self, eid, params):
         """Weight and gradient of each parameter, recorded natively in one call,
@@ -505,7 +559,18 @@ class Session:
         for g in opt.param_groups:
             hyper = [(k, repr(v)) for k, v in g.items() if k != "params"]
             groups.append(R.param_group(hyper=hyper, params=[names.get(id(p), "?") for p in g["params"]]))
-        self._finish_step(eid, snap, self.optimizer_class, groups)
+        self._record_update(eid, snap, self.optimizer_class, groups)
+        self._stepped.append(weakref.ref(opt))
+        if self._iteration_complete():
+            self._end_step()
+
+    def _iteration_complete(self):
+        """With one optimizer, each of its steps is a step. With several (a
+        GAN's), a step is the iteration: it ends when every live optimizer
+        the script created has stepped in it (or, when one never steps, at
+        the next fetch from the loader that fed it: FetchRecorder)."""
+        stepped = {id(r()) for r in self._stepped if r() is not None}
+        return all(id(o) in stepped for o in list(self._optimizers))
 
     @staticmethod
     def _graph_leaves(loss):
@@ -534,13 +599,11 @@ class Session:
 
     def _open_manual_step(self):
         params, seen = [], set()
-        for r in self._roots:
-            root = r()
-            if root is not None:
-                for p in root.parameters():
-                    if p.requires_grad and id(p) not in seen:
-                        seen.add(id(p))
-                        params.append(p)
+        for root in self.names.live_roots():
+            for p in root.parameters():
+                if p.requires_grad and id(p) not in seen:
+                    seen.add(id(p))
+                    params.append(p)
         extra = [t for t in self._backward_leaves if id(t) not in seen]
         self._extra_names = self._leaf_names(extra)
         params += extra
@@ -557,15 +620,26 @@ class Session:
         eid, snap = self._manual
         self._manual = None
         groups = [R.param_group(hyper=[], params=[n for n, _, _, _, _ in snap])]
-        self._finish_step(eid, snap, "", groups)
+        self._record_update(eid, snap, "", groups)
+        self._end_step()
 
-    def _finish_step(self, eid, snap, opt_class, groups):
+    def _record_update(self, eid, snap, opt_class, groups):
+        """The updates of one optimizer step (or hand-written update) of this step."""
         uids = self.rec.params_after(eid, [p for _, p, _, _, _ in snap])
         params = [(name, wid, gid, uid) for (name, _, _, wid, gid), uid in zip(snap, uids)]
         self.rec.end(eid)
         self.rec.add_optimizer_step(R.optimizer_step(step=self.steps_done, event=eid, optimizer_class=opt_class,
                                                      groups=groups, params=params))
         self.rec.set_phase(P.NONE)
+
+    def end_partial_step(self):
+        """A training fetch while some optimizers stepped in this step and one
+        did not: the iteration is over (an optimizer that never steps)."""
+        if self._stepped:
+            self._end_step()
+
+    def _end_step(self):
+        self._stepped = []
         self.ext.call("on_step_end", self.steps_done)
         self.rec.flush()
         self.mark("step_%d_end" % self.steps_done)
@@ -604,6 +678,13 @@ class Session:
             optimizer_class=self.optimizer_class,
         )
 
+    def _steps_unit(self):
+        """What a step was in this run, for the notices (docs/cli.md: how steps are counted)."""
+        if not self._optimizers_seen:
+            return "steps (backward passes)"
+        n = len(self._optimizers)
+        return "optimizer steps" if n <= 1 else "steps (iterations of %d optimizers)" % n
+
     def finalize(self, exit_code=0, exception="", traceback_text=""):
         """Writes what was recorded and closes the run. Idempotent."""
         if self.finalized or not self.active:
@@ -613,13 +694,15 @@ class Session:
         self.rec.stop_profile()
         if self._manual is not None and exception == "":
             self._boundary()
+        if self._stepped and exception == "":
+            self._end_step()  # the script ended inside an iteration of several optimizers
         if self._kwargs_only:
             self.notice("kwargs_only_calls", "%d module calls without positional arguments went through a "
                         "custom __call__; their keyword inputs are not recorded" % self._kwargs_only)
         if self.ext is not None:
             self.ext.call("finalize")
         if self.steps_done >= self.steps_requested:
-            self.notice("stopped", "stopped after %d optimizer steps as requested" % self.steps_done)
+            self.notice("stopped", "stopped after %d %s as requested" % (self.steps_done, self._steps_unit()))
         elif not exception:
             self.notice("script_ended", "the script ended after %d of %d requested steps"
                         % (self.steps_done, self.steps_requested))

@@ -1,0 +1,166 @@
+"""Module paths: the names module calls and parameters are recorded under.
+
+A module's path is its name in its root model (``layer1.0.conv1``, the root
+itself under its class name), as ``named_modules()`` gives it. When the run
+trains more than one root model (a GAN's generator and discriminator, a
+student beside a teacher), every path is qualified by its root's name: the
+variable or attribute the script holds it in, else its class (``netD.main.0``;
+the root itself is ``netD``). Parameters follow the same rule
+(``netD.main.0.weight``).
+
+When it is decided (``decide``, at the first top-level training forward):
+the root models visible from the calling frames (their locals, the
+attributes of each frame's ``self``) and ``__main__``'s globals are counted;
+a root model is a module with parameters, not a loss, and not a submodule of
+another. Two or more: qualified. Names given before the decision (an
+evaluation pass before training) are dropped then and worked out again. A
+root first called after a decision for one model is qualified from then on,
+and ``late_root`` says so (the session turns it into a notice).
+
+Entries hold weak references: the id of a freed module may be reused by
+another, which then gets its own name.
+"""
+
+import os
+import sys
+import weakref
+
+import torch
+
+_TVIS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+def _is_root_candidate(v):
+    return isinstance(v, torch.nn.Module) and not isinstance(v, torch.nn.modules.loss._Loss) \
+        and next(v.parameters(), None) is not None
+
+
+def _holders(frame):
+    """(name, object) pairs a frame and its callers hold, innermost first, then
+    __main__'s globals: locals, and the attributes of each frame's ``self``
+    (frames of tvis and torch themselves are passed over)."""
+    f = frame
+    while f is not None:
+        if not f.f_code.co_filename.startswith((_TVIS_DIR, _TORCH_DIR)):
+            local = f.f_locals
+            for k, v in local.items():
+                yield k, v
+            owner = local.get("self")
+            if owner is not None and not isinstance(owner, torch.nn.Module):
+                for k, v in getattr(owner, "__dict__", {}).items():
+                    yield k, v
+        f = f.f_back
+    main = sys.modules.get("__main__")
+    for k, v in (vars(main).items() if main is not None else ()):
+        yield k, v
+
+
+def visible_roots(root, frame):
+    """{id(model): (model, the first name it is held under)} of the root
+    models visible from `frame`, with `root` (the model being called) among
+    them; a model holding `root` (an averaged copy wrapping it) is not one."""
+    found = {}
+    for k, v in _holders(frame):
+        if id(v) not in found and _is_root_candidate(v):
+            found[id(v)] = (v, k)
+    found.setdefault(id(root), (root, type(root).__name__))
+    found = {i: (m, k) for i, (m, k) in found.items()
+             if m is root or not any(sub is root for sub in m.modules())}
+    inside = set()
+    for m, _ in found.values():
+        inside.update(id(sub) for sub in m.modules() if sub is not m)
+    return {i: rn for i, rn in found.items() if i not in inside}
+
+
+class ModuleNames:
+    def __init__(self):
+        self._names = {}        # id(module) -> (weak reference to it, path)
+        self.roots = []         # root modules called so far (weak references)
+        self.qualified = False  # paths carry their root's name
+        self.decided = False
+        self._labels = {}       # id(root) -> (weak reference, its qualifying name)
+        self.late_root = None   # name of a root qualified after a one-model decision
+
+    def decide(self, root, frame):
+        """Called at the first top-level training forward (`root`, called from
+        `frame`): qualifies every path when two or more root models are visible."""
+        if self.decided:
+            return
+        self.decided = True
+        found = visible_roots(root, frame)
+        if len(found) < 2:
+            return
+        self.qualified = True
+        self._names.clear()
+        taken = set()
+        for m, label in found.values():
+            self._label(m, label, taken)
+
+    def _label(self, root, preferred, taken=None):
+        taken = taken if taken is not None else {lab for _, lab in self._labels.values()}
+        label = preferred
+        if label in taken:
+            label = type(root).__name__
+        n = 2
+        while label in taken:
+            label = "%s_%d" % (type(root).__name__, n)
+            n += 1
+        taken.add(label)
+        self._labels[id(root)] = (weakref.ref(root), label)
+        return label
+
+    def label_of(self, root):
+        entry = self._labels.get(id(root))
+        return entry[1] if entry is not None and entry[0]() is root else None
+
+    def name(self, module, root, frame):
+        """The path of `module`, called inside the top-level call of `root`
+        (module itself when it is the top-level call) from `frame`."""
+        entry = self._names.get(id(module))
+        if entry is not None and entry[0]() is module:
+            return entry[1]
+        if not any(r() is root for r in self.roots):
+            self._new_root(root, frame)
+        prefix = self.label_of(root) if self.qualified else None
+        for sub_name, sub in root.named_modules():
+            if prefix is None:
+                self._keep(sub, sub_name or type(root).__name__)
+            else:
+                self._keep(sub, prefix + "." + sub_name if sub_name else prefix)
+        return self._keep(module, type(module).__name__)
+
+    def _new_root(self, root, frame):
+        self.roots = [r for r in self.roots if r() is not None]
+        if self.decided and self.qualified and self.label_of(root) is None:
+            self._label(root, self._held_as(root, frame))
+        elif self.decided and not self.qualified and self.roots and _is_root_candidate(root):
+            self.qualified = True  # from now on; the first root's paths stay as they were
+            self.late_root = self._label(root, self._held_as(root, frame))
+        self.roots.append(weakref.ref(root))
+
+    @staticmethod
+    def _held_as(root, frame):
+        for k, v in _holders(frame):
+            if v is root:
+                return k
+        return type(root).__name__
+
+    def _keep(self, module, name):
+        """The path of `module` when it has a live entry, else `name`, now its entry."""
+        entry = self._names.get(id(module))
+        if entry is None or entry[0]() is not module:
+            entry = self._names[id(module)] = (weakref.ref(module), name)
+        return entry[1]
+
+    def live_roots(self):
+        return [m for m in (r() for r in self.roots) if m is not None]
+
+    def param_names(self):
+        """{id(parameter): path} over the roots called so far."""
+        names = {}
+        for root in self.live_roots():
+            prefix = self.label_of(root) if self.qualified else None
+            for n, p in root.named_parameters():
+                names.setdefault(id(p), prefix + "." + n if prefix else n)
+        return names
