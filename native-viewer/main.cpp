@@ -9,8 +9,9 @@
 //                shown (the pages say which names they know; Explore's
 //                bottom panels: Timeline, Source, ...): scripted screenshots.
 //                Both are App::command()s, as the browser's tests drive them.
-// --page NAME, --step K, --param NAME, --show weight|grad|update   a position
-//                to start at, as the browser's ?page=&step=&param=&show= link
+// --page NAME, --step K, --param NAME, --show weight|grad|update,
+// --phase P, --module PATH, --sample S   a position
+//                to start at, as the browser's ?page=&step=&param=&show=&phase=&module=&sample= link
 //                (one {"link": {...}} App::command, applied once the run is open).
 // Exit codes: 0 ok; 1 no window / screenshot or state file not written;
 // 2 bad arguments or nothing to open at PATH.
@@ -47,6 +48,8 @@ struct Args {
   std::string panel;    // Explore bottom panel to show at start
   std::string page, param, show;  // the start position (a link)
   int step = -1;
+  std::string phase, module;      // Replay's part of it
+  int sample = -1;
 };
 
 // Hands the located run(s) to the app. Returns false with `problem` set when
@@ -122,6 +125,10 @@ int main(int argc, char** argv) {
   cli.add_option("--panel", args.panel, "show this panel at start (Explore: Steps, Timeline, Source, Layers, Samples)");
   cli.add_option("--page", args.page, "start on this page (Replay, Loss, Weights, Explore, ...)");
   cli.add_option("--step", args.step, "start at this step")->check(CLI::NonNegativeNumber);
+  cli.add_option("--phase", args.phase, "Replay: start in this phase")
+      ->check(CLI::IsMember({"data", "forward", "loss", "backward", "optimizer"}));
+  cli.add_option("--module", args.module, "Replay: start at this module's call (e.g. layer2.0.conv1)");
+  cli.add_option("--sample", args.sample, "follow this sample id")->check(CLI::NonNegativeNumber);
   cli.add_option("--param", args.param, "Weights: the parameter shown (e.g. fc.weight)");
   cli.add_option("--show", args.show, "Weights: weight, grad or update")->check(CLI::IsMember({"weight", "grad", "update"}));
   cli.add_option("--scale", args.scale, "UI scale (default: from the display's DPI)")->check(CLI::Range(0.5, 4.0));
@@ -153,6 +160,9 @@ int main(int argc, char** argv) {
     if (args.step >= 0) link["step"] = args.step;
     if (!args.param.empty()) link["param"] = args.param;
     if (!args.show.empty()) link["show"] = args.show;
+    if (!args.phase.empty()) link["phase"] = args.phase;
+    if (!args.module.empty()) link["module"] = args.module;
+    if (args.sample >= 0) link["sample"] = args.sample;
     if (!link.empty()) app.command(nlohmann::json{{"link", link}}.dump());
     if (args.select >= 0) app.command(nlohmann::json{{"select", args.select}}.dump());
     if (!args.panel.empty() && !start_panel(app, args.panel)) return 2;

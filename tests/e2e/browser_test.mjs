@@ -103,13 +103,13 @@ async function openPage(browser, url) {
   return page;
 }
 
-function checkRun(name, s) {
+function checkRun(name, s, shown = 'Replay') {
   check(`${name}: run shown`, s && s.run !== null, s);
   if (!s || !s.run) return;
   check(`${name}: steps`, s.run.steps === inspect.steps, s.run);
   check(`${name}: events`, s.run.events === inspect.events, s.run);
   check(`${name}: no errors`, s.errors.length === 0, s.errors);
-  check(`${name}: Explore page`, s.page === 'Explore' && s.pages.includes('Explore'), s);
+  check(`${name}: ${shown} page`, s.page === shown && s.pages[0] === 'Replay' && s.pages.includes('Explore'), s);
   check(`${name}: state() is an object`, typeof s === 'object' && Array.isArray(s.insights), s);
 }
 
@@ -119,9 +119,10 @@ try {
   // 1. ?url= with Range (nginx).
   {
     const t0 = Date.now();
-    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/run.tvis`);
-    const s = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
-    checkRun('range url', s);
+    // &page=Explore: a link to the call tree (Replay is the default page).
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/run.tvis&page=Explore`);
+    const s = await waitFor(page, (s) => (s.run !== null && s.page === 'Explore') || s.errors.length > 0);
+    checkRun('range url', s, 'Explore');
     console.log(`     first state with the run after ${Date.now() - t0} ms (page load included)`);
     // Rows drawn: click event 4's row, then step with the arrow keys.
     await waitForPage(page, () => window.tvisViewer.eventRowLoaded(4));
@@ -151,7 +152,7 @@ try {
   // 1b. A real recording (the golden file) by URL.
   {
     const golden = JSON.parse(fs.readFileSync(env.TVIS_E2E_GOLDEN_INSPECT, 'utf8'));
-    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/golden.tvis`);
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/golden.tvis&page=Explore`);
     const s = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
     check('golden: run shown', s && s.run !== null, s);
     check('golden: steps and events', s && s.run && s.run.steps === golden.steps && s.run.events === golden.events,
@@ -188,7 +189,7 @@ try {
   {
     const real = JSON.parse(fs.readFileSync(env.TVIS_E2E_REAL_INSPECT, 'utf8'));
     const conv = Number(env.TVIS_E2E_REAL_CONV);
-    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=${env.TVIS_E2E_REAL_URL}`);
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=${env.TVIS_E2E_REAL_URL}&page=Explore`);
     const s = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
     check('real run: shown with the steps and events inspect reports',
           s && s.run && s.run.steps === real.steps && s.run.events === real.events, s && s.run);
@@ -278,8 +279,9 @@ try {
     if (!rect) return;
     await page.mouse.click((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2);
     const opened = await waitFor(page, (s) => s.run !== null || s.errors.length > 0);
-    check(`${name}: click opens the second run`, opened && opened.run && opened.run.steps === expectedRuns[1].steps &&
-          opened.runs === null && opened.page === 'Explore', opened);
+    check(`${name}: click opens the second run on Replay`, opened && opened.run && opened.run.steps === expectedRuns[1].steps &&
+          opened.runs === null && opened.page === 'Replay', opened);
+    await page.evaluate(() => window.tvisViewer.command({ page: 'Explore' }));
     const rows = await waitForPage(page, () => window.tvisViewer.eventRowLoaded(0));
     check(`${name}: its call tree is drawn`, rows === true, rows);
   }

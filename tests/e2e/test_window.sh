@@ -33,7 +33,8 @@ view run "$RUN"
 [ "$(json_get "$OUT/run.json" '["run"]["steps"]')" = "$(json_get "$WORK/inspect.json" '["steps"]')" ] || fail "steps differ: $(cat "$OUT/run.json")"
 [ "$(json_get "$OUT/run.json" '["run"]["events"]')" = "$(json_get "$WORK/inspect.json" '["events"]')" ] || fail "events differ"
 [ "$(json_get "$OUT/run.json" '["errors"]')" = "[]" ] || fail "errors shown: $(cat "$OUT/run.json")"
-[ "$(json_get "$OUT/run.json" '["page"]')" = '"Explore"' ] || fail "page is not Explore"
+[ "$(json_get "$OUT/run.json" '["page"]')" = '"Replay"' ] || fail "page is not Replay (the default)"
+[ "$(json_get "$OUT/run.json" '["view"]["step"]')" = 0 ] || fail "Replay does not start at step 0: $(cat "$OUT/run.json")"
 json_get "$OUT/run.json" '["frame_ms"]["median"]' | awk '{ exit !($1 > 0) }' || fail "frame_ms not measured"
 check_not_blank "$OUT/run.png"
 
@@ -42,7 +43,7 @@ GOLDEN="$ROOT/tests/data/golden_v1.tvis"
 [ -f "$GOLDEN" ] || fail "$GOLDEN missing (it is committed)"
 {
   "$BIN/tvis" inspect --json "$GOLDEN" > "$WORK/golden.json"
-  view golden "$GOLDEN"
+  view golden "$GOLDEN" --page Explore  # the call tree and inspector (Replay is the default page)
   [ "$(json_get "$OUT/golden.json" '["run"]["steps"]')" = "$(json_get "$WORK/golden.json" '["steps"]')" ] || fail "golden: steps differ: $(cat "$OUT/golden.json")"
   [ "$(json_get "$OUT/golden.json" '["run"]["events"]')" = "$(json_get "$WORK/golden.json" '["events"]')" ] || fail "golden: events differ"
   [ "$(json_get "$OUT/golden.json" '["errors"]')" = "[]" ] || fail "golden: errors shown: $(cat "$OUT/golden.json")"
@@ -51,7 +52,7 @@ GOLDEN="$ROOT/tests/data/golden_v1.tvis"
   screen_check heatmap "$OUT/golden.png" --absent
   # 1c. --select opens the inspector on a call; its tensor (heatmap through
   # the shell's GL textures) is shown once the chunk is decoded.
-  view golden_select "$GOLDEN" --select 8
+  view golden_select "$GOLDEN" --page Explore --select 8
   [ "$(json_get "$OUT/golden_select.json" '["selection"]["event"]')" = 8 ] || fail "golden --select 8: $(cat "$OUT/golden_select.json")"
   [ "$(json_get "$OUT/golden_select.json" '["selection"]["tensor"]')" != null ] || fail "golden --select 8: no tensor shown"
   check_not_blank "$OUT/golden_select.png"
@@ -67,13 +68,13 @@ GOLDEN="$ROOT/tests/data/golden_v1.tvis"
 REAL="$(real_run "$WORK/real_runs")"
 [ -f "$REAL" ] || fail "real_run printed no run path"
 "$BIN/tvis" inspect --json "$REAL" > "$WORK/real.json"
-view real "$REAL"
+view real "$REAL" --page Explore
 [ "$(json_get "$OUT/real.json" '["run"]["steps"]')" = 2 ] || fail "real run: steps: $(cat "$OUT/real.json")"
 [ "$(json_get "$OUT/real.json" '["run"]["events"]')" = "$(json_get "$WORK/real.json" '["events"]')" ] || fail "real run: events differ"
 [ "$(json_get "$OUT/real.json" '["errors"]')" = "[]" ] || fail "real run: errors shown: $(cat "$OUT/real.json")"
 screen_check selected-row "$OUT/real.png" --absent
 CONV="$(first_call_of "$REAL" Conv2d)" || fail "real run: no Conv2d call"
-view real_select "$REAL" --select "$CONV"
+view real_select "$REAL" --page Explore --select "$CONV"
 [ "$(json_get "$OUT/real_select.json" '["selection"]["event"]')" = "$CONV" ] || fail "real run --select $CONV: $(cat "$OUT/real_select.json")"
 [ "$(json_get "$OUT/real_select.json" '["selection"]["tensor"]')" != null ] || fail "real run --select $CONV: no tensor shown"
 screen_check selected-row "$OUT/real_select.png"

@@ -51,6 +51,8 @@ bool HeadlessApp::click_event_row(uint64_t id) {
   return app_->event_row_rect(id, r) && click_rect(r);
 }
 
+void HeadlessApp::show_page(const std::string& name) { app_->command(nlohmann::json{{"page", name}}.dump()); }
+
 bool HeadlessApp::click_run_row(size_t index) {
   float r[4];
   return app_->run_row_rect(index, r) && click_rect(r);

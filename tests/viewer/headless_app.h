@@ -33,6 +33,9 @@ class HeadlessApp {
   /// Presses and releases one navigation key (ImGuiKey_LeftArrow, ...).
   void press_key(int imgui_key);
   void type_char(char c);
+  /// Asks for page `name` ({"page": NAME}); shown from the next frame of an
+  /// open run (a request made before the run opens waits for it).
+  void show_page(const std::string& name);
   /// Vertex count of the last frame's draw data (0 = nothing drawn).
   int drawn_vertices() const;
 

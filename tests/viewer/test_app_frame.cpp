@@ -2,6 +2,8 @@
 // what is drawn and selected, error panels for bad input, lazy loading.
 #include <imgui.h>
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "headless_app.h"
@@ -51,6 +53,7 @@ TEST_CASE("a run opens and Explore draws its first events, virtualized", "[viewe
   const std::string path = tvis::test::write_synthetic_run("open.tvis", 3);
   HeadlessApp h;
   h.app().open(file_source(path));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(3);
   json s = h.state();
   REQUIRE(s["run"].is_object());
@@ -60,7 +63,8 @@ TEST_CASE("a run opens and Explore draws its first events, virtualized", "[viewe
   CHECK(s["run"]["steps"] == 3);
   CHECK(s["run"]["events"] == event_count(path));
   CHECK(s["page"] == "Explore");
-  CHECK(s["pages"] == json::array({"Explore"}));
+  CHECK(s["pages"].front() == "Replay");  // the default page, first tab
+  CHECK(std::find(s["pages"].begin(), s["pages"].end(), "Explore") != s["pages"].end());
   CHECK(s["insights"] == json::array());
   CHECK(s["selection"].is_null());
   CHECK(s["errors"] == json::array());
@@ -79,6 +83,7 @@ TEST_CASE("clicking a row selects that event; left/right step through events", "
   const std::string path = tvis::test::write_synthetic_run("select.tvis", 2);
   HeadlessApp h;
   h.app().open(file_source(path));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(3);
   REQUIRE(h.click_event_row(5));
   json s = h.state();
@@ -98,6 +103,7 @@ TEST_CASE("stepping far down scrolls the selected row into view", "[viewer][app]
   const std::string path = tvis::test::write_synthetic_run("scroll.tvis", 3);
   HeadlessApp h;
   h.app().open(file_source(path));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(2);
   REQUIRE(h.click_event_row(0));
   for (int i = 0; i < 120; ++i) h.press_key(ImGuiKey_RightArrow);
@@ -114,6 +120,7 @@ TEST_CASE("[ and ] switch the followed sample", "[viewer][app]") {
   const std::string path = tvis::test::write_synthetic_run("samples.tvis", 2);
   HeadlessApp h;
   h.app().open(file_source(path));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(3);
   REQUIRE(h.click_event_row(1));
   json first = h.state()["selection"];
@@ -130,6 +137,7 @@ TEST_CASE("an asynchronous source: frames never wait, rows load later", "[viewer
   auto deferred = std::make_shared<tvis::test::DeferredSource>(file_source(path));
   HeadlessApp h;
   h.app().open(deferred);
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame();
   CHECK(h.state()["run"].is_null());  // opening: header not answered yet
   CHECK_FALSE(h.app().settled());
@@ -246,13 +254,15 @@ TEST_CASE("a runs folder shows a run list; picking a run opens it", "[viewer][ap
   CHECK(s["run"].is_null());
   REQUIRE(s["errors"].size() == 1);
   CHECK(s["errors"][0] == "broken: cannot open run.tvis");
-  // A click on the second row opens that run (train_a, 2 steps) in Explore.
+  // A click on the second row opens that run (train_a, 2 steps) on Replay, the default page.
   REQUIRE(h.click_run_row(1));
   h.frame(2);
   s = h.state();
   REQUIRE(s["run"].is_object());
   CHECK(s["run"]["steps"] == 2);
   CHECK(s["runs"].is_null());
-  CHECK(s["page"] == "Explore");
+  CHECK(s["page"] == "Replay");
+  h.show_page("Explore");
+  h.frame(2);
   CHECK(h.app().event_row_loaded(0));
 }

@@ -34,6 +34,7 @@ TEST_CASE("select and key commands move the selection as clicks and keys do", "[
 TEST_CASE("row geometry, pages and panels through the command entry", "[viewer][command]") {
   HeadlessApp h;
   h.app().open(tvis::test::file_source_for(tvis::test::write_synthetic_run("command_rows.tvis", 2)));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(3);
   const json rect = command(h, {{"event_row_rect", 1}});
   REQUIRE(rect.is_array());
@@ -57,6 +58,7 @@ TEST_CASE("state's view is what the shown page reports", "[viewer][command]") {
   HeadlessApp h;
   CHECK(h.state()["view"].is_null());  // no run: no page shown
   h.app().open(tvis::test::file_source_for(tvis::test::write_synthetic_run("command_view.tvis", 2)));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(3);
   json view = h.state()["view"];
   REQUIRE(view.is_object());

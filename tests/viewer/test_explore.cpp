@@ -146,6 +146,7 @@ TEST_CASE("events are found across overlapping Events chunks (real recorder layo
   const std::string path = write_overlapping_run();
   HeadlessApp h;
   h.app().open(file_source(path));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(3);
   REQUIRE(h.state()["run"]["events"] == 8);
   const char* names[] = {"outer", "first", "long", "inner.a", "inner.b", "inner.c", "after", "last"};
@@ -218,6 +219,7 @@ TEST_CASE("calls never written are final 'not recorded' rows with their children
   CHECK(s.drawn.events.count(2) == 0);
   // The app reports the selection as not recorded.
   h.app().open(file_source(path));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(3);
   REQUIRE(h.click_event_row(1));
   const json sel = h.state()["selection"];
@@ -230,6 +232,7 @@ TEST_CASE("collapsing the outermost call leaves one row; expanding brings all ba
   const std::string path = tvis::test::write_synthetic_run("collapse.tvis", 2);
   HeadlessApp h;
   h.app().open(file_source(path));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(3);
   float r[4];
   REQUIRE(h.app().event_row_rect(1, r));
@@ -261,6 +264,7 @@ TEST_CASE("selecting a module call shows its output tensor in the inspector", "[
 
   HeadlessApp h;
   h.app().open(file_source(path));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(3);
   REQUIRE(h.click_event_row(0));
   for (uint64_t i = 0; i < call->id; ++i) h.press_key(ImGuiKey_RightArrow);
@@ -501,6 +505,7 @@ TEST_CASE("over real recordings: every call is reachable by keys and shows its r
     REQUIRE(!events.empty());
     HeadlessApp h;
     h.app().open(file_source(path));
+    h.show_page("Explore");  // Replay is the default page; this tests Explore
     h.frame(3);
     REQUIRE(h.state()["errors"] == json::array());
     {  // a recovered run counts the steps whose optimizer record is on disk (as `tvis inspect`)

@@ -93,6 +93,7 @@ TEST_CASE("a 33k-call step opens in the Timeline over several frames, within the
   options.frame_decode_bytes = f.largest_events_chunk * 2;  // ~2 Events chunks a frame
   HeadlessApp h(options);
   h.app().open(tvis::test::file_source_for(big_run()));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(2);
   vw::AppState& s = h.app().internals();
   REQUIRE(s.model.ready());
@@ -115,6 +116,7 @@ TEST_CASE("the Source panel counts calls over the whole run within the decode bu
   options.frame_decode_bytes = f.largest_events_chunk * 2;
   HeadlessApp h(options);
   h.app().open(tvis::test::file_source_for(big_run()));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(2);
   REQUIRE(h.app().show_panel("Source"));
   vw::AppState& s = h.app().internals();
@@ -140,6 +142,7 @@ TEST_CASE("the Layers table of a 33k-call step is built over frames, within the 
   options.frame_decode_bytes = f.largest_events_chunk * 2;
   HeadlessApp h(options);
   h.app().open(tvis::test::file_source_for(big_run()));
+  h.show_page("Explore");  // Replay is the default page; this tests Explore
   h.frame(2);
   vw::AppState& s = h.app().internals();
   s.selection.step = 1;

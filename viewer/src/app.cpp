@@ -1,6 +1,7 @@
 #include "tvis/viewer/app.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // PushOverrideID: a page drawn under its tab's ID
 
 #include <nlohmann/json.hpp>
 
@@ -110,13 +111,26 @@ void draw_page_tabs(AppState& s) {
   if (!ImGui::BeginTabBar("pages")) return;
   const std::string requested = std::move(s.page_request);
   s.page_request.clear();
+  const PageSpec* asked = requested.empty() ? nullptr : page_named(requested);
+  bool drawn = false;
   for (const PageSpec* page : registered_pages()) {
     const ImGuiTabItemFlags flags = requested == page->name ? ImGuiTabItemFlags_SetSelected : 0;
     if (ImGui::BeginTabItem(page->name, nullptr, flags)) {
-      s.page = page->name;
-      page->draw(s);
+      // A tab bar's first frame shows its first tab; a page asked for
+      // (a link, a command) is drawn instead, from the first frame on.
+      if (!asked || asked == page) {
+        s.page = page->name;
+        page->draw(s);
+        drawn = true;
+      }
       ImGui::EndTabItem();
     }
+  }
+  if (asked && !drawn) {  // its tab shows from the next frame; drawn now under the tab's own ID
+    ImGui::PushOverrideID(ImGui::GetID(asked->name));
+    s.page = asked->name;
+    asked->draw(s);
+    ImGui::PopID();
   }
   ImGui::EndTabBar();
 }

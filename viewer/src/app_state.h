@@ -18,6 +18,7 @@
 namespace tvis::viewer {
 
 struct ExploreState;  // pages/explore_state.h
+struct ReplayState;   // pages/replay_state.h
 struct LossState;     // pages/loss_state.h
 struct WeightsState;  // pages/weights_state.h
 
@@ -76,13 +77,14 @@ struct AppState {
   bool showing_run_list = false;
 
   Selection selection;
-  std::string page = "Explore";  // the page whose tab is shown
+  std::string page = "Replay";   // the page whose tab is shown (Replay: the default)
   std::string page_request;      // a page asked for by command ("" = none)
   std::string show_panel;        // a panel asked for by command ("" = none)
   nlohmann::json pending_link;   // a link not yet applied (link.h); null = none
 
   // Pages' own states, each replaced when selection.run changes.
   std::shared_ptr<ExploreState> explore;
+  std::shared_ptr<ReplayState> replay;
   std::shared_ptr<LossState> loss;
   std::shared_ptr<WeightsState> weights;
 

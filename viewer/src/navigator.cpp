@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "app_state.h"
+#include "page.h"
 #include "theme.h"
 
 namespace tvis::viewer {
@@ -97,8 +98,11 @@ void step_sample(AppState& s, int delta) {
 void handle_keys(AppState& s) {
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) step_event(s, +1);
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) step_event(s, -1);
+  const PageSpec* shown = page_named(s.page);
+  if (!shown || !shown->keys) {  // a page that reads the arrows itself (Replay) moves its own way
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) step_event(s, +1);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) step_event(s, -1);
+  }
   for (ImWchar c : io.InputQueueCharacters) {
     if (c == ']') step_sample(s, +1);
     if (c == '[') step_sample(s, -1);

@@ -27,6 +27,10 @@ struct PageSpec {
   /// {"panel": "Timeline"}. Returns nullopt-like `null` when the page does not
   /// know it, else the result (true, false, or a value).
   nlohmann::json (*command)(AppState& s, const nlohmann::json& cmd);
+  /// The page reads the arrow keys and Space itself (Replay moves its
+  /// position): the application's event stepping is off while it is shown,
+  /// and {"key": K} goes to the page's command first.
+  bool keys = false;
 };
 
 /// Every page, in tab order (page_list.cpp).

@@ -3,12 +3,14 @@
 
 namespace tvis::viewer {
 
+extern const PageSpec kReplayPage;   // pages/replay_page.cpp (first: the default page)
 extern const PageSpec kExplorePage;  // pages/explore_page.cpp
 extern const PageSpec kLossPage;     // pages/loss_page.cpp
 extern const PageSpec kWeightsPage;  // pages/weights_page.cpp
 
 const std::vector<const PageSpec*>& registered_pages() {
   static const std::vector<const PageSpec*> pages = {
+      &kReplayPage,
       &kLossPage,
       &kWeightsPage,
       &kExplorePage,

@@ -80,6 +80,10 @@ json page_command(AppState& s, const json& cmd) {
 }
 
 json key_command(AppState& s, const std::string& key) {
+  if (const PageSpec* shown = page_named(s.page); shown && shown->keys && shown->command) {
+    json r = shown->command(s, json{{"key", key}});  // the page's own keys (Replay: arrows, space)
+    if (!r.is_null()) return r;
+  }
   if (key == "right") step_event(s, +1);
   else if (key == "left") step_event(s, -1);
   else if (key == "]") step_sample(s, +1);

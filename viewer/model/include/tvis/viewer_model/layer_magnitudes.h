@@ -1,0 +1,49 @@
+// layer_magnitudes.h: one number per layer and step, what Replay's model
+// diagram is coloured by: the forward output's mean |x| (recorded statistics
+// of the whole batch), ||dL/d(output)|| (per followed sample when the
+// recorder kept per-row norms, else the batch's) and the optimizer's relative
+// update ||dw|| / ||w|| per module (its parameters together).
+//
+// Contract: non-blocking. at() returns what the resident chunks give and
+// StepMagnitudes::complete = false while a chunk of the step still loads;
+// a complete answer is kept for the model's life.
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tvis/viewer_model/step_stops.h"
+
+namespace tvis::viewer {
+
+class RunModel;
+
+struct StepMagnitudes {
+  bool complete = false;
+  std::unordered_map<uint64_t, double> activation;  // forward call -> mean |output|
+  std::unordered_map<uint64_t, double> gradient;    // forward call -> ||dL/d(output)||, batch
+  std::unordered_map<uint64_t, std::vector<double>> sample_gradient;  // per followed sample, recorded order
+  std::map<std::string, double> update_ratio;       // module path -> ||dw|| / ||w||
+  std::map<std::string, double> update_norm;        // module path -> ||dw||
+  bool optimizer_recorded = false;                  // an OptimizerStep record exists for the step
+  /// ||dL/d(output)|| of `event` for followed sample at `position` when
+  /// recorded, else the batch's; -1 when unknown.
+  double gradient_of(uint64_t event, int position) const;
+};
+
+class LayerMagnitudes {
+ public:
+  explicit LayerMagnitudes(RunModel& model) : model_(model) {}
+  const StepMagnitudes& at(const StepPlan& plan);
+
+ private:
+  RunModel& model_;
+  std::map<int, StepMagnitudes> steps_;
+};
+
+/// "layer1.0.conv1.weight" -> "layer1.0.conv1" ("" for a top-level name).
+std::string module_of_parameter(const std::string& param);
+
+}  // namespace tvis::viewer

@@ -1,0 +1,301 @@
+// Replay's model diagram: the step's forward module calls as a layered
+// column of boxes in call order (containers indented over their parts,
+// collapsible; consecutive blocks of the same class folded into one box),
+// coloured by the phase: forward lights each layer up with its output's
+// mean |x| as it runs; backward colours by ||dL/d(output)|| on a log scale;
+// the optimizer by ||dw|| / ||w||. The current layer is outlined and kept in
+// view; a container holding it is opened.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "../panels/panel_labels.h"
+#include "../theme.h"
+#include "replay_state.h"
+#include "tvis/widgets/colormap.h"
+#include "tvis/widgets/format_number.h"
+
+namespace tvis::viewer {
+
+namespace {
+
+Diagram build_diagram(const StepPlan& plan) {
+  Diagram d;
+  std::vector<std::pair<int, int>> stack;  // (event depth, node index)
+  for (size_t i = 0; i < plan.stops.size(); ++i) {
+    const Stop& st = plan.stops[i];
+    if (st.phase != schema::Phase::Forward || st.kind != schema::EventKind::ModuleCall) continue;
+    while (!stack.empty() && stack.back().first >= st.depth) stack.pop_back();
+    DiagramNode n;
+    n.event = st.event;
+    n.name = st.name;
+    n.cls = st.cls;
+    n.depth = static_cast<int>(stack.size());
+    n.parent = stack.empty() ? -1 : stack.back().second;
+    n.forward_stop = static_cast<int>(i);
+    d.nodes.push_back(n);
+    stack.push_back({st.depth, static_cast<int>(d.nodes.size()) - 1});
+  }
+  for (int i = static_cast<int>(d.nodes.size()) - 1; i >= 0; --i) {
+    DiagramNode& n = d.nodes[i];
+    n.end = std::max(n.end, i);
+    if (n.parent >= 0) d.nodes[n.parent].end = std::max(d.nodes[n.parent].end, n.end);
+  }
+  for (size_t i = 0; i < plan.stops.size(); ++i)
+    if (plan.stops[i].phase == schema::Phase::Backward)
+      for (auto& n : d.nodes)
+        if (n.event == plan.stops[i].event) n.backward_stop = static_cast<int>(i);
+  // One call holding every other (the model itself): a title, not a box.
+  int roots = 0;
+  for (const auto& n : d.nodes) roots += n.parent < 0;
+  if (roots == 1 && d.nodes.size() > 1 && d.nodes[0].end == static_cast<int>(d.nodes.size()) - 1) {
+    d.root = d.nodes[0].name.empty() ? "(model)" : d.nodes[0].name;
+    d.root_cls = d.nodes[0].cls;
+    d.nodes.erase(d.nodes.begin());
+    for (auto& n : d.nodes) {
+      n.depth -= 1;
+      n.parent = n.parent <= 0 ? -1 : n.parent - 1;
+      n.end -= 1;
+    }
+  }
+  return d;
+}
+
+bool contains(const Diagram& d, int container, int node) { return node > container && node <= d.nodes[container].end; }
+
+struct Scale {
+  bool log = false;
+  double lo = 0, hi = 1;
+  const char* what = "";
+  double t(double v) const {
+    if (!(v > 0) && log) return 0;
+    if (log) return hi > lo ? (std::log10(v) - lo) / (hi - lo) : 1.0;
+    return hi > lo ? (v - lo) / (hi - lo) : 1.0;
+  }
+};
+
+void draw_legend(const Scale& sc) {
+  const float em = ImGui::GetFontSize();
+  ImGui::TextDisabled("%s", sc.what);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float w = ImGui::GetContentRegionAvail().x;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int n = 48;
+  for (int i = 0; i < n; ++i)
+    dl->AddRectFilled(ImVec2(p0.x + w * i / n, p0.y), ImVec2(p0.x + w * (i + 1) / n + 1, p0.y + em * 0.6f),
+                      widgets::colormap_sample(widgets::Colormap::Sequential, static_cast<double>(i) / (n - 1)));
+  ImGui::Dummy(ImVec2(w, em * 0.7f));
+  auto label = [&](double t) {
+    const double v = sc.log ? std::pow(10.0, sc.lo + (sc.hi - sc.lo) * t) : sc.lo + (sc.hi - sc.lo) * t;
+    return widgets::format_number(v, 3);
+  };
+  const std::string a = label(0), b = label(0.5), c = label(1);
+  ImGui::TextDisabled("%s", a.c_str());
+  ImGui::SameLine(std::max(0.0f, w * 0.5f - ImGui::CalcTextSize(b.c_str()).x * 0.5f));
+  ImGui::TextDisabled("%s", b.c_str());
+  ImGui::SameLine(std::max(0.0f, w - ImGui::CalcTextSize(c.c_str()).x));
+  ImGui::TextDisabled("%s", c.c_str());
+}
+
+}  // namespace
+
+void draw_replay_diagram(AppState& s, ReplayState& r) {
+  const StepPlan* plan = r.stops.plan(r.step);
+  if (!plan) {
+    ImGui::TextDisabled("loading step %d ...", r.step);
+    return;
+  }
+  auto it = r.diagrams.find(r.step);
+  if (it == r.diagrams.end()) it = r.diagrams.emplace(r.step, build_diagram(*plan)).first;
+  const Diagram& d = it->second;
+  const Stop* here = current_stop(s, r);
+  const schema::Phase phase = here ? here->phase : schema::Phase::None;
+  const int sample_pos = s.selection.sample_cursor;
+  const StepMagnitudes& mag = r.magnitudes.at(*plan);
+
+  if (d.nodes.empty()) {
+    ImGui::TextDisabled("No module calls in this step's forward:");
+    ImGui::TextDisabled("the model is not an nn.Module, or the step has no forward.");
+    return;
+  }
+  // Which node is current (forward / backward stops), and the value of each.
+  int current = -1;
+  if (here && (phase == schema::Phase::Forward || phase == schema::Phase::Backward))
+    for (size_t i = 0; i < d.nodes.size(); ++i)
+      if (d.nodes[i].event == here->event) current = static_cast<int>(i);
+  std::vector<double> value(d.nodes.size(), -1.0);
+  Scale sc;
+  if (phase == schema::Phase::Backward) {
+    sc.log = true;
+    sc.what = mag.sample_gradient.empty() ? "||dL/d(output)||, batch (log scale)"
+                                          : "||dL/d(output)|| of the followed sample (log scale)";
+    for (size_t i = 0; i < d.nodes.size(); ++i) value[i] = mag.gradient_of(d.nodes[i].event, sample_pos);
+  } else if (phase == schema::Phase::Optimizer) {
+    sc.log = true;
+    sc.what = "relative update ||dw|| / ||w|| (log scale)";
+    for (size_t i = 0; i < d.nodes.size(); ++i) {
+      auto u = mag.update_ratio.find(d.nodes[i].name);
+      if (u != mag.update_ratio.end()) value[i] = u->second;
+    }
+  } else {
+    sc.what = "activation: mean |output| of the batch";
+    for (size_t i = 0; i < d.nodes.size(); ++i) {
+      auto a = mag.activation.find(d.nodes[i].event);
+      if (a != mag.activation.end()) value[i] = a->second;
+    }
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  for (double v : value)
+    if (v > 0 || (!sc.log && v >= 0)) {
+      const double x = sc.log ? std::log10(v) : v;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+  if (!(hi >= lo)) lo = 0, hi = 1;
+  if (!sc.log) lo = 0;
+  sc.lo = lo;
+  sc.hi = hi;
+
+  // Lit: forward up to the current call; backward from the loss down to it.
+  auto lit = [&](int i) {
+    const DiagramNode& n = d.nodes[i];
+    switch (phase) {
+      case schema::Phase::Data: return false;
+      case schema::Phase::Forward: return here && n.forward_stop <= r.stop;
+      case schema::Phase::Backward: return here && n.backward_stop >= 0 && n.backward_stop <= r.stop;
+      case schema::Phase::Optimizer: return value[i] >= 0;
+      default: return true;  // loss: the whole forward has run
+    }
+  };
+
+  if (!d.root.empty()) {
+    ImGui::TextUnformatted(d.root.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", d.root_cls.c_str());
+  }
+  draw_legend(sc);
+  ImGui::Checkbox("fold repeated blocks", &r.fold_repeats);
+  ImGui::Separator();
+
+  ImGui::BeginChild("diagram_boxes", ImVec2(0, 0), false);
+  const float em = ImGui::GetFontSize();
+  const float box_h = em * 1.45f, gap = em * 0.35f, indent = em * 0.9f;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  float prev_mid_x = -1, prev_bottom = -1;
+  const int n = static_cast<int>(d.nodes.size());
+  for (int i = 0; i < n;) {
+    const DiagramNode& node = d.nodes[i];
+    const bool container = node.end > i;
+    const bool holds_current = current >= 0 && (current == i || (container && contains(d, i, current)));
+    bool open = container && (r.expanded.count(node.name) || (node.depth == 0 && !r.collapsed.count(node.name)) ||
+                              (holds_current && current != i && !r.collapsed.count(node.name)));
+    if (r.collapsed.count(node.name) && !r.expanded.count(node.name)) open = false;
+    // Fold a run of same-class closed siblings that holds nothing current.
+    int run_end = i;
+    if (r.fold_repeats && !open && !holds_current) {
+      int j = node.end + 1;
+      while (j < n && d.nodes[j].parent == node.parent && d.nodes[j].cls == node.cls && (d.nodes[j].end > j) == container &&
+             !(current >= 0 && current >= j && current <= d.nodes[j].end) && !r.expanded.count(d.nodes[j].name) &&
+             !r.expanded.count("fold:" + node.name)) {
+        run_end = j;
+        j = d.nodes[j].end + 1;
+      }
+    }
+    const int folded = [&] {
+      int k = 0;
+      for (int j = i; j <= run_end; j = d.nodes[j].end + 1) ++k;
+      return k;
+    }();
+    const float x0 = ImGui::GetCursorScreenPos().x + node.depth * indent;
+    const float width = ImGui::GetContentRegionAvail().x - node.depth * indent;
+    ImGui::SetCursorScreenPos(ImVec2(x0, ImGui::GetCursorScreenPos().y));
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    const ImVec2 p1(p0.x + width, p0.y + box_h);
+    ImGui::PushID(i);
+    ImGui::InvisibleButton("##box", ImVec2(std::max(1.0f, width), box_h));
+    const bool hovered = ImGui::IsItemHovered();
+    if (ImGui::IsItemClicked()) {
+      if (folded > 1) {
+        r.expanded.insert("fold:" + node.name);
+      } else if (container && ImGui::GetIO().MousePos.x < p0.x + em * 1.4f) {
+        if (open) {
+          r.collapsed.insert(node.name);
+          r.expanded.erase(node.name);
+        } else {
+          r.expanded.insert(node.name);
+          r.collapsed.erase(node.name);
+        }
+      } else {
+        // go to this layer in the phase shown (forward when none applies)
+        const schema::Phase ph = phase == schema::Phase::Backward ? phase : schema::Phase::Forward;
+        const int stop = ph == schema::Phase::Backward ? node.backward_stop : node.forward_stop;
+        if (stop >= 0) {
+          r.stop = stop;
+          r.synced_event = UINT64_MAX;
+          s.selection.event = node.event;
+          s.selection.phase = ph;
+          r.synced_event = node.event;
+        }
+      }
+    }
+    ImGui::PopID();
+    double v = -1;
+    for (int j = i; j <= run_end; j = d.nodes[j].end + 1) v = std::max(v, value[j]);
+    bool on = false;
+    for (int j = i; j <= run_end; j = d.nodes[j].end + 1) on = on || lit(j);
+    ImU32 fill = IM_COL32(44, 46, 52, 255);
+    if (on && v >= 0) fill = widgets::colormap_sample(widgets::Colormap::Sequential, std::clamp(sc.t(v), 0.0, 1.0));
+    else if (on) fill = IM_COL32(70, 72, 80, 255);
+    if (prev_bottom >= 0)
+      dl->AddLine(ImVec2(prev_mid_x, prev_bottom), ImVec2(prev_mid_x, p0.y), IM_COL32(110, 110, 120, 255), 1.5f);
+    dl->AddRectFilled(p0, p1, fill, 3.0f);
+    if (container) dl->AddRect(p0, p1, IM_COL32(140, 140, 150, 255), 3.0f);
+    if (i == current || (holds_current && !open)) {
+      dl->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p1.x + 2, p1.y + 2), IM_COL32(255, 255, 255, 255), 3.0f, 0, 2.5f);
+      if (r.scroll_diagram) {
+        ImGui::SetScrollHereY(0.4f);
+        r.scroll_diagram = false;
+      }
+    }
+    // Text: readable on light and dark fills.
+    const widgets::Rgb8 rgb = widgets::colormap_rgb(widgets::Colormap::Sequential, on && v >= 0 ? sc.t(v) : 0.0);
+    const bool light = on && v >= 0 && widgets::perceived_lightness(rgb) > 60;
+    const ImU32 ink = light ? IM_COL32(10, 10, 14, 255) : IM_COL32(235, 235, 240, 255);
+    float tx = p0.x + em * 0.4f;
+    if (container) {
+      dl->AddText(ImVec2(tx, p0.y + (box_h - em) * 0.5f), ink, open ? "v" : ">");
+      tx += em * 1.0f;
+    }
+    char label[256];
+    if (folded > 1)
+      std::snprintf(label, sizeof label, "%s .. %s  %s x%d", node.name.c_str(), d.nodes[run_end].name.c_str(),
+                    node.cls.c_str(), folded);
+    else
+      std::snprintf(label, sizeof label, "%s  %s", node.name.c_str(), node.cls.c_str());
+    dl->PushClipRect(p0, ImVec2(p1.x - em * 3.6f, p1.y), true);
+    dl->AddText(ImVec2(tx, p0.y + (box_h - em) * 0.5f), ink, label);
+    dl->PopClipRect();
+    if (v >= 0 && on) {
+      const std::string num = widgets::format_number(v, 3);
+      dl->AddText(ImVec2(p1.x - ImGui::CalcTextSize(num.c_str()).x - em * 0.4f, p0.y + (box_h - em) * 0.5f), ink,
+                  num.c_str());
+    }
+    if (hovered)
+      ImGui::SetTooltip("%s (%s)%s\n%s: %s\n%s", node.name.c_str(), node.cls.c_str(),
+                        folded > 1 ? "  and the same blocks after it" : "", sc.what,
+                        v >= 0 ? widgets::format_exact(v).c_str() : "not recorded",
+                        folded > 1 ? "click: unfold" : container ? "click the arrow: open / close; the box: go there"
+                                                                 : "click: go there");
+    prev_mid_x = p0.x + em * 0.6f;
+    prev_bottom = p1.y;
+    ImGui::SetCursorScreenPos(ImVec2(ImGui::GetCursorScreenPos().x, p1.y + gap));
+    // Next box: inside when open, else after the whole folded run.
+    i = open ? i + 1 : d.nodes[run_end].end + 1;
+  }
+  ImGui::Dummy(ImVec2(1, gap));
+  ImGui::EndChild();
+}
+
+}  // namespace tvis::viewer

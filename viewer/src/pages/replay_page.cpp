@@ -1,0 +1,174 @@
+// Replay: the recorded steps played back (replay_state.h). Controls and the
+// timeline strip on top; the model diagram on the left; the phase's own view
+// on the right. This file lays them out, reads the keys, and answers the
+// test surface (view, commands).
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "../page.h"
+#include "../theme.h"
+#include "replay_state.h"
+
+namespace tvis::viewer {
+
+namespace {
+
+constexpr int kTensorChunkLoadsPerFrame = 2;  // as on Explore (TensorIndex::begin_frame)
+
+void handle_replay_keys(AppState& s, ReplayState& r) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space))) r.playing = !r.playing;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) move(s, r, +1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) move(s, r, -1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) jump_phase(s, r, schema::Phase::None, +1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) jump_phase(s, r, schema::Phase::None, -1);
+}
+
+void draw_replay_page(AppState& s) {
+  if (!s.model.ready()) {  // the metadata (and a link's position) first: nothing is moved before
+    ImGui::TextDisabled("opening ...");
+    return;
+  }
+  ReplayState& r = replay_state(s);
+  s.model.tensors().begin_frame(kTensorChunkLoadsPerFrame);
+  handle_replay_keys(s, r);
+  update_position(s, r);
+  r.layer_shown = false;
+
+  draw_replay_controls(s, r);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float em = ImGui::GetFontSize();
+  const float height = avail.y - ImGui::GetFrameHeight();  // the status bar
+  const float left_w = std::clamp(avail.x * 0.32f, em * 16, em * 30);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 6));
+  ImGui::BeginChild("replay_diagram", ImVec2(left_w, height), true);
+  draw_replay_diagram(s, r);
+  ImGui::EndChild();
+  ImGui::SameLine(0, style.ItemSpacing.x);
+  ImGui::BeginChild("replay_phase", ImVec2(0, height), true);
+  draw_replay_phase_view(s, r);
+  ImGui::EndChild();
+  ImGui::PopStyleVar();
+}
+
+nlohmann::json replay_view(AppState& s) {
+  using nlohmann::json;
+  ReplayState& r = replay_state(s);
+  const Stop* st = current_stop(s, r);
+  const int sample = replay_sample(s);
+  json v = {{"step", r.step},
+            {"phase", st ? phase_label(st->phase) : ""},
+            {"event", st ? json(st->event) : json(nullptr)},
+            {"module", st && !st->name.empty() ? json(st->name) : json(nullptr)},
+            {"playing", r.playing},
+            {"step_size", step_size_label(r.step_size)},
+            {"sample", sample < 0 ? 0 : sample},
+            {"layer", r.layer_shown ? layer_view_json(r.layer) : json(nullptr)}};
+  const StepPlan* plan = r.stops.plan(r.step);
+  v["stop"] = r.stop;
+  v["stops"] = plan ? static_cast<int>(plan->stops.size()) : 0;
+  v["kind"] = st ? event_kind_label(st->kind) : "";
+  v["loading"] = st == nullptr;
+  return v;
+}
+
+// Commands (docs/viewer_test_surface.md, Replay): keys, and the parts of a
+// link Replay owns (phase, module, sample).
+nlohmann::json replay_command(AppState& s, const nlohmann::json& cmd) {
+  using nlohmann::json;
+  ReplayState& r = replay_state(s);
+  if (cmd.contains("key") && cmd["key"].is_string() && s.page == "Replay") {
+    const std::string k = cmd["key"].get<std::string>();
+    if (k == "space") r.playing = !r.playing;
+    else if (k == "right") move(s, r, +1);
+    else if (k == "left") move(s, r, -1);
+    else if (k == "down") jump_phase(s, r, schema::Phase::None, +1);
+    else if (k == "up") jump_phase(s, r, schema::Phase::None, -1);
+    else return nullptr;  // "[", "]": the application's
+    return true;
+  }
+  if (cmd.contains("phase")) {
+    if (!cmd["phase"].is_string()) return false;
+    const schema::Phase p = phase_from_label(cmd["phase"].get<std::string>());
+    if (p == schema::Phase::None) return false;
+    Landing l = r.stop < 0 && r.landing ? *r.landing : Landing{};
+    l.kind = Landing::Match;
+    l.phase = p;
+    l.event.reset();
+    r.landing = l;
+    r.stop = -1;
+    r.scroll_diagram = true;
+    return true;
+  }
+  if (cmd.contains("module")) {
+    if (!cmd["module"].is_string() && !cmd["module"].is_number_integer()) return false;
+    Landing l = r.stop < 0 && r.landing ? *r.landing : Landing{};
+    l.kind = Landing::Match;
+    l.module = cmd["module"].is_string() ? cmd["module"].get<std::string>() : cmd["module"].dump();  // "0": a link's number
+    l.event.reset();
+    r.landing = l;
+    r.stop = -1;
+    r.scroll_diagram = true;
+    return true;
+  }
+  if (cmd.contains("sample")) {
+    const json& v = cmd["sample"];
+    if (!v.is_number_integer()) return false;
+    if (v.get<int>() < 0) return false;
+    r.want_sample = v.get<int>();  // taken once the followed ids are read (update_position)
+    return true;
+  }
+  if (cmd.contains("step_size")) {
+    if (!cmd["step_size"].is_string()) return false;
+    const std::string v = cmd["step_size"].get<std::string>();
+    for (StepSize size : {StepSize::Layer, StepSize::Call, StepSize::Phase, StepSize::Batch})
+      if (v == step_size_label(size)) {
+        r.step_size = size;
+        return true;
+      }
+    return false;
+  }
+  if (cmd.contains("play")) {
+    if (!cmd["play"].is_boolean()) return false;
+    r.playing = cmd["play"].get<bool>();
+    return true;
+  }
+  if (cmd.contains("speed")) {
+    if (!cmd["speed"].is_number()) return false;
+    r.speed = std::clamp(cmd["speed"].get<float>(), 0.25f, 240.0f);
+    return true;
+  }
+  if (cmd.contains("layer_tab")) {
+    static const char* kTabs[] = {"On image", "Neurons", "Stats"};
+    for (int i = 0; i < 3; ++i)
+      if (cmd["layer_tab"] == kTabs[i]) {
+        r.layer.tab = i;
+        r.layer.tab_request = i;
+        return true;
+      }
+    return false;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+ReplayState& replay_state(AppState& s) {
+  if (!s.replay || s.replay->generation != s.selection.run) {
+    s.replay = std::make_shared<ReplayState>(s.model);
+    s.replay->generation = s.selection.run;
+    s.replay->synced_step = s.selection.step;
+    s.replay->step = s.selection.step;
+  }
+  return *s.replay;
+}
+
+PanelContext replay_panel_context(AppState& s) { return PanelContext{s.model, s.selection, s.options, nullptr}; }
+
+extern const PageSpec kReplayPage;
+const PageSpec kReplayPage = {"Replay", draw_replay_page, replay_view, replay_command, /*keys=*/true};
+
+}  // namespace tvis::viewer

@@ -1,0 +1,412 @@
+// Replay's phase views, beside the diagram: what the current stop shows.
+//   data       the batch as loaded (image grid, token strips or a table) and
+//              the followed sample through each transform of its dataset
+//   forward    the layer panel (activation) for the current module call
+//   loss       the value, the loss call and its source line
+//   backward   the layer panel (gradient dL/d(output))
+//   optimizer  the optimizer, its hyperparameters and the update per layer
+// A part the run does not hold says why, in place.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+
+#include "../panels/panel_labels.h"
+#include "../panels/picture.h"
+#include "../theme.h"
+#include "replay_state.h"
+#include "tvis/widgets/format_number.h"
+
+namespace tvis::viewer {
+
+namespace {
+
+void say(const std::string& text, unsigned color = colors::kMuted) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(color));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+// Kept values of tensor `id`, decoded once per frame they are shown (a small
+// cache: the data view shows a handful of tensors).
+struct ValuesCache {
+  std::map<uint64_t, TensorValues> values;
+  std::map<uint64_t, std::string> errors;
+};
+ValuesCache& values_cache(AppState& s) {
+  static uint64_t generation = UINT64_MAX;
+  static ValuesCache cache;
+  if (generation != s.selection.run) {
+    cache = ValuesCache{};
+    generation = s.selection.run;
+  }
+  return cache;
+}
+
+// The values of `rec` (nullptr while loading; *error when unreadable).
+const TensorValues* values_of(AppState& s, const schema::TensorRecord& rec, std::string* error) {
+  ValuesCache& c = values_cache(s);
+  if (auto it = c.values.find(rec.id()); it != c.values.end()) {
+    *error = c.errors[rec.id()];
+    return &it->second;
+  }
+  TensorValues v;
+  if (s.model.tensors().read_values(s.model, rec, &v, error) == ChunkRead::Loading) return nullptr;
+  if (c.values.size() > 64) c.values.clear();
+  c.errors[rec.id()] = *error;
+  return &(c.values[rec.id()] = std::move(v));
+}
+
+// Draws tensor `id` (step `step`) as a picture `side` high when it is one;
+// else its shape. `row` >= 0: that row of a batch.
+void draw_tensor_picture(AppState& s, int64_t id, int step, float side, int row = -1) {
+  if (id < 0) {
+    ImGui::TextDisabled("(no value)");
+    return;
+  }
+  bool done = true;
+  TensorRef ref = s.model.tensors().by_id(s.model, static_cast<uint64_t>(id), step, &done);
+  if (!ref) {
+    ImGui::TextDisabled(done ? "(not recorded)" : "loading ...");
+    return;
+  }
+  std::vector<int64_t> shape(ref.rec->shape()->begin(), ref.rec->shape()->end());
+  if (row >= 0 && !shape.empty()) shape.erase(shape.begin());
+  const PictureLayout pl = picture_layout(shape);
+  if (!pl.ok || ref.rec->kept() == schema::ValuesKept::None) {
+    ImGui::TextDisabled("%s %s", shape_label(ref.rec->shape()).c_str(), dtype_label(ref.rec->dtype()));
+    return;
+  }
+  std::string error;
+  const TensorValues* v = values_of(s, *ref.rec, &error);
+  if (!v) {
+    ImGui::Dummy(ImVec2(side, side));
+    return;
+  }
+  const size_t per = static_cast<size_t>(pl.width) * pl.height * pl.channels;
+  const size_t offset = row >= 0 ? per * static_cast<size_t>(row) : 0;
+  if (!error.empty() || v->values.size() < offset + per) {
+    ImGui::TextDisabled(error.empty() ? "(row not kept)" : "%s", error.c_str());
+    return;
+  }
+  const ImVec2 size = fit_picture(static_cast<float>(pl.width), static_cast<float>(pl.height), ImVec2(side, side));
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(size);
+  draw_picture(ImGui::GetWindowDrawList(), p0, ImVec2(p0.x + size.x, p0.y + size.y), v->values.data() + offset, per,
+               pl, ref.rec->dtype() == schema::DType::UInt8, 48);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s %s", shape_label(ref.rec->shape()).c_str(), dtype_label(ref.rec->dtype()));
+}
+
+// The batch: the DataFetch call's outputs, first one drawn row by row.
+void draw_batch(AppState& s, const schema::Event& holder, int step, int followed_row,
+                const flatbuffers::Vector<uint64_t>* parts) {
+  bool done = true;
+  TensorRef ref = s.model.tensors().by_id(s.model, parts->Get(0), step, &done);
+  if (!ref) {
+    ImGui::TextDisabled(done ? "The batch's tensors were not recorded." : "loading the batch ...");
+    return;
+  }
+  const schema::TensorRecord& rec = *ref.rec;
+  ImGui::Text("batch %s %s", shape_label(rec.shape()).c_str(), dtype_label(rec.dtype()));
+  ImGui::SameLine();
+  ImGui::TextDisabled("as %s received it", holder.kind() == schema::EventKind::DataFetch ? "the DataLoader yielded" : "the model");
+  if (parts->size() > 1) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(+ %u more part%s: targets, ...)", parts->size() - 1, parts->size() > 2 ? "s" : "");
+  }
+  std::vector<int64_t> shape(rec.shape()->begin(), rec.shape()->end());
+  if (shape.empty()) return;
+  const int64_t rows = rec.kept() == schema::ValuesKept::LeadingRows ? rec.kept_rows()
+                       : rec.kept() == schema::ValuesKept::Full     ? shape[0]
+                                                                    : 0;
+  if (rows == 0) {
+    say("Only the batch's statistics were kept (beyond --max-elems).");
+    return;
+  }
+  const std::vector<int64_t> one(shape.begin() + 1, shape.end());
+  const PictureLayout pl = picture_layout(one);
+  const float em = ImGui::GetFontSize();
+  const bool integer = rec.dtype() == schema::DType::Int64 || rec.dtype() == schema::DType::Int32;
+  const int shown = static_cast<int>(std::min<int64_t>(rows, 64));
+  if (pl.ok) {
+    const float side = em * 3.6f;
+    const int per_line = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().x / (side + 6)));
+    for (int i = 0; i < shown; ++i) {
+      if (i % per_line) ImGui::SameLine();
+      const ImVec2 p0 = ImGui::GetCursorScreenPos();
+      draw_tensor_picture(s, static_cast<int64_t>(rec.id()), step, side, i);
+      if (i == followed_row)
+        ImGui::GetWindowDrawList()->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + side + 2, p0.y + side + 2),
+                                            colors::kAccent, 0, 0, 2.0f);
+    }
+    if (rows < shape[0]) ImGui::TextDisabled("first %d of %" PRId64 " rows kept", static_cast<int>(rows), shape[0]);
+    return;
+  }
+  // Token strips or a table of the leading values.
+  std::string error;
+  const TensorValues* v = values_of(s, rec, &error);
+  if (!v) {
+    ImGui::TextDisabled("loading ...");
+    return;
+  }
+  size_t per = 1;
+  for (int64_t d : one) per *= static_cast<size_t>(std::max<int64_t>(d, 0));
+  ImGui::TextDisabled(integer ? "token ids, one row per sample" : "values, one row per sample");
+  for (int i = 0; i < shown && static_cast<size_t>(i + 1) * per <= v->values.size(); ++i) {
+    std::string line = std::to_string(i) + (i == followed_row ? " * " : "   ");
+    for (size_t k = 0; k < std::min<size_t>(per, 48); ++k) {
+      line += widgets::format_number(v->values[i * per + k], 3);
+      line += ' ';
+    }
+    if (per > 48) line += "...";
+    ImGui::TextUnformatted(line.c_str());
+  }
+}
+
+void draw_followed_sample(AppState& s, const Stop& here, int step, int sample) {
+  const float em = ImGui::GetFontSize();
+  bool found = false;
+  s.model.samples().for_step(step, [&](const schema::Sample* smp) {
+    if (smp->id() != sample || found) return;
+    found = true;
+    ImGui::Text("sample %d", sample);
+    ImGui::SameLine();
+    ImGui::TextDisabled("dataset index %" PRId64 ", batch row %d%s%s", smp->dataset_index(), smp->batch_position(),
+                        smp->label() && smp->label()->size() ? ", label " : "",
+                        smp->label() ? smp->label()->c_str() : "");
+    if (!smp->transforms() || smp->transforms()->size() == 0) {
+      ImGui::TextDisabled("No transforms recorded for it (the dataset returns it as stored).");
+      draw_tensor_picture(s, smp->input(), step, em * 8);
+      return;
+    }
+    const auto* ts = smp->transforms();
+    const float side = em * 6.5f;
+    // Stage 0: the input of the first transform, then each transform's output.
+    ImGui::BeginGroup();
+    ImGui::TextDisabled("item");
+    draw_tensor_picture(s, ts->Get(0)->input(), step, side);
+    ImGui::EndGroup();
+    for (unsigned k = 0; k < ts->size(); ++k) {
+      const schema::TransformStep* t = ts->Get(k);
+      ImGui::SameLine();
+      if (ImGui::GetContentRegionAvail().x < side) ImGui::NewLine();
+      ImGui::BeginGroup();
+      const bool current = t->event() == here.event;
+      const std::string name = t->name() ? t->name()->str() : "transform";
+      // The class name above the picture; the arguments below it, wrapped.
+      const std::string cls = t->class_name() && t->class_name()->size() ? t->class_name()->str()
+                                                                          : name.substr(0, name.find('('));
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(current ? colors::kAccent : 0xFFFFFFFFu), "%s", cls.c_str());
+      draw_tensor_picture(s, t->output(), step, side);
+      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + side);
+      const size_t open = name.find('(');
+      if (open != std::string::npos) ImGui::TextDisabled("%s", name.substr(open).c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndGroup();
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", name.c_str());
+    }
+  });
+  if (!found) ImGui::TextDisabled("Sample %d is not in this step's batch (or its record is loading).", sample);
+}
+
+void draw_data_view(AppState& s, ReplayState& r, const Stop& here) {
+  const StepPlan* plan = r.stops.plan(r.step);
+  const int sample = replay_sample(s);
+  const int row = sample_row(s.model, r.step, sample);
+  // The fetch call of the step.
+  const schema::Event* fetch = nullptr;
+  for (const Stop& st : plan->stops)
+    if (st.phase == schema::Phase::Data && st.kind == schema::EventKind::DataFetch) {
+      fetch = s.model.event(st.event);
+      break;
+    }
+  // The batch as the model received it: the first forward call's input.
+  const schema::Event* model_call = nullptr;
+  for (const Stop& st : plan->stops)
+    if (st.phase == schema::Phase::Forward && st.kind == schema::EventKind::ModuleCall) {
+      model_call = s.model.event(st.event);
+      break;
+    }
+  if (ImGui::CollapsingHeader("The batch as loaded", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const schema::Event* holder = fetch && fetch->outputs() && fetch->outputs()->size() ? fetch : nullptr;
+    if (holder) draw_batch(s, *holder, r.step, row, holder->outputs());
+    else if (model_call && model_call->inputs() && model_call->inputs()->size())
+      draw_batch(s, *model_call, r.step, row, model_call->inputs());
+    else if (!fetch) say("No DataLoader fetch in this step: the script built its batches itself.");
+    else ImGui::TextDisabled("The batch's tensors were not recorded.");
+  }
+  if (ImGui::CollapsingHeader("The followed sample through its transforms", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (sample < 0) say("The run follows no samples (no torch DataLoader, or --samples 0).");
+    else draw_followed_sample(s, here, r.step, sample);
+  }
+}
+
+void draw_loss_view(AppState& s, ReplayState& r, const Stop& here) {
+  const schema::LossRecord* loss = s.model.losses().at_step(r.step);
+  const float em = ImGui::GetFontSize();
+  if (!loss) {
+    if (!s.model.losses().ready()) ImGui::TextDisabled("loading the loss ...");
+    else say("No loss record for this step: backward() ran on a value tvis did not see computed by a known loss.");
+  } else {
+    ImGui::PushFont(nullptr);
+    ImGui::SetWindowFontScale(1.8f);
+    ImGui::Text("loss %s", loss->value_repr() && loss->value_repr()->size() ? loss->value_repr()->c_str()
+                                                                             : widgets::format_exact(loss->value()).c_str());
+    ImGui::SetWindowFontScale(1.0f);
+    ImGui::PopFont();
+    ImGui::Text("%s", loss->call() ? loss->call()->c_str() : "");
+    ImGui::SameLine();
+    ImGui::TextDisabled("reduction %s", loss->reduction() ? loss->reduction()->c_str() : "?");
+    if (loss->args())
+      for (const auto* kv : *loss->args())
+        ImGui::TextDisabled("  %s = %s", kv->key() ? kv->key()->c_str() : "?", kv->value() ? kv->value()->c_str() : "");
+    // The followed sample's part of it.
+    const int sample = replay_sample(s);
+    if (loss->samples())
+      for (const auto* sl : *loss->samples())
+        if (sl->sample() == sample) {
+          ImGui::Text("sample %d: p(target) %s  ->  -log p %s  ->  loss %s", sample,
+                      widgets::format_number(sl->p_target(), 4).c_str(), widgets::format_number(sl->neg_log_p(), 4).c_str(),
+                      widgets::format_number(sl->loss(), 4).c_str());
+          break;
+        }
+  }
+  // The call and its source line.
+  const uint64_t eid = loss ? loss->event() : here.event;
+  if (const schema::Event* e = s.model.event(eid)) {
+    ImGui::Spacing();
+    ImGui::TextDisabled("called at %s", call_site(s.model, e->call_file(), e->call_line()).c_str());
+    bool loading = false;
+    const flatbuffers::String* text = s.model.source_files().text(e->call_file(), &loading);
+    if (text && e->call_line() > 0) {
+      const std::string& src = text->str();
+      size_t begin = 0;
+      for (uint32_t l = 1; l < e->call_line() && begin != std::string::npos; ++l) {
+        begin = src.find('\n', begin);
+        if (begin != std::string::npos) ++begin;
+      }
+      if (begin != std::string::npos) {
+        const size_t end = src.find('\n', begin);
+        const std::string line = src.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+        ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.12f, 0.12f, 0.14f, 1));
+        ImGui::BeginChild("loss_src", ImVec2(0, em * 2.2f), true);
+        ImGui::Text("%4u  %s", e->call_line(), line.c_str());
+        ImGui::EndChild();
+        ImGui::PopStyleColor();
+      }
+    } else if (loading) {
+      ImGui::TextDisabled("loading the source ...");
+    }
+  }
+}
+
+void draw_optimizer_view(AppState& s, ReplayState& r) {
+  const StepPlan* plan = r.stops.plan(r.step);
+  const StepMagnitudes& m = r.magnitudes.at(*plan);
+  const std::string& cls = s.model.info().optimizer_class;
+  if (cls.empty()) say("A hand-written update (no torch.optim optimizer): the parameters' changes as recorded.");
+  else ImGui::Text("%s.step()", cls.c_str());
+  if (!m.optimizer_recorded) {
+    if (!m.complete) ImGui::TextDisabled("loading the update ...");
+    else say("No parameter update was recorded for this step.");
+    return;
+  }
+  ImGui::TextDisabled("update per layer: ||dw|| and ||dw|| / ||w|| (bar: log scale)");
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& [mod, ratio] : m.update_ratio)
+    if (ratio > 0) {
+      lo = std::min(lo, std::log10(ratio));
+      hi = std::max(hi, std::log10(ratio));
+    }
+  const float em = ImGui::GetFontSize();
+  if (ImGui::BeginTable("updates", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
+                        ImVec2(0, ImGui::GetContentRegionAvail().y - 4))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("layer", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    ImGui::TableSetupColumn("||dw||", ImGuiTableColumnFlags_WidthFixed, em * 5);
+    ImGui::TableSetupColumn("||dw||/||w||", ImGuiTableColumnFlags_WidthFixed, em * 6);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableHeadersRow();
+    // In the model's call order, then parameters of modules never called.
+    std::vector<std::string> order;
+    for (const Stop& st : plan->stops)
+      if (st.phase == schema::Phase::Forward && m.update_ratio.count(st.name) &&
+          std::find(order.begin(), order.end(), st.name) == order.end())
+        order.push_back(st.name);
+    for (const auto& [mod, ratio] : m.update_ratio)
+      if (std::find(order.begin(), order.end(), mod) == order.end()) order.push_back(mod);
+    for (const std::string& mod : order) {
+      const double ratio = m.update_ratio.at(mod);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(mod.empty() ? "(top level)" : mod.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(widgets::format_number(m.update_norm.at(mod), 3).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(widgets::format_number(ratio, 3).c_str());
+      ImGui::TableNextColumn();
+      const float t = hi > lo && ratio > 0 ? static_cast<float>((std::log10(ratio) - lo) / (hi - lo)) : 1.0f;
+      const ImVec2 p0 = ImGui::GetCursorScreenPos();
+      const float w = ImGui::GetContentRegionAvail().x;
+      ImGui::Dummy(ImVec2(w, em * 0.9f));
+      ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x, p0.y + 2), ImVec2(p0.x + std::max(2.0f, w * (0.05f + 0.95f * t)), p0.y + em * 0.9f),
+                                                phase_color(schema::Phase::Optimizer), 2.0f);
+    }
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace
+
+void draw_replay_phase_view(AppState& s, ReplayState& r) {
+  const Stop* here = current_stop(s, r);
+  const StepPlan* plan = r.stops.plan(r.step);
+  if (!plan || !here) {
+    if (plan && plan->stops.empty()) say("Nothing was recorded in step " + std::to_string(r.step) + ".");
+    else ImGui::TextDisabled("loading step %d ...", r.step);
+    return;
+  }
+  // Title: step, phase, what the stop is.
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(phase_color(here->phase)), "step %d  %s", r.step,
+                     phase_label(here->phase));
+  ImGui::SameLine();
+  ImGui::Text("%s", here->name.empty() ? event_kind_label(here->kind) : here->name.c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s  (%d / %zu)", here->cls.c_str(), r.stop + 1, plan->stops.size());
+  if (plan->other_events) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("| %" PRIu64 " calls outside training's phases (setup, evaluation) not played", plan->other_events);
+  }
+  if (plan->unreadable) say("Part of this step is unreadable (a damaged chunk): its calls are not played.", colors::kWarning);
+  ImGui::Separator();
+  switch (here->phase) {
+    case schema::Phase::Data: draw_data_view(s, r, *here); break;
+    case schema::Phase::Loss: draw_loss_view(s, r, *here); break;
+    case schema::Phase::Optimizer: draw_optimizer_view(s, r); break;
+    case schema::Phase::Forward:
+    case schema::Phase::Backward: {
+      if (here->kind != schema::EventKind::ModuleCall) {
+        say(std::string("A ") + event_kind_label(here->kind) + " in " + phase_label(here->phase) +
+            ": no layer view (step by layer to visit only module calls).");
+        if (const schema::Event* e = s.model.event(here->event))
+          ImGui::TextDisabled("called at %s", call_site(s.model, e->call_file(), e->call_line()).c_str());
+        break;
+      }
+      LayerTarget t;
+      t.event = here->event;
+      t.step = r.step;
+      t.sample = replay_sample(s);
+      t.row = sample_row(s.model, r.step, t.sample);
+      t.gradient = here->phase == schema::Phase::Backward;
+      PanelContext c = replay_panel_context(s);
+      draw_layer_view(c, r.layer, t);
+      r.layer_shown = r.layer.shown;
+      break;
+    }
+    default: break;
+  }
+}
+
+}  // namespace tvis::viewer

@@ -1,0 +1,115 @@
+// replay_state.h: what the Replay page remembers between frames, and the
+// parts it is drawn from, one file each:
+//
+//   replay_page.cpp      layout, view() for state(), command(), keys, links
+//   replay_position.cpp  the position (step, stop) and moving it: step sizes,
+//                        phase jumps, playing, prefetching what comes next
+//   replay_controls.cpp  play/pause, step buttons, step size, speed and the
+//                        timeline strip of steps x phases
+//   replay_diagram.cpp   the model as a layered diagram, coloured by phase
+//   replay_phases.cpp    each phase's view: data, forward/backward (the
+//                        shared layer panel), loss, optimizer
+//
+// Invariant: ReplayState belongs to one open run (Selection::run);
+// replay_state() replaces it when another run opens. The position is
+// (step, stop index into that step's StepPlan); while the plan loads the
+// stop is pending and `want` says where to land once it arrives.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "../app_state.h"
+#include "../panels/layer_view.h"
+#include "../panels/panel_context.h"
+#include "tvis/viewer_model/layer_magnitudes.h"
+#include "tvis/viewer_model/step_stops.h"
+
+namespace tvis::viewer {
+
+enum class StepSize { Layer, Call, Phase, Batch };
+const char* step_size_label(StepSize size);
+
+/// Where a pending position lands once its step's plan is known.
+struct Landing {
+  enum Kind { First, Last, FirstLayer, LastLayer, Match } kind = First;
+  schema::Phase phase = schema::Phase::None;  // Match: this phase (None: any) ...
+  std::string module;                         // ... and this name ("" : the phase's first stop)
+  std::optional<uint64_t> event;              // ... or exactly this event
+};
+
+/// One box of the model diagram: a forward module call of the step.
+struct DiagramNode {
+  uint64_t event = 0;
+  std::string name, cls;
+  int depth = 0;             // module nesting (0: top level, below the root model)
+  int parent = -1;           // node index
+  int end = 0;               // index of the last node inside it (itself when a leaf)
+  int forward_stop = -1;     // its stop index in forward
+  int backward_stop = -1;    // and in backward
+};
+struct Diagram {
+  std::vector<DiagramNode> nodes;  // pre-order (call order)
+  std::string root;                // the whole model's call when one holds them all ("" otherwise)
+  std::string root_cls;
+};
+
+struct ReplayState {
+  uint64_t generation = 0;
+  StepStops stops;
+  LayerMagnitudes magnitudes;
+
+  int step = 0;
+  int stop = -1;                     // index into the step's plan; -1 pending
+  std::optional<Landing> landing;    // where a pending position lands
+  StepSize step_size = StepSize::Layer;
+  bool playing = false;
+  float speed = 6.0f;                // stops per second while playing
+  double play_clock = 0;             // seconds accumulated toward the next move
+  bool at_end = false;               // playing reached the last stop of the run
+  int want_sample = -1;              // a link's sample id, taken once the followed ids are read
+
+  bool scroll_diagram = true;        // scroll the current box into view
+  std::set<std::string> expanded;    // containers opened by a click
+  std::set<std::string> collapsed;   // containers closed by a click
+  bool fold_repeats = true;
+  uint64_t synced_event = UINT64_MAX;  // the Selection event Replay last wrote
+  int synced_step = -1;
+
+  std::map<int, Diagram> diagrams;   // by step
+
+  LayerViewState layer;
+  bool layer_shown = false;          // this frame drew the layer panel
+
+  explicit ReplayState(RunModel& model) : stops(model), magnitudes(model) {}
+};
+
+/// The page's state, replaced when another run opens.
+ReplayState& replay_state(AppState& s);
+/// The stop shown (nullptr while pending).
+const Stop* current_stop(AppState& s, ReplayState& r);
+
+// --- replay_position.cpp ---------------------------------------------------
+/// Lands a pending position once its plan is there; plays; prefetches.
+void update_position(AppState& s, ReplayState& r);
+/// One move by the step size, forward (+1) or back (-1).
+void move(AppState& s, ReplayState& r, int direction);
+/// Jumps to the first stop of `phase` in the current step (or the next /
+/// previous phase when `phase` is None and direction is +1 / -1).
+void jump_phase(AppState& s, ReplayState& r, schema::Phase phase, int direction = 0);
+/// Goes to `step` and lands as `landing` says.
+void go_to(AppState& s, ReplayState& r, int step, Landing landing);
+/// Followed sample id (-1 when none) and its batch row at the current step.
+int replay_sample(AppState& s);
+
+// --- the parts ------------------------------------------------------------
+void draw_replay_controls(AppState& s, ReplayState& r);
+void draw_replay_diagram(AppState& s, ReplayState& r);
+void draw_replay_phase_view(AppState& s, ReplayState& r);
+PanelContext replay_panel_context(AppState& s);
+
+}  // namespace tvis::viewer
