@@ -15,8 +15,11 @@ class App;
 namespace tvis::cli {
 
 #define TVIS_COMMANDS(X) \
+  X(agent)               \
   X(inspect)             \
-  X(run)
+  X(open)                \
+  X(run)                 \
+  X(target)
 
 #define TVIS_DECLARE_COMMAND(name) void add_##name##_command(CLI::App& app);
 TVIS_COMMANDS(TVIS_DECLARE_COMMAND)

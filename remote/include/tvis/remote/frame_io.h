@@ -1,0 +1,22 @@
+// frame_io.h: protocol.h's frames over file descriptors (pipes, an ssh
+// child's stdin/stdout). Blocking; EINTR is retried; SIGPIPE is the caller's
+// to ignore.
+#pragma once
+
+#include <string>
+
+#include "tvis/remote/protocol.h"
+
+namespace tvis::remote {
+
+enum class ReadFrameResult { Ok, Eof, Error };
+
+/// Reads one frame from `fd`. Eof: the stream ended cleanly before a frame
+/// began. Error: it ended inside a frame, a read failed, or the length is
+/// out of bounds (`error` says which). `*bytes` (if given) grows by the bytes read.
+ReadFrameResult read_frame(int fd, Frame* frame, std::string* error, uint64_t* bytes = nullptr);
+
+/// Writes `data` whole. False on any error (the peer went away).
+bool write_all(int fd, const std::string& data);
+
+}  // namespace tvis::remote

@@ -1,0 +1,20 @@
+// run_catalog.h: the run list `tvis open` shows, as JSON. One object per run,
+// newest first (run_folders.h's order):
+//   {"path": "<relative to the root>/run.tvis", "name": "<run folder name>",
+//    "size": bytes, "mtime_ms": int, "script": str, "argv": [str],
+//    "steps": int, "started_unix_ms": int, "complete": bool,
+//    "error": str|null}
+// Reading a card costs the reader's open (header, trailer, footer) and the
+// last RunMeta chunk, whatever the run's size; a run that cannot be read
+// keeps its card with `error` set.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tvis::remote {
+
+/// The catalog of runs at `root_dir`/`relative` for each relative run file path.
+std::string run_catalog_json(const std::string& root_dir, const std::vector<std::string>& run_files);
+
+}  // namespace tvis::remote

@@ -1,0 +1,240 @@
+#include "tvis/remote/agent_client.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "tvis/remote/frame_io.h"
+
+namespace tvis::remote {
+
+namespace {
+
+constexpr auto kHelloTimeout = std::chrono::seconds(60);  // ssh may still be connecting
+constexpr size_t kStderrKeep = 2000;
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
+  return "ended";
+}
+
+/// The last non-empty lines of `text`, joined by " | ", at most ~300 chars.
+std::string last_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty()) lines.push_back(line);
+    start = end + 1;
+  }
+  std::string out;
+  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];
+  if (out.size() > 300) out = "..." + out.substr(out.size() - 300);
+  return out;
+}
+
+}  // namespace
+
+Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::string>& argv) {
+  using R = Outcome<std::shared_ptr<AgentClient>>;
+  ::signal(SIGPIPE, SIG_IGN);  // a dead agent is a failed write, not a dead tvis
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+    return R::bad(std::string("cannot create pipes: ") + std::strerror(errno));
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return R::bad(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    sigset_t none;  // tvis blocks SIGINT/SIGTERM to wait for them; the agent must not inherit that
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::setpgid(0, 0);  // Ctrl-C reaches tvis, which ends the agent by closing its stdin
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  std::shared_ptr<AgentClient> c(new AgentClient());
+  c->pid_ = pid;
+  c->to_agent_ = in[1];
+  c->from_agent_ = out[0];
+  c->agent_stderr_ = err[0];
+  c->stderr_reader_ = std::thread([raw = c.get()] {
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(raw->agent_stderr_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      std::lock_guard<std::mutex> lock(raw->mu_);
+      raw->stderr_text_.append(buf, size_t(n));
+      if (raw->stderr_text_.size() > 2 * kStderrKeep) raw->stderr_text_.erase(0, raw->stderr_text_.size() - kStderrKeep);
+    }
+    std::lock_guard<std::mutex> lock(raw->mu_);
+    raw->stderr_done_ = true;
+    raw->cv_.notify_all();
+  });
+
+  // Hello is id 0, registered before the reader starts.
+  {
+    std::lock_guard<std::mutex> lock(c->mu_);
+    c->pending_[0] = Pending{};
+  }
+  c->reader_ = std::thread([raw = c.get()] { raw->read_loop(); });
+  const std::string hello = encode_frame({0, MessageType::Hello, hello_payload(kProtocolVersion)});
+  c->bytes_sent_ += hello.size();
+  write_all(c->to_agent_, hello);  // a failure shows as the stream's end below
+
+  std::unique_lock<std::mutex> lock(c->mu_);
+  const bool answered = c->cv_.wait_for(lock, kHelloTimeout, [&] { return c->pending_[0].done; });
+  if (!answered) {
+    lock.unlock();
+    return R::bad("no answer from the agent within " + std::to_string(kHelloTimeout.count()) + " s");
+  }
+  Frame reply = c->pending_[0].reply;
+  c->pending_.erase(0);
+  if (reply.type == MessageType::Hello) {
+    uint32_t version = 0;
+    if (!parse_hello(reply.payload, &version)) return R::bad("the remote command answered, but not as a tvis agent");
+    if (version != kProtocolVersion) {
+      lock.unlock();
+      return R::bad("the agent speaks protocol version " + std::to_string(version) + ", this tvis speaks version " +
+                    std::to_string(kProtocolVersion) + ": install the same tvis version on both machines");
+    }
+    return R::good(c);
+  }
+  if (reply.type == MessageType::Error && reply.id != UINT32_MAX) return R::bad("the agent refused: " + reply.payload);
+  // The stream ended: say why, with its stderr.
+  const std::string why = reply.payload;
+  lock.unlock();
+  ::close(c->to_agent_);
+  c->to_agent_ = -1;
+  lock.lock();
+  c->cv_.wait_for(lock, std::chrono::seconds(5), [&] { return c->stderr_done_ && c->exit_status_ != -1; });
+  std::string msg = why;
+  if (why.rfind("not a tvis agent", 0) == 0)
+    msg = "the remote command answered, but not as a tvis agent (" + why.substr(std::string("not a tvis agent stream: ").size()) + ")";
+  else if (c->exit_status_ != -1)
+    msg = "`" + argv[0] + "` " + describe_status(c->exit_status_) + " before the agent answered";
+  const std::string tail = last_lines(c->stderr_text_);
+  if (!tail.empty()) msg += ": " + tail;
+  return R::bad(msg);
+}
+
+void AgentClient::read_loop() {
+  std::string error;
+  for (;;) {
+    Frame f;
+    uint64_t got = 0;
+    const ReadFrameResult r = read_frame(from_agent_, &f, &error, &got);
+    bytes_received_ += got;
+    if (r == ReadFrameResult::Eof) {
+      error = "the agent closed the connection";
+      break;
+    }
+    if (r == ReadFrameResult::Error) {
+      error = "not a tvis agent stream: " + error;
+      ::kill(pid_, SIGTERM);  // whatever it is, it is not ours to talk to
+      break;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pending_.find(f.id);
+    if (it == pending_.end() || it->second.done) {
+      if (f.type == MessageType::Error) {  // an error about the session itself (bad root)
+        error = "agent: " + f.payload;
+        break;
+      }
+      continue;
+    }
+    it->second.reply = std::move(f);
+    it->second.done = true;
+    cv_.notify_all();
+  }
+  // Reap the agent so the exit status can be reported.
+  int status = 0;
+  pid_t w;
+  do w = ::waitpid(pid_, &status, 0);
+  while (w < 0 && errno == EINTR);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (w == pid_) exit_status_ = status;
+    if (exit_status_ != -1 && error == "the agent closed the connection") error = "the agent " + describe_status(status);
+  }
+  fail_all(error);
+}
+
+void AgentClient::fail_all(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  dead_ = true;
+  if (dead_reason_.empty()) dead_reason_ = why;
+  for (auto& [id, p] : pending_) {
+    if (p.done) continue;
+    p.done = true;
+    p.reply = {id, MessageType::Error, why};
+    p.reply.id = UINT32_MAX;  // marks "connection ended", not an agent Error
+  }
+  cv_.notify_all();
+}
+
+Outcome<std::string> AgentClient::call(MessageType type, const std::string& payload) {
+  uint32_t id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (dead_)
+      return Outcome<std::string>::bad(dead_reason_.rfind("agent: ", 0) == 0 ? dead_reason_ : "connection lost: " + dead_reason_);
+    id = next_id_++;
+    if (next_id_ == UINT32_MAX) next_id_ = 1;
+    pending_[id] = Pending{};
+  }
+  const std::string frame = encode_frame({id, type, payload});
+  {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    if (to_agent_ < 0 || !write_all(to_agent_, frame)) {
+      // The reader sees the end too and fails this call; nothing else to do.
+    } else {
+      bytes_sent_ += frame.size();
+    }
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return pending_[id].done; });
+  Frame reply = std::move(pending_[id].reply);
+  pending_.erase(id);
+  if (reply.type == MessageType::Ok) return Outcome<std::string>::good(std::move(reply.payload));
+  if (reply.id == UINT32_MAX)
+    return Outcome<std::string>::bad(reply.payload.rfind("agent: ", 0) == 0 ? reply.payload : "connection lost: " + reply.payload);
+  return Outcome<std::string>::bad(reply.payload);
+}
+
+AgentClient::~AgentClient() {
+  {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    if (to_agent_ >= 0) ::close(to_agent_);  // the agent exits at the end of its stdin
+    to_agent_ = -1;
+  }
+  // Give it a moment, then insist: a hung ssh must not hang tvis.
+  for (int i = 0; i < 50 && !dead_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!dead_) ::kill(pid_, SIGTERM);
+  if (reader_.joinable()) reader_.join();
+  if (stderr_reader_.joinable()) stderr_reader_.join();
+  ::close(from_agent_);
+  ::close(agent_stderr_);
+}
+
+}  // namespace tvis::remote

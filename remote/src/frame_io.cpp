@@ -1,0 +1,68 @@
+#include "tvis/remote/frame_io.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace tvis::remote {
+
+namespace {
+
+/// Reads exactly n bytes. Returns n, 0 at a clean end before any byte, -1
+/// on error or an end after some bytes.
+long read_exact(int fd, char* dst, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, dst + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) return got == 0 ? 0 : -1;
+    got += size_t(r);
+  }
+  return long(n);
+}
+
+}  // namespace
+
+ReadFrameResult read_frame(int fd, Frame* frame, std::string* error, uint64_t* bytes) {
+  char head[4];
+  const long h = read_exact(fd, head, 4);
+  if (h == 0) return ReadFrameResult::Eof;
+  if (h < 0) {
+    *error = "stream ended inside a frame header";
+    return ReadFrameResult::Error;
+  }
+  const std::string len_bytes(head, 4);
+  size_t at = 0;
+  uint32_t body = 0;
+  get_u32(len_bytes, &at, &body);
+  if (body < 5 || body > kMaxFrameBody) {
+    *error = "bad frame length " + std::to_string(body) + " (not a tvis agent stream?)";
+    return ReadFrameResult::Error;
+  }
+  std::string rest(body, '\0');
+  if (read_exact(fd, rest.data(), body) != long(body)) {
+    *error = "stream ended inside a frame";
+    return ReadFrameResult::Error;
+  }
+  if (bytes) *bytes += 4 + body;
+  at = 0;
+  get_u32(rest, &at, &frame->id);
+  frame->type = MessageType(uint8_t(rest[4]));
+  frame->payload = rest.substr(5);
+  return ReadFrameResult::Ok;
+}
+
+bool write_all(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    done += size_t(w);
+  }
+  return true;
+}
+
+}  // namespace tvis::remote

@@ -1,0 +1,75 @@
+#include "tvis/remote/run_catalog.h"
+
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tvis/format/byte_source.h"
+#include "tvis/format/chunk_kind.h"
+#include "tvis/format/run_reader.h"
+#include "tvis/format/run_summary.h"
+
+namespace tvis::remote {
+
+namespace fmt = tvis::format;
+
+namespace {
+
+std::string folder_name_of(const std::string& rel) {
+  const size_t slash = rel.rfind('/');
+  if (slash == std::string::npos || slash == 0) return rel;
+  const size_t before = rel.rfind('/', slash - 1);
+  return rel.substr(before == std::string::npos ? 0 : before + 1, slash - (before == std::string::npos ? 0 : before + 1));
+}
+
+nlohmann::json card(const std::string& root_dir, const std::string& rel) {
+  const std::string path = root_dir + "/" + rel;
+  nlohmann::json c = {{"path", rel}, {"name", folder_name_of(rel)}, {"size", 0},     {"mtime_ms", 0},
+                      {"script", ""}, {"argv", nlohmann::json::array()}, {"steps", 0}, {"started_unix_ms", 0},
+                      {"complete", false}, {"error", nullptr}};
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    c["size"] = uint64_t(st.st_size);
+    c["mtime_ms"] = int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  }
+  auto source = fmt::open_file_source(path);
+  if (!source.ok()) {
+    c["error"] = source.status().message;
+    return c;
+  }
+  auto reader = fmt::RunReader::open_sync(source.value());
+  if (!reader.ok()) {
+    c["error"] = reader.status().message;
+    return c;
+  }
+  auto& r = *reader.value();
+  c["complete"] = r.complete();
+  // The last RunMeta wins (chunk_kind.h): feed only that one to the summary.
+  fmt::RunSummaryBuilder builder(r);
+  for (size_t i = r.chunks().size(); i-- > 0;) {
+    if (r.chunks()[i].info.kind != uint16_t(fmt::ChunkKind::RunMeta)) continue;
+    auto chunk = r.read_chunk_sync(uint32_t(i));
+    if (!chunk.ok()) {
+      c["error"] = chunk.status().message;
+      return c;
+    }
+    builder.add(*chunk.value());
+    break;
+  }
+  const fmt::RunSummary s = builder.finish();
+  c["script"] = s.script;
+  c["argv"] = s.argv;
+  c["steps"] = s.steps;
+  c["started_unix_ms"] = s.started_unix_ms;
+  return c;
+}
+
+}  // namespace
+
+std::string run_catalog_json(const std::string& root_dir, const std::vector<std::string>& run_files) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& rel : run_files) all.push_back(card(root_dir, rel));
+  return all.dump();
+}
+
+}  // namespace tvis::remote

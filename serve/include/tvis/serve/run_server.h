@@ -1,0 +1,65 @@
+// run_server.h: the HTTP server of `tvis open`. Listens on 127.0.0.1 only, on
+// a port the kernel picks, and answers only requests that carry the session's
+// token: `?token=T` in the URL, or the cookie `tvis_token_<port>=T` that the
+// first tokened request sets (so the viewer's own fetches of viewer.js,
+// viewer.wasm and run bytes need no change). Anything else is 403 with a
+// line saying why.
+//
+//   GET /                    the run list page (newest first), links open the viewer
+//   GET /api/runs            the RunStore's catalog (run_catalog.h), JSON
+//   GET /api/stats           {"requests", "range_reads", "bytes_served"} plus extra_stats()
+//   GET /viewer.html|.js|.wasm   the browser viewer, from `web_dir`
+//   GET /run/<path>          bytes of a run file; Range: bytes=a-b, a-, -n (206),
+//                            none (200, whole file), unsatisfiable (416);
+//                            a store failure is 502 with the store's message
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "tvis/remote/run_store.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace tvis::serve {
+
+struct ServeOptions {
+  std::string web_dir;  // holding viewer.html, viewer.js, viewer.wasm
+  std::string token;    // "" = make a random one
+  /// Extra members merged into /api/stats (the ssh traffic of a remote store).
+  std::function<std::string()> extra_stats;
+};
+
+/// 32 hex digits from the system's random source.
+std::string random_token();
+
+class RunServer {
+ public:
+  RunServer(std::shared_ptr<remote::RunStore> store, ServeOptions options);
+  ~RunServer();
+
+  /// Binds 127.0.0.1 on a free port and starts serving on its own threads.
+  remote::Outcome<int> start();
+  /// http://127.0.0.1:<port>/?token=<token>
+  std::string url() const;
+  /// Stops accepting, finishes, joins.
+  void stop();
+
+ private:
+  void install_routes();
+  std::string run_list_page();
+
+  std::shared_ptr<remote::RunStore> store_;
+  ServeOptions options_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread thread_;
+  int port_ = 0;
+  std::atomic<uint64_t> requests_{0}, range_reads_{0}, bytes_served_{0};
+};
+
+}  // namespace tvis::serve

@@ -1,0 +1,109 @@
+#include "run_list_page.h"
+
+#include <cctype>
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+namespace tvis::serve {
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string url_encode(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+      out += char(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string human_bytes(uint64_t n) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  double v = double(n);
+  int u = 0;
+  while (v >= 1000 && u < 4) {
+    v /= 1000;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+std::string utc_date(int64_t unix_ms) {
+  if (unix_ms <= 0) return "";
+  const std::time_t t = std::time_t(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::string render_run_list(const std::string& where, const std::string& catalog_json, const std::string& token) {
+  const nlohmann::json runs = nlohmann::json::parse(catalog_json, nullptr, false);
+  std::string rows;
+  size_t count = 0;
+  if (runs.is_array()) {
+    for (const auto& r : runs) {
+      ++count;
+      const std::string path = r.value("path", "");
+      std::string args;
+      const auto argv = r.value("argv", nlohmann::json::array());
+      for (size_t i = 1; i < argv.size(); ++i) args += " " + argv[i].get<std::string>();
+      const bool has_error = r.contains("error") && r["error"].is_string();
+      const std::string status = has_error ? "unreadable" : r.value("complete", false) ? "complete" : "recovered";
+      const std::string href = "viewer.html?url=" + url_encode("run/" + path + "?token=" + token) + "&token=" + token;
+      rows += "<tr class=\"run\" data-path=\"" + html_escape(path) + "\" data-status=\"" + status + "\">";
+      rows += "<td><a class=\"open\" href=\"" + html_escape(href) + "\">" + html_escape(r.value("name", path)) + "</a></td>";
+      rows += "<td class=\"script\">" + html_escape(r.value("script", "") + args) + "</td>";
+      rows += "<td class=\"steps\">" + std::to_string(r.value("steps", int64_t(0))) + "</td>";
+      rows += "<td class=\"date\">" + html_escape(utc_date(r.value("started_unix_ms", int64_t(0)))) + "</td>";
+      rows += "<td class=\"size\">" + human_bytes(r.value("size", uint64_t(0))) + "</td>";
+      rows += "<td class=\"status\">" + status +
+              (has_error ? ": " + html_escape(r["error"].get<std::string>()) : std::string()) + "</td></tr>\n";
+    }
+  }
+  std::string page =
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tvis: " + html_escape(where) +
+      "</title>\n<style>body{background:#17191d;color:#e6e8ec;font:14px system-ui,sans-serif;margin:24px}"
+      "table{border-collapse:collapse}td,th{padding:4px 12px;text-align:left;border-bottom:1px solid #2b2f36}"
+      "a{color:#7fb2ff}.status{color:#9aa3ad}</style></head><body>\n<h1>Runs in " + html_escape(where) + "</h1>\n";
+  if (!runs.is_array()) {
+    page += "<p id=\"tvis-error\">The run list could not be read.</p>\n";
+  } else if (count == 0) {
+    page += "<p id=\"tvis-empty\">No runs here yet (a run is a folder holding run.tvis).</p>\n";
+  } else {
+    page += "<table id=\"tvis-runs\"><thead><tr><th>run</th><th>script</th><th>steps</th><th>started</th><th>size</th>"
+            "<th>state</th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
+  }
+  return page + "</body></html>\n";
+}
+
+}  // namespace tvis::serve

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# tvis open, tvis agent and targets, end to end with real parts only: the
+# local server, and remote runs through two real sshd (a target and a jump
+# host on 127.0.0.1) reached by an ssh config alias with ProxyJump, by --via,
+# and by a saved target, with --ssh-config and --remote-tvis. Headless
+# Chromium drives the printed URL (run list, an opened run via state()).
+# Checked: the token, path escapes (.., absolute, symlink), one
+# authentication per hop across listing, opening, 50 range reads and a
+# reconnect, a dead agent, an agent of another protocol version, a missing
+# remote tvis, and the bytes crossing ssh to show the first page of a ~1 GB run.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/sshd.sh"
+[ -n "${TVIS_E2E_TRACE:-}" ] && set -x
+command -v chromium >/dev/null || skip "chromium not installed"
+[ -x /usr/sbin/sshd ] || fail "openssh-server missing (tools/packages.txt)"
+[ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap)"
+"$(dirname "$0")/install_playwright.sh" || skip "playwright-core could not be installed from npm"
+export NODE_PATH="$(dirname "$0")/node_modules"
+export TVIS_WEB_DIR="$WEB"
+export XDG_CONFIG_HOME="$WORK/config"
+TVIS="$BIN/tvis"
+
+# --- runs: a real recording (the golden file) and a synthetic run, named as tvis run names them
+RUNS="$WORK/runs"
+OLD=20260101-120000_golden_aaaaaa
+NEW=20260102-090000_synth_bbbbbb
+mkdir -p "$RUNS/$OLD" "$RUNS/$NEW"
+cp "$ROOT/tests/data/golden_v1.tvis" "$RUNS/$OLD/run.tvis"
+synth_run "$RUNS/$NEW/run.tvis" 3
+echo 'secret outside the runs folder' > "$WORK/secret.txt"
+ln -s "$WORK/secret.txt" "$RUNS/escape.tvis"
+"$TVIS" inspect --json "$RUNS/$OLD/run.tvis" > "$WORK/old.json"
+"$TVIS" inspect --json "$RUNS/$NEW/run.tvis" > "$WORK/new.json"
+steps_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"])' "$1"; }
+EXPECTED="[{\"name\":\"$NEW\",\"steps\":$(steps_of "$WORK/new.json")},{\"name\":\"$OLD\",\"steps\":$(steps_of "$WORK/old.json")}]"
+
+# start_open LOG ARGS...: `tvis open --no-browser ARGS` in the background;
+# sets OPEN_PID, URL, BASE, TOKEN once the first line is printed.
+start_open() {
+  local log="$1"; shift
+  "$TVIS" open --no-browser "$@" > "$log.out" 2> "$log.err" &
+  OPEN_PID=$!
+  PIDS+=($OPEN_PID)
+  local i
+  for i in $(seq 1 300); do
+    [ -s "$log.out" ] && break
+    kill -0 "$OPEN_PID" 2>/dev/null || fail "tvis open $* exited: $(cat "$log.err")"
+    sleep 0.1
+  done
+  URL="$(head -1 "$log.out")"
+  [[ "$URL" =~ ^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]{32}$ ]] || fail "first line is not the URL: '$URL'"
+  BASE="${URL%%/\?token=*}"
+  TOKEN="${URL##*token=}"
+}
+
+stop_open() {
+  kill -TERM "$OPEN_PID"
+  local rc=0
+  wait "$OPEN_PID" || rc=$?
+  [ "$rc" = 0 ] || fail "tvis open exited $rc after SIGTERM: $(tail -3 "$1.err")"
+  grep -q 'tvis open: stopped' "$1.err" || fail "tvis open did not stop cleanly: $(cat "$1.err")"
+  ! (exec 3<>"/dev/tcp/127.0.0.1/${BASE##*:}") 2>/dev/null || fail "the port still answers after SIGTERM"
+}
+
+status_of() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+
+browser_check() {  # URL INDEX INSPECT SHOT
+  TVIS_OPEN_URL="$1" TVIS_OPEN_EXPECTED="$EXPECTED" TVIS_OPEN_INDEX="$2" TVIS_OPEN_INSPECT="$3" TVIS_OPEN_SHOT="$4" \
+    node "$(dirname "$0")/open_test.mjs" || fail "browser check of $1"
+}
+
+# --- 1. local ---------------------------------------------------------------
+start_open "$WORK/local" "$RUNS"
+R="$BASE/run/$NEW/run.tvis"
+[ "$(status_of "$BASE/")" = 403 ] || fail "no token: not refused"
+[ "$(status_of "$BASE/?token=${TOKEN%?}0")" = 403 ] || [ "${TOKEN: -1}" = 0 ] || fail "wrong token: not refused"
+[ "$(status_of "$R")" = 403 ] || fail "run bytes without token: not refused"
+[ "$(status_of -H "Range: bytes=0-15" "$R?token=$TOKEN")" = 206 ] || fail "range read with token"
+[ "$(status_of -H "Cookie: tvis_token_${BASE##*:}=$TOKEN" -H "Range: bytes=0-15" "$R")" = 206 ] || fail "range read with the cookie"
+[ "$(status_of -H "Cookie: tvis_token_${BASE##*:}=x$TOKEN" "$R")" = 403 ] || fail "wrong cookie: not refused"
+SIZE=$(stat -c %s "$RUNS/$NEW/run.tvis")
+curl -s -H "Range: bytes=100-199" "$R?token=$TOKEN" | cmp - <(tail -c +101 "$RUNS/$NEW/run.tvis" | head -c 100) || fail "range bytes differ"
+curl -s -D "$WORK/h" -o /dev/null -H "Range: bytes=-64" "$R?token=$TOKEN"
+grep -qi "content-range: bytes $((SIZE-64))-$((SIZE-1))/$SIZE" "$WORK/h" || fail "suffix range: $(cat "$WORK/h")"
+[ "$(status_of -H "Range: bytes=$SIZE-" "$R?token=$TOKEN")" = 416 ] || fail "unsatisfiable range"
+for esc in "..%2F..%2Fetc%2Fpasswd" "$NEW/..%2F..%2Fsecret.txt" "%2Fetc%2Fpasswd" "escape.tvis"; do
+  code=$(curl -s -o "$WORK/esc" -w '%{http_code}' "$BASE/run/$esc?token=$TOKEN")
+  [ "$code" = 403 ] || fail "escape $esc: HTTP $code"
+  ! grep -q 'secret outside\|root:x' "$WORK/esc" || fail "escape $esc leaked bytes"
+  grep -q 'escapes\|refused' "$WORK/esc" || fail "escape $esc: no reason given: $(cat "$WORK/esc")"
+done
+browser_check "$URL" 1 "$WORK/old.json" "$OUT/local.png"
+stop_open "$WORK/local"
+echo "ok   local: token, ranges, escapes, run list, viewer, SIGTERM"
+
+# --- 2. the agent alone (pipes), refusals -------------------------------------
+printf 'not a frame' | "$TVIS" agent --stdio "$RUNS" >/dev/null 2>"$WORK/agent.err" && fail "agent accepted garbage"
+grep -q 'tvis agent:' "$WORK/agent.err" || fail "agent gave no reason for garbage"
+"$TVIS" agent --stdio "$RUNS" < /dev/null > "$WORK/agent.out" || fail "agent did not exit 0 at the end of stdin"
+[ ! -s "$WORK/agent.out" ] || fail "agent wrote to stdout without a request"
+echo "ok   agent: exits at end of stdin, refuses garbage"
+
+# --- 3. remote, through ssh ------------------------------------------------
+ssh_setup
+TGT_PORT=$(free_port); start_sshd tgt "$TGT_PORT"
+JUMP_PORT=$(free_port); start_sshd jump "$JUMP_PORT"
+ssh_alias tgt-j "HostName 127.0.0.1\n  Port $TGT_PORT\n  ProxyJump jump"
+# The remote's tvis is not on sshd's PATH: --remote-tvis names it. A
+# wrapper lets the test refuse restarts (a dead agent that stays dead).
+cat > "$WORK/remote-tvis" <<SH
+#!/bin/sh
+if [ -e "$WORK/refuse" ]; then echo "the test refuses to start the agent" >&2; exit 1; fi
+exec "$TVIS" "\$@"
+SH
+chmod +x "$WORK/remote-tvis"
+auths() { echo "$(auth_count tgt) $(auth_count jump)"; }
+agent_pid() { curl -s "$BASE/api/stats?token=$TOKEN" | python3 -c 'import json,sys; print(json.load(sys.stdin)["agent"]["pid"])'; }
+agent_bytes() { curl -s "$BASE/api/stats?token=$TOKEN" | python3 -c 'import json,sys; a=json.load(sys.stdin)["agent"]; print(a["bytes_received"] + a["bytes_sent"])'; }
+
+# 3a. config alias with ProxyJump: list, open in the browser, 50 range reads, a reconnect.
+read -r T0 J0 <<<"$(auths)"
+start_open "$WORK/alias" --ssh-config "$SSH_CONFIG" --remote-tvis "$WORK/remote-tvis" "tgt-j:$RUNS"
+[ "$(curl -s "$BASE/api/runs?token=$TOKEN" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 2 ] || fail "remote run list"
+browser_check "$URL" 0 "$WORK/new.json" "$OUT/remote.png"
+R="$BASE/run/$NEW/run.tvis?token=$TOKEN"
+for i in $(seq 0 49); do
+  curl -s -H "Range: bytes=$((i*97))-$((i*97+999))" "$R" | cmp -s - <(tail -c +$((i*97+1)) "$RUNS/$NEW/run.tvis" | head -c 1000) \
+    || fail "remote range read $i differs"
+done
+OLD_AGENT=$(agent_pid)
+[ "$OLD_AGENT" -gt 1 ] || fail "no live agent after the reads: $(curl -s "$BASE/api/stats?token=$TOKEN") $(cat "$WORK/alias.err")"
+kill "$OLD_AGENT"  # the ssh session carrying the agent: the connection is lost
+for i in $(seq 50); do kill -0 "$OLD_AGENT" 2>/dev/null || break; sleep 0.1; done
+[ "$(status_of -H "Range: bytes=0-99" "$R")" = 206 ] || fail "no reconnect after the agent's session died"
+[ "$(agent_pid)" != "$OLD_AGENT" ] || fail "the agent was not restarted"
+read -r T1 J1 <<<"$(auths)"
+[ $((T1-T0)) = 1 ] && [ $((J1-J0)) = 1 ] || fail "authentications per hop: target $((T1-T0)), jump $((J1-J0)) (expected 1 each)"
+# A dead agent that cannot be restarted: a clear message, then it recovers without a restart of tvis open.
+touch "$WORK/refuse"
+OLD_AGENT=$(agent_pid)
+[ "$OLD_AGENT" -gt 1 ] || fail "no live agent after the reconnect"
+kill "$OLD_AGENT"
+sleep 0.3
+code=$(curl -s -o "$WORK/dead" -w '%{http_code}' -H "Range: bytes=0-99" "$R")
+[ "$code" = 502 ] || fail "dead agent: HTTP $code"
+grep -q "lost" "$WORK/dead" && grep -q "could not be started" "$WORK/dead" || fail "dead agent message: $(cat "$WORK/dead")"
+rm "$WORK/refuse"
+[ "$(status_of -H "Range: bytes=0-99" "$R")" = 206 ] || fail "no recovery once the agent can start again"
+stop_open "$WORK/alias"
+for d in /tmp/tvis-ssh.*; do [ ! -S "$d/master" ] || fail "ssh master socket left: $d"; done
+echo "ok   remote via ProxyJump alias: run list, viewer, 50 reads, reconnect; one authentication per hop"
+
+# 3b. --via (jump host on the command line), comma form.
+read -r T0 J0 <<<"$(auths)"
+start_open "$WORK/via" --ssh-config "$SSH_CONFIG" --via jump --remote-tvis "$WORK/remote-tvis" "tgt:$RUNS"
+[ "$(curl -s "$BASE/api/runs?token=$TOKEN" | python3 -c 'import json,sys; print([r["name"] for r in json.load(sys.stdin)][0])')" = "$NEW" ] \
+  || fail "--via: run list"
+[ "$(status_of -H "Range: bytes=0-99" "$BASE/run/$OLD/run.tvis?token=$TOKEN")" = 206 ] || fail "--via: range read"
+for esc in "..%2F..%2Fetc%2Fpasswd" "%2Fetc%2Fpasswd" "escape.tvis"; do
+  code=$(curl -s -o "$WORK/esc" -w '%{http_code}' -H "Range: bytes=0-9" "$BASE/run/$esc?token=$TOKEN")
+  [ "$code" = 403 ] && grep -q 'escapes\|refused' "$WORK/esc" || fail "remote escape $esc: HTTP $code $(cat "$WORK/esc")"
+done
+stop_open "$WORK/via"
+read -r T1 J1 <<<"$(auths)"
+[ $((T1-T0)) = 1 ] && [ $((J1-J0)) = 1 ] || fail "--via: authentications target $((T1-T0)), jump $((J1-J0))"
+echo "ok   remote via --via: run list, range, escapes refused by the agent; one authentication per hop"
+
+# 3c. a saved target.
+"$TVIS" target add lab --host tgt --via jump --path "$RUNS" --remote-tvis "$WORK/remote-tvis" >/dev/null
+"$TVIS" target list | grep -q "^lab	tgt:$RUNS	via jump	remote-tvis $WORK/remote-tvis$" || fail "target list: $("$TVIS" target list)"
+grep -q '\[targets.lab\]' "$XDG_CONFIG_HOME/tvis/targets.toml" || fail "targets.toml not where XDG_CONFIG_HOME says"
+start_open "$WORK/target" --ssh-config "$SSH_CONFIG" lab
+[ "$(curl -s "$BASE/api/runs?token=$TOKEN" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 2 ] || fail "target: run list"
+stop_open "$WORK/target"
+"$TVIS" target remove lab >/dev/null
+[ -z "$("$TVIS" target list)" ] || fail "target remove"
+echo "ok   saved target: add, list, open NAME, remove"
+
+# 3d. failures that must say what is wrong.
+expect_fail() {  # PATTERN ARGS...: tvis open fails with exit 2 and a message matching PATTERN
+  local pattern="$1"; shift
+  local rc=0
+  timeout 60 "$TVIS" open --no-browser --ssh-config "$SSH_CONFIG" "$@" > "$WORK/f.out" 2> "$WORK/f.err" || rc=$?
+  [ "$rc" = 2 ] || fail "tvis open $*: exit $rc (expected 2): $(cat "$WORK/f.err")"
+  [ ! -s "$WORK/f.out" ] || fail "tvis open $*: printed a URL although it failed"
+  grep -q -- "$pattern" "$WORK/f.err" || fail "tvis open $*: message '$(cat "$WORK/f.err")' lacks '$pattern'"
+}
+expect_fail "agent could not be started.*tvis: command not found.*--remote-tvis" "tgt:$RUNS"
+touch "$WORK/refuse"
+expect_fail "agent could not be started.*refuses" --remote-tvis "$WORK/remote-tvis" "tgt:$RUNS"
+rm "$WORK/refuse"
+cat > "$WORK/other-version" <<SH
+#!/bin/sh
+TVIS_AGENT_PROTOCOL_VERSION=7 exec "$TVIS" "\$@"
+SH
+chmod +x "$WORK/other-version"
+expect_fail "protocol version 7, this tvis speaks version 1" --remote-tvis "$WORK/other-version" "tgt:$RUNS"
+expect_fail "no such file or folder" --remote-tvis "$WORK/remote-tvis" "tgt:$WORK/nowhere"
+expect_fail "ssh to nohost failed" "nohost:$RUNS"
+echo "ok   failures: no remote tvis, dead agent, other protocol version, missing path, unknown host"
+
+# --- 4. a ~1 GB run over ssh: bytes to show its first page -----------------
+if [ "${TVIS_E2E_OPEN_BIG:-1}" = 1 ]; then
+  BIG="$WORK/big"
+  mkdir -p "$BIG/20260103-100000_big_cccccc"
+  "$BIN/tvis-synth" --out "$BIG/20260103-100000_big_cccccc/run.tvis" --steps 20 --target-bytes 1.7e9 >/dev/null
+  BIG_SIZE=$(stat -c %s "$BIG/20260103-100000_big_cccccc/run.tvis")
+  "$TVIS" inspect --json "$BIG/20260103-100000_big_cccccc/run.tvis" > "$WORK/big.json"
+  start_open "$WORK/big" --ssh-config "$SSH_CONFIG" --remote-tvis "$WORK/remote-tvis" "tgt:$BIG"
+  EXPECTED="[{\"name\":\"20260103-100000_big_cccccc\",\"steps\":$(steps_of "$WORK/big.json")}]"
+  browser_check "$URL" 0 "$WORK/big.json" "$OUT/big.png"
+  BYTES=$(agent_bytes)
+  stop_open "$WORK/big"
+  echo "     a $BIG_SIZE-byte run: $BYTES bytes crossed ssh to list it and show its first page" | tee "$OUT/big_bytes.txt"
+  [ "$BYTES" -lt 1000000 ] || fail "showing the first page of the big run took $BYTES bytes over ssh (goal: < 1 MB)"
+  echo "ok   ~1 GB run over ssh: $BYTES bytes"
+fi
+echo "PASS test_open"

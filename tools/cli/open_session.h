@@ -1,0 +1,35 @@
+// open_session.h: `tvis open` (docs/cli.md): what the argument names (a saved
+// target, HOST:PATH, or a local path), the store that serves it (local files,
+// or an agent over one ssh master connection), the HTTP server, the printed
+// URL and the browser, until SIGINT or SIGTERM.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tvis::cli {
+
+struct OpenRequest {
+  std::string what;              // LOCAL_PATH | HOST:PATH | TARGET
+  bool no_browser = false;
+  std::vector<std::string> via;  // each may be comma-separated
+  std::string remote_tvis;       // "" = the target's or "tvis"
+  std::string ssh_config;        // -F FILE
+};
+
+/// How `what` is read: Kind::Target when a saved target has that name and it
+/// has no ':' or '/', Remote when it has ':', else Local.
+struct OpenTarget {
+  enum class Kind { Local, Remote, Target } kind = Kind::Local;
+  std::string host, path;  // Remote / Target
+  std::vector<std::string> via;
+  std::string remote_tvis;
+  std::string problem;  // the targets file could not be read
+};
+OpenTarget classify_open_argument(const std::string& what);
+
+/// Runs the session; the process exit code (0 after SIGINT/SIGTERM, 2 when
+/// it cannot start: one line on stderr).
+int run_open(const OpenRequest& request);
+
+}  // namespace tvis::cli
