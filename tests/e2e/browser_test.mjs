@@ -185,6 +185,44 @@ try {
     await page.close();
   }
 
+  // 1b'. The Loss and Weights pages of the golden file, opened by links
+  // (?page=&step=&param=&show=): what they report, and screenshots.
+  {
+    const golden = JSON.parse(fs.readFileSync(env.TVIS_E2E_GOLDEN_INSPECT, 'utf8'));
+    let page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/golden.tvis&page=Loss&step=1`);
+    let s = await waitFor(page, (s) => (s.page === 'Loss' && s.view && s.view.analysis === 'ready' &&
+                                        s.view.confusion_state === 'ready') || s.errors.length > 0);
+    check('loss page: shown by ?page=Loss&step=1', s && s.page === 'Loss' && s.view && s.view.step === 1, s && s.view);
+    check('loss page: no errors', s && s.errors.length === 0, s && s.errors);
+    if (s && s.view) {
+      check('loss page: losses are those tvis inspect reports',
+            JSON.stringify(s.view.losses) === JSON.stringify(golden.losses), [s.view.losses, golden.losses]);
+      check('loss page: worst-first samples of step 1', s.view.worst.length > 0 && s.view.worst.every(
+            (w, i) => w.step === 1 && (i === 0 || w.loss <= s.view.worst[i - 1].loss)), s.view.worst);
+      check('loss page: a confusion matrix', Array.isArray(s.view.confusion) && s.view.confusion.length > 0, s.view);
+    }
+    await page.mouse.move(700, 845);
+    await frames(page, 4);
+    await page.screenshot({ path: path.join(outDir, 'loss_page.png') });
+    await page.close();
+    page = await openPage(browser,
+                          `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=/runs/golden.tvis&page=Weights&step=1&param=fc.weight&show=update`);
+    s = await waitFor(page, (s) => (s.page === 'Weights' && s.view && s.view.values === 'drawn') || s.errors.length > 0);
+    check('weights page: fc.weight update at step 1 by link', s && s.view && s.view.param === 'fc.weight' &&
+          s.view.show === 'update' && s.view.step === 1 && s.view.stats !== null, s && s.view);
+    check('weights page: no errors', s && s.errors.length === 0, s && s.errors);
+    await page.mouse.move(700, 845);
+    await frames(page, 4);
+    await page.screenshot({ path: path.join(outDir, 'weights_page.png') });
+    await page.evaluate(() => window.tvisViewer.command({ weights_tab: 'All layers' }));
+    s = await waitFor(page, (s) => s.view && s.view.thumbnails.visible > 0 &&
+                                   s.view.thumbnails.drawn === s.view.thumbnails.visible);
+    check('weights page: All layers thumbnails drawn', s && s.view && s.view.thumbnails.drawn > 0, s && s.view);
+    await frames(page, 4);
+    await page.screenshot({ path: path.join(outDir, 'weights_all_layers.png') });
+    await page.close();
+  }
+
   // 1c. A real `tvis run` of the bundled example, recorded by test_browser.sh.
   {
     const real = JSON.parse(fs.readFileSync(env.TVIS_E2E_REAL_INSPECT, 'utf8'));

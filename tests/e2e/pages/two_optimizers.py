@@ -1,9 +1,8 @@
 """A GAN-shaped run with two optimizers: each iteration the discriminator
 takes two backward() calls (real, then fake) and one Adam step, then the
-generator one backward() and one SGD step. Under tvis every optimizer.step()
-is a step, so step 0 holds two loss records (D real, D fake), step 1 one
-(G). The losses are binary_cross_entropy_with_logits (not analysed per
-sample). Saves (argv[1]) every backward's (step, value) in order."""
+generator one backward() and one SGD step, so a recorded step holds
+several loss records. The losses are binary_cross_entropy_with_logits (not
+analysed per sample). Saves (argv[1]) every backward's value, in order."""
 import sys
 
 import torch
@@ -20,7 +19,6 @@ def main():
     opt_g = torch.optim.SGD(G.parameters(), lr=1e-2)
     real = torch.randn(64, 8) + 2
     saved = {"backwards": []}
-    step = 0
     for it in range(3):
         xb = real[it * 16:(it + 1) * 16]
         z = torch.randn(16, 4)
@@ -29,15 +27,13 @@ def main():
         d_real.backward()
         d_fake = F.binary_cross_entropy_with_logits(D(G(z).detach()), torch.zeros(16, 1))
         d_fake.backward()
-        saved["backwards"] += [[step, float(d_real.item())], [step, float(d_fake.item())]]
+        saved["backwards"] += [float(d_real.item()), float(d_fake.item())]
         opt_d.step()
-        step += 1
         opt_g.zero_grad()
         g_loss = F.binary_cross_entropy_with_logits(D(G(z)), torch.ones(16, 1))
         g_loss.backward()
-        saved["backwards"].append([step, float(g_loss.item())])
+        saved["backwards"].append(float(g_loss.item()))
         opt_g.step()
-        step += 1
         if out:
             torch.save(saved, out)
         print("step %d loss %r" % (it, g_loss.item()), flush=True)

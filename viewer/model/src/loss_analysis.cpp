@@ -117,8 +117,9 @@ void LossAnalysis::analyse(const schema::LossRecord& rec, LossBatch* out) {
   };
   if (b.function.empty()) {
     return unavailable(call.empty() ? "The loss call was not recognised: no per-sample analysis."
-                                    : call + " is not a classification loss tvis analyses (cross_entropy, "
-                                             "nll_loss): no per-sample losses, predictions or confusion matrix.");
+                                    : call + " is not a classification loss tvis analyses (it analyses "
+                                             "cross_entropy and nll_loss over class indices); its value and call "
+                                             "are shown above.");
   }
   TensorRef logits, targets;
   const Found fl = find_tensor(model_, rec.logits(), rec.step(), &logits);

@@ -19,32 +19,49 @@ bool OptimizerSteps::ready() {
       model_.cache(), model_.chunks_of_kind(format::ChunkKind::OptimizerStep), false,
       [&](ChunkBody<schema::OptimizerStepRecord>& read) {
         const int step = read.body->step();
-        if (by_step_.count(step)) return;  // one record a step: the first written
         auto& params = params_[step];
         if (read.body->params())
           for (const auto* p : *read.body->params()) {
             if (!p || !p->name()) continue;
-            params.emplace(p->name()->str(), p);
+            params.emplace(p->name()->str(), Named{p, read.body});  // the first written wins
           }
-        by_step_.emplace(step, std::move(read));
+        by_step_[step].push_back(std::move(read));
       });
   // Names in step order (chunks may arrive in any order).
   names_.clear();
   named_.clear();
-  for (const auto& [step, read] : by_step_)
-    if (read.body->params())
-      for (const auto* p : *read.body->params())
-        if (p && p->name() && !named_[p->name()->str()]) {
-          named_[p->name()->str()] = true;
-          names_.push_back(p->name()->str());
-        }
+  for (const auto& [step, records] : by_step_)
+    for (const auto& read : records)
+      if (read.body->params())
+        for (const auto* p : *read.body->params())
+          if (p && p->name() && !named_[p->name()->str()]) {
+            named_[p->name()->str()] = true;
+            names_.push_back(p->name()->str());
+          }
   return done;
 }
 
 const schema::OptimizerStepRecord* OptimizerSteps::at_step(int step) {
   ready();
   auto it = by_step_.find(step);
-  return it == by_step_.end() ? nullptr : it->second.body;
+  return it == by_step_.end() || it->second.empty() ? nullptr : it->second.front().body;
+}
+
+std::vector<const schema::OptimizerStepRecord*> OptimizerSteps::all_at_step(int step) {
+  ready();
+  std::vector<const schema::OptimizerStepRecord*> out;
+  auto it = by_step_.find(step);
+  if (it != by_step_.end())
+    for (const auto& read : it->second) out.push_back(read.body);
+  return out;
+}
+
+const schema::OptimizerStepRecord* OptimizerSteps::record_of(int step, const std::string& name) {
+  ready();
+  auto it = params_.find(step);
+  if (it == params_.end()) return nullptr;
+  auto p = it->second.find(name);
+  return p == it->second.end() ? nullptr : p->second.record;
 }
 
 std::vector<int> OptimizerSteps::steps() {
@@ -64,7 +81,7 @@ const schema::ParamRecord* OptimizerSteps::param(int step, const std::string& na
   auto it = params_.find(step);
   if (it == params_.end()) return nullptr;
   auto p = it->second.find(name);
-  return p == it->second.end() ? nullptr : p->second;
+  return p == it->second.end() ? nullptr : p->second.param;
 }
 
 std::vector<int> OptimizerSteps::steps_of(const std::string& name) {
@@ -77,7 +94,7 @@ std::vector<int> OptimizerSteps::steps_of(const std::string& name) {
 
 std::vector<std::pair<std::string, std::string>> OptimizerSteps::hyper_of(int step, const std::string& name) {
   std::vector<std::pair<std::string, std::string>> out;
-  const schema::OptimizerStepRecord* rec = at_step(step);
+  const schema::OptimizerStepRecord* rec = record_of(step, name);
   if (!rec || !rec->groups()) return out;
   for (const auto* g : *rec->groups()) {
     if (!g || !g->params()) continue;

@@ -156,8 +156,7 @@ void draw_call(AppState& s, LossState& l, const schema::LossRecord& rec, const L
       s.show_panel = "Source";
     }
   }
-  if (b.state == AnalysisState::Unavailable) muted(b.why.c_str());
-  else if (b.state == AnalysisState::Loading) ImGui::TextDisabled("Reading the logits and targets ...");
+  if (b.state == AnalysisState::Loading) ImGui::TextDisabled("Reading the logits and targets ...");
 }
 
 void draw_loss_page(AppState& s) {
@@ -203,7 +202,7 @@ void draw_loss_page(AppState& s) {
     } else if (b.state == AnalysisState::Loading) {
       ImGui::TextDisabled("Reading the logits and targets ...");
     } else {
-      muted(("Per-sample losses are not available for this loss. " + b.why).c_str());
+      muted(("Per-sample losses, predictions and tokens are not available for this loss: " + b.why).c_str());
     }
   }
   ImGui::EndChild();

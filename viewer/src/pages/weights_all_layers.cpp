@@ -62,7 +62,7 @@ void ensure_thumbnail(AppState& s, WeightsState& w, const ParamRow& row, Thumbna
     t.why = r.rec->kept() == schema::ValuesKept::None ? "statistics only" : "unreadable";
     return;
   }
-  t.image = reduce_image(weight_image(tv), kThumbSide);
+  t.image = thumbnail_image(tv, kThumbSide);
   ++t.version;
 }
 

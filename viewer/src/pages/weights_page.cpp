@@ -112,19 +112,20 @@ void draw_stats_and_histogram(const schema::TensorRecord& rec) {
 }
 
 // The shown tensor's values as an image: bars for vectors, else a heatmap
-// (conv kernels with their tile grid; the tooltip names filter, channel and
-// kernel position).
-void draw_values(AppState& s, WeightsState& w, const schema::TensorRecord& rec, float height) {
-  if (w.values_error.size()) {
-    muted(w.values_error);
+// of the reduced image (conv kernels with their tile grid); the tooltip
+// names the exact cell of the full image (filter, channel and kernel
+// position for convolutions).
+void draw_values(AppState& s, WeightsState& w, const ShownImage& si, const schema::TensorRecord& rec, float height) {
+  if (!si.error.empty()) {
+    muted(si.error);
     return;
   }
-  const WeightImage& img = w.image;
+  const WeightImage& img = si.full;
   if (img.rows == 0 || img.cols == 0) {
     muted("No values to draw (an empty tensor).");
     return;
   }
-  if (w.values.partial)
+  if (si.partial)
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning),
                        "Beyond --max-elems: the leading %" PRId64 " of %" PRId64
                        " rows were kept (drawn); the statistics are over the whole tensor.",
@@ -138,15 +139,17 @@ void draw_values(AppState& s, WeightsState& w, const schema::TensorRecord& rec, 
   widgets::HeatmapOptions o;
   o.size = ImVec2(0, height);
   o.colormap = widgets::Colormap::Diverging;
-  o.symmetric = true;
+  o.has_range = true;
+  o.range = si.range;
   o.uploader = s.options.texture_uploader;
   o.texture = &w.texture;
-  o.data_version = w.texture_version;
-  o.show_tooltip = img.tile_rows == 0;
-  const widgets::HeatmapResult r = widgets::heatmap("##wheat", widgets::ValueSpan(img.values), img.rows, img.cols, o);
+  o.data_version = si.version;
+  o.show_tooltip = false;
+  const WeightImage& d = si.shown;
+  const widgets::HeatmapResult r = widgets::heatmap("##wheat", widgets::ValueSpan(d.values), d.rows, d.cols, o);
+  const float cell_w = (r.image_max.x - r.image_min.x) / static_cast<float>(img.cols);
+  const float cell_h = (r.image_max.y - r.image_min.y) / static_cast<float>(img.rows);
   if (img.tile_rows > 0) {
-    const float cell_w = (r.image_max.x - r.image_min.x) / static_cast<float>(img.cols);
-    const float cell_h = (r.image_max.y - r.image_min.y) / static_cast<float>(img.rows);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 grid = IM_COL32(140, 140, 150, 200);  // between tiles, visible on the dark centre of the colormap
     if (cell_w * static_cast<float>(img.tile_cols) >= 6)
@@ -159,11 +162,50 @@ void draw_values(AppState& s, WeightsState& w, const schema::TensorRecord& rec, 
         const float y = r.image_min.y + cell_h * static_cast<float>(c);
         dl->AddLine(ImVec2(r.image_min.x, y), ImVec2(r.image_max.x, y), grid, 1.0f);
       }
-    if (r.hovered)
-      ImGui::SetTooltip("filter %d, input channel %d, kernel (%d, %d) = %s", r.row / img.tile_rows,
-                        r.col / img.tile_cols, r.row % img.tile_rows, r.col % img.tile_cols,
-                        widgets::format_exact(r.value).c_str());
   }
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (r.hovered) {
+    const int row = std::clamp(static_cast<int>((m.y - r.image_min.y) / cell_h), 0, img.rows - 1);
+    const int col = std::clamp(static_cast<int>((m.x - r.image_min.x) / cell_w), 0, img.cols - 1);
+    const double v = img.values[static_cast<size_t>(row) * static_cast<size_t>(img.cols) + static_cast<size_t>(col)];
+    if (img.tile_rows > 0)
+      ImGui::SetTooltip("filter %d, input channel %d, kernel (%d, %d) = %s", row / img.tile_rows, col / img.tile_cols,
+                        row % img.tile_rows, col % img.tile_cols, widgets::format_exact(v).c_str());
+    else
+      ImGui::SetTooltip("row %d, col %d = %s", row, col, widgets::format_exact(v).c_str());
+  }
+}
+
+// The decoded image of `rec` under `key`, or nullptr while its values load.
+const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& key, const schema::TensorRecord& rec) {
+  auto it = w.images.find(key);
+  if (it != w.images.end()) {
+    it->second.used = w.frames;
+    return &it->second;
+  }
+  TensorValues tv;
+  std::string error;
+  if (s.model.tensors().read_values(s.model, rec, &tv, &error) == ChunkRead::Loading) return nullptr;
+  while (w.images.size() >= kShownCached) {  // drop the least recently drawn
+    auto oldest = w.images.begin();
+    for (auto i = w.images.begin(); i != w.images.end(); ++i)
+      if (i->second.used < oldest->second.used) oldest = i;
+    w.images.erase(oldest);
+  }
+  ShownImage& si = w.images[key];
+  si.used = w.frames;
+  si.version = ++w.versions;
+  if (!error.empty()) {
+    si.error = rec.kept() == schema::ValuesKept::None ? "Beyond --max-elems with no rows kept: statistics only (" +
+                                                            error + ")."
+                                                      : error;
+    return &si;
+  }
+  si.partial = tv.partial;
+  si.full = weight_image(tv);
+  si.shown = reduce_image(si.full, kShownSide);
+  si.range = widgets::color_range_of(widgets::ValueSpan(si.full.values), true);
+  return &si;
 }
 
 void draw_one_param(AppState& s, WeightsState& w) {
@@ -199,7 +241,7 @@ void draw_one_param(AppState& s, WeightsState& w) {
   ImGui::Text("%s", name.c_str());
   ImGui::SameLine();
   if (wr) ImGui::TextDisabled("%s  %s", shape_label(wr.rec->shape()).c_str(), dtype_label(wr.rec->dtype()));
-  const schema::OptimizerStepRecord* orec = opt.at_step(step);
+  const schema::OptimizerStepRecord* orec = opt.record_of(step, name);
   const std::string oclass = orec && orec->optimizer_class() && orec->optimizer_class()->size()
                                  ? orec->optimizer_class()->str()
                                  : "a hand-written update (no torch.optim)";
@@ -230,29 +272,17 @@ void draw_one_param(AppState& s, WeightsState& w) {
   }
   // Values, decoded once per (param, show, step).
   const std::string key = name + "/" + show_name(w.show) + "/" + std::to_string(step);
-  if (w.decoded_key != key) {
-    TensorValues tv;
-    std::string error;
-    if (s.model.tensors().read_values(s.model, *shown.rec, &tv, &error) == ChunkRead::Loading) {
-      ImGui::TextDisabled("Reading values (chunk %u) ...", shown.rec->data_chunk());
-      draw_stats_and_histogram(*shown.rec);
-      return;
-    }
-    w.decoded_key = key;
-    w.values = std::move(tv);
-    w.values_error.clear();
-    if (!error.empty())
-      w.values_error = shown.rec->kept() == schema::ValuesKept::None
-                           ? "Beyond --max-elems with no rows kept: statistics only (" + error + ")."
-                           : error;
-    w.image = weight_image(w.values);
-    ++w.texture_version;
+  const ShownImage* si = shown_image(s, w, key, *shown.rec);
+  if (!si) {
+    ImGui::TextDisabled("Reading values (chunk %u) ...", shown.rec->data_chunk());
+    draw_stats_and_histogram(*shown.rec);
+    return;
   }
   const float em = ImGui::GetFontSize();
   const float side_w = std::max(em * 18, ImGui::GetContentRegionAvail().x * 0.32f);
   const float h = ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("wimage", ImVec2(ImGui::GetContentRegionAvail().x - side_w - ImGui::GetStyle().ItemSpacing.x, h));
-  draw_values(s, w, *shown.rec, std::max(em * 8, ImGui::GetContentRegionAvail().y - em * 2.5f));
+  draw_values(s, w, *si, *shown.rec, std::max(em * 8, ImGui::GetContentRegionAvail().y - em * 2.5f));
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("wside", ImVec2(0, h));
@@ -346,6 +376,7 @@ void draw_controls(AppState& s, WeightsState& w) {
 
 void draw_weights_page(AppState& s) {
   WeightsState& w = weights_state(s);
+  ++w.frames;
   s.model.tensors().begin_frame(2);
   OptimizerSteps& opt = s.model.optimizer_steps();
   if (opt.names().empty()) {
@@ -358,8 +389,9 @@ void draw_weights_page(AppState& s) {
   draw_controls(s, w);
   if (!ImGui::BeginTabBar("weights_tabs")) return;
   const bool request = w.all_layers_request;
+  const bool want_all = w.all_layers;
   w.all_layers_request = false;
-  if (ImGui::BeginTabItem("One parameter", nullptr, request && !w.all_layers ? ImGuiTabItemFlags_SetSelected : 0)) {
+  if (ImGui::BeginTabItem("One parameter", nullptr, request && !want_all ? ImGuiTabItemFlags_SetSelected : 0)) {
     w.all_layers = false;
     const float em = ImGui::GetFontSize();
     const float list_w = std::max(em * 14, ImGui::GetContentRegionAvail().x * 0.2f);
@@ -373,7 +405,7 @@ void draw_weights_page(AppState& s) {
     ImGui::EndChild();
     ImGui::EndTabItem();
   }
-  if (ImGui::BeginTabItem("All layers", nullptr, request && w.all_layers ? ImGuiTabItemFlags_SetSelected : 0)) {
+  if (ImGui::BeginTabItem("All layers", nullptr, request && want_all ? ImGuiTabItemFlags_SetSelected : 0)) {
     w.all_layers = true;
     draw_all_layers(s, w);
     ImGui::EndTabItem();
@@ -417,11 +449,14 @@ json weights_view(AppState& s) {
     v["stats"] = stats_json(shown);
     const double ratio = update_ratio(s, *p, step, &loading);
     if (std::isfinite(ratio)) v["update_ratio"] = ratio;
-    const schema::OptimizerStepRecord* orec = opt.at_step(step);
+    const schema::OptimizerStepRecord* orec = opt.record_of(step, name);
     v["optimizer"] = orec && orec->optimizer_class() ? orec->optimizer_class()->str() : "";
     json hyper = json::object();
     for (const auto& [key, value] : opt.hyper_of(step, name)) hyper[key] = value;
     v["hyper"] = hyper;
+    const std::string key = name + "/" + show_name(w.show) + "/" + std::to_string(step);
+    auto img = w.images.find(key);
+    v["values"] = img == w.images.end() ? "loading" : img->second.error.empty() ? "drawn" : "unavailable";
     if (shown) v["kept"] = shown.rec->kept() == schema::ValuesKept::Full          ? "full"
                            : shown.rec->kept() == schema::ValuesKept::LeadingRows ? "leading_rows"
                                                                                   : "none";
@@ -430,6 +465,10 @@ json weights_view(AppState& s) {
     for (int k : opt.steps_of(name)) steps.push_back(k);
     v["updated_at"] = steps;
   }
+  json optimizers = json::array();  // one per record of the step (a GAN's step: two)
+  for (const schema::OptimizerStepRecord* r : opt.all_at_step(step))
+    optimizers.push_back(r->optimizer_class() ? r->optimizer_class()->str() : "");
+  v["optimizers"] = optimizers;
   v["thumbnails"] = {{"visible", w.thumbs_visible}, {"drawn", w.thumbs_drawn}};
   return v;
 }

@@ -42,6 +42,22 @@ struct Thumbnail {
   uint64_t version = 0;
 };
 
+/// One decoded (param, show, step) of the single-parameter view: the full
+/// image (exact hover values) and a copy reduced to at most kShownSide a side
+/// (what is uploaded and drawn), so sliding back to a step costs nothing.
+struct ShownImage {
+  std::string error;   // why there are no values ("" = values)
+  bool partial = false;  // only the leading rows were kept
+  WeightImage full;
+  WeightImage shown;
+  widgets::ColorRange range;  // symmetric, over the full image
+  uint64_t version = 0;       // the texture's data_version
+  uint64_t used = 0;          // frame it was last drawn (LRU)
+};
+
+constexpr int kShownSide = 512;
+constexpr size_t kShownCached = 6;
+
 struct WeightsState {
   uint64_t generation = 0;
   std::string param;            // "" until the first parameter is known
@@ -49,13 +65,11 @@ struct WeightsState {
   bool all_layers = false;
   bool all_layers_request = false;  // the tab to select next frame
   WeightSort sort = WeightSort::Name;
-  // The shown parameter's decoded values.
-  std::string decoded_key;      // param/show/step of `values`
-  TensorValues values;
-  std::string values_error;
-  WeightImage image;
+  // The single-parameter view's decoded images, by "param/show/step".
+  std::map<std::string, ShownImage> images;
+  uint64_t frames = 0;
+  uint64_t versions = 0;
   widgets::HeatmapTexture texture;
-  uint64_t texture_version = 0;
   std::map<std::string, Thumbnail> thumbs;  // by parameter name
   float thumbs_scroll = -1;     // a scroll position asked for (tests, benchmarks); < 0 none
   int thumbs_drawn = 0;         // thumbnails drawn with their image last frame
@@ -63,6 +77,7 @@ struct WeightsState {
 };
 
 constexpr int kThumbSide = 48;
+constexpr int kThumbSamples = 16;  // values a thumbnail pixel is chosen from, for big tensors
 
 WeightsState& weights_state(AppState& s);
 const char* show_name(WeightShow show);  // "weight", "grad", "update"
@@ -73,6 +88,13 @@ WeightImage weight_image(const TensorValues& values);
 /// `full` block-reduced to at most `side` a side (the value farthest from
 /// each block's mean, as heatmaps do).
 WeightImage reduce_image(const WeightImage& full, int side);
+/// A thumbnail of `values` at most `side` a side: reduce_image() of the
+/// whole image while it has at most side² x kThumbSamples cells; beyond,
+/// each pixel is the value farthest from the mean of kThumbSamples values
+/// of its block on a regular grid (the cost stays fixed however big the
+/// tensor; a lone spike between the samples does not show in the
+/// thumbnail, only in the open parameter).
+WeightImage thumbnail_image(const TensorValues& values, int side);
 
 /// One row of the parameter list / one thumbnail: a parameter at the
 /// Selection's step.

@@ -1,13 +1,15 @@
-// optimizer_steps.h: the run's optimizer steps (OptimizerStep chunks: one
-// OptimizerStepRecord per step, from torch.optim or a hand-written update)
-// and, per step, each parameter's weight, gradient and update tensor ids.
+// optimizer_steps.h: the run's optimizer steps (OptimizerStep chunks: an
+// OptimizerStepRecord per optimizer.step() or hand-written update; a step
+// with two optimizers, a GAN's, holds two) and, per step, each parameter's
+// weight, gradient and update tensor ids.
 //
 // Contract: lazy and non-blocking, like every model index: each call indexes
 // the OptimizerStep chunks that have arrived (asking for the rest) and
 // answers from those; ready() turns true once each was indexed or failed.
 // The records stay valid for the run's life (the index holds their chunks).
-// A parameter updated by one of two optimizers appears only at the steps of
-// its optimizer.
+// A parameter updated by one of two optimizers appears only in its
+// optimizer's record; where two records of a step name the same parameter,
+// the first written is used.
 #pragma once
 
 #include <map>
@@ -26,8 +28,12 @@ class OptimizerSteps {
   explicit OptimizerSteps(RunModel& model) : model_(model) {}
   void reset();
   bool ready();
-  /// The record of `step`, or nullptr (no update recorded there, or loading).
+  /// The first record of `step`, or nullptr (no update recorded there, or loading).
   const schema::OptimizerStepRecord* at_step(int step);
+  /// Every record of `step`, in file order.
+  std::vector<const schema::OptimizerStepRecord*> all_at_step(int step);
+  /// The record of `step` that updates `name`, or nullptr.
+  const schema::OptimizerStepRecord* record_of(int step, const std::string& name);
   /// Steps with a record, ascending.
   std::vector<int> steps();
   /// Every parameter name seen, in the order of the first step naming it.
@@ -43,8 +49,12 @@ class OptimizerSteps {
  private:
   RunModel& model_;
   ChunkScan scan_;
-  std::map<int, ChunkBody<schema::OptimizerStepRecord>> by_step_;  // holds the chunks
-  std::map<int, std::unordered_map<std::string, const schema::ParamRecord*>> params_;
+  std::map<int, std::vector<ChunkBody<schema::OptimizerStepRecord>>> by_step_;  // holds the chunks
+  struct Named {
+    const schema::ParamRecord* param;
+    const schema::OptimizerStepRecord* record;
+  };
+  std::map<int, std::unordered_map<std::string, Named>> params_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, bool> named_;
 };

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The Loss and Weights pages in tvis-view under Xvfb over real recordings of
+# the training scripts in tests/e2e/pages/. Each script saves (torch.save)
+# what the pages must show, computed by itself (pages/reference.py); the
+# pages' state().view (--state-json) must equal it exactly: the losses, the
+# worst-first samples, the confusion counts, a language model's token
+# losses, weight / gradient / update statistics and update ratios. Then the
+# pages on a hand-written update, a two-optimizer GAN (several backward()s a
+# step) and a killed run: no crash, no error, and what is missing explained
+# in place. Screenshots of every view land in $OUT.
+#
+# Needs: xvfb-run, $BIN/tvis-view, a tvis that records ($TVIS_E2E_TVIS, else
+# $BIN/tvis) and /usr/bin/python3 with torch.
+source "$(dirname "$0")/lib.sh"
+command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
+[ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
+TVIS="${TVIS_E2E_TVIS:-$BIN/tvis}"
+[ -x "$TVIS" ] || fail "$TVIS missing (set TVIS_E2E_TVIS to a tvis that records)"
+/usr/bin/python3 -c 'import torch' 2>/dev/null || fail "/usr/bin/python3 has no torch (run tools/bootstrap)"
+PAGES="$ROOT/tests/e2e/pages"
+
+record() {  # record NAME: runs pages/NAME.py under tvis run --steps 3; prints run.tvis
+  local name="$1" log="$WORK/rec_$1.log"
+  "$TVIS" run --steps 3 --out "$WORK/runs/$name" "$PAGES/$name.py" "$WORK/ref_$name.pt" >"$log" 2>&1 \
+    || fail "tvis run $name failed: $(tail -5 "$log")"
+  sed -n 's/^tvis run: recorded //p' "$log" | tail -1
+}
+
+view() {  # view NAME RUN ARGS...: tvis-view in its own Xvfb display
+  local name="$1" run="$2"; shift 2
+  xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$run" "$@" --size 1400x900 --frames 24 \
+    --screenshot "$OUT/$name.png" --state-json "$OUT/$name.json" 2>"$OUT/$name.stderr" \
+    || fail "tvis-view ($name) exited $?: $(cat "$OUT/$name.stderr")"
+}
+
+check() { PYTHONPATH="$PAGES" /usr/bin/python3 "$PAGES/check_pages.py" "$@" || fail "check_pages $*"; }
+
+# 1. A classifier: losses, every sample worst first, confusion, Δw statistics.
+CLS="$(record classifier)"
+for step in 0 2; do
+  view "cls_loss_$step" "$CLS" --page Loss --step "$step"
+  check loss "$WORK/ref_classifier.pt" "$OUT/cls_loss_$step.json" "$step"
+done
+for param in conv.weight conv.bias fc.weight fc.bias; do
+  for show in weight grad update; do
+    view "cls_${param}_$show" "$CLS" --page Weights --step 1 --param "$param" --show "$show"
+    check weights "$WORK/ref_classifier.pt" "$OUT/cls_${param}_$show.json" 1 "$param" "$show"
+  done
+done
+view cls_fc_update_2 "$CLS" --page Weights --step 2 --param fc.weight --show update
+check weights "$WORK/ref_classifier.pt" "$OUT/cls_fc_update_2.json" 2 fc.weight update
+
+# 2. A language model: token losses with padding, worst tokens, no confusion.
+LM="$(record lm)"
+view lm_loss_1 "$LM" --page Loss --step 1
+check lm "$WORK/ref_lm.pt" "$OUT/lm_loss_1.json" 1 0
+python3 - "$OUT/lm_loss_1.json" <<'PY' || fail "lm: padding not null in tokens"
+import json, sys
+t = json.load(open(sys.argv[1]))["view"]["tokens"]["losses"]
+sys.exit(0 if None in t and any(x is not None for x in t) else 1)
+PY
+
+# 3. No torch.optim: a hand-written update is a step; Δw as recorded.
+MAN="$(record manual_update)"
+view man_update "$MAN" --page Weights --step 1 --param 0.weight --show update
+check weights "$WORK/ref_manual_update.pt" "$OUT/man_update.json" 1 0.weight update
+view man_loss "$MAN" --page Loss --step 1
+PYTHONPATH="$PAGES" /usr/bin/python3 - "$WORK/ref_manual_update.pt" "$OUT/man_loss.json" <<'PY' || fail "manual: losses differ"
+import json, sys, torch
+sys.exit(0 if json.load(open(sys.argv[2]))["view"]["losses"] == torch.load(sys.argv[1])["losses"] else 1)
+PY
+
+# 4. Two optimizers (a GAN): every backward of a step on the Loss page; a
+# parameter of the other optimizer explained in place on Weights.
+GAN="$(record two_optimizers)"
+view gan_loss "$GAN" --page Loss --step 0
+check backwards "$WORK/ref_two_optimizers.pt" "$OUT/gan_loss.json"
+check explains "$OUT/gan_loss.json" why "binary_cross_entropy_with_logits is not a classification loss"
+view gan_weights "$GAN" --page Weights --step 1
+python3 - "$OUT/gan_weights.json" <<'PY' || fail "gan: $(cat "$OUT/gan_weights.json")"
+import json, sys
+v = json.load(open(sys.argv[1]))["view"]
+# the first parameter shown, with its own optimizer's figures; the step's
+# optimizers are Adam (D) and / or SGD (G), as the recorder groups them
+ok = v["present"] and v["stats"] is not None and v["optimizer"] in ("Adam", "SGD") \
+    and v["optimizers"] and set(v["optimizers"]) <= {"Adam", "SGD"}
+sys.exit(0 if ok else 1)
+PY
+
+# 5. A killed run (SIGKILL in its third step): the steps the recorder had
+# written when it died (one or two: its writer thread may not have flushed
+# the second) are shown, no error.
+/usr/bin/python3 - "$TVIS" "$WORK/runs/killed" "$ROOT/tests/recorder/scripts/killed_mid_run.py" <<'PY' || fail "could not record the killed run"
+import os, signal, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "run", "--steps", "3", "--out", sys.argv[2], sys.argv[3], "600"],
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+for line in p.stdout:
+    if line.startswith("waiting"):
+        break
+os.killpg(p.pid, signal.SIGKILL)
+p.wait()
+PY
+KILLED="$(ls "$WORK"/runs/killed/*/run.tvis)"
+view killed_loss "$KILLED" --page Loss --step 0
+view killed_weights "$KILLED" --page Weights --step 0 --show update
+python3 - "$OUT/killed_loss.json" "$OUT/killed_weights.json" <<'PY' || fail "killed run: $(cat "$OUT/killed_loss.json")"
+import json, sys
+loss, w = (json.load(open(p)) for p in sys.argv[1:3])
+assert loss["errors"] == [] and w["errors"] == [], (loss["errors"], w["errors"])
+steps = loss["run"]["steps"]
+assert 1 <= len(loss["view"]["losses"]) <= 2 and len(loss["view"]["losses"]) >= steps, loss["view"]
+assert len(loss["view"]["worst"]) > 0 and loss["view"]["confusion"], loss["view"]
+assert w["view"]["present"] and w["view"]["stats"] is not None, w["view"]
+PY
+echo "pages e2e: ok (screenshots in $OUT)"
