@@ -20,7 +20,8 @@ int profile_fn(PyObject*, PyFrameObject* frame, int what, PyObject*) {
 
 RecorderOptions options_of(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
                            std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
-                           const py::object& dense_zstd_level, bool evaluation_values) {
+                           const py::object& dense_zstd_level, bool evaluation_values,
+                           bool update_values) {
   RecorderOptions o;
   o.path = path;
   o.max_elems = max_elems;
@@ -31,10 +32,11 @@ RecorderOptions options_of(const std::string& path, int64_t max_elems, int sampl
   o.data_chunk_bytes = data_chunk_bytes;
   if (!dense_zstd_level.is_none()) o.dense_zstd_level = dense_zstd_level.cast<int>();
   o.evaluation_values = evaluation_values;
+  o.update_values = update_values;
   return o;
 }
 
-/// {groups: [{hyper: [(k, v)], params: [name]}], params: [(name, weight, grad, update)], step, event,
+/// {groups: [{hyper: [(k, v)], params: [name]}], params: [(name, weight, grad, update[, after])], step, event,
 ///  optimizer_class}
 std::unique_ptr<schema::OptimizerStepRecordT> optimizer_step_from(const py::dict& d, int default_step) {
   auto r = std::make_unique<schema::OptimizerStepRecordT>();
@@ -57,6 +59,7 @@ std::unique_ptr<schema::OptimizerStepRecordT> optimizer_step_from(const py::dict
       pr->weight = t[1].cast<uint64_t>();
       pr->grad = t[2].cast<int64_t>();
       pr->update = t[3].cast<int64_t>();
+      if (t.size() > 4) pr->after = t[4].cast<int64_t>();
       r->params.push_back(std::move(pr));
     }
   return r;
@@ -163,9 +166,9 @@ py::dict stats_dict(const RecorderStats& s) {
 
 PyRecorder::PyRecorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
                        std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
-                       py::object dense_zstd_level, bool evaluation_values)
+                       py::object dense_zstd_level, bool evaluation_values, bool update_values)
     : core_(options_of(path, max_elems, samples, project_dir, exclude_dirs, zstd_level, data_chunk_bytes,
-                       dense_zstd_level, evaluation_values)),
+                       dense_zstd_level, evaluation_values, update_values)),
       filter_(project_dir, std::move(exclude_dirs)) {}
 
 void PyRecorder::add_detail(uint64_t id, py::handle kvs) { core_.add_detail(id, key_values(kvs)); }

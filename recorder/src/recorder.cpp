@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <xxhash.h>
+
 #include "tensor_capture.h"
 
 namespace tvis::recorder {
@@ -46,6 +48,7 @@ Recorder::Recorder(const RecorderOptions& options)
       paths_(options.project_dir, options.exclude_dirs),
       max_elems_(options.max_elems),
       evaluation_values_(options.evaluation_values),
+      update_values_(options.update_values),
       samples_(options.samples) {
   t0_ = steady_ns();
   phase_t0_ = t0_;
@@ -159,6 +162,18 @@ int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std
       return static_cast<int64_t>(it->second.id);
     }
   }
+  const int64_t id = add_record(t, role, event, name, slot, step_, stats_only);
+  if (dedup) {
+    dedup->insert_or_assign(impl, DedupEntry{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(
+                                                 t.getIntrusivePtr()),
+                                             impl->version_counter().current_version(), static_cast<uint64_t>(id),
+                                             last_l2_, !stats_only});
+  }
+  return id;
+}
+
+int64_t Recorder::add_record(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot,
+                             int step, bool stats_only) {
   CaptureOptions o;
   o.max_elems = max_elems_;
   o.min_rows = (t.dim() > 0 && t.size(0) == batch_rows_) ? samples_ : 0;
@@ -168,16 +183,9 @@ int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std
   c.rec->role = static_cast<schema::TensorRole>(role);
   c.rec->slot = slot;
   c.rec->name = name;
-  c.rec->step = step_;
+  c.rec->step = step;
   last_l2_ = c.rec->stats->l2;
-  const uint64_t id = builder_->add_tensor(std::move(c.rec), c.values, c.size, c.f32, c.mostly_zero);
-  if (dedup) {
-    dedup->insert_or_assign(impl, DedupEntry{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(
-                                                 t.getIntrusivePtr()),
-                                             impl->version_counter().current_version(), id, last_l2_,
-                                             !stats_only});
-  }
-  return static_cast<int64_t>(id);
+  return static_cast<int64_t>(builder_->add_tensor(std::move(c.rec), c.values, c.size, c.f32, c.mostly_zero));
 }
 
 void Recorder::list_on_event(uint64_t event, int role, const std::vector<int64_t>& ids) {
@@ -218,7 +226,8 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, 
   pending_.clear();
   for (size_t i = 0; i < params.size(); ++i) {
     const at::Tensor& p = params[i];
-    const int64_t wid = tensor(p, static_cast<int>(schema::TensorRole::Weight), event, names[i], 0);
+    int64_t wid = unchanged_weight(p);
+    if (wid < 0) wid = tensor(p, static_cast<int>(schema::TensorRole::Weight), event, names[i], 0);
     const at::Tensor& g = p.grad();
     const int64_t gid = g.defined() ? tensor(g, static_cast<int>(schema::TensorRole::Grad), event, names[i], 0) : -1;
     ids.emplace_back(wid, gid);
@@ -227,19 +236,47 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, 
   return ids;
 }
 
-std::vector<int64_t> Recorder::params_after(int64_t event, const std::vector<at::Tensor>& params) {
+std::vector<std::pair<int64_t, int64_t>> Recorder::params_after(int64_t event, const std::vector<at::Tensor>& params) {
   if (params.size() != pending_.size()) throw std::invalid_argument("params_after: not the params_before() list");
-  std::vector<int64_t> ids;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].unsafeGetTensorImpl() != pending_[i].impl)
+      throw std::invalid_argument("params_after: not the params_before() list");
+  constexpr int kUpdate = static_cast<int>(schema::TensorRole::Update);
+  constexpr int kWeight = static_cast<int>(schema::TensorRole::Weight);
+  std::vector<std::pair<int64_t, int64_t>> ids;
   for (size_t i = 0; i < params.size(); ++i) {
     Pending& b = pending_[i];
-    if (params[i].unsafeGetTensorImpl() != b.impl)
-      throw std::invalid_argument("params_after: not the params_before() list");
-    param_delta_into(b.before, params[i]);  // `before` now holds the update
-    ids.push_back(tensor(b.before, static_cast<int>(schema::TensorRole::Update), event, b.name, 0));
+    const at::Tensor& p = params[i];
+    param_delta_into(b.before, p);  // `before` now holds the update
+    const int64_t uid = add_record(b.before, kUpdate, event, b.name, 0, step_, !update_values_);
+    const int64_t aid = add_record(p, kWeight, event, b.name, 0, step_ + 1, false);
+    c10::TensorImpl* impl = p.unsafeGetTensorImpl();
+    weights_after_.insert_or_assign(
+        impl, WeightAfter{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(p.getIntrusivePtr()),
+                          impl->version_counter().current_version(), bytes_hash(p), aid});
+    ids.emplace_back(uid, aid);
     if (b.before.device().is_cpu()) spare_[i] = std::move(b.before);  // reused next step: no fresh pages
   }
   pending_.clear();
   return ids;
+}
+
+int64_t Recorder::unchanged_weight(const at::Tensor& p) const {
+  c10::TensorImpl* impl = p.unsafeGetTensorImpl();
+  auto it = weights_after_.find(impl);
+  if (it == weights_after_.end() || it->second.impl.expired()) return -1;
+  // `.data` and `torch.no_grad()` writes bump no version counter of the
+  // parameter itself in every case: the bytes decide on the CPU.
+  if (it->second.version != impl->version_counter().current_version() || it->second.hash != bytes_hash(p)) return -1;
+  return it->second.id;
+}
+
+/// xxh64 of a CPU tensor's bytes (contiguous copy when needed); 0 for other
+/// devices, whose weights are matched by version alone.
+uint64_t Recorder::bytes_hash(const at::Tensor& p) {
+  if (!p.device().is_cpu() || !p.has_storage()) return 0;
+  const at::Tensor c = p.detach().contiguous();
+  return XXH64(c.data_ptr(), static_cast<size_t>(c.numel()) * c.element_size(), 0);
 }
 
 /// An exact copy of `p` in the CPU buffer kept for slot `i` when it fits

@@ -3,10 +3,11 @@
 For each script: `python script` and `tvis run --steps 3 script` print
 bit-identical losses and weight digests for the recorded steps; the run holds
 module calls with dL/d(output), and for every parameter of every step the
-weight before, the gradient and the update, whose values equal bit for bit
-what the script's own weight dumps give (p_after - p_before).
+weight before and after, the gradient and the update, whose values equal bit
+for bit what the script's own weight dumps give (p_after - p_before).
 """
 import json
+import os
 import subprocess
 
 import pytest
@@ -27,34 +28,84 @@ def _leading(t, like):
     return t[: like.shape[0]] if t.dim() and like.shape != t.shape else t
 
 
+def update_values(run, p):
+    """Δw of parameter record `p`: its stored values where the update record
+    kept them, else the weight after minus the weight before (the run stores
+    weights once per step boundary), computed in the parameter's dtype; None
+    when neither is there."""
+    u = run.values(p["update"])
+    if u is not None:
+        return u
+    if p.get("after", -1) < 0:
+        return None
+    w, a = run.values(p["weight"]), run.values(p["after"])
+    if w is None or a is None:
+        return None
+    rows = min(w.shape[0], a.shape[0]) if w.dim() else None
+    return (a[:rows] - w[:rows]) if rows is not None else a - w
+
+
 def _check_updates(run, dump_dir, steps, plain_dump_dir):
-    """Every parameter of every step: the weight before and the update equal
-    the recorded script's own dumps (p_after - p_before, bit for bit), and the
-    gradient equals the .grad of the same step in the plain run (a process
-    without tvis), bit for bit."""
+    """Every parameter of every step: the weight before, the weight after and
+    the update equal the recorded script's own dumps (p_after - p_before, bit
+    for bit; the update record's statistics are those of that exact Δw), and
+    the gradient equals the .grad of the same step in the plain run (a
+    process without tvis), bit for bit. The weight after step k is step k+1's
+    weight before: one record."""
     weights = [torch.load(dump_dir / "w_init.pt")] + [torch.load(dump_dir / ("w_step%d.pt" % k)) for k in range(steps)]
     plain_grads = [torch.load(plain_dump_dir / ("g_step%d.pt" % k)) for k in range(steps)]
     assert len(run.optimizer_steps) == steps
+    afters = {}
     for rec in sorted(run.optimizer_steps, key=lambda r: r["step"]):
         k = rec["step"]
         names = {p["name"] for p in rec["params"]}
         assert names == set(weights[0]), "step %d: params recorded %s" % (k, sorted(names ^ set(weights[0])))
         for p in rec["params"]:
             before, after = weights[k][p["name"]], weights[k + 1][p["name"]]
-            assert p["grad"] >= 0 and p["update"] >= 0, p
+            assert p["grad"] >= 0 and p["update"] >= 0 and p["after"] >= 0, p
+            if k > 0:
+                assert p["weight"] == afters[p["name"]], "step %d stored %s's weight again" % (k, p["name"])
+            afters[p["name"]] = p["after"]
             w = run.values(p["weight"])
-            u = run.values(p["update"])
-            rows = w.shape[0] if w.dim() else None
-            exp_w = before[:rows] if rows is not None and run.tensors[p["weight"]]["kept"] == "LeadingRows" else before
-            assert torch.equal(w, exp_w), "weight before of %s at step %d" % (p["name"], k)
+            assert torch.equal(w, _leading(before, w)), "weight before of %s at step %d" % (p["name"], k)
+            a = run.values(p["after"])
+            assert torch.equal(a, _leading(after, a)), "weight after of %s at step %d" % (p["name"], k)
+            u = update_values(run, p)
             delta = after - before
-            if run.tensors[p["update"]]["kept"] == "LeadingRows":
-                delta = delta[: u.shape[0]]
-            assert torch.equal(u, delta), "update of %s at step %d differs from p_after - p_before" % (p["name"], k)
+            assert torch.equal(u, _leading(delta, u)), "update of %s at step %d differs from p_after - p_before" \
+                % (p["name"], k)
+            st = run.tensors[p["update"]]["stats"]
+            # the run's JSON prints statistics with 9 significant digits
+            assert st["min"] == pytest.approx(delta.min().item(), rel=1e-8, abs=1e-30) and \
+                st["max"] == pytest.approx(delta.max().item(), rel=1e-8, abs=1e-30), (p["name"], k, st)
             g = run.values(p["grad"])
             assert g is not None, "no gradient kept for %s at step %d" % (p["name"], k)
             assert torch.equal(g, _leading(plain_grads[k][p["name"]], g)), \
                 "gradient of %s at step %d differs from the plain run's" % (p["name"], k)
+
+
+def test_boundary_weights_give_the_stored_updates_bit_for_bit(tvis, tmp_path):
+    """Δw computed from the weights stored once per step boundary equals, bit
+    for bit, the Δw the recorder stores when asked to keep update values (the
+    layout before boundaries: TVIS_UPDATE_VALUES=1), on the same script."""
+    script = SCRIPTS / "lm_adamw.py"
+    runs = {}
+    for key, env in (("boundary", {}), ("stored", {"TVIS_UPDATE_VALUES": "1"})):
+        p = subprocess.run([tvis, "run", "--steps", "3", "--out", str(tmp_path / key), str(script), "--steps", "5"],
+                           capture_output=True, text=True, timeout=600, env=dict(os.environ, **env))
+        assert p.returncode == 0, p.stderr
+        runs[key] = load_run(run_file_of(p.stdout))
+    stored = {(r["step"], p["name"]): p for r in runs["stored"].optimizer_steps for p in r["params"]}
+    compared = 0
+    for r in runs["boundary"].optimizer_steps:
+        for p in r["params"]:
+            assert runs["boundary"].tensors[p["update"]]["kept"] == "None"
+            q = stored[(r["step"], p["name"])]
+            kept = runs["stored"].values(q["update"])
+            assert kept is not None
+            assert torch.equal(update_values(runs["boundary"], p), kept), (r["step"], p["name"])
+            compared += 1
+    assert compared == 3 * len(runs["boundary"].optimizer_steps[0]["params"])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

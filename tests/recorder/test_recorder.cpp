@@ -187,6 +187,42 @@ TEST_CASE("params_before/after record weight, grad and the exact update", "[reco
   CHECK(update->name == "w");
   CHECK(update->stats->min == Approx(-0.25));
   CHECK(update->stats->max == Approx(-0.25));
+  CHECK(update->kept == schema::ValuesKept::None);  // Δw = after - before: its values are not stored twice
+  const auto& after = run.tensors[2];
+  CHECK(after->role == schema::TensorRole::Weight);
+  CHECK(after->step == 1);  // the weight at the boundary: the next step's weight before
+  CHECK(after->stats->min == Approx(0.75));
+}
+
+TEST_CASE("weights are stored once per step boundary, and again when they changed", "[recorder]") {
+  TempRun tmp("boundary");
+  int64_t after0 = -1, before1 = -1, before2 = -1;
+  {
+    Recorder rec(options(tmp.path));
+    const int kStep = static_cast<int>(schema::EventKind::OptimizerStep);
+    at::Tensor w = at::full({4}, 1.0f);
+    const auto step = [&](float delta) {
+      const uint64_t ev = rec.begin(kStep, "step", "", 0, 0, 0, 0);
+      const int64_t before = rec.params_before(static_cast<int64_t>(ev), {"w"}, {w})[0].first;
+      w.sub_(delta);
+      const int64_t after = rec.params_after(static_cast<int64_t>(ev), {w})[0].second;
+      rec.end(ev);
+      rec.set_step(rec.step() + 1);
+      return std::make_pair(before, after);
+    };
+    after0 = step(0.25f).second;
+    before1 = step(0.5f).first;
+    // A write that bumps no version counter of `w` (through another tensor sharing its storage, as `.data` does).
+    at::Tensor alias = at::from_blob(w.data_ptr(), {4}, w.options());
+    alias.fill_(7.0f);
+    before2 = step(0.5f).first;
+    rec.finalize(schema::RunMetaT{});
+  }
+  CHECK(before1 == after0);  // unchanged since the last update: the same record
+  RunContents run = read_run(tmp.path);
+  REQUIRE(before2 >= 0);
+  CHECK(before2 != after0);
+  CHECK(run.tensors[static_cast<size_t>(before2)]->stats->min == Approx(7.0));  // recorded anew, as it is
 }
 
 TEST_CASE("gradients add to grad_norm; one for a written event counts as late", "[recorder]") {

@@ -27,7 +27,7 @@ _EVENT_DEFAULTS = {"id": 0, "parent": -1, "kind": "ModuleCall", "step": -1, "pha
 _TENSOR_DEFAULTS = {"id": 0, "event": -1, "role": "Input", "slot": 0, "name": "", "step": -1, "sample": -1,
                     "shape": [], "dtype": "Unknown", "kept": "None", "kept_rows": 0, "data_chunk": 0,
                     "data_offset": 0, "data_size": 0, "requires_grad": False}
-_PARAM_DEFAULTS = {"weight": 0, "grad": -1, "update": -1}
+_PARAM_DEFAULTS = {"weight": 0, "grad": -1, "update": -1, "after": -1}
 
 
 def _with(d, defaults):

@@ -88,7 +88,7 @@ def token_layout(*, batch, tokens, vocab, ignore_index, ignored, token_losses):
 # -------------------------------------------------------------- optimizer --
 def optimizer_step(*, step, event, optimizer_class, groups, params):
     """OptimizerStepRecord (``groups``: param_group(); ``params``: [(name,
-    weight id, grad id, update id)])."""
+    weight id, grad id, update id, weight-after id)])."""
     return _given(locals())
 
 

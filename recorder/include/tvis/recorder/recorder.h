@@ -50,6 +50,7 @@ struct RecorderOptions {
   int64_t data_chunk_bytes = 8 << 20;
   std::optional<int> dense_zstd_level;  // unset: the builder's default
   bool evaluation_values = false;  // Evaluation-phase tensors keep values too (else statistics only)
+  bool update_values = false;      // Δw records keep their values too (else Δw = weight after − weight before)
 };
 
 /// Writer and recorder counters (Recorder.stats() in Python).
@@ -103,11 +104,20 @@ class Recorder {
   /// Before optimizer.step(): each parameter's weight (role Weight) and .grad
   /// (role Grad; -1 when undefined) on `event`, plus an exact copy of the
   /// weight for params_after(). Returns [(weight id, grad id)].
+  ///
+  /// Weights are stored once per step boundary: a parameter unchanged since
+  /// the params_after() that recorded its weight after the previous step
+  /// (same TensorImpl alive, same version and, on the CPU, the same bytes by
+  /// xxh64) gets that record's id instead of a new record.
   std::vector<std::pair<int64_t, int64_t>> params_before(int64_t event, const std::vector<std::string>& names,
                                                           const std::vector<at::Tensor>& params);
-  /// After optimizer.step(): the updates (role Update) of the same parameter
-  /// list; throws std::invalid_argument for another list. Returns their ids.
-  std::vector<int64_t> params_after(int64_t event, const std::vector<at::Tensor>& params);
+  /// After optimizer.step(), for the same parameter list (else throws
+  /// std::invalid_argument): each update Δw = p_after − p_before, computed in
+  /// the parameter's dtype (role Update; statistics only unless
+  /// RecorderOptions::update_values), and the weight after the step (role
+  /// Weight, recorded at step() + 1: the next step's weight before).
+  /// Returns [(update id, weight-after id)].
+  std::vector<std::pair<int64_t, int64_t>> params_after(int64_t event, const std::vector<at::Tensor>& params);
 
   // ---- records -------------------------------------------------------------
   void add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> r);
@@ -147,8 +157,20 @@ class Recorder {
     bool values;   // the record kept values (a statistics-only one is recorded again where values are kept)
   };
   using DedupMap = std::unordered_map<c10::TensorImpl*, DedupEntry>;
+  struct WeightAfter {  // a parameter's weight as recorded by params_after()
+    c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl> impl;
+    uint32_t version;
+    uint64_t hash;  // xxh64 of the bytes (CPU tensors; 0 elsewhere)
+    int64_t id;
+  };
 
   DedupMap* dedup_for(const at::Tensor& t, int role);
+  /// Captures `t` into a new record of `role` on `event` at `step`.
+  int64_t add_record(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot, int step,
+                     bool stats_only);
+  /// The weight-after record id still describing `p` exactly, else -1.
+  int64_t unchanged_weight(const at::Tensor& p) const;
+  static uint64_t bytes_hash(const at::Tensor& p);
   at::Tensor snapshot(size_t i, const at::Tensor& p);
   void close_phase_timing();
   void add_phase_timings(schema::RunMetaT* meta) const;
@@ -158,6 +180,7 @@ class Recorder {
   ProjectPaths paths_;
   int64_t max_elems_;
   bool evaluation_values_;
+  bool update_values_;
   int samples_;
   int64_t batch_rows_ = -1;
   int step_ = 0;
@@ -175,6 +198,7 @@ class Recorder {
   DedupMap dedup_grads_;          // dL/d(output) of this step
   std::vector<Pending> pending_;  // the optimizer step in progress
   std::vector<at::Tensor> spare_;  // CPU snapshot buffers, by parameter slot
+  std::unordered_map<c10::TensorImpl*, WeightAfter> weights_after_;  // by parameter
   std::map<std::pair<int, int>, int64_t> timings_;
 };
 

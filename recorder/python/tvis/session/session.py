@@ -79,8 +79,11 @@ class Session:
         dense = os.environ.pop("TVIS_ZSTD_DENSE_LEVEL", "")
         # --eval-values: tensors of evaluation passes keep their values too (else statistics only).
         eval_values = ("eval_values", "1") in [tuple(o) for o in options]
+        # TVIS_UPDATE_VALUES=1: Δw records keep their values too (tests compare them with after - before).
+        update_values = os.environ.pop("TVIS_UPDATE_VALUES", "") == "1"
         self.rec = native.Recorder(run_file, max_elems, samples, project_dir, [here], level,
-                                   dense_zstd_level=int(dense) if dense else None, evaluation_values=eval_values)
+                                   dense_zstd_level=int(dense) if dense else None, evaluation_values=eval_values,
+                                   update_values=update_values)
         self.run_file = run_file
         self.steps_requested = steps
         self.samples = samples
@@ -625,8 +628,8 @@ class Session:
 
     def _record_update(self, eid, snap, opt_class, groups):
         """The updates of one optimizer step (or hand-written update) of this step."""
-        uids = self.rec.params_after(eid, [p for _, p, _, _, _ in snap])
-        params = [(name, wid, gid, uid) for (name, _, _, wid, gid), uid in zip(snap, uids)]
+        after = self.rec.params_after(eid, [p for _, p, _, _, _ in snap])
+        params = [(name, wid, gid, uid, aid) for (name, _, _, wid, gid), (uid, aid) in zip(snap, after)]
         self.rec.end(eid)
         self.rec.add_optimizer_step(R.optimizer_step(step=self.steps_done, event=eid, optimizer_class=opt_class,
                                                      groups=groups, params=params))
