@@ -531,6 +531,17 @@ void draw_layer_view(PanelContext& c, LayerViewState& v, const LayerTarget& t) {
 
   TensorRef keep;
   resolve(c, v, t, *e, &keep);
+  {
+    bool complete = true;
+    auto stats_of = [&](bool gradient) -> nlohmann::json {
+      TensorRef r = pick_tensor(c.model, *e, gradient, &complete);
+      if (!r || !r.rec->stats()) return nullptr;
+      const schema::Stats& st = *r.rec->stats();
+      return {{"mean", st.mean()}, {"std", st.std()},           {"min", st.min()},
+              {"max", st.max()},   {"mean_abs", st.mean_abs()}, {"l2", st.l2()}};
+    };
+    v.stats = {{"activation", stats_of(false)}, {"gradient", stats_of(true)}};
+  }
   if (ImGui::BeginTabBar("layer_tabs")) {
     for (int i = 0; i < 3; ++i) {
       ImGuiTabItemFlags f = v.tab_request && *v.tab_request == i ? ImGuiTabItemFlags_SetSelected : 0;
@@ -583,6 +594,7 @@ nlohmann::json layer_view_json(const LayerViewState& v) {
     out["map"] = nullptr;
   }
   out["neurons_order"] = ok ? json(v.maps.order) : json(nullptr);
+  out["stats"] = v.stats;
   if (!v.problem.empty()) out["problem"] = v.problem;
   return out;
 }

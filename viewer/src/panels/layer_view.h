@@ -58,6 +58,7 @@ struct LayerViewState {
   bool of_gradient = false;
   int step = 0, sample = -1, row = -1;
   std::string problem;  // why no map / neurons ("" when computed)
+  nlohmann::json stats;  // {"activation": STATS|null, "gradient": STATS|null}, the records' statistics
 
   // Caches.
   uint64_t values_tensor = UINT64_MAX;  // tensor whose values are decoded
@@ -85,7 +86,10 @@ struct LayerViewState {
 void draw_layer_view(PanelContext& c, LayerViewState& v, const LayerTarget& t);
 
 /// The LAYER object for what the panel last showed, or null when it showed
-/// nothing. `map` is decimated to at most 256 x 256 (block means).
+/// nothing. `map` is decimated to at most 256 x 256 (block means). Added
+/// keys: `stats` (the activation's and the gradient's recorded statistics:
+/// mean, std, min, max, mean_abs, l2; null when not recorded), `problem`
+/// (why map and neurons_order are null, when they are).
 nlohmann::json layer_view_json(const LayerViewState& v);
 
 /// The batch row of followed sample `sample` at `step` (-1 while the step's
