@@ -99,7 +99,7 @@ ChunkRead TensorIndex::read_values(RunModel& model, const schema::TensorRecord& 
                                    std::string* error) {
   *out = {};
   if (rec.kept() == schema::ValuesKept::None) {
-    *error = "Statistics only: values were not kept (larger than --max-elems).";
+    *error = "Statistics only: values were not kept (larger than --max-elems, or an evaluation pass recorded without --eval-values).";
     return ChunkRead::Ready;
   }
   const auto& chunks = model.chunks_of_kind(format::ChunkKind::TensorData);
