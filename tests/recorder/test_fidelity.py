@@ -121,7 +121,7 @@ def test_across_processes(name, tvis, tmp_path):
     assert len(step_lines(rec.stdout)) == 3, "the script was not stopped after 3 steps"
     lines = rec.stdout.strip().splitlines()
     assert lines[-2] == "tvis run: recorded " + run_file_of(rec.stdout)
-    assert lines[-1] == "tvis-view " + str((tmp_path / "runs").resolve())
+    assert lines[-1] == "tvis open " + str((tmp_path / "runs").resolve())
     path = run_file_of(rec.stdout)
     run = load_run(path)
     assert run.complete and run.meta["complete"] and run.meta["steps_recorded"] == 3

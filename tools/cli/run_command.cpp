@@ -12,7 +12,7 @@
 // inherited, so the script behaves as under `python SCRIPT ARGS`. The exit
 // status is the child's (a child killed by a signal kills this process with
 // it). After the child: the run path and the command that shows it
-// (`tvis-view <runs dir>`) are printed last; a run folder without run.tvis (the script never started) is
+// (`tvis open <runs dir>`) are printed last; a run folder without run.tvis (the script never started) is
 // removed.
 //
 // Errors before the script starts are one line on stderr and exit 2.
@@ -118,9 +118,8 @@ void report(const std::string& folder, const std::string& runs_abs) {
   }
   std::fflush(stderr);
   std::printf("tvis run: recorded %s\n", run_file.c_str());
-  // Until `tvis open` exists (it will serve the viewer, also over ssh), the
-  // native window is the one command that shows the runs folder.
-  std::printf("tvis-view %s\n", runs_abs.c_str());
+  // The command that shows the runs folder (from a laptop: HOST:<runs folder>).
+  std::printf("tvis open %s\n", runs_abs.c_str());
   std::fflush(stdout);
 }
 
