@@ -63,7 +63,9 @@
         const r = await fetch(url, { headers: { Range: `bytes=${offset}-${last}` } });
         if (r.status === 206) return r.arrayBuffer();
         if (r.status === 200) return (await r.arrayBuffer()).slice(offset, offset + length);
-        throw new Error(`HTTP ${r.status} ${r.statusText} for bytes ${offset}-${last} of ${url}`);
+        // The server's own line says why (tvis open: "connection to HOST:PATH lost ...").
+        const why = (await r.text().catch(() => '')).trim().split('\n')[0];
+        throw new Error(`HTTP ${r.status} ${r.statusText} for bytes ${offset}-${last} of ${url}${why ? ': ' + why : ''}`);
       },
     };
   }
@@ -127,7 +129,7 @@
         out.offset = m ? Number(m[1]) : 0;
       }
       if (r.ok) out.bytes = new Uint8Array(await r.arrayBuffer());
-      else r.body && r.body.cancel().catch(() => {});
+      else out.why = (await r.text().catch(() => '')).trim().split('\n')[0];
       return out;
     } catch (err) {
       return { error: err };
@@ -187,7 +189,7 @@
     }
     if (head.status !== 206) {
       ends.abort();
-      showError(`Cannot open ${url}: HTTP ${head.status} ${head.statusText}`);
+      showError(`Cannot open ${url}: HTTP ${head.status} ${head.statusText}${head.why ? ': ' + head.why : ''}`);
       return;
     }
     if (head.total === null) {  // size unknown: one full fetch

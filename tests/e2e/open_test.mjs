@@ -7,6 +7,11 @@
 //   TVIS_OPEN_INDEX      the row to open (default 0)
 //   TVIS_OPEN_INSPECT    `tvis inspect --json` of that run
 //   TVIS_OPEN_SHOT       screenshot of the opened run (PNG)
+//   TVIS_OPEN_STATS_OUT  where to write /api/stats once the first page is drawn
+//   TVIS_OPEN_LOST_FLAG  then: create this file (the test's remote tvis refuses to
+//                        start while it exists), end the agent's ssh session, and
+//                        browse until the viewer shows the lost connection; remove
+//                        it and reload: the run opens again (no restart of tvis open)
 import fs from 'node:fs';
 
 import { launchChromium } from './chromium.mjs';
@@ -71,6 +76,38 @@ try {
   // The first page drawn with its data: a few frames after the run opened.
   await page.evaluate(() => new Promise((res) => { let n = 30; const f = () => (--n ? requestAnimationFrame(f) : res()); f(); }));
   if (env.TVIS_OPEN_SHOT) await page.screenshot({ path: env.TVIS_OPEN_SHOT });
+  const statsUrl = url.replace(/\/\?token=/, '/api/stats?token=');
+  const stats = await (await fetch(statsUrl)).json();
+  if (env.TVIS_OPEN_STATS_OUT) fs.writeFileSync(env.TVIS_OPEN_STATS_OUT, JSON.stringify(stats));
+  if (env.TVIS_OPEN_LOST_FLAG && s && s.run) {
+    fs.writeFileSync(env.TVIS_OPEN_LOST_FLAG, '');
+    process.kill(stats.agent.pid);
+    // Browse until a read misses the cache: every page, then steps forward.
+    let lost = null;
+    const t1 = Date.now();
+    for (let round = 0; !lost && Date.now() - t1 < 30000; round++) {
+      for (const name of s.pages) {
+        await page.evaluate((n) => window.tvisViewer.command({ page: n }), name);
+        await page.evaluate(() => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res))));
+      }
+      await page.evaluate(() => window.tvisViewer.command({ key: 'RightArrow' })).catch(() => null);
+      const now = await page.evaluate(() => window.tvisViewer.state());
+      lost = now.errors.find((e) => /lost/.test(e) && /could not be started/.test(e)) || null;
+      if (round === 0) console.log('     errors after the first round: ' + JSON.stringify(now.errors));
+    }
+    check('lost connection: the viewer says so', lost !== null, lost);
+    if (lost) console.log('     ' + lost);
+    fs.unlinkSync(env.TVIS_OPEN_LOST_FLAG);
+    await page.reload();
+    let again = null;
+    const t2 = Date.now();
+    while (Date.now() - t2 < 60000) {
+      again = await page.evaluate(() => (window.tvisViewer && window.tvisViewer.ready ? window.tvisViewer.state() : null)).catch(() => null);
+      if (again && again.run && again.run.steps !== undefined) break;
+      await page.waitForTimeout(100);
+    }
+    check('lost connection: reload reconnects', again && again.run && again.run.steps === inspect.steps && again.errors.length === 0, again);
+  }
   await ctx.close();
 } finally {
   await browser.close();
