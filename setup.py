@@ -6,6 +6,12 @@ build/pip-<python tag>/ with -DTVIS_PYTHON=<this interpreter>, so the module
 links exactly the torch this interpreter imports (its C++ ABI included). The
 console script `tvis` (tvis._cli) executes that CLI with this interpreter as
 the default Python for `tvis run`.
+
+Without torch in this interpreter (a laptop that only views runs), only the
+CLI is built (`tvis open`, `agent`, `target`, `inspect`), `_tvis_native` is a
+stub whose import says recording needs torch, and `tvis run` says so too.
+The browser viewer (viewer.html, .js, .wasm), when built (build/web or
+$TVIS_WEB_DIR), is copied into the package as tvis/web for `tvis open`.
 """
 import os
 import shutil
@@ -21,22 +27,49 @@ ROOT = Path(__file__).resolve().parent
 PACKAGE_ROOT = ROOT / "recorder" / "python"
 
 
+WEB_FILES = ("viewer.html", "viewer.js", "viewer.wasm")
+
+
+def has_torch():
+    return subprocess.call([sys.executable, "-c", "import torch"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL) == 0
+
+
+def copy_viewer(dest):
+    """The built viewer into dest (tvis/web); nothing when it is not built."""
+    src = Path(os.environ.get("TVIS_WEB_DIR") or ROOT / "build" / "web")
+    if all((src / f).is_file() for f in WEB_FILES):
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in WEB_FILES:
+            shutil.copy2(src / f, dest / f)
+
+
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
         tag = sysconfig.get_config_var("SOABI") or "py%d%d" % sys.version_info[:2]
-        build_dir = ROOT / "build" / ("pip-" + tag)
+        # TVIS_PIP_BUILD_DIR: another build folder (tests installing into a fresh venv).
+        build_dir = Path(os.environ.get("TVIS_PIP_BUILD_DIR") or ROOT / "build" / ("pip-" + tag))
         gen = ["-G", "Ninja"] if shutil.which("ninja") else []
         subprocess.check_call(["cmake", "-S", str(ROOT), "-B", str(build_dir), *gen,
                                "-DCMAKE_BUILD_TYPE=Release", "-DTVIS_PYTHON_PACKAGE_ONLY=ON",
                                "-DTVIS_PYTHON=" + sys.executable])
         jobs = os.environ.get("TVIS_BUILD_JOBS", "2")
-        subprocess.check_call(["cmake", "--build", str(build_dir), "--target", "_tvis_native", "tvis", "-j", jobs])
-        built = sorted((build_dir / "python").glob("_tvis_native*"))
-        if not built:
-            raise RuntimeError("CMake did not build _tvis_native: does %s import torch?" % sys.executable)
-        dest = Path(self.get_ext_fullpath(ext.name))
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(built[0], dest)
+        torch = has_torch()
+        targets = ["_tvis_native", "tvis"] if torch else ["tvis"]
+        subprocess.check_call(["cmake", "--build", str(build_dir), "--target", *targets, "-j", jobs])
+        if torch:
+            built = sorted((build_dir / "python").glob("_tvis_native*"))
+            if not built:
+                raise RuntimeError("CMake did not build _tvis_native: does %s import torch?" % sys.executable)
+            dest = Path(self.get_ext_fullpath(ext.name))
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(built[0], dest)
+        else:
+            ext.sources = [str(ROOT / "recorder" / "python_stub" / "_tvis_native_stub.c")]
+            super().build_extension(ext)
+        copy_viewer(PACKAGE_ROOT / "tvis" / "web")
+        if not self.inplace:
+            copy_viewer(Path(self.build_lib) / "tvis" / "web")
         info = PACKAGE_ROOT / "tvis" / "_build_info.py"
         info.write_text("# written by setup.py; not in git\nTVIS_BIN = %r\n" % str(build_dir / "bin" / "tvis"))
         if not self.inplace:  # a regular (non-editable) install carries the file in the wheel
