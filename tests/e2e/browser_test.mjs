@@ -260,6 +260,66 @@ try {
     await page.close();
   }
 
+  // 1d. Replay over the real run: a link lands on (step, phase, module,
+  // sample); real key presses step by layer through forward (call order),
+  // loss and backward (the same layers in reverse); Space plays and pauses;
+  // one screenshot per phase.
+  {
+    const link = `&page=Replay&step=1&phase=backward&module=conv2&sample=1`;
+    const page = await openPage(browser, `${env.TVIS_E2E_RANGE_BASE}/viewer.html?url=${env.TVIS_E2E_REAL_URL}${link}`);
+    const at = (s, step, phase) => s.view && s.view.step === step && s.view.phase === phase && !s.view.loading;
+    const s = await waitFor(page, (s) => (at(s, 1, 'backward') && s.view.layer && s.view.layer.map) || s.errors.length > 0);
+    check('replay link: lands on step 1 backward conv2, sample 1',
+          s && s.page === 'Replay' && at(s, 1, 'backward') && s.view.module === 'conv2' && s.view.sample === 1, s && s.view);
+    check('replay link: the layer view shows the gradient of conv2',
+          s && s.view.layer && s.view.layer.of === 'gradient' && s.view.layer.module === 'conv2' &&
+          Array.isArray(s.view.layer.map) && Array.isArray(s.view.layer.neurons_order), s && s.view && s.view.layer);
+    await page.mouse.move(5, 845);
+    for (const phase of ['data', 'forward', 'loss', 'backward', 'optimizer']) {
+      await page.evaluate((p) => window.tvisViewer.command({ link: { step: 1, phase: p, module: 'conv1' } }), phase);
+      await waitFor(page, (s) => at(s, 1, phase), 5000);
+      await frames(page, 12);
+      await page.screenshot({ path: path.join(outDir, `replay_${phase}.png`) });
+    }
+    // Keys: from the first forward stop of step 0, by layer.
+    await page.evaluate(() => window.tvisViewer.command({ link: { step: 0, phase: 'forward' } }));
+    let v = (await waitFor(page, (s) => at(s, 0, 'forward'), 5000)).view;
+    const seen = [v];
+    for (let i = 0; i < 60 && v.step === 0; i++) {
+      const before = v.stop;
+      await pressKey(page, 'ArrowRight');
+      const s2 = await waitFor(page, (s) => s.view && (s.view.stop !== before || s.view.step !== 0) && !s.view.loading, 3000);
+      v = s2.view;
+      if (v.step === 0) seen.push(v);
+    }
+    const order = ['data', 'forward', 'loss', 'backward', 'optimizer'];
+    const ranks = seen.map((x) => order.indexOf(x.phase));
+    check('replay keys: phases in recorded order', ranks.every((r, i) => i === 0 || r >= ranks[i - 1]), seen.map((x) => x.phase));
+    // A state read between a key's frame and the next can repeat the last
+    // position: consecutive repeats are one visit.
+    const visits = (xs) => xs.filter((e, i) => i === 0 || e !== xs[i - 1]);
+    const fwd = visits(seen.filter((x) => x.phase === 'forward').map((x) => x.event));
+    const bwd = visits(seen.filter((x) => x.phase === 'backward' && x.kind === 'module').map((x) => x.event));
+    console.log(`     replay keys: ${seen.length} positions: ${seen.map((x) => `${x.phase[0]}${x.stop}:${x.event}`).join(' ')}`);
+    check('replay keys: forward layers in call order', fwd.length > 2 && fwd.every((e, i) => i === 0 || e > fwd[i - 1]), fwd);
+    const layers = fwd.slice(1);  // the first forward stop is the model's own call, the layers follow
+    check('replay keys: backward visits the same layers in reverse',
+          JSON.stringify(bwd) === JSON.stringify([...layers].reverse()), { fwd, bwd });
+    check('replay keys: the right arrow after the last stop enters step 1', v.step === 1, v);
+    await pressKey(page, 'ArrowLeft');
+    const back = (await waitFor(page, (s) => s.view && s.view.step === 0, 3000)).view;
+    check('replay keys: the left arrow goes back into step 0', back.step === 0 && back.stop === seen[seen.length - 1].stop, back);
+    await pressKey(page, ' ');
+    const playing = await waitFor(page, (s) => s.view && s.view.playing && s.view.stop !== back.stop, 5000);
+    check('replay keys: Space plays (the position moves by itself)', playing && playing.view.playing, playing && playing.view);
+    await pressKey(page, ' ');
+    const paused = await waitFor(page, (s) => s.view && !s.view.playing, 3000);
+    check('replay keys: Space again pauses', paused && !paused.view.playing, paused && paused.view);
+    check('replay: no errors', paused && paused.errors.length === 0, paused && paused.errors);
+    check('replay: no page errors', !page.tvisLogs.some((l) => l.startsWith('pageerror')), page.tvisLogs);
+    await page.close();
+  }
+
   // 2. ?url= from a server that ignores Range (one full fetch).
   {
     const page = await openPage(browser, `${env.TVIS_E2E_PLAIN_BASE}/viewer.html?url=/runs/run.tvis`);

@@ -323,3 +323,23 @@ TEST_CASE("layer_maps: mean |x| over channels per location, neurons strongest fi
   CHECK(t.map_rows == 2);
   CHECK(t.map == std::vector<double>{1, 2, 3, 4});
 }
+
+TEST_CASE("Explore's inspector shows the same layer panel for a module call", "[viewer][replay][explore]") {
+  const auto events = file_events(TVIS_TEST_GOLDEN_RUN);
+  const std::vector<uint64_t> leaves = forward_leaves(events, 0);
+  REQUIRE(!leaves.empty());
+  HeadlessApp h;
+  h.show_page("Explore");
+  open(h, TVIS_TEST_GOLDEN_RUN);
+  REQUIRE(command(h, {{"select", leaves.front()}}) == true);
+  h.frame(3);
+  CHECK(view(h)["layer"].is_null());  // the tensors are shown until Layer view is chosen
+  REQUIRE(command(h, {{"layer_view", true}}) == true);
+  h.frame(6);
+  const json layer = view(h)["layer"];
+  REQUIRE(layer.is_object());
+  CHECK(layer["module"] == events.at(leaves.front()).name);
+  CHECK(layer["of"] == "activation");
+  CHECK(layer["step"] == 0);
+  CHECK((layer["map"].is_array() || layer["neurons_order"].is_array() || layer.contains("problem")));
+}

@@ -120,9 +120,11 @@ void draw_explore_page(AppState& s) {
 // What Explore shows, for state()["view"].
 nlohmann::json explore_view(AppState& s) {
   const Selection& sel = s.selection;
+  ExploreState& x = explore_state(s);
   return {{"step", sel.step},
           {"phase", phase_label(sel.phase)},
-          {"event", sel.event ? nlohmann::json(*sel.event) : nlohmann::json(nullptr)}};
+          {"event", sel.event ? nlohmann::json(*sel.event) : nlohmann::json(nullptr)},
+          {"layer", x.inspector.layer_drawn ? layer_view_json(x.inspector.layer) : nlohmann::json(nullptr)}};
 }
 
 // {"panel": NAME} brings up one of the bottom panels (as a click on its tab).
@@ -132,6 +134,11 @@ nlohmann::json explore_command(AppState& s, const nlohmann::json& cmd) {
     nlohmann::json names = nlohmann::json::array();
     for (const Tab& tab : kTabs) names.push_back(tab.label);
     return names;
+  }
+  if (cmd.contains("layer_view")) {  // the inspector's Layer view (a module call's On image / Neurons / Stats)
+    if (!cmd["layer_view"].is_boolean()) return false;
+    explore_state(s).inspector.show_layer = cmd["layer_view"].get<bool>();
+    return true;
   }
   if (!cmd.contains("panel")) return nullptr;
   const nlohmann::json& name = cmd["panel"];

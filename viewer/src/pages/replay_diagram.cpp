@@ -194,7 +194,7 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
     if (r.collapsed.count(node.name) && !r.expanded.count(node.name)) open = false;
     // Fold a run of same-class closed siblings that holds nothing current.
     int run_end = i;
-    if (r.fold_repeats && !open && !holds_current) {
+    if (r.fold_repeats && container && !open && !holds_current) {  // blocks, not single layers
       int j = node.end + 1;
       while (j < n && d.nodes[j].parent == node.parent && d.nodes[j].cls == node.cls && (d.nodes[j].end > j) == container &&
              !(current >= 0 && current >= j && current <= d.nodes[j].end) && !r.expanded.count(d.nodes[j].name) &&

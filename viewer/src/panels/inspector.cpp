@@ -212,6 +212,29 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
     ImGui::EndTable();
   }
 
+  // A module call: its tensors, or the layer panel.
+  state.layer_drawn = false;
+  if (e->kind() == schema::EventKind::ModuleCall) {
+    ImGui::Spacing();
+    int mode = state.show_layer ? 1 : 0;
+    ImGui::RadioButton("Tensors", &mode, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("Layer view (On image, Neurons, Stats)", &mode, 1);
+    state.show_layer = mode == 1;
+    if (state.show_layer) {
+      LayerTarget t;
+      t.event = e->id();
+      t.step = e->step();
+      const auto& followed = c.model.samples().followed();
+      t.sample = followed.empty() ? -1 : followed[static_cast<size_t>(c.selection.sample_cursor) % followed.size()];
+      t.row = sample_row(c.model, e->step(), t.sample);
+      ImGui::BeginChild("inspector_layer", ImVec2(0, 0), false);
+      draw_layer_view(c, state.layer, t);
+      ImGui::EndChild();
+      state.layer_drawn = state.layer.shown;
+      return;
+    }
+  }
   // Tensors of the call.
   bool complete = true;
   std::vector<TensorRef> tensors = event_tensors(c, *e, &complete);
