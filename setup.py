@@ -67,15 +67,12 @@ class CMakeBuild(build_ext):
         else:
             ext.sources = [str(ROOT / "recorder" / "python_stub" / "_tvis_native_stub.c")]
             super().build_extension(ext)
-        copy_viewer(PACKAGE_ROOT / "tvis" / "web")
-        if not self.inplace:
-            copy_viewer(Path(self.build_lib) / "tvis" / "web")
-        info = PACKAGE_ROOT / "tvis" / "_build_info.py"
-        info.write_text("# written by setup.py; not in git\nTVIS_BIN = %r\n" % str(build_dir / "bin" / "tvis"))
-        if not self.inplace:  # a regular (non-editable) install carries the file in the wheel
-            out = Path(self.build_lib) / "tvis" / "_build_info.py"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(info, out)
+        # An editable install writes beside the sources; a regular one only into
+        # the wheel (the source tree, and any editable install of it, stay as they are).
+        package = PACKAGE_ROOT / "tvis" if self.inplace else Path(self.build_lib) / "tvis"
+        package.mkdir(parents=True, exist_ok=True)
+        copy_viewer(package / "web")
+        (package / "_build_info.py").write_text("# written by setup.py; not in git\nTVIS_BIN = %r\n" % str(build_dir / "bin" / "tvis"))
 
 
 setup(

@@ -5,6 +5,7 @@ The CMake build is kept in build/pip-<abi>/, so a rerun is incremental."""
 import json
 import os
 import subprocess
+from pathlib import Path
 
 from conftest import PYTHON, ROOT, SCRIPTS, load_run, run_file_of
 
@@ -28,3 +29,52 @@ def test_editable_install_in_venv(tmp_path):
     q = subprocess.run([str(venv / "bin" / "python"), "-c", "import sys; print('tvis' in sys.modules)"],
                        capture_output=True, text=True)
     assert q.stdout.strip() == "False"
+
+
+def test_install_without_torch(tmp_path):
+    """A laptop that only views runs: a fresh venv without torch (no system
+    site packages; Debian's wheel is made importable alone, as pip needs it),
+    a regular install of a copy of the tree. `tvis` has open, agent, target
+    and inspect; `tvis run` says recording needs torch; the viewer files come
+    with the package when built (TVIS_WEB_DIR or build/web)."""
+    import shutil
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, symlinks=True,
+                    ignore=shutil.ignore_patterns("build", "node_modules", ".git", "__pycache__", "_tvis_native*.so",
+                                                  "_build_info.py", "web"))
+    (src / "build").mkdir()
+    (src / "build" / "third_party").symlink_to(ROOT / "build" / "third_party")
+    venv = tmp_path / "venv"
+    subprocess.run([PYTHON, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    assert subprocess.run([str(py), "-c", "import torch"], capture_output=True).returncode != 0
+    import wheel  # Debian's python3-wheel (tools/packages.txt)
+    only = tmp_path / "wheel_only"
+    only.mkdir()
+    pkg_dir = Path(wheel.__file__).parent
+    (only / "wheel").symlink_to(pkg_dir)
+    for meta in list(pkg_dir.parent.glob("wheel-*.egg-info")) + list(pkg_dir.parent.glob("wheel-*.dist-info")):
+        (only / meta.name).symlink_to(meta)  # its entry points name bdist_wheel
+    site = subprocess.run([str(py), "-c", "import site; print(site.getsitepackages()[0])"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    (Path(site) / "wheel_only.pth").write_text(str(only) + "\n")
+    env = dict(os.environ, TVIS_PIP_BUILD_DIR=str(tmp_path / "build"))
+    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "--no-build-isolation", "--no-index", str(src)],
+                         capture_output=True, text=True, timeout=1800, env=env, cwd=str(tmp_path))
+    assert pip.returncode == 0, pip.stdout[-3000:] + pip.stderr[-3000:]
+    tvis = str(venv / "bin" / "tvis")
+    run = subprocess.run([tvis, "run", "x.py"], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert "recording needs torch" in run.stderr
+    golden = ROOT / "tests" / "data" / "golden_v1.tvis"
+    assert subprocess.run([tvis, "inspect", str(golden)], capture_output=True).returncode == 0
+    for cmd in (["open", "--help"], ["agent", "--help"], ["target", "list"]):
+        p = subprocess.run([tvis, *cmd], capture_output=True, text=True, env=dict(os.environ, XDG_CONFIG_HOME=str(tmp_path)))
+        assert p.returncode == 0, (cmd, p.stderr)
+    imp = subprocess.run([str(py), "-c", "import _tvis_native"], capture_output=True, text=True)
+    assert "needs torch" in imp.stderr
+    web = os.environ.get("TVIS_WEB_DIR") or str(ROOT / "build" / "web")
+    if os.path.isfile(os.path.join(web, "viewer.html")):
+        pkg = subprocess.run([str(py), "-c", "import tvis, os; print(os.path.dirname(tvis.__file__))"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        assert sorted(os.listdir(os.path.join(pkg, "web"))) == ["viewer.html", "viewer.js", "viewer.wasm"]

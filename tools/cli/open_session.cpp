@@ -118,7 +118,8 @@ int run_open(const OpenRequest& request) {
     if (!request.via.empty() || !request.remote_tvis.empty())
       return fail("--via and --remote-tvis apply to HOST:PATH or a saved target, not the local path " + request.what);
     auto local = remote::open_local_store(request.what);
-    if (!local.ok) return fail(local.error);
+    if (!local.ok)
+      return fail(local.error + (remote::valid_target_name(request.what) ? " (nor a saved target: see tvis target list)" : ""));
     store = local.value;
   } else {
     remote::SshTarget st;
