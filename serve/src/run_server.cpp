@@ -91,6 +91,10 @@ std::string RunServer::url() const { return "http://127.0.0.1:" + std::to_string
 remote::Outcome<int> RunServer::start() {
   if (options_.token == std::string(32, '0')) return remote::Outcome<int>::bad("no random source for the session token");
   install_routes();
+  // The viewer reads a run as many small ranges: keep its connections open
+  // (httplib's default closes one every 5 requests).
+  http_->set_keep_alive_max_count(1000);
+  http_->set_keep_alive_timeout(30);
   port_ = http_->bind_to_any_port("127.0.0.1");
   if (port_ <= 0) return remote::Outcome<int>::bad("cannot listen on 127.0.0.1");
   thread_ = std::thread([this] { http_->listen_after_bind(); });
