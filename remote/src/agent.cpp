@@ -23,6 +23,7 @@ int refuse(int fd, uint32_t id, const std::string& why) {
 }  // namespace
 
 int serve_agent(const std::string& path, int in_fd, int out_fd, const AgentOptions& options) {
+  if (!write_all(out_fd, kSyncLine)) return 1;
   Frame f;
   std::string error;
   switch (read_frame(in_fd, &f, &error)) {

@@ -140,7 +140,17 @@ Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::
 
 void AgentClient::read_loop() {
   std::string error;
-  for (;;) {
+  std::string skipped;
+  if (!read_sync_line(from_agent_, &skipped)) {
+    // Not an agent: say what it printed (its first line), or that it printed nothing.
+    std::string first = skipped.substr(0, skipped.find('\n'));
+    if (first.size() > 120) first = first.substr(0, 120) + "...";
+    error = skipped.empty() ? "the agent closed the connection"
+                            : "not a tvis agent stream: it printed '" + first + "' and no agent greeting";
+    if (!skipped.empty() && skipped.size() >= kMaxPreamble) ::kill(pid_, SIGTERM);
+  }
+  bytes_received_ += skipped.size() + (error.empty() ? sizeof kSyncLine - 1 : 0);
+  for (; error.empty();) {
     Frame f;
     uint64_t got = 0;
     const ReadFrameResult r = read_frame(from_agent_, &f, &error, &got);

@@ -54,6 +54,24 @@ ReadFrameResult read_frame(int fd, Frame* frame, std::string* error, uint64_t* b
   return ReadFrameResult::Ok;
 }
 
+bool read_sync_line(int fd, std::string* skipped) {
+  const std::string sync(kSyncLine);
+  std::string seen;
+  char c;
+  while (seen.size() < kMaxPreamble + sync.size()) {
+    const ssize_t r = ::read(fd, &c, 1);  // byte by byte: nothing after the line may be consumed
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    seen.push_back(c);
+    if (seen.size() >= sync.size() && seen.compare(seen.size() - sync.size(), sync.size(), sync) == 0) {
+      *skipped = seen.substr(0, seen.size() - sync.size());
+      return true;
+    }
+  }
+  *skipped = seen;
+  return false;
+}
+
 bool write_all(int fd, const std::string& data) {
   size_t done = 0;
   while (done < data.size()) {

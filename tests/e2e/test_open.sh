@@ -98,7 +98,7 @@ echo "ok   local: token, ranges, escapes, run list, viewer, SIGTERM"
 printf 'not a frame' | "$TVIS" agent --stdio "$RUNS" >/dev/null 2>"$WORK/agent.err" && fail "agent accepted garbage"
 grep -q 'tvis agent:' "$WORK/agent.err" || fail "agent gave no reason for garbage"
 "$TVIS" agent --stdio "$RUNS" < /dev/null > "$WORK/agent.out" || fail "agent did not exit 0 at the end of stdin"
-[ ! -s "$WORK/agent.out" ] || fail "agent wrote to stdout without a request"
+printf '\n<tvis agent protocol>\n' | cmp -s - "$WORK/agent.out" || fail "agent wrote more than its greeting without a request"
 echo "ok   agent: exits at end of stdin, refuses garbage"
 
 # --- 3. remote, through ssh ------------------------------------------------
@@ -108,8 +108,11 @@ JUMP_PORT=$(free_port); start_sshd jump "$JUMP_PORT"
 ssh_alias tgt-j "HostName 127.0.0.1\n  Port $TGT_PORT\n  ProxyJump jump"
 # The remote's tvis is not on sshd's PATH: --remote-tvis names it. A
 # wrapper lets the test refuse restarts (a dead agent that stays dead).
+# It also prints a banner on stdout first, as shell startup files on
+# clusters do: the client skips it up to the agent's greeting.
 cat > "$WORK/remote-tvis" <<SH
 #!/bin/sh
+echo "Welcome to the test cluster (a banner on stdout)"
 if [ -e "$WORK/refuse" ]; then echo "the test refuses to start the agent" >&2; exit 1; fi
 exec "$TVIS" "\$@"
 SH
@@ -197,8 +200,9 @@ SH
 chmod +x "$WORK/other-version"
 expect_fail "protocol version 7, this tvis speaks version 1" --remote-tvis "$WORK/other-version" "tgt:$RUNS"
 expect_fail "no such file or folder" --remote-tvis "$WORK/remote-tvis" "tgt:$WORK/nowhere"
+expect_fail "not as a tvis agent (it printed 'agent --stdio" --remote-tvis /bin/echo "tgt:$RUNS"
 expect_fail "ssh to nohost failed" "nohost:$RUNS"
-echo "ok   failures: no remote tvis, dead agent, other protocol version, missing path, unknown host"
+echo "ok   failures: no remote tvis, dead agent, other protocol version, missing path, not a tvis, unknown host"
 
 # --- 4. a ~1 GB run over ssh: bytes to show its first page -----------------
 if [ "${TVIS_E2E_OPEN_BIG:-1}" = 1 ]; then

@@ -38,6 +38,9 @@ struct PipeAgent {
       rc = serve_agent(root, to_agent[0], from_agent[1], AgentOptions{version});
       ::close(from_agent[1]);
     });
+    std::string skipped;
+    REQUIRE(read_sync_line(from_agent[0], &skipped));  // the agent's greeting comes first
+    REQUIRE(skipped.empty());
   }
   Frame ask(uint32_t id, MessageType type, const std::string& payload) {
     REQUIRE(write_all(to_agent[1], encode_frame({id, type, payload})));
@@ -174,8 +177,20 @@ TEST_CASE("the client reports a command that ends before Hello, with its stderr"
   CHECK(none.error.find("127") != std::string::npos);
 }
 
-TEST_CASE("the client refuses a peer that is not an agent", "[remote]") {
-  auto c = AgentClient::start({"/bin/sh", "-c", "echo 'Welcome to the cluster!'; sleep 5"});
+TEST_CASE("the client refuses a peer that is not an agent, saying what it printed", "[remote]") {
+  auto c = AgentClient::start({"/bin/sh", "-c", "echo 'Welcome to the cluster!'; sleep 1"});
   REQUIRE_FALSE(c.ok);
-  CHECK(c.error.find("bad frame length") != std::string::npos);
+  CHECK(c.error.find("not as a tvis agent") != std::string::npos);
+  CHECK(c.error.find("Welcome to the cluster!") != std::string::npos);
+}
+
+TEST_CASE("output before the agent's greeting (a login banner) is skipped", "[remote]") {
+  char name[] = "/tmp/tvis-agent-replyXXXXXX";
+  const int fd = ::mkstemp(name);
+  REQUIRE(fd >= 0);
+  REQUIRE(write_all(fd, std::string(kSyncLine) + encode_frame({0, MessageType::Hello, hello_payload(kProtocolVersion)})));
+  ::close(fd);
+  auto c = AgentClient::start({"/bin/sh", "-c", std::string("echo 'Welcome to the cluster!'; echo 'quota: 91%'; cat ") + name + "; sleep 1"});
+  ::unlink(name);
+  REQUIRE(c.ok);
 }

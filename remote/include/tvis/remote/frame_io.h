@@ -16,6 +16,10 @@ enum class ReadFrameResult { Ok, Eof, Error };
 /// out of bounds (`error` says which). `*bytes` (if given) grows by the bytes read.
 ReadFrameResult read_frame(int fd, Frame* frame, std::string* error, uint64_t* bytes = nullptr);
 
+/// Reads up to and including kSyncLine. False when the stream ends or
+/// kMaxPreamble bytes pass first; `skipped` gets what came before it.
+bool read_sync_line(int fd, std::string* skipped);
+
 /// Writes `data` whole. False on any error (the peer went away).
 bool write_all(int fd, const std::string& data);
 

@@ -9,7 +9,13 @@
 // The client may send many requests before reading any reply (pipelining);
 // the agent answers each exactly once, in the order it received them.
 //
-// The conversation opens with Hello (id 0) both ways: the client sends
+// Before its first frame the agent writes kSyncLine. Whatever arrives before
+// it (a login banner or a message from the user's shell startup files on
+// stdout, common on clusters) is skipped by the client; without it within
+// kMaxPreamble bytes the peer is not an agent and the client says what it
+// printed instead.
+//
+// The conversation then opens with Hello (id 0) both ways: the client sends
 // kMagic + its u32 version, the agent answers kMagic + its own version. Each
 // side refuses a peer whose magic is wrong (the remote printed something that
 // is not an agent: a login banner on stdout, an old tvis's usage text) or
@@ -32,6 +38,9 @@ namespace tvis::remote {
 
 inline constexpr uint32_t kProtocolVersion = 1;
 inline constexpr char kMagic[8] = {'t', 'v', 'i', 's', 'a', 'g', 'n', 't'};
+inline constexpr char kSyncLine[] = "\n<tvis agent protocol>\n";
+/// Bytes of other output the client skips before kSyncLine at most.
+inline constexpr size_t kMaxPreamble = 64 * 1024;
 /// Largest frame body accepted (a Read reply of kMaxReadLength plus headers).
 inline constexpr uint32_t kMaxFrameBody = 17u << 20;
 /// Largest length one Read may ask for; larger ranges are split by the client.
