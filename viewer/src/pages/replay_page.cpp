@@ -37,6 +37,10 @@ void draw_replay_page(AppState& s) {
   update_position(s, r);
   r.layer_shown = false;
 
+  {
+    const Stop* st = current_stop(s, r);
+    r.drawn_phase = st ? phase_label(st->phase) : "(loading)";
+  }
   draw_replay_controls(s, r);
   const ImGuiStyle& style = ImGui::GetStyle();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -72,6 +76,10 @@ nlohmann::json replay_view(AppState& s) {
   v["stops"] = plan ? static_cast<int>(plan->stops.size()) : 0;
   v["kind"] = st ? event_kind_label(st->kind) : "";
   v["loading"] = st == nullptr;
+  json by_phase = json::object();
+  for (const auto& [phase, stats] : r.frame_ms_by_phase)
+    by_phase[phase] = {{"frames", stats.count()}, {"median", stats.median()}, {"p99", stats.p99()}};
+  v["frame_ms_by_phase"] = by_phase;  // the last 600 frames drawn in each phase
   return v;
 }
 
@@ -132,8 +140,10 @@ nlohmann::json replay_command(AppState& s, const nlohmann::json& cmd) {
     return false;
   }
   if (cmd.contains("play")) {
-    if (!cmd["play"].is_boolean()) return false;
-    r.playing = cmd["play"].get<bool>();
+    const json& v = cmd["play"];  // a link's text too: play=true
+    if (v.is_boolean()) r.playing = v.get<bool>();
+    else if (v == "true" || v == "false") r.playing = v == "true";
+    else return false;
     return true;
   }
   if (cmd.contains("speed")) {
@@ -164,6 +174,13 @@ ReplayState& replay_state(AppState& s) {
     s.replay->step = s.selection.step;
   }
   return *s.replay;
+}
+
+void replay_frame_measured(AppState& s, double ms) {
+  if (!s.replay || s.replay->generation != s.selection.run || s.replay->drawn_phase.empty() || s.page != "Replay")
+    return;
+  s.replay->frame_ms_by_phase[s.replay->drawn_phase].add(ms);
+  s.replay->drawn_phase.clear();  // counted once: a frame that does not draw Replay is not Replay's
 }
 
 PanelContext replay_panel_context(AppState& s) { return PanelContext{s.model, s.selection, s.options, nullptr}; }

@@ -84,6 +84,8 @@ struct ReplayState {
 
   LayerViewState layer;
   bool layer_shown = false;          // this frame drew the layer panel
+  std::string drawn_phase;           // the phase the last drawn frame showed ("" : none / not drawn)
+  std::map<std::string, FrameStats> frame_ms_by_phase;  // measured frames, by the phase they showed
 
   explicit ReplayState(RunModel& model) : stops(model), magnitudes(model) {}
 };
