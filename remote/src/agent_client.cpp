@@ -76,21 +76,21 @@ Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::
   c->pid_ = pid;
   c->to_agent_ = in[1];
   c->from_agent_ = out[0];
-  c->agent_stderr_ = err[0];
-  c->stderr_reader_ = std::thread([raw = c.get()] {
+  std::thread([tail = c->stderr_, fd = err[0]] {
     char buf[4096];
     for (;;) {
-      const ssize_t n = ::read(raw->agent_stderr_, buf, sizeof buf);
+      const ssize_t n = ::read(fd, buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
-      std::lock_guard<std::mutex> lock(raw->mu_);
-      raw->stderr_text_.append(buf, size_t(n));
-      if (raw->stderr_text_.size() > 2 * kStderrKeep) raw->stderr_text_.erase(0, raw->stderr_text_.size() - kStderrKeep);
+      std::lock_guard<std::mutex> lock(tail->mu);
+      tail->text.append(buf, size_t(n));
+      if (tail->text.size() > 2 * kStderrKeep) tail->text.erase(0, tail->text.size() - kStderrKeep);
     }
-    std::lock_guard<std::mutex> lock(raw->mu_);
-    raw->stderr_done_ = true;
-    raw->cv_.notify_all();
-  });
+    ::close(fd);
+    std::lock_guard<std::mutex> lock(tail->mu);
+    tail->done = true;
+    tail->cv.notify_all();
+  }).detach();
 
   // Hello is id 0, registered before the reader starts.
   {
@@ -127,13 +127,22 @@ Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::
   ::close(c->to_agent_);
   c->to_agent_ = -1;
   lock.lock();
-  c->cv_.wait_for(lock, std::chrono::seconds(5), [&] { return c->stderr_done_ && c->exit_status_ != -1; });
+  c->cv_.wait_for(lock, std::chrono::seconds(5), [&] { return c->exit_status_ != -1; });
   std::string msg = why;
   if (why.rfind("not a tvis agent", 0) == 0)
     msg = "the remote command answered, but not as a tvis agent (" + why.substr(std::string("not a tvis agent stream: ").size()) + ")";
   else if (c->exit_status_ != -1)
     msg = "`" + argv[0] + "` " + describe_status(c->exit_status_) + " before the agent answered";
-  const std::string tail = last_lines(c->stderr_text_);
+  lock.unlock();
+  std::string text;
+  {
+    // The stream has ended; its stderr ends with it, except for a
+    // grandchild still holding the pipe: then what arrived so far.
+    std::unique_lock<std::mutex> tl(c->stderr_->mu);
+    c->stderr_->cv.wait_for(tl, std::chrono::seconds(1), [&] { return c->stderr_->done; });
+    text = c->stderr_->text;
+  }
+  const std::string tail = last_lines(text);
   if (!tail.empty()) msg += ": " + tail;
   return R::bad(msg);
 }
@@ -177,11 +186,21 @@ void AgentClient::read_loop() {
     it->second.done = true;
     cv_.notify_all();
   }
-  // Reap the agent so the exit status can be reported.
+  // Reap the agent so the exit status can be reported: it normally exits
+  // with its stdout; one that closed stdout and lingers is ended after 2 s,
+  // so no caller waits on it.
   int status = 0;
-  pid_t w;
-  do w = ::waitpid(pid_, &status, 0);
-  while (w < 0 && errno == EINTR);
+  pid_t w = 0;
+  for (int i = 0; i < 100 && w == 0; ++i) {
+    w = ::waitpid(pid_, &status, WNOHANG);
+    if (w == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (w < 0 && errno == EINTR) w = 0;
+  }
+  if (w == 0) {
+    ::kill(pid_, SIGTERM);
+    do w = ::waitpid(pid_, &status, 0);
+    while (w < 0 && errno == EINTR);
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (w == pid_) exit_status_ = status;
@@ -242,9 +261,7 @@ AgentClient::~AgentClient() {
   for (int i = 0; i < 50 && !dead_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   if (!dead_) ::kill(pid_, SIGTERM);
   if (reader_.joinable()) reader_.join();
-  if (stderr_reader_.joinable()) stderr_reader_.join();
   ::close(from_agent_);
-  ::close(agent_stderr_);
 }
 
 }  // namespace tvis::remote

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -193,4 +194,12 @@ TEST_CASE("output before the agent's greeting (a login banner) is skipped", "[re
   auto c = AgentClient::start({"/bin/sh", "-c", std::string("echo 'Welcome to the cluster!'; echo 'quota: 91%'; cat ") + name + "; sleep 1"});
   ::unlink(name);
   REQUIRE(c.ok);
+}
+
+TEST_CASE("a peer that closes its stdout but lingers does not hang the client", "[remote]") {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto c = AgentClient::start({"/bin/sh", "-c", "exec >&-; sleep 30"});
+  REQUIRE_FALSE(c.ok);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+  CHECK(c.error.find("killed by signal") != std::string::npos);
 }

@@ -56,19 +56,25 @@ class AgentClient {
   };
   void read_loop();
   void fail_all(const std::string& why);
-  std::string stderr_tail();
+  /// The agent's stderr, read by a detached thread that owns it: a
+  /// grandchild that keeps the pipe open must not keep this client alive.
+  struct StderrTail {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::string text;
+    bool done = false;
+  };
 
   pid_t pid_ = -1;
-  int to_agent_ = -1, from_agent_ = -1, agent_stderr_ = -1;
-  std::thread reader_, stderr_reader_;
+  int to_agent_ = -1, from_agent_ = -1;
+  std::thread reader_;
+  std::shared_ptr<StderrTail> stderr_ = std::make_shared<StderrTail>();
   std::mutex write_mu_;
   std::mutex mu_;  // guards the fields below
   std::condition_variable cv_;
   std::map<uint32_t, Pending> pending_;
   uint32_t next_id_ = 1;
   std::string dead_reason_;
-  std::string stderr_text_;
-  bool stderr_done_ = false;
   int exit_status_ = -1;  // raw wait status once reaped
   std::atomic<bool> dead_{false};
   std::atomic<uint64_t> bytes_sent_{0}, bytes_received_{0};
