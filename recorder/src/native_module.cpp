@@ -23,11 +23,11 @@ PYBIND11_MODULE(_tvis_native, m) {
   m.attr("torch_version") = TVIS_TORCH_VERSION;
   py::class_<PyRecorder>(m, "Recorder")
       .def(py::init<const std::string&, int64_t, int, const std::string&, std::vector<std::string>, int, int64_t,
-                    py::object, bool, bool>(),
+                    py::object, bool, bool, uint64_t, int>(),
            py::arg("path"), py::arg("max_elems"), py::arg("samples"), py::arg("project_dir"),
            py::arg("exclude_dirs"), py::arg("zstd_level") = 1, py::arg("data_chunk_bytes") = 8 << 20,
            py::arg("dense_zstd_level") = py::none(), py::arg("evaluation_values") = false,
-           py::arg("update_values") = false)
+           py::arg("update_values") = false, py::arg("max_run_bytes") = 0, py::arg("budget_steps") = 1)
       .def("now", [](PyRecorder& r) { return r.core().now(); })
       .def("file_id", [](PyRecorder& r, const std::string& path) { return r.core().file_id(path); })
       .def("begin", [](PyRecorder& r, int kind, const std::string& name, const std::string& cls, uint32_t cf,
@@ -40,6 +40,7 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("set_phase", [](PyRecorder& r, int phase) { r.core().set_phase(phase); })
       .def("phase", [](PyRecorder& r) { return r.core().phase(); })
       .def("set_batch_rows", [](PyRecorder& r, int64_t rows) { r.core().set_batch_rows(rows); })
+      .def("set_parameter_bytes", [](PyRecorder& r, uint64_t bytes) { r.core().set_parameter_bytes(bytes); })
       .def("tensor",
            [](PyRecorder& r, const at::Tensor& t, int role, int64_t event, const std::string& name, int slot) {
              return r.core().tensor(t, role, event, name, slot);

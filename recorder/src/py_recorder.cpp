@@ -21,7 +21,7 @@ int profile_fn(PyObject*, PyFrameObject* frame, int what, PyObject*) {
 RecorderOptions options_of(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
                            std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
                            const py::object& dense_zstd_level, bool evaluation_values,
-                           bool update_values) {
+                           bool update_values, uint64_t max_run_bytes, int budget_steps) {
   RecorderOptions o;
   o.path = path;
   o.max_elems = max_elems;
@@ -33,6 +33,8 @@ RecorderOptions options_of(const std::string& path, int64_t max_elems, int sampl
   if (!dense_zstd_level.is_none()) o.dense_zstd_level = dense_zstd_level.cast<int>();
   o.evaluation_values = evaluation_values;
   o.update_values = update_values;
+  o.max_run_bytes = max_run_bytes;
+  o.budget_steps = budget_steps;
   return o;
 }
 
@@ -159,6 +161,8 @@ py::dict stats_dict(const RecorderStats& s) {
   d["events"] = s.events;
   d["tensors"] = s.tensors;
   d["late_grads"] = s.late_grads;
+  d["budget_refused"] = s.budget_refused;
+  d["budget_refused_bytes"] = s.budget_refused_bytes;
   return d;
 }
 
@@ -166,9 +170,10 @@ py::dict stats_dict(const RecorderStats& s) {
 
 PyRecorder::PyRecorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
                        std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
-                       py::object dense_zstd_level, bool evaluation_values, bool update_values)
+                       py::object dense_zstd_level, bool evaluation_values, bool update_values,
+                       uint64_t max_run_bytes, int budget_steps)
     : core_(options_of(path, max_elems, samples, project_dir, exclude_dirs, zstd_level, data_chunk_bytes,
-                       dense_zstd_level, evaluation_values, update_values)),
+                       dense_zstd_level, evaluation_values, update_values, max_run_bytes, budget_steps)),
       filter_(project_dir, std::move(exclude_dirs)) {}
 
 void PyRecorder::add_detail(uint64_t id, py::handle kvs) { core_.add_detail(id, key_values(kvs)); }

@@ -27,7 +27,8 @@ class PyRecorder {
  public:
   PyRecorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
              std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
-             py::object dense_zstd_level, bool evaluation_values, bool update_values);
+             py::object dense_zstd_level, bool evaluation_values, bool update_values, uint64_t max_run_bytes,
+             int budget_steps);
   ~PyRecorder() { stop_profile(); }
 
   Recorder& core() { return core_; }

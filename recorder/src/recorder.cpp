@@ -45,6 +45,7 @@ constexpr int kInput = 0, kOutput = 1;
 
 Recorder::Recorder(const RecorderOptions& options)
     : builder_(create_builder(options)),
+      budget_(options.max_run_bytes, options.budget_steps),
       paths_(options.project_dir, options.exclude_dirs),
       max_elems_(options.max_elems),
       evaluation_values_(options.evaluation_values),
@@ -123,6 +124,7 @@ void Recorder::add_detail(uint64_t id, std::vector<std::unique_ptr<schema::KeyVa
 void Recorder::set_step(int step) {
   close_phase_timing();
   step_ = step;
+  budget_.begin_step(step);
   dedup_.clear();
   dedup_grads_.clear();
 }
@@ -178,6 +180,7 @@ int64_t Recorder::add_record(const at::Tensor& t, int role, int64_t event, const
   o.max_elems = max_elems_;
   o.min_rows = (t.dim() > 0 && t.size(0) == batch_rows_) ? samples_ : 0;
   o.stats_only = stats_only;
+  if (!stats_only) apply_budget(t, role, &o);
   Captured c = capture_tensor(t, o);
   c.rec->event = event;
   c.rec->role = static_cast<schema::TensorRole>(role);
@@ -259,6 +262,42 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_after(int64_t event, c
   }
   pending_.clear();
   return ids;
+}
+
+namespace {
+
+ByteBudget::Priority priority_of(int role) {
+  switch (static_cast<schema::TensorRole>(role)) {
+    case schema::TensorRole::Weight:
+    case schema::TensorRole::Grad: return ByteBudget::Priority::Parameters;
+    case schema::TensorRole::Input:
+    case schema::TensorRole::Output:
+    case schema::TensorRole::GradOutput:
+    case schema::TensorRole::GradInput:
+    case schema::TensorRole::Update:
+    case schema::TensorRole::Other: return ByteBudget::Priority::Activations;
+    default: return ByteBudget::Priority::Essential;  // batches, targets, logits, pipeline, insights
+  }
+}
+
+}  // namespace
+
+void Recorder::apply_budget(const at::Tensor& t, int role, CaptureOptions* o) {
+  if (!budget_.limited() || !t.has_storage()) return;
+  const uint64_t elem = static_cast<uint64_t>(t.element_size());
+  const int64_t rows = kept_rows_of(t, *o);
+  const uint64_t row_elems = t.dim() > 0 && t.size(0) > 0 ? static_cast<uint64_t>(t.numel() / t.size(0)) : 1;
+  const uint64_t bytes =
+      rows == 0 ? static_cast<uint64_t>(t.numel()) * elem : static_cast<uint64_t>(rows) * row_elems * elem;
+  if (budget_.grant(priority_of(role), bytes)) return;
+  o->thumbnail = true;
+  if (o->min_rows > 0 && t.dim() > 0) {  // the followed samples' rows stay
+    o->max_elems = 1;
+    const int64_t kept = std::min(o->min_rows, t.size(0));
+    budget_.grant(ByteBudget::Priority::Essential, static_cast<uint64_t>(kept) * row_elems * elem);
+  } else {
+    o->stats_only = true;
+  }
 }
 
 int64_t Recorder::unchanged_weight(const at::Tensor& p) const {
@@ -361,6 +400,8 @@ RecorderStats Recorder::stats() const {
   s.events = builder_->events_begun();
   s.tensors = builder_->tensors_added();
   s.late_grads = late_grads_;
+  s.budget_refused = budget_.refused();
+  s.budget_refused_bytes = budget_.refused_bytes();
   return s;
 }
 

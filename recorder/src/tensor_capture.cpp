@@ -125,6 +125,37 @@ schema::DType to_schema_dtype(c10::ScalarType st) {
   }
 }
 
+int64_t kept_rows_of(const at::Tensor& t, const CaptureOptions& options) {
+  const int64_t n = t.numel();
+  if (n <= options.max_elems || t.dim() == 0) return 0;
+  const int64_t dim0 = t.size(0);
+  const int64_t row = dim0 > 0 ? n / dim0 : 1;
+  int64_t rows = std::max<int64_t>(1, options.max_elems / std::max<int64_t>(row, 1));
+  rows = std::max(rows, std::min(options.min_rows, dim0));
+  return std::min(rows, dim0);
+}
+
+namespace {
+
+/// Block means of `t` as [dim 0, rest] at most kThumbnailSide a side (a
+/// vector as one row); non-finite values make their block non-finite.
+void add_thumbnail(const at::Tensor& t, schema::TensorRecordT& r) {
+  if (t.dim() == 0 || t.numel() == 0 || !(t.is_floating_point() || t.scalar_type() == at::kLong ||
+                                          t.scalar_type() == at::kInt || t.scalar_type() == at::kByte))
+    return;
+  const int64_t rows = t.dim() == 1 ? 1 : t.size(0);
+  const int64_t cols = t.numel() / rows;
+  const at::Tensor grid = t.reshape({1, 1, rows, cols}).to(at::kFloat);
+  const at::Tensor small = at::adaptive_avg_pool2d(grid, {std::min(rows, kThumbnailSide), std::min(cols, kThumbnailSide)})
+                               .contiguous()
+                               .cpu();
+  const float* v = small.data_ptr<float>();
+  r.thumbnail.assign(v, v + small.numel());
+  r.thumbnail_shape = {static_cast<int32_t>(small.size(2)), static_cast<int32_t>(small.size(3))};
+}
+
+}  // namespace
+
 Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
   c10::NoGradGuard no_grad;
   Captured c;
@@ -146,21 +177,16 @@ Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
   fill_stats(*r.stats, vs);
   c.mostly_zero = vs.count > 0 && vs.zero_count * 2 >= vs.count;
 
+  if (options.thumbnail) add_thumbnail(t, r);
   // What is kept of the values.
   if (options.stats_only) {
     r.kept = schema::ValuesKept::None;
     return c;
   }
-  const int64_t n = t.numel();
-  int64_t rows = 0;
-  if (n <= options.max_elems || t.dim() == 0) {
+  const int64_t rows = kept_rows_of(t, options);
+  if (rows == 0) {
     r.kept = schema::ValuesKept::Full;
   } else {
-    const int64_t dim0 = t.size(0);
-    const int64_t row = dim0 > 0 ? n / dim0 : 1;
-    rows = std::max<int64_t>(1, options.max_elems / std::max<int64_t>(row, 1));
-    rows = std::max(rows, std::min(options.min_rows, dim0));
-    rows = std::min(rows, dim0);
     r.kept = schema::ValuesKept::LeadingRows;
     r.kept_rows = rows;
   }

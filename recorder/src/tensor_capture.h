@@ -11,6 +11,8 @@
 //     otherwise the leading rows along dim 0 that fit (at least one row and at
 //     least `min_rows` when dim 0 has them; ValuesKept::LeadingRows);
 //     `stats_only` keeps none (ValuesKept::None, `size` 0).
+//   - `thumbnail`: block means of the tensor seen as [dim 0, the rest]
+//     (a vector as one row), at most kThumbnailSide a side, as float32.
 //   - `values`/`size` point to the kept bytes, row-major, little-endian, in
 //     the tensor's dtype, valid while `keepalive` lives. f32 is true for
 //     float32 values (the writer shuffles those by 4-byte planes, unless
@@ -25,10 +27,17 @@
 
 namespace tvis::recorder {
 
+constexpr int64_t kThumbnailSide = 32;
+
+/// Rows of `t` kept under `options` (0 when every value is: ValuesKept::Full).
+struct CaptureOptions;
+int64_t kept_rows_of(const at::Tensor& t, const CaptureOptions& options);
+
 struct CaptureOptions {
   int64_t max_elems = 2000000;
   int64_t min_rows = 0;  // rows kept at least (the followed samples)
   bool stats_only = false;  // keep no values (ValuesKept::None): statistics and histogram only
+  bool thumbnail = false;   // also a block-mean thumbnail (TensorRecord.thumbnail)
 };
 
 struct Captured {

@@ -56,6 +56,8 @@ struct RunOptions {
   bool no_gradcam = false;
   bool gradcam_true = false;
   bool eval_values = false;
+  std::string max_run_bytes = "2G";
+  uint64_t run_bytes = 0;  // max_run_bytes parsed
   std::string python;
 };
 
@@ -69,9 +71,33 @@ std::string env_or(const char* name, const char* fallback) {
   return v ? v : fallback;
 }
 
+/// `text` as a byte count: digits, optionally followed by K, M, G or T
+/// (powers of 1024; "500M", "2G"); false when it is not one.
+bool parse_byte_count(const std::string& text, uint64_t* out) {
+  size_t i = 0;
+  uint64_t v = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (v > (UINT64_MAX - 9) / 10) return false;
+    v = v * 10 + static_cast<uint64_t>(text[i++] - '0');
+  }
+  if (i == 0) return false;
+  int shift = 0;
+  if (i < text.size()) {
+    const char* units = "KMGT";
+    const char* u = std::strchr(units, std::toupper(static_cast<unsigned char>(text[i])));
+    if (!u || *u == 0 || i + 1 != text.size()) return false;
+    shift = 10 * static_cast<int>(u - units + 1);
+  }
+  if (shift && v > (UINT64_MAX >> shift)) return false;
+  *out = v << shift;
+  return true;
+}
+
 /// The first problem with the options and script, or "" when there is none.
-std::string check_options(const RunOptions& o, const std::vector<std::string>& rest) {
+std::string check_options(RunOptions& o, const std::vector<std::string>& rest) {
   if (o.steps < 1) return "--steps must be at least 1 (got " + std::to_string(o.steps) + ")";
+  if (!parse_byte_count(o.max_run_bytes, &o.run_bytes) || o.run_bytes == 0)
+    return "--max-run-bytes takes a positive byte count such as 500M or 2G (got '" + o.max_run_bytes + "')";
   if (o.max_elems < 1) return "--max-elems must be at least 1";
   if (o.samples < 0) return "--samples must not be negative";
   if (rest.empty()) return "no script given (usage: tvis run [options] SCRIPT [ARGS...])";
@@ -84,7 +110,8 @@ std::string check_options(const RunOptions& o, const std::vector<std::string>& r
 std::vector<std::string> runner_args(const RunOptions& o, const std::string& project,
                                      const std::vector<std::string>& rest) {
   std::vector<std::string> a = {"--steps",   std::to_string(o.steps),   "--max-elems", std::to_string(o.max_elems),
-                                "--samples", std::to_string(o.samples), "--project",   project};
+                                "--samples", std::to_string(o.samples), "--project",   project,
+                                "--max-run-bytes", std::to_string(o.run_bytes)};
   if (o.no_gradcam) a.insert(a.end(), {"--option", "no_gradcam=1"});
   if (o.gradcam_true) a.insert(a.end(), {"--option", "gradcam_true=1"});
   if (o.eval_values) a.insert(a.end(), {"--option", "eval_values=1"});
@@ -123,7 +150,7 @@ void report(const std::string& folder, const std::string& runs_abs) {
   std::fflush(stdout);
 }
 
-int run(const RunOptions& o, const std::vector<std::string>& rest) {
+int run(RunOptions o, const std::vector<std::string>& rest) {
   if (const std::string problem = check_options(o, rest); !problem.empty()) return fail(problem);
   const std::string& script = rest[0];
   RunnerLaunch l;
@@ -171,6 +198,8 @@ void add_run_command(CLI::App& app) {
   sub->add_flag("--gradcam-true", opts->gradcam_true,
                 "Grad-CAM also for the true class of followed samples the model gets wrong (one more pass each)")
       ->excludes(no_gradcam);
+  sub->add_option("--max-run-bytes", opts->max_run_bytes,
+                  "Bytes of tensor values the run may keep, e.g. 500M or 2G (default 2G); the rest keep statistics");
   sub->add_flag("--eval-values", opts->eval_values,
                 "Keep tensor values of evaluation passes too (forwards under no_grad; default: statistics only)");
   sub->add_option("--python", opts->python, "Python interpreter of the training environment");

@@ -11,6 +11,9 @@
 //   - Every event and tensor record carries the current step and phase.
 //   - In the Evaluation phase tensors keep statistics only, unless
 //     RecorderOptions::evaluation_values.
+//   - Values are kept within RecorderOptions::max_run_bytes by the
+//     ByteBudget's priorities; a refused tensor keeps statistics, a
+//     thumbnail and, batch-sized, the followed samples' rows.
 //   - tensor() never changes the tensor (tensor_capture.h). Within one step
 //     an Input/Output tensor already recorded and unchanged since (same
 //     TensorImpl alive, same version) is not recorded again: its id is
@@ -35,10 +38,13 @@
 
 #include <tvis/schema/recording_generated.h>
 
+#include "tvis/recorder/byte_budget.h"
 #include "tvis/recorder/project_paths.h"
 #include "tvis/recorder/run_builder.h"
 
 namespace tvis::recorder {
+
+struct CaptureOptions;  // tensor_capture.h
 
 struct RecorderOptions {
   std::string path;  // the run file to create
@@ -51,6 +57,8 @@ struct RecorderOptions {
   std::optional<int> dense_zstd_level;  // unset: the builder's default
   bool evaluation_values = false;  // Evaluation-phase tensors keep values too (else statistics only)
   bool update_values = false;      // Δw records keep their values too (else Δw = weight after − weight before)
+  uint64_t max_run_bytes = 0;      // byte budget of kept values (byte_budget.h); 0: none
+  int budget_steps = 1;            // the steps the budget is shared over (--steps)
 };
 
 /// Writer and recorder counters (Recorder.stats() in Python).
@@ -59,6 +67,7 @@ struct RecorderStats {
   double compress_seconds = 0;
   uint64_t bytes_kept = 0, events = 0, tensors = 0;
   uint64_t late_grads = 0;  // gradients arriving for an event already written
+  uint64_t budget_refused = 0, budget_refused_bytes = 0;  // tensors the byte budget reduced, their values' bytes
 };
 
 class Recorder {
@@ -88,6 +97,9 @@ class Recorder {
   int phase() const { return phase_; }
   /// Tensors whose dim 0 equals `rows` are batch-sized (followed-sample rows kept).
   void set_batch_rows(int64_t rows) { batch_rows_ = rows; }
+  /// Bytes of one copy of the model's parameters: the room the byte budget
+  /// keeps for each step's weights and gradients (byte_budget.h).
+  void set_parameter_bytes(uint64_t bytes) { budget_.set_parameter_bytes(bytes); }
 
   // ---- tensors -------------------------------------------------------------
   int64_t tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot);
@@ -171,12 +183,15 @@ class Recorder {
   /// The weight-after record id still describing `p` exactly, else -1.
   int64_t unchanged_weight(const at::Tensor& p) const;
   static uint64_t bytes_hash(const at::Tensor& p);
+  /// Narrows `o` to what the byte budget grants `t` (byte_budget.h).
+  void apply_budget(const at::Tensor& t, int role, CaptureOptions* o);
   at::Tensor snapshot(size_t i, const at::Tensor& p);
   void close_phase_timing();
   void add_phase_timings(schema::RunMetaT* meta) const;
   schema::SourceFilesT new_sources();
 
   std::unique_ptr<RunBuilder> builder_;
+  ByteBudget budget_;
   ProjectPaths paths_;
   int64_t max_elems_;
   bool evaluation_values_;

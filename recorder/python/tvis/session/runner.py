@@ -36,7 +36,7 @@ def _fail(msg, code=3):
 
 def _parse(argv):
     opts = {"steps": 3, "max_elems": 2000000, "samples": 4, "project": None, "run_file": None, "options": [],
-            "go_fd": None}
+            "go_fd": None, "max_run_bytes": 0}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -51,6 +51,8 @@ def _parse(argv):
             opts["max_elems"] = int(v)
         elif a == "--samples":
             opts["samples"] = int(v)
+        elif a == "--max-run-bytes":
+            opts["max_run_bytes"] = int(v)
         elif a == "--project":
             opts["project"] = v
         elif a == "--run-file":
@@ -146,7 +148,7 @@ def main(argv=None):
 
     project = os.path.abspath(opts["project"] or os.path.dirname(abs_script))
     options = [("steps", str(opts["steps"])), ("max_elems", str(opts["max_elems"])),
-               ("samples", str(opts["samples"]))] + opts["options"]
+               ("samples", str(opts["samples"])), ("max_run_bytes", str(opts["max_run_bytes"]))] + opts["options"]
     try:
         session = Session(_tvis_native, opts["run_file"], opts["steps"], opts["max_elems"], opts["samples"],
                           project, script, options)

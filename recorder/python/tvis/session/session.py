@@ -81,9 +81,11 @@ class Session:
         eval_values = ("eval_values", "1") in [tuple(o) for o in options]
         # TVIS_UPDATE_VALUES=1: Δw records keep their values too (tests compare them with after - before).
         update_values = os.environ.pop("TVIS_UPDATE_VALUES", "") == "1"
+        # --max-run-bytes: the byte budget of kept values (0: none), shared over the requested steps
+        budget = int(dict(options).get("max_run_bytes", "0") or 0)
         self.rec = native.Recorder(run_file, max_elems, samples, project_dir, [here], level,
                                    dense_zstd_level=int(dense) if dense else None, evaluation_values=eval_values,
-                                   update_values=update_values)
+                                   update_values=update_values, max_run_bytes=budget, budget_steps=steps)
         self.run_file = run_file
         self.steps_requested = steps
         self.samples = samples
@@ -104,6 +106,8 @@ class Session:
         self._stepped = []          # optimizers (weak references) that stepped in this step
         self._training_data = []    # datasets whose batch preceded a recorded backward
         self._last_dataset = None   # the dataset of the latest training fetch
+        self._budgeted_roots = set()  # ids of models whose parameters the byte budget counts
+        self._parameter_bytes = 0
         self._stack = []            # [(module, event id)] open module calls
         self._frames = []           # the call frame of each entry of _stack
         self._thread = threading.get_ident()
@@ -241,6 +245,7 @@ class Session:
                 top_forward = self.rec.phase() == P.FORWARD
                 if top_forward:
                     self.names.decide(module, call)
+                    self._budget_parameters(module)
                 for a in args:
                     if isinstance(a, torch.Tensor) and a.dim() > 0 and not isinstance(module, torch.nn.modules.loss._Loss):
                         if self.rec.phase() == P.FORWARD:
@@ -294,6 +299,15 @@ class Session:
                     "fn": type(module).__name__}
             self._add_loss_candidate(output, info)
         return None
+
+    def _budget_parameters(self, root):
+        """The byte budget keeps room for each step's weights and gradients:
+        the parameters of every model trained so far."""
+        if id(root) in self._budgeted_roots:
+            return
+        self._budgeted_roots.add(id(root))
+        self._parameter_bytes += sum(p.numel() * p.element_size() for p in root.parameters())
+        self.rec.set_parameter_bytes(self._parameter_bytes)
 
     @staticmethod
     def _top_level_phase(is_loss):
@@ -681,6 +695,14 @@ class Session:
             optimizer_class=self.optimizer_class,
         )
 
+    def _notice_budget(self):
+        st = self.rec.stats()
+        if st["budget_refused"]:
+            limit = dict(self.options).get("max_run_bytes", "0")
+            self.notice("byte_budget", "%d tensors (%.1f MB of values) kept statistics, a thumbnail and their followed "
+                        "samples' rows only, to keep the run within --max-run-bytes %s; raise it to keep more"
+                        % (st["budget_refused"], st["budget_refused_bytes"] / 1e6, limit))
+
     def _steps_unit(self):
         """What a step was in this run, for the notices (docs/cli.md: how steps are counted)."""
         if not self._optimizers_seen:
@@ -709,6 +731,7 @@ class Session:
         elif not exception:
             self.notice("script_ended", "the script ended after %d of %d requested steps"
                         % (self.steps_done, self.steps_requested))
+        self._notice_budget()
         self.mark("extensions_finalized")
         stats = self.rec.finalize(self._meta(True, exit_code, exception, traceback_text))
         self.mark("run_file_closed")
