@@ -13,6 +13,8 @@
 // --phase P, --module PATH, --sample S   a position
 //                to start at, as the browser's ?page=&step=&param=&show=&phase=&module=&sample= link
 //                (one {"link": {...}} App::command, applied once the run is open).
+// --link KEY=VALUE  another key of that link (a page's own: --link
+//                weights_tab="All layers"), repeatable.
 // Exit codes: 0 ok; 1 no window / screenshot or state file not written;
 // 2 bad arguments or nothing to open at PATH.
 #include <SDL.h>
@@ -50,6 +52,7 @@ struct Args {
   int step = -1;
   std::string phase, module;      // Replay's part of it
   int sample = -1;
+  std::vector<std::string> link;  // KEY=VALUE: other keys of the start link
 };
 
 // Hands the located run(s) to the app. Returns false with `problem` set when
@@ -131,6 +134,7 @@ int main(int argc, char** argv) {
   cli.add_option("--sample", args.sample, "follow this sample id")->check(CLI::NonNegativeNumber);
   cli.add_option("--param", args.param, "Weights: the parameter shown (e.g. fc.weight)");
   cli.add_option("--show", args.show, "Weights: weight, grad or update")->check(CLI::IsMember({"weight", "grad", "update"}));
+  cli.add_option("--link", args.link, "KEY=VALUE: another key of the start link (a page's own), repeatable");
   cli.add_option("--scale", args.scale, "UI scale (default: from the display's DPI)")->check(CLI::Range(0.5, 4.0));
   CLI11_PARSE(cli, argc, argv);
 
@@ -160,6 +164,14 @@ int main(int argc, char** argv) {
     if (args.step >= 0) link["step"] = args.step;
     if (!args.param.empty()) link["param"] = args.param;
     if (!args.show.empty()) link["show"] = args.show;
+    for (const std::string& kv : args.link) {
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "tvis-view: --link wants KEY=VALUE, got '%s'\n", kv.c_str());
+        return 2;
+      }
+      link[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
     if (!args.phase.empty()) link["phase"] = args.phase;
     if (!args.module.empty()) link["module"] = args.module;
     if (args.sample >= 0) link["sample"] = args.sample;

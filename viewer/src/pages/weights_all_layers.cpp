@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tvis/viewer_model/param_update.h"
 #include "../theme.h"
 #include "tvis/widgets/format_number.h"
 #include "weights_state.h"
@@ -55,7 +56,10 @@ void ensure_thumbnail(AppState& s, WeightsState& w, const ParamRow& row, Thumbna
   if (*built > 0 && std::chrono::duration<double, std::milli>(Clock::now() - start).count() > kThumbBudgetMs) return;
   TensorValues tv;
   std::string error;
-  if (s.model.tensors().read_values(s.model, *r.rec, &tv, &error) == ChunkRead::Loading) return;
+  const ChunkRead read = w.show == WeightShow::Update
+                             ? read_update_values(s.model, *p, s.selection.step, &tv, &error)
+                             : s.model.tensors().read_values(s.model, *r.rec, &tv, &error);
+  if (read == ChunkRead::Loading) return;
   ++*built;
   t.ready = true;
   if (!error.empty()) {
@@ -116,6 +120,7 @@ void draw_all_layers(AppState& s, WeightsState& w) {
           o.symmetric = true;
           o.show_colorbar = false;
           o.show_tooltip = false;
+          o.keep_aspect = !t.image.vector && t.image.rows > 1;  // a vector fills the square as stripes
           o.uploader = s.options.texture_uploader;
           o.texture = t.texture.get();
           o.data_version = t.version;

@@ -17,6 +17,7 @@
 #include "../link.h"
 #include "../page.h"
 #include "../theme.h"
+#include "tvis/viewer_model/param_update.h"
 #include "tvis/widgets/bar_chart.h"
 #include "tvis/widgets/format_number.h"
 #include "tvis/widgets/histogram.h"
@@ -151,13 +152,13 @@ void draw_values(AppState& s, WeightsState& w, const ShownImage& si, const schem
   const float cell_h = (r.image_max.y - r.image_min.y) / static_cast<float>(img.rows);
   if (img.tile_rows > 0) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImU32 grid = IM_COL32(140, 140, 150, 200);  // between tiles, visible on the dark centre of the colormap
-    if (cell_w * static_cast<float>(img.tile_cols) >= 6)
+    const ImU32 grid = IM_COL32(140, 140, 150, 110);  // between tiles, visible on the dark centre of the colormap
+    if (cell_w * static_cast<float>(img.tile_cols) >= 12)
       for (int c = img.tile_cols; c < img.cols; c += img.tile_cols) {
         const float x = r.image_min.x + cell_w * static_cast<float>(c);
         dl->AddLine(ImVec2(x, r.image_min.y), ImVec2(x, r.image_max.y), grid, 1.0f);
       }
-    if (cell_h * static_cast<float>(img.tile_rows) >= 6)
+    if (cell_h * static_cast<float>(img.tile_rows) >= 12)
       for (int c = img.tile_rows; c < img.rows; c += img.tile_rows) {
         const float y = r.image_min.y + cell_h * static_cast<float>(c);
         dl->AddLine(ImVec2(r.image_min.x, y), ImVec2(r.image_max.x, y), grid, 1.0f);
@@ -177,7 +178,10 @@ void draw_values(AppState& s, WeightsState& w, const ShownImage& si, const schem
 }
 
 // The decoded image of `rec` under `key`, or nullptr while its values load.
-const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& key, const schema::TensorRecord& rec) {
+// With `update_of`, `rec` is that parameter's update at `step`: its values
+// may be after − before (read_update_values).
+const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& key, const schema::TensorRecord& rec,
+                              const schema::ParamRecord* update_of = nullptr, int step = 0) {
   auto it = w.images.find(key);
   if (it != w.images.end()) {
     it->second.used = w.frames;
@@ -185,7 +189,9 @@ const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& k
   }
   TensorValues tv;
   std::string error;
-  if (s.model.tensors().read_values(s.model, rec, &tv, &error) == ChunkRead::Loading) return nullptr;
+  const ChunkRead read = update_of ? read_update_values(s.model, *update_of, step, &tv, &error)
+                                   : s.model.tensors().read_values(s.model, rec, &tv, &error);
+  if (read == ChunkRead::Loading) return nullptr;
   while (w.images.size() >= kShownCached) {  // drop the least recently drawn
     auto oldest = w.images.begin();
     for (auto i = w.images.begin(); i != w.images.end(); ++i)
@@ -272,7 +278,7 @@ void draw_one_param(AppState& s, WeightsState& w) {
   }
   // Values, decoded once per (param, show, step).
   const std::string key = name + "/" + show_name(w.show) + "/" + std::to_string(step);
-  const ShownImage* si = shown_image(s, w, key, *shown.rec);
+  const ShownImage* si = shown_image(s, w, key, *shown.rec, w.show == WeightShow::Update ? p : nullptr, step);
   if (!si) {
     ImGui::TextDisabled("Reading values (chunk %u) ...", shown.rec->data_chunk());
     draw_stats_and_histogram(*shown.rec);
