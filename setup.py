@@ -45,6 +45,13 @@ def copy_viewer(dest):
 
 
 class CMakeBuild(build_ext):
+    def run(self):
+        # build_ext.run clears self.inplace while extensions build; remember
+        # whether this build writes beside the sources (--inplace, or an
+        # editable install, which setuptools marks with editable_mode).
+        self.writes_beside_sources = bool(self.inplace or getattr(self, "editable_mode", False))
+        super().run()
+
     def build_extension(self, ext):
         tag = sysconfig.get_config_var("SOABI") or "py%d%d" % sys.version_info[:2]
         # TVIS_PIP_BUILD_DIR: another build folder (tests installing into a fresh venv).
@@ -69,7 +76,7 @@ class CMakeBuild(build_ext):
             super().build_extension(ext)
         # An editable install writes beside the sources; a regular one only into
         # the wheel (the source tree, and any editable install of it, stay as they are).
-        package = PACKAGE_ROOT / "tvis" if self.inplace else Path(self.build_lib) / "tvis"
+        package = PACKAGE_ROOT / "tvis" if self.writes_beside_sources else Path(self.build_lib) / "tvis"
         package.mkdir(parents=True, exist_ok=True)
         copy_viewer(package / "web")
         (package / "_build_info.py").write_text("# written by setup.py; not in git\nTVIS_BIN = %r\n" % str(build_dir / "bin" / "tvis"))
