@@ -12,6 +12,7 @@
 #include "checksums.h"
 #include "endian.h"
 #include "shuffle.h"
+#include "wide_vector_alignment.h"
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/container_codec.h"
 #include "tvis/schema/recording_generated.h"
@@ -73,6 +74,11 @@ Status verify_flatbuffer(const ChunkEntry& e, const Bytes& bytes) {
     std::snprintf(buf, sizeof buf, "FlatBuffer body is %s, expected %s",
                   actual == schema::Body::NONE ? "empty" : schema::EnumNameBody(actual),
                   schema::EnumNameBody(expected));
+    return chunk_error(ErrorCode::Corrupt, e, buf);
+  }
+  if (const char* field = misaligned_wide_vector(*root)) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "FlatBuffer vector %s is not 8-byte aligned", field);
     return chunk_error(ErrorCode::Corrupt, e, buf);
   }
   return Status::ok();
