@@ -12,6 +12,11 @@ void ByteBudget::begin_step(int step) {
   step_share_ = left / static_cast<uint64_t>(steps_left);
 }
 
+uint64_t ByteBudget::parameter_reserve() const {
+  const uint64_t copies = parameter_bytes_ * (step_ == 0 ? 3 : 2);
+  return std::min(copies, step_share_ / 2);
+}
+
 bool ByteBudget::grant(Priority p, uint64_t bytes) {
   if (p == Priority::Essential || total_ == 0) {
     used_ += bytes;
@@ -19,8 +24,8 @@ bool ByteBudget::grant(Priority p, uint64_t bytes) {
     return true;
   }
   uint64_t room = step_share_;
-  if (p == Priority::Activations) {
-    const uint64_t reserve = parameter_bytes_ * (step_ == 0 ? 3 : 2);
+  if (p != Priority::Parameters) {
+    const uint64_t reserve = parameter_reserve();
     room = room > reserve ? room - reserve : 0;
   }
   if (step_used_ + bytes > room || used_ + bytes > total_) {

@@ -291,10 +291,9 @@ void Recorder::apply_budget(const at::Tensor& t, int role, CaptureOptions* o) {
       rows == 0 ? static_cast<uint64_t>(t.numel()) * elem : static_cast<uint64_t>(rows) * row_elems * elem;
   if (budget_.grant(priority_of(role), bytes)) return;
   o->thumbnail = true;
-  if (o->min_rows > 0 && t.dim() > 0) {  // the followed samples' rows stay
-    o->max_elems = 1;
-    const int64_t kept = std::min(o->min_rows, t.size(0));
-    budget_.grant(ByteBudget::Priority::Essential, static_cast<uint64_t>(kept) * row_elems * elem);
+  const int64_t followed = t.dim() > 0 ? std::min(o->min_rows, t.size(0)) : 0;
+  if (followed > 0 && budget_.grant(ByteBudget::Priority::FollowedRows, static_cast<uint64_t>(followed) * row_elems * elem)) {
+    o->max_elems = 1;  // the followed samples' rows stay
   } else {
     o->stats_only = true;
   }

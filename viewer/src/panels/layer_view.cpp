@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "../theme.h"
+#include "budget_thumbnail.h"
 #include "picture.h"
 #include "tvis/widgets/bar_chart.h"
 #include "tvis/widgets/colormap.h"
@@ -408,8 +409,10 @@ const schema::TensorRecord* resolve(PanelContext& c, LayerViewState& v, const La
   const schema::TensorRecord& rec = *keep->rec;
   if (rec.kept() == schema::ValuesKept::None) {
     v.problem = "Values not kept for this tensor (" + shape_label(rec.shape()) + ", " +
-                std::to_string(element_count(rec.shape())) + " elements): only its statistics were recorded; " +
-                kMaxElemsHint + ".";
+                std::to_string(element_count(rec.shape())) + " elements): " +
+                (has_budget_thumbnail(rec) ? std::string(budget_refused_sentence())
+                                           : std::string("only its statistics were recorded; ") + kMaxElemsHint) +
+                ".";
     return &rec;
   }
   if (v.values_tensor != rec.id()) {
@@ -441,7 +444,7 @@ const schema::TensorRecord* resolve(PanelContext& c, LayerViewState& v, const La
   }
   if (!v.maps.problem.empty()) {
     v.problem = "Values not kept for sample " + std::to_string(t.sample) + ": " + v.maps.problem + "; " +
-                kMaxElemsHint + ".";
+                (has_budget_thumbnail(rec) ? budget_refused_sentence() : kMaxElemsHint) + ".";
     return &rec;
   }
   // The picture under the map.
@@ -530,7 +533,9 @@ void draw_layer_view(PanelContext& c, LayerViewState& v, const LayerTarget& t) {
   else ImGui::TextDisabled("| batch row 0 (no followed samples)");
 
   TensorRef keep;
-  resolve(c, v, t, *e, &keep);
+  const schema::TensorRecord* shown = resolve(c, v, t, *e, &keep);
+  const bool thumbnail = !v.problem.empty() && shown && has_budget_thumbnail(*shown);
+  v.thumbnail = thumbnail ? budget_thumbnail_json(*shown) : nlohmann::json(nullptr);
   {
     bool complete = true;
     auto stats_of = [&](bool gradient) -> nlohmann::json {
@@ -552,6 +557,7 @@ void draw_layer_view(PanelContext& c, LayerViewState& v, const LayerTarget& t) {
           draw_stats(c, v, *e);
         } else if (!v.problem.empty()) {
           say(v.problem, v.problem.find("loading") == 0 ? colors::kMuted : colors::kWarning);
+          if (thumbnail) draw_budget_thumbnail(c, *shown, v.thumbnail_texture);
         } else if (i == LayerViewState::OnImage) {
           draw_on_image(c, v);
         } else {
@@ -596,6 +602,7 @@ nlohmann::json layer_view_json(const LayerViewState& v) {
   out["neurons_order"] = ok ? json(v.maps.order) : json(nullptr);
   out["stats"] = v.stats;
   if (!v.problem.empty()) out["problem"] = v.problem;
+  out["thumbnail"] = v.thumbnail;
   return out;
 }
 

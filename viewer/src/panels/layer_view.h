@@ -59,6 +59,7 @@ struct LayerViewState {
   int step = 0, sample = -1, row = -1;
   std::string problem;  // why no map / neurons ("" when computed)
   nlohmann::json stats;  // {"activation": STATS|null, "gradient": STATS|null}, the records' statistics
+  nlohmann::json thumbnail;  // budget_thumbnail_json of the shown tensor when its values were refused, else null
 
   // Caches.
   uint64_t values_tensor = UINT64_MAX;  // tensor whose values are decoded
@@ -72,6 +73,7 @@ struct LayerViewState {
   bool picture_bytes = false;
   widgets::HeatmapTexture texture;
   widgets::HeatmapTexture neuron_texture;
+  widgets::HeatmapTexture thumbnail_texture;
   uint64_t texture_version = 1;
   struct StepRow {
     int step = 0;

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "../theme.h"
+#include "budget_thumbnail.h"
 #include "tensor_view.h"
 #include "tvis/widgets/format_number.h"
 #include "tvis/widgets/histogram.h"
@@ -229,6 +230,10 @@ void draw_tensor_view(PanelContext& c, TensorViewState& v, const schema::TensorR
     const bool stats_only = rec.kept() == schema::ValuesKept::None;
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(stats_only ? colors::kMuted : colors::kError), "%s",
                        v.error.c_str());
+    if (stats_only && has_budget_thumbnail(rec)) {
+      ImGui::TextDisabled("Refused: %s.", budget_refused_sentence());
+      draw_budget_thumbnail(c, rec, v.thumbnail_texture);
+    }
     return;
   }
   draw_values(c, v, rec);

@@ -28,6 +28,7 @@ struct TensorViewState {
   uint64_t reduced_version = UINT64_MAX;
   int mode = 0;  // 0 heatmap, 1 table
   widgets::HeatmapTexture texture;
+  widgets::HeatmapTexture thumbnail_texture;  // a byte-budget thumbnail (budget_thumbnail.h)
   uint64_t texture_version = 0;
 };
 
