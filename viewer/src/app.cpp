@@ -114,6 +114,7 @@ void draw_page_tabs(AppState& s) {
   const PageSpec* asked = requested.empty() ? nullptr : page_named(requested);
   bool drawn = false;
   for (const PageSpec* page : registered_pages()) {
+    if (!page_present(s, *page)) continue;
     const ImGuiTabItemFlags flags = requested == page->name ? ImGuiTabItemFlags_SetSelected : 0;
     if (ImGui::BeginTabItem(page->name, nullptr, flags)) {
       // A tab bar's first frame shows its first tab; a page asked for

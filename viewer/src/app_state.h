@@ -21,6 +21,7 @@ struct ExploreState;  // pages/explore_state.h
 struct ReplayState;   // pages/replay_state.h
 struct LossState;     // pages/loss_state.h
 struct WeightsState;  // pages/weights_state.h
+struct InsightsState; // pages/insights_state.h
 
 /// One row of the run list: the entry and a small model reading its metadata.
 struct RunListRow {
@@ -87,6 +88,7 @@ struct AppState {
   std::shared_ptr<ReplayState> replay;
   std::shared_ptr<LossState> loss;
   std::shared_ptr<WeightsState> weights;
+  std::shared_ptr<InsightsState> insights;
 
   std::string welcome_hint = "Open a run file to begin.";
   std::string error_override;  // set by show_error when no source exists

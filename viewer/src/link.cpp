@@ -4,6 +4,7 @@
 
 #include "app_state.h"
 #include "page.h"
+#include "pages/insights_page.h"
 
 namespace tvis::viewer {
 
@@ -42,12 +43,15 @@ void apply_pending_link(AppState& s) {
   if (s.pending_link.is_null() || !s.model.ready()) return;
   const json link = std::move(s.pending_link);
   s.pending_link = nullptr;
+  // An insight page's keys (module, head, ...) go to Insights first.
+  const bool insight = link.contains("page") && link["page"].is_string() && request_insight_page(s, link["page"].get<std::string>());
   for (const auto& [key, raw] : link.items()) {
     const json v = link_value(raw);
     if (key == "page") {
       if (v.is_string() && page_named(v.get<std::string>())) s.page_request = v.get<std::string>();
     } else if (key == "step") {
       if (v.is_number_integer()) go_to_step(s, v.get<int>());
+    } else if (insight && !insights_link_key(s, key, v).is_null()) {
     } else {
       for (const PageSpec* page : registered_pages())
         if (page->command && !page->command(s, json{{key, v}}).is_null()) break;

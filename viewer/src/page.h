@@ -31,11 +31,16 @@ struct PageSpec {
   /// position): the application's event stepping is off while it is shown,
   /// and {"key": K} goes to the page's command first.
   bool keys = false;
+  /// Whether the run has what the page needs (null: always). A page that is
+  /// not present has no tab and is left out of state()["pages"] (Insights).
+  bool (*present)(AppState& s) = nullptr;
 };
 
 /// Every page, in tab order (page_list.cpp).
 const std::vector<const PageSpec*>& registered_pages();
 /// The page named `name`, or nullptr.
 const PageSpec* page_named(const std::string& name);
+/// The page is shown for this run (its `present` says so, or it has none).
+bool page_present(AppState& s, const PageSpec& page);
 
 }  // namespace tvis::viewer

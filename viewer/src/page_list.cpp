@@ -7,12 +7,14 @@ extern const PageSpec kReplayPage;   // pages/replay_page.cpp (first: the defaul
 extern const PageSpec kExplorePage;  // pages/explore_page.cpp
 extern const PageSpec kLossPage;     // pages/loss_page.cpp
 extern const PageSpec kWeightsPage;  // pages/weights_page.cpp
+extern const PageSpec kInsightsPage; // pages/insights_page.cpp (only when the run has insights)
 
 const std::vector<const PageSpec*>& registered_pages() {
   static const std::vector<const PageSpec*> pages = {
       &kReplayPage,
       &kLossPage,
       &kWeightsPage,
+      &kInsightsPage,
       &kExplorePage,
   };
   return pages;
@@ -23,5 +25,7 @@ const PageSpec* page_named(const std::string& name) {
     if (name == page->name) return page;
   return nullptr;
 }
+
+bool page_present(AppState& s, const PageSpec& page) { return !page.present || page.present(s); }
 
 }  // namespace tvis::viewer

@@ -5,6 +5,7 @@
 #include "app_state.h"
 #include "link.h"
 #include "page.h"
+#include "pages/insights_page.h"
 
 namespace tvis::viewer {
 
@@ -49,9 +50,10 @@ json selection_object(AppState& s) {
   return out;
 }
 
-json page_names() {
+json page_names(AppState& s) {
   json names = json::array();
-  for (const PageSpec* page : registered_pages()) names.push_back(page->name);
+  for (const PageSpec* page : registered_pages())
+    if (page_present(s, *page)) names.push_back(page->name);
   return names;
 }
 
@@ -106,8 +108,9 @@ json state_object(AppState& s) {
   j["run"] = run_object(s);
   j["runs"] = runs_array(s);
   j["page"] = run_open ? s.page : std::string();
-  j["pages"] = run_open ? page_names() : json::array();
-  j["insights"] = json::array();
+  j["pages"] = run_open ? page_names(s) : json::array();
+  j["insights"] = run_open ? insight_pages_json(s) : json::array();
+  j["insight"] = run_open ? shown_insight(s) : json(nullptr);
   j["selection"] = selection_object(s);
   j["view"] = shown && shown->view ? shown->view(s) : json(nullptr);
   j["errors"] = s.errors();
@@ -124,6 +127,7 @@ json run_command(AppState& s, const json& cmd) {
     return true;
   }
   if (cmd.contains("page")) {
+    if (cmd["page"].is_string() && request_insight_page(s, cmd["page"].get<std::string>())) return true;
     if (!cmd["page"].is_string() || !page_named(cmd["page"].get<std::string>())) return false;
     s.page_request = cmd["page"].get<std::string>();
     return true;

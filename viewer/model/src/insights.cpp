@@ -11,22 +11,65 @@ bool non_empty(const V* v) {
   return v && v->size() > 0;
 }
 
+std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+template <typename T, typename V>
+std::vector<T> numbers(const V* v) {
+  std::vector<T> out;
+  if (v) out.assign(v->begin(), v->end());
+  return out;
+}
+
+std::vector<std::string> strings(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* v) {
+  std::vector<std::string> out;
+  if (v)
+    for (const auto* s : *v) out.push_back(str(s));
+  return out;
+}
+
+AttentionEntry attention_entry(const schema::AttentionRecord& r) {
+  return {r.step(),  str(r.module_()), r.event(), r.sample(), numbers<int64_t>(r.shape()), r.weights(),
+          numbers<int64_t>(r.tokens()), strings(r.token_labels())};
+}
+
+GradCamEntry gradcam_entry(const schema::GradCamRecord& r) {
+  return {r.step(), str(r.module_()), r.sample(), r.target() == schema::CamTarget::True, r.class_index(), r.map()};
+}
+
 }  // namespace
 
 void Insights::reset() {
   scan_.reset();
   kinds_ = {};
+  attention_.clear();
+  gradcam_.clear();
+  embeddings_.clear();
+  tables_.clear();
+  library_.clear();
 }
 
 bool Insights::ready() {
   if (!model_.cache_if_open()) return false;
-  return scan_.run<schema::InsightBatch>(model_.cache(), model_.chunks_of_kind(format::ChunkKind::Insights), false,
-                                         [&](ChunkBody<schema::InsightBatch>& read) {
-                                           const schema::InsightBatch& b = *read.body;
-                                           kinds_.attention |= non_empty(b.attention()) || non_empty(b.library_attention());
-                                           kinds_.gradcam |= non_empty(b.gradcam());
-                                           kinds_.embeddings |= non_empty(b.embeddings()) || non_empty(b.tables());
-                                         });
+  return scan_.run<schema::InsightBatch>(
+      model_.cache(), model_.chunks_of_kind(format::ChunkKind::Insights), false,
+      [&](ChunkBody<schema::InsightBatch>& read) {
+        const schema::InsightBatch& b = *read.body;
+        kinds_.attention |= non_empty(b.attention()) || non_empty(b.library_attention());
+        kinds_.gradcam |= non_empty(b.gradcam());
+        kinds_.embeddings |= non_empty(b.embeddings()) || non_empty(b.tables());
+        if (b.attention())
+          for (const auto* r : *b.attention()) attention_.push_back(attention_entry(*r));
+        if (b.gradcam())
+          for (const auto* r : *b.gradcam()) gradcam_.push_back(gradcam_entry(*r));
+        if (b.embeddings())
+          for (const auto* r : *b.embeddings())
+            embeddings_.push_back({r->step(), str(r->module_()), numbers<int>(r->samples()), strings(r->labels()),
+                                   r->vectors()});
+        if (b.tables())
+          for (const auto* r : *b.tables()) tables_.push_back({str(r->module_()), r->rows(), strings(r->labels())});
+        if (b.library_attention())
+          for (const auto* r : *b.library_attention()) library_.push_back({str(r->module_()), str(r->kind())});
+      });
 }
 
 const InsightKinds& Insights::kinds() {

@@ -1,0 +1,399 @@
+// Insights → Attention: one layer's token-to-token map for the shown sample
+// and step (one head, or the mean over heads), the real tokens on both axes
+// (characters, words, or patch positions for image models), exact weight on
+// hover, a causal mask drawn as such; a head grid of the layer (click one to
+// show it); the attention rollout over a chosen range of layers
+// (attention_rollout.h); for image models, where [CLS] or a clicked patch
+// looks, painted over the sample's picture.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "../panels/picture.h"
+#include "insights_state.h"
+
+namespace tvis::viewer {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kViewMax = 256;  // state().view matrices are at most 256 x 256
+
+// The step's records for `sample`, in forward order.
+std::vector<const AttentionEntry*> layers_of(AppState& s, int step, int sample) {
+  std::vector<const AttentionEntry*> out;
+  for (const AttentionEntry& e : s.model.insights().attention())
+    if (e.step == step && e.sample == sample) out.push_back(&e);
+  return out;
+}
+
+std::vector<int> samples_at(AppState& s, int step) {
+  std::vector<int> out;
+  for (const AttentionEntry& e : s.model.insights().attention())
+    if (e.step == step && std::find(out.begin(), out.end(), e.sample) == out.end()) out.push_back(e.sample);
+  return out;
+}
+
+// Patch grid side n when T = n^2 (+1 with [CLS] first), else 0.
+int patch_side(int t, bool* cls) {
+  for (int extra : {0, 1}) {
+    const int n = static_cast<int>(std::lround(std::sqrt(static_cast<double>(t - extra))));
+    if (n >= 2 && n * n == t - extra) {
+      *cls = extra == 1;
+      return n;
+    }
+  }
+  return 0;
+}
+
+// The tokens on the axes: labels, else ids, else patch positions / indices.
+std::vector<std::string> token_names(const AttentionEntry& e, int t) {
+  std::vector<std::string> out;
+  for (int i = 0; i < t; ++i) {
+    if (i < static_cast<int>(e.labels.size()) && !e.labels[i].empty()) {
+      out.push_back(e.labels[i] == " " ? "␣" : e.labels[i]);
+    } else if (i < static_cast<int>(e.tokens.size())) {
+      out.push_back(std::to_string(e.tokens[i]));
+    } else {
+      bool cls = false;
+      const int n = e.tokens.empty() ? patch_side(t, &cls) : 0;
+      if (n && cls && i == 0) out.push_back("[CLS]");
+      else if (n) out.push_back("(" + std::to_string((i - cls) / n) + "," + std::to_string((i - cls) % n) + ")");
+      else out.push_back(std::to_string(i));
+    }
+  }
+  return out;
+}
+
+// Block means down to at most kViewMax a side, as nested arrays.
+json matrix_json(const std::vector<double>& m, int rows, int cols) {
+  const int br = (rows + kViewMax - 1) / kViewMax, bc = (cols + kViewMax - 1) / kViewMax;
+  json out = json::array();
+  for (int r0 = 0; r0 < rows; r0 += br) {
+    json row = json::array();
+    for (int c0 = 0; c0 < cols; c0 += bc) {
+      double sum = 0;
+      int n = 0;
+      for (int r = r0; r < std::min(rows, r0 + br); ++r)
+        for (int c = c0; c < std::min(cols, c0 + bc); ++c, ++n) sum += m[static_cast<size_t>(r) * cols + c];
+      row.push_back(sum / n);
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// Token labels along the left and top of a drawn heatmap; every k-th when cells are small.
+void draw_axis_labels(const widgets::HeatmapResult& h, const std::vector<std::string>& names, int rows, int cols) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const float ch = (h.image_max.y - h.image_min.y) / rows, cw = (h.image_max.x - h.image_min.x) / cols;
+  const ImU32 col = ImGui::GetColorU32(ImGuiCol_Text);
+  const int kr = std::max(1, static_cast<int>(std::ceil(fs / std::max(ch, 1e-3f))));
+  for (int r = 0; r < rows && r < static_cast<int>(names.size()); r += kr) {
+    const ImVec2 sz = ImGui::CalcTextSize(names[r].c_str());
+    dl->AddText(ImVec2(h.image_min.x - sz.x - 4, h.image_min.y + (r + 0.5f) * ch - sz.y / 2), col, names[r].c_str());
+  }
+  float widest = 0;
+  for (const auto& n : names) widest = std::max(widest, ImGui::CalcTextSize(n.c_str()).x);
+  const int kc = std::max(1, static_cast<int>(std::ceil((widest + 4) / std::max(cw, 1e-3f))));
+  for (int c = 0; c < cols && c < static_cast<int>(names.size()); c += kc) {
+    const ImVec2 sz = ImGui::CalcTextSize(names[c].c_str());
+    dl->AddText(ImVec2(h.image_min.x + (c + 0.5f) * cw - sz.x / 2, h.image_min.y - sz.y - 2), col, names[c].c_str());
+  }
+}
+
+// The masked upper triangle of a causal map, greyed out.
+void draw_causal_mask(const widgets::HeatmapResult& h, int t) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float cw = (h.image_max.x - h.image_min.x) / t, ch = (h.image_max.y - h.image_min.y) / t;
+  const ImVec2 a(h.image_min.x + cw, h.image_min.y), b(h.image_max.x, h.image_min.y), c(h.image_max.x, h.image_max.y - ch);
+  dl->AddTriangleFilled(a, b, c, IM_COL32(40, 40, 40, 200));
+}
+
+// A square heatmap with token axes; returns what it reported.
+widgets::HeatmapResult token_map(AppState& s, const char* id, const std::vector<double>& m, int rows, int cols,
+                                 const std::vector<std::string>& names, float side, widgets::HeatmapTexture* tex,
+                                 uint64_t version) {
+  float label_w = 0;
+  for (const auto& n : names) label_w = std::min(std::max(label_w, ImGui::CalcTextSize(n.c_str()).x), 120.0f);
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ImGui::SetCursorScreenPos(ImVec2(at.x + label_w + 8, at.y + ImGui::GetFontSize() + 4));
+  std::vector<const char*> labels;
+  for (const auto& n : names) labels.push_back(n.c_str());
+  widgets::HeatmapOptions o;
+  o.size = ImVec2(side, side);
+  o.uploader = s.options.texture_uploader;
+  o.texture = tex;
+  o.data_version = version;
+  o.has_range = true;
+  o.range = {0, 1};
+  double hi = 0;
+  for (double v : m) hi = std::max(hi, v);
+  o.range.hi = hi > 0 ? hi : 1;
+  if (static_cast<int>(labels.size()) >= rows) o.row_labels = labels.data();
+  if (static_cast<int>(labels.size()) >= cols) o.col_labels = labels.data();
+  widgets::HeatmapResult h = widgets::heatmap(id, widgets::ValueSpan(m), rows, cols, o);
+  draw_axis_labels(h, names, rows, cols);
+  return h;
+}
+
+struct Shown {
+  const AttentionEntry* entry = nullptr;
+  AttentionWeights weights;
+  std::string problem;
+};
+
+Shown load_layer(AppState& s, InsightsState& st, const AttentionEntry& e) {
+  Shown out;
+  out.entry = &e;
+  const Decoded& d = decoded_tensor(s, st, e.weights, e.step);
+  if (d.loading) out.problem = "loading ...";
+  else if (!d.error.empty()) out.problem = d.error;
+  else if (d.values.partial) out.problem = "only the leading rows of these weights were kept (tvis run --max-elems)";
+  else out.weights = attention_weights(d.values.values, d.values.shape, &out.problem);
+  return out;
+}
+
+void draw_head_grid(AppState& s, AttentionState& a, const AttentionWeights& w, uint64_t tensor) {
+  const int heads = w.heads;
+  while (static_cast<int>(a.head_textures.size()) < heads) a.head_textures.push_back(std::make_unique<widgets::HeatmapTexture>());
+  const float side = std::clamp(ImGui::GetContentRegionAvail().x / std::min(heads, 4) - 12, 48.0f, 110.0f);
+  const size_t plane = static_cast<size_t>(w.rows) * w.cols;
+  for (int h = 0; h < heads; ++h) {
+    if (h % 4) ImGui::SameLine();
+    ImGui::BeginGroup();
+    widgets::HeatmapOptions o;
+    o.size = ImVec2(side, side);
+    o.show_colorbar = false;
+    o.uploader = s.options.texture_uploader;
+    o.texture = a.head_textures[h].get();
+    o.data_version = tensor;
+    const std::string id = "##head" + std::to_string(h);
+    const widgets::HeatmapResult r = widgets::heatmap(id.c_str(), widgets::ValueSpan(w.w.data() + h * plane, plane), w.rows, w.cols, o);
+    if (r.clicked) a.head = h;
+    if (a.head == h) ImGui::GetWindowDrawList()->AddRect(r.image_min, r.image_max, IM_COL32(255, 179, 92, 255), 0, 0, 2);
+    ImGui::Text("head %d", h);
+    ImGui::EndGroup();
+  }
+}
+
+// For image models: row `query` of `m` (a T x T map) painted over the picture.
+void draw_on_picture(AppState& s, InsightsState& st, const AttentionEntry& e, const std::vector<double>& m, int t) {
+  AttentionState& a = st.attention;
+  bool cls = false;
+  const int n = e.tokens.empty() ? patch_side(t, &cls) : 0;
+  if (!n) return;
+  const Decoded* pic = sample_picture(s, st, e.step, e.sample);
+  if (a.query < 0 || a.query >= t) a.query = 0;
+  ImGui::TextUnformatted(a.query == 0 && cls ? "Where [CLS] looks (click a patch for its own row)"
+                                             : "Where the clicked patch looks (click another)");
+  std::vector<double> grid(static_cast<size_t>(n) * n);
+  for (int k = 0; k < n * n; ++k) grid[k] = m[static_cast<size_t>(a.query) * t + k + cls];
+  const float side = std::min(ImGui::GetContentRegionAvail().x, 260.0f);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos(), p1(p0.x + side, p0.y + side);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (pic) draw_picture(dl, p0, p1, pic->values.values.data(), pic->values.values.size(), picture_layout(pic->values.shape), pic->bytes);
+  draw_map_over(dl, p0, p1, grid, n, n, pic ? a.opacity : 1.0f, 0);
+  ImGui::InvisibleButton("##patches", ImVec2(side, side));
+  if (ImGui::IsItemClicked()) {
+    const ImVec2 mp = ImGui::GetIO().MousePos;
+    const int r = std::clamp(static_cast<int>((mp.y - p0.y) / side * n), 0, n - 1);
+    const int c = std::clamp(static_cast<int>((mp.x - p0.x) / side * n), 0, n - 1);
+    a.query = r * n + c + cls;
+  }
+  if (!pic) insight_hint("no picture of the sample recorded: the map alone");
+  ImGui::SetNextItemWidth(side);
+  ImGui::SliderFloat("opacity##att", &a.opacity, 0.0f, 1.0f, "opacity %.2f");
+}
+
+void draw_controls(AppState& s, InsightsState& st, const std::vector<const AttentionEntry*>& layers, int layer,
+                   const AttentionWeights& w, const std::vector<int>& samples, int sample) {
+  AttentionState& a = st.attention;
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Layer");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+  if (ImGui::BeginCombo("##att_layer", layers[layer]->module.c_str())) {
+    for (size_t i = 0; i < layers.size(); ++i)
+      if (ImGui::Selectable((layers[i]->module + "##" + std::to_string(i)).c_str(), static_cast<int>(i) == layer))
+        a.module = layers[i]->module;
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine(0, ImGui::GetFontSize());
+  ImGui::TextUnformatted("Head");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("mean", a.head < 0)) a.head = -1;
+  for (int h = 0; h < w.heads && w.heads > 1; ++h) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(std::to_string(h).c_str(), a.head == h)) a.head = h;
+  }
+  if (s.model.samples().followed().empty() && samples.size() > 1) {
+    ImGui::SameLine(0, ImGui::GetFontSize());
+    ImGui::TextUnformatted("Sample");
+    ImGui::SameLine();
+    auto it = std::find(samples.begin(), samples.end(), sample);
+    const int k = static_cast<int>(it - samples.begin());
+    if (ImGui::ArrowButton("##att_prev", ImGuiDir_Left)) st.sample = samples[(k + samples.size() - 1) % samples.size()];
+    ImGui::SameLine();
+    ImGui::Text("%d", sample);
+    ImGui::SameLine();
+    if (ImGui::ArrowButton("##att_next", ImGuiDir_Right)) st.sample = samples[(k + 1) % samples.size()];
+  }
+}
+
+// The rollout over layers [first, last] of the step (cached by what it covers).
+void update_rollout(AppState& s, InsightsState& st, const std::vector<const AttentionEntry*>& layers) {
+  AttentionState& a = st.attention;
+  const int n = static_cast<int>(layers.size());
+  a.first = std::clamp(a.first, 0, n - 1);
+  int last = a.last < 0 ? n - 1 : std::clamp(a.last, 0, n - 1);
+  if (last < a.first) last = a.first;
+  std::string key = std::to_string(a.first) + ":" + std::to_string(last);
+  for (int i = a.first; i <= last; ++i) key += "/" + std::to_string(layers[i]->weights);
+  if (key == a.rollout_key) return;
+  std::vector<Shown> shown;
+  for (int i = a.first; i <= last; ++i) {
+    shown.push_back(load_layer(s, st, *layers[i]));
+    if (!shown.back().problem.empty()) {
+      a.rollout.clear();
+      a.rollout_problem = shown.back().problem;
+      if (a.rollout_problem != "loading ...") a.rollout_key = key;
+      return;
+    }
+  }
+  std::vector<const AttentionWeights*> ws;
+  for (const Shown& x : shown) ws.push_back(&x.weights);
+  a.rollout_problem.clear();
+  a.rollout = attention_rollout(ws, &a.rollout_problem);
+  a.rollout_key = key;
+  ++a.version;
+}
+
+}  // namespace
+
+void draw_attention(AppState& s, InsightsState& st) {
+  AttentionState& a = st.attention;
+  const int step = s.selection.step;
+  const std::vector<int> samples = samples_at(s, step);
+  const int sample = insight_sample(s, st, samples);
+  const std::vector<const AttentionEntry*> layers = layers_of(s, step, sample);
+  a.view = nullptr;
+  if (layers.empty()) {
+    std::string steps;
+    for (const AttentionEntry& e : s.model.insights().attention())
+      if (steps.find(" " + std::to_string(e.step) + ",") == std::string::npos) steps += " " + std::to_string(e.step) + ",";
+    insight_hint("No attention weights recorded for sample " + std::to_string(sample) + " at step " +
+                 std::to_string(step) + (samples.empty() ? "" : " (this step has samples of its own: use [ / ])") +
+                 "; steps with attention:" + (steps.empty() ? " none" : steps.substr(0, steps.size() - 1)) + ".");
+    return;
+  }
+  int layer = 0;
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (layers[i]->module == a.module) {
+      layer = static_cast<int>(i);
+      break;
+    }
+  const AttentionEntry& e = *layers[layer];
+  Shown shown = load_layer(s, st, e);
+  if (!shown.problem.empty()) {
+    insight_hint(e.module + ": " + shown.problem);
+    return;
+  }
+  const AttentionWeights& w = shown.weights;
+  if (a.head >= w.heads) a.head = -1;
+  draw_controls(s, st, layers, layer, w, samples, sample);
+  std::vector<double> m = a.head < 0 ? head_mean(w)
+                                     : std::vector<double>(w.w.begin() + static_cast<size_t>(a.head) * w.rows * w.cols,
+                                                           w.w.begin() + static_cast<size_t>(a.head + 1) * w.rows * w.cols);
+  const std::vector<std::string> names = token_names(e, std::max(w.rows, w.cols));
+  const bool causal = w.rows == w.cols && is_causal(m, w.rows);
+  update_rollout(s, st, layers);
+
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float side = std::max(120.0f, std::min(avail.x * 0.45f - 130, avail.y - 80));
+  ImGui::BeginGroup();
+  ImGui::Text("%s, %s%s", e.module.c_str(), a.head < 0 ? "mean over heads" : ("head " + std::to_string(a.head)).c_str(),
+              causal ? " — causal mask: entries above the diagonal are masked (grey)" : "");
+  const widgets::HeatmapResult h = token_map(s, "##att_map", m, w.rows, w.cols, names, side, &a.map_texture,
+                                             e.weights * 64 + static_cast<uint64_t>(a.head + 1));
+  if (causal) draw_causal_mask(h, w.rows);
+  if (h.hovered)
+    ImGui::SetTooltip("%s -> %s: %.6g", h.row < static_cast<int>(names.size()) ? names[h.row].c_str() : "?",
+                      h.col < static_cast<int>(names.size()) ? names[h.col].c_str() : "?", h.value);
+  ImGui::TextDisabled("row: the token attending (query); column: the token attended to (key)");
+  ImGui::EndGroup();
+  ImGui::SameLine(0, ImGui::GetFontSize() * 2);
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted("Heads of this layer (click one)");
+  draw_head_grid(s, a, w, e.weights);
+  ImGui::Spacing();
+  const int n = static_cast<int>(layers.size());
+  ImGui::Text("Rollout over layers");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  int first = a.first, last = a.last < 0 ? n - 1 : a.last;
+  if (ImGui::SliderInt("##roll_first", &first, 0, n - 1, "from %d")) a.first = first;
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  if (ImGui::SliderInt("##roll_last", &last, 0, n - 1, "to %d")) a.last = last;
+  update_rollout(s, st, layers);
+  if (!a.rollout.empty()) {
+    const float rside = std::max(100.0f, std::min(ImGui::GetContentRegionAvail().x - 140, avail.y * 0.45f));
+    token_map(s, "##rollout", a.rollout, w.rows, w.rows, names, rside, &a.rollout_texture, a.version);
+  } else {
+    insight_hint(a.rollout_problem);
+  }
+  draw_on_picture(s, st, e, a.rollout.empty() ? m : m, w.rows == w.cols ? w.rows : 0);
+  ImGui::EndGroup();
+
+  json rollout_layers = json::array();
+  const int rl = a.last < 0 ? n - 1 : std::clamp(a.last, 0, n - 1);
+  for (int i = std::clamp(a.first, 0, n - 1); i <= rl; ++i) rollout_layers.push_back(layers[i]->module);
+  a.view = {{"module", e.module},
+            {"head", a.head < 0 ? json(nullptr) : json(a.head)},
+            {"heads", w.heads},
+            {"step", step},
+            {"sample", sample},
+            {"row", insight_row(s, step, sample)},
+            {"tokens", names},
+            {"weights", matrix_json(m, w.rows, w.cols)},
+            {"causal", causal},
+            {"layers", [&] { json l = json::array(); for (auto* x : layers) l.push_back(x->module); return l; }()},
+            {"rollout", a.rollout.empty() ? json(nullptr) : matrix_json(a.rollout, w.rows, w.rows)},
+            {"rollout_layers", rollout_layers}};
+}
+
+json attention_command(AppState& s, InsightsState& st, const json& cmd) {
+  AttentionState& a = st.attention;
+  (void)s;
+  if (cmd.contains("head")) {
+    const json& v = cmd["head"];
+    if (v.is_null() || (v.is_string() && v == "mean")) a.head = -1;
+    else if (v.is_number_integer() && v.get<int>() >= -1) a.head = v.get<int>();
+    else return false;
+    return true;
+  }
+  if (cmd.contains("module")) {
+    if (!cmd["module"].is_string()) return false;
+    a.module = cmd["module"].get<std::string>();
+    return true;
+  }
+  if (cmd.contains("rollout")) {  // {"rollout": [first, last]}: layer indices of the step, inclusive
+    const json& v = cmd["rollout"];
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() || !v[1].is_number_integer()) return false;
+    a.first = v[0].get<int>();
+    a.last = v[1].get<int>();
+    return true;
+  }
+  if (cmd.contains("query")) {
+    if (!cmd["query"].is_number_integer()) return false;
+    a.query = cmd["query"].get<int>();
+    return true;
+  }
+  return nullptr;
+}
+
+}  // namespace tvis::viewer

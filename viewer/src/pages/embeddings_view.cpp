@@ -1,0 +1,282 @@
+// Insights → Embeddings: the PCA (pca.h) of every captured sample's pooled
+// representation at one module (every recorded step's followed samples),
+// coloured by class, with a depth slider through the modules in forward
+// order (projections cached per module; the explained variance shown);
+// hover names the sample and its label, a click follows it in Replay at its
+// step. And the PCA of nn.Embedding tables, each point labelled by its token.
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "../link.h"
+#include "insights_state.h"
+
+namespace tvis::viewer {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kMaxTableRows = 4096;  // a table's leading rows projected
+
+std::vector<std::string> modules_in_order(AppState& s) {
+  std::vector<std::string> out;
+  for (const EmbeddingEntry& e : s.model.insights().embeddings())
+    if (std::find(out.begin(), out.end(), e.module) == out.end()) out.push_back(e.module);
+  return out;
+}
+
+double elapsed_ms(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Gathers the module's vectors of every step; the PCA once all are decoded.
+EmbeddingCloud& module_cloud(AppState& s, InsightsState& st, const std::string& module) {
+  EmbeddingCloud& c = st.embeddings.cache[module];
+  if (!c.loading) return c;
+  std::vector<double> x;
+  int dim = -1;
+  EmbeddingCloud next;
+  for (const EmbeddingEntry& e : s.model.insights().embeddings()) {
+    if (e.module != module) continue;
+    const Decoded& d = decoded_tensor(s, st, e.vectors, e.step);
+    if (d.loading) return c;
+    if (!d.error.empty() || d.values.shape.size() != 2) {
+      c = {false, module + ": " + (d.error.empty() ? "vectors are not [samples, dim]" : d.error)};
+      return c;
+    }
+    const int rows = static_cast<int>(d.values.shape[0]), d_here = static_cast<int>(d.values.shape[1]);
+    if (dim >= 0 && d_here != dim) {
+      c = {false, module + ": vectors of " + std::to_string(dim) + " and " + std::to_string(d_here) + " dims"};
+      return c;
+    }
+    dim = d_here;
+    for (int r = 0; r < rows && r < static_cast<int>(e.samples.size()); ++r) {
+      x.insert(x.end(), d.values.values.begin() + static_cast<size_t>(r) * dim,
+               d.values.values.begin() + static_cast<size_t>(r + 1) * dim);
+      next.steps.push_back(e.step);
+      next.samples.push_back(e.samples[r]);
+      next.labels.push_back(r < static_cast<int>(e.labels.size()) ? e.labels[r] : "");
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  next.pca = pca2(x, static_cast<int>(next.samples.size()), std::max(dim, 0));
+  next.ms = elapsed_ms(t0);
+  next.problem = next.pca.problem.empty() ? "" : module + ": " + next.pca.problem;
+  next.loading = false;
+  c = std::move(next);
+  return c;
+}
+
+EmbeddingCloud& table_cloud(AppState& s, InsightsState& st, const EmbeddingTableEntry& t) {
+  EmbeddingCloud& c = st.embeddings.cache["table:" + t.module];
+  if (!c.loading) return c;
+  const Decoded& d = decoded_tensor(s, st, t.rows, INT32_MIN);
+  if (d.loading) return c;
+  if (!d.error.empty() || d.values.shape.size() != 2) {
+    c = {false, t.module + ": " + (d.error.empty() ? "the table is not [rows, dim]" : d.error)};
+    return c;
+  }
+  const int rows = std::min<int>(static_cast<int>(d.values.shape[0]), kMaxTableRows);
+  const int dim = static_cast<int>(d.values.shape[1]);
+  std::vector<double> x(d.values.values.begin(), d.values.values.begin() + static_cast<size_t>(rows) * dim);
+  EmbeddingCloud next;
+  const auto t0 = std::chrono::steady_clock::now();
+  next.pca = pca2(x, rows, dim);
+  next.ms = elapsed_ms(t0);
+  for (int r = 0; r < rows; ++r) {
+    next.steps.push_back(-1);
+    next.samples.push_back(r);
+    next.labels.push_back(r < static_cast<int>(t.labels.size()) && !t.labels[r].empty() ? t.labels[r] : std::to_string(r));
+  }
+  next.problem = next.pca.problem.empty() ? "" : t.module + ": " + next.pca.problem;
+  next.loading = false;
+  c = std::move(next);
+  return c;
+}
+
+// A categorical colour per distinct label (tab10, then repeating).
+ImU32 label_color(const std::vector<std::string>& distinct, const std::string& label) {
+  static const ImU32 kTab10[] = {IM_COL32(31, 119, 180, 255), IM_COL32(255, 127, 14, 255), IM_COL32(44, 160, 44, 255),
+                                 IM_COL32(214, 39, 40, 255),  IM_COL32(148, 103, 189, 255), IM_COL32(140, 86, 75, 255),
+                                 IM_COL32(227, 119, 194, 255), IM_COL32(127, 127, 127, 255), IM_COL32(188, 189, 34, 255),
+                                 IM_COL32(23, 190, 207, 255)};
+  const size_t k = static_cast<size_t>(std::find(distinct.begin(), distinct.end(), label) - distinct.begin());
+  return kTab10[k % 10];
+}
+
+// The scatter; returns the point under the mouse (-1 none) and sets *clicked.
+int draw_scatter(const EmbeddingCloud& c, float side, bool text_labels, bool* clicked) {
+  *clicked = false;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos(), p1(p0.x + side, p0.y + side);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(p0, p1, IM_COL32(24, 26, 30, 255));
+  dl->AddRect(p0, p1, IM_COL32(80, 80, 80, 255));
+  const int n = c.pca.n;
+  double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < 2; ++k) {
+      lo[k] = std::min(lo[k], c.pca.points[i * 2 + k]);
+      hi[k] = std::max(hi[k], c.pca.points[i * 2 + k]);
+    }
+  const float pad = 14;
+  auto at = [&](int i) {
+    const double fx = hi[0] > lo[0] ? (c.pca.points[i * 2] - lo[0]) / (hi[0] - lo[0]) : 0.5;
+    const double fy = hi[1] > lo[1] ? (c.pca.points[i * 2 + 1] - lo[1]) / (hi[1] - lo[1]) : 0.5;
+    return ImVec2(p0.x + pad + static_cast<float>(fx) * (side - 2 * pad), p1.y - pad - static_cast<float>(fy) * (side - 2 * pad));
+  };
+  std::vector<std::string> distinct;
+  for (const auto& l : c.labels)
+    if (std::find(distinct.begin(), distinct.end(), l) == distinct.end()) distinct.push_back(l);
+  std::sort(distinct.begin(), distinct.end());
+  ImGui::InvisibleButton("##scatter", ImVec2(side, side));
+  const bool hovered_box = ImGui::IsItemHovered();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  int hovered = -1;
+  float best = 8 * 8;
+  for (int i = 0; i < n; ++i) {
+    const ImVec2 q = at(i);
+    const ImU32 col = label_color(distinct, c.labels[i]);
+    if (text_labels) dl->AddText(ImVec2(q.x - 3, q.y - 7), col, c.labels[i].c_str());
+    else dl->AddCircleFilled(q, 4.0f, col);
+    const float dx = q.x - mouse.x, dy = q.y - mouse.y;
+    if (hovered_box && dx * dx + dy * dy < best) best = dx * dx + dy * dy, hovered = i;
+  }
+  if (hovered >= 0) {
+    dl->AddCircle(at(hovered), 7.0f, IM_COL32(255, 255, 255, 255), 0, 2);
+    *clicked = ImGui::IsItemClicked();
+  }
+  // Legend: up to 10 classes.
+  if (!text_labels && distinct.size() <= 10 && !(distinct.size() == 1 && distinct[0].empty()))
+    for (size_t k = 0; k < distinct.size(); ++k) {
+      const ImVec2 q(p1.x + 10, p0.y + 6 + k * (ImGui::GetFontSize() + 3));
+      dl->AddCircleFilled(ImVec2(q.x + 4, q.y + ImGui::GetFontSize() / 2), 4.0f, label_color(distinct, distinct[k]));
+      dl->AddText(ImVec2(q.x + 12, q.y), ImGui::GetColorU32(ImGuiCol_Text), distinct[k].empty() ? "(no label)" : distinct[k].c_str());
+    }
+  return hovered;
+}
+
+json label_json(const std::string& l) {
+  if (!l.empty() && l.size() < 18 && std::all_of(l.begin(), l.end(), [](char ch) { return (ch >= '0' && ch <= '9') || ch == '-'; }) &&
+      l != "-")
+    return std::stoll(l);
+  return l;
+}
+
+json cloud_json(const EmbeddingCloud& c, const std::string& module, int step) {
+  json points = json::array(), labels = json::array();
+  for (int i = 0; i < c.pca.n; ++i) {
+    points.push_back({c.pca.points[i * 2], c.pca.points[i * 2 + 1]});
+    labels.push_back(label_json(c.labels[i]));
+  }
+  return {{"module", module},         {"step", step},           {"points", points},
+          {"labels", labels},         {"samples", c.samples},   {"steps", c.steps},
+          {"explained", {c.pca.explained[0], c.pca.explained[1]}}, {"pca_ms", c.ms}};
+}
+
+}  // namespace
+
+void draw_embeddings(AppState& s, InsightsState& st) {
+  EmbeddingsState& em = st.embeddings;
+  em.view = nullptr;
+  const std::vector<std::string> modules = modules_in_order(s);
+  const auto& tables = s.model.insights().tables();
+  if (modules.empty()) em.tables = true;
+  if (tables.empty()) em.tables = false;
+  if (!modules.empty() && !tables.empty()) {
+    if (ImGui::RadioButton("Samples by layer", !em.tables)) em.tables = false;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("Embedding tables", em.tables)) em.tables = true;
+    ImGui::SameLine(0, ImGui::GetFontSize());
+  }
+  std::string name;
+  EmbeddingCloud* c = nullptr;
+  if (!em.tables) {
+    em.depth = std::clamp(em.depth, 0, static_cast<int>(modules.size()) - 1);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("Depth");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 22);
+    ImGui::SliderInt("##depth", &em.depth, 0, static_cast<int>(modules.size()) - 1, modules[em.depth].c_str());
+    name = modules[em.depth];
+    c = &module_cloud(s, st, name);
+  } else {
+    em.table = std::clamp(em.table, 0, static_cast<int>(tables.size()) - 1);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+    if (ImGui::BeginCombo("##table", tables[em.table].module.c_str())) {
+      for (size_t i = 0; i < tables.size(); ++i)
+        if (ImGui::Selectable(tables[i].module.c_str(), static_cast<int>(i) == em.table)) em.table = static_cast<int>(i);
+      ImGui::EndCombo();
+    }
+    name = tables[em.table].module;
+    c = &table_cloud(s, st, tables[em.table]);
+  }
+  if (c->loading) return insight_hint("loading " + name + " ...");
+  if (!c->problem.empty()) return insight_hint(c->problem);
+  ImGui::SameLine(0, ImGui::GetFontSize());
+  ImGui::Text("%d points · PC1 %.1f%% · PC2 %.1f%% of the variance", c->pca.n, 100 * c->pca.explained[0],
+              100 * c->pca.explained[1]);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float side = std::max(160.0f, std::min(avail.x - 200, avail.y - 40));
+  bool clicked = false;
+  const int hovered = draw_scatter(*c, side, em.tables && c->pca.n <= 400, &clicked);
+  em.hovered = hovered;
+  if (hovered >= 0) {
+    const std::string& l = c->labels[hovered];
+    if (em.tables) ImGui::SetTooltip("row %d: %s", c->samples[hovered], l.c_str());
+    else ImGui::SetTooltip("sample %d at step %d\nlabel: %s\nclick: follow it in Replay", c->samples[hovered],
+                           c->steps[hovered], l.empty() ? "(none recorded)" : l.c_str());
+  }
+  if (clicked && !em.tables) {
+    const int pos = s.model.samples().position(c->samples[hovered]);
+    if (pos >= 0) s.selection.sample_cursor = pos;
+    st.sample = c->samples[hovered];
+    go_to_step(s, c->steps[hovered]);
+    s.page_request = "Replay";
+  }
+  insight_hint(em.tables ? "Each row of the table, labelled by its token."
+                         : "Each point: one followed sample at one recorded step, pooled (mean over positions) at this "
+                           "module's output, coloured by its class.");
+  em.view = cloud_json(*c, name, s.selection.step);
+  em.view["table"] = em.tables;
+  em.view["modules"] = modules;
+  em.view["depth"] = em.depth;
+}
+
+json embeddings_command(AppState& s, InsightsState& st, const json& cmd) {
+  EmbeddingsState& em = st.embeddings;
+  if (cmd.contains("depth")) {
+    if (!cmd["depth"].is_number_integer()) return false;
+    em.depth = cmd["depth"].get<int>();
+    em.tables = false;
+    return true;
+  }
+  if (cmd.contains("module")) {
+    if (!cmd["module"].is_string()) return false;
+    const std::vector<std::string> modules = modules_in_order(s);
+    for (size_t i = 0; i < modules.size(); ++i)
+      if (modules[i] == cmd["module"]) {
+        em.depth = static_cast<int>(i);
+        em.tables = false;
+        return true;
+      }
+    const auto& tables = s.model.insights().tables();
+    for (size_t i = 0; i < tables.size(); ++i)
+      if (tables[i].module == cmd["module"]) {
+        em.table = static_cast<int>(i);
+        em.tables = true;
+        return true;
+      }
+    return false;
+  }
+  if (cmd.contains("table")) {
+    if (!cmd["table"].is_boolean()) return false;
+    em.tables = cmd["table"].get<bool>();
+    return true;
+  }
+  return nullptr;
+}
+
+}  // namespace tvis::viewer

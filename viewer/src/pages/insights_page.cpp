@@ -1,0 +1,186 @@
+// Insights: Attention · Grad-CAM · Embeddings, each a sub-page shown only
+// when the run has what it needs (insights_state.h). Attention computed
+// inside torch (nn.MultiheadAttention, fused kernels: the recorder names
+// them) is said at the top with the module names, never hidden silently.
+#include <imgui.h>
+
+#include "../page.h"
+#include "insights_page.h"
+#include "insights_state.h"
+
+namespace tvis::viewer {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr InsightPage kAll[] = {InsightPage::Attention, InsightPage::GradCam, InsightPage::Embeddings};
+
+bool has(AppState& s, InsightPage p) {
+  Insights& in = s.model.insights();
+  switch (p) {
+    case InsightPage::Attention: return !in.attention().empty();
+    case InsightPage::GradCam: return !in.gradcam().empty();
+    case InsightPage::Embeddings: return !in.embeddings().empty() || !in.tables().empty();
+  }
+  return false;
+}
+
+bool insights_present(AppState& s) {
+  return s.model.status() == RunStatus::Open &&
+         (!present_insights(s).empty() || !s.model.insights().library_attention().empty());
+}
+
+void draw_library_note(AppState& s) {
+  const auto& lib = s.model.insights().library_attention();
+  if (lib.empty()) return;
+  std::string text = "Attention computed inside torch exposes no weights, so none were captured for: ";
+  for (size_t i = 0; i < lib.size(); ++i) text += (i ? ", " : "") + lib[i].module + " (" + lib[i].kind + ")";
+  text += ". To see its maps, compute softmax(q k^T / sqrt(d)) in your own module.";
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(0xFF4FC8F5));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+InsightPage shown_page(AppState& s, InsightsState& st, const std::vector<InsightPage>& present) {
+  for (InsightPage p : present)
+    if (p == st.page) return p;
+  return present.empty() ? st.page : present.front();
+}
+
+void draw_insights_page(AppState& s) {
+  InsightsState& st = insights_state(s);
+  draw_library_note(s);
+  const std::vector<InsightPage> present = present_insights(s);
+  if (present.empty()) {
+    insight_hint(s.model.insights().ready() ? "This run has no attention weights, Grad-CAM maps or embeddings."
+                                            : "reading the run's insight records ...");
+    return;
+  }
+  if (!ImGui::BeginTabBar("insight_pages")) return;
+  const std::optional<InsightPage> asked = st.request;
+  st.request.reset();
+  bool drawn = false;
+  for (InsightPage p : present) {
+    const ImGuiTabItemFlags flags = asked == p ? ImGuiTabItemFlags_SetSelected : 0;
+    if (!ImGui::BeginTabItem(insight_page_name(p), nullptr, flags)) continue;
+    if (!asked || *asked == p || !has(s, *asked)) {
+      st.page = p;
+      drawn = true;
+    }
+    ImGui::EndTabItem();
+  }
+  if (asked && has(s, *asked) && !drawn) st.page = *asked;  // its tab shows from the next frame
+  ImGui::EndTabBar();
+  switch (shown_page(s, st, present)) {
+    case InsightPage::Attention: draw_attention(s, st); break;
+    case InsightPage::GradCam: draw_gradcam(s, st); break;
+    case InsightPage::Embeddings: draw_embeddings(s, st); break;
+  }
+}
+
+json insights_view(AppState& s) {
+  InsightsState& st = insights_state(s);
+  const std::vector<InsightPage> present = present_insights(s);
+  if (present.empty()) return nullptr;
+  switch (shown_page(s, st, present)) {
+    case InsightPage::Attention: return st.attention.view;
+    case InsightPage::GradCam: return st.gradcam.view;
+    case InsightPage::Embeddings: return st.embeddings.view;
+  }
+  return nullptr;
+}
+
+// Commands for the sub-page shown first, then the others; {"insight": NAME} picks one.
+json insights_command(AppState& s, const json& cmd) {
+  InsightsState& st = insights_state(s);
+  if (cmd.contains("insight")) {
+    const auto p = cmd["insight"].is_string() ? insight_page_named(cmd["insight"].get<std::string>()) : std::nullopt;
+    if (!p) return false;
+    st.request = *p;
+    s.page_request = "Insights";
+    return true;
+  }
+  if (s.page != "Insights" && s.page_request != "Insights") return nullptr;  // its keys (module, head, ...) are the other pages' off it
+  if (cmd.contains("sample")) {  // the sample every sub-page shows
+    if (!cmd["sample"].is_number_integer()) return false;
+    st.sample = cmd["sample"].get<int>();
+    const int pos = s.model.samples().position(st.sample);
+    if (pos >= 0) s.selection.sample_cursor = pos;
+    return true;
+  }
+  json r;
+  switch (st.page) {
+    case InsightPage::Attention: r = attention_command(s, st, cmd); break;
+    case InsightPage::GradCam: r = gradcam_command(s, st, cmd); break;
+    case InsightPage::Embeddings: r = embeddings_command(s, st, cmd); break;
+  }
+  return r;
+}
+
+}  // namespace
+
+const char* insight_page_name(InsightPage p) {
+  switch (p) {
+    case InsightPage::Attention: return "Attention";
+    case InsightPage::GradCam: return "Grad-CAM";
+    case InsightPage::Embeddings: return "Embeddings";
+  }
+  return "";
+}
+
+std::optional<InsightPage> insight_page_named(const std::string& name) {
+  for (InsightPage p : kAll)
+    if (name == insight_page_name(p)) return p;
+  return std::nullopt;
+}
+
+InsightsState& insights_state(AppState& s) {
+  if (!s.insights || s.insights->generation != s.selection.run) {
+    s.insights = std::make_shared<InsightsState>();
+    s.insights->generation = s.selection.run;
+  }
+  return *s.insights;
+}
+
+std::vector<InsightPage> present_insights(AppState& s) {
+  std::vector<InsightPage> out;
+  if (s.model.status() != RunStatus::Open) return out;
+  for (InsightPage p : kAll)
+    if (has(s, p)) out.push_back(p);
+  return out;
+}
+
+bool request_insight_page(AppState& s, const std::string& name) {
+  const auto p = insight_page_named(name);
+  if (!p) return false;
+  InsightsState& st = insights_state(s);
+  st.request = *p;
+  st.page = *p;
+  s.page_request = "Insights";
+  return true;
+}
+
+json shown_insight(AppState& s) {
+  if (s.page != "Insights" || !s.model.ready()) return nullptr;
+  InsightsState& st = insights_state(s);
+  const std::vector<InsightPage> present = present_insights(s);
+  if (present.empty()) return nullptr;
+  return insight_page_name(shown_page(s, st, present));
+}
+
+json insight_pages_json(AppState& s) {
+  json out = json::array();
+  for (InsightPage p : present_insights(s)) out.push_back(insight_page_name(p));
+  return out;
+}
+
+json insights_link_key(AppState& s, const std::string& key, const json& value) {
+  return insights_command(s, json{{key, value}});
+}
+
+extern const PageSpec kInsightsPage;
+const PageSpec kInsightsPage = {"Insights", draw_insights_page, insights_view, insights_command, false,
+                                insights_present};
+
+}  // namespace tvis::viewer

@@ -1,0 +1,129 @@
+// insights_state.h: what the Insights page remembers between frames
+// (AppState::insights, replaced when another run opens). The page's files:
+// insights_page.cpp (the sub-page tabs, the library-attention note, the
+// test surface: state().insights / state().insight, view, commands, links),
+// insights_data.cpp (decoded tensors and the sample's picture, cached),
+// attention_view.cpp, gradcam_view.cpp, embeddings_view.cpp (one sub-page each).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../app_state.h"
+#include "tvis/viewer_model/attention_rollout.h"
+#include "tvis/viewer_model/pca.h"
+#include "tvis/viewer_model/tensor_index.h"
+#include "tvis/widgets/heatmap.h"
+
+namespace tvis::viewer {
+
+/// The insight sub-pages, in tab order; names as the test surface spells them.
+enum class InsightPage { Attention, GradCam, Embeddings };
+const char* insight_page_name(InsightPage p);
+std::optional<InsightPage> insight_page_named(const std::string& name);
+
+/// A decoded tensor (TensorIndex::read_values), or why it has no values.
+struct Decoded {
+  bool loading = true;
+  std::string error;  // "" with values
+  TensorValues values;
+  bool bytes = false;  // uint8 (a picture as recorded)
+};
+
+struct AttentionState {
+  std::string module;               // the layer shown ("" = the first of the step)
+  int head = -1;                    // -1: mean over heads
+  int first = 0, last = -1;         // rollout range, indices into the step's layers (-1: the last)
+  int query = -1;                   // image models: the patch row painted over the picture (-1: [CLS] or the first)
+  float opacity = 0.6f;
+  widgets::HeatmapTexture map_texture, rollout_texture;
+  std::vector<std::unique_ptr<widgets::HeatmapTexture>> head_textures;
+  uint64_t version = 1;
+  std::string rollout_key;          // what `rollout` was computed for
+  std::vector<double> rollout;
+  std::string rollout_problem;
+  nlohmann::json view;              // what the last frame showed (state().view)
+};
+
+struct GradCamState {
+  std::string module;               // "" = the first conv layer of the step
+  bool true_class = false;          // --gradcam-true maps
+  float opacity = 0.55f;
+  int colormap = 0;                 // widgets::Colormap
+  widgets::HeatmapTexture texture;
+  nlohmann::json view;
+};
+
+/// One module's (or table's) points and their PCA, computed once.
+struct EmbeddingCloud {
+  bool loading = true;
+  std::string problem;             // "" when computed
+  Pca2 pca;
+  std::vector<int> steps, samples; // per point (tables: -1)
+  std::vector<std::string> labels; // per point: class or token ("" unknown)
+  double ms = 0;                   // time the PCA took
+};
+
+struct EmbeddingsState {
+  int depth = 0;                    // index into the modules with vectors, forward order
+  bool tables = false;              // showing an nn.Embedding table instead
+  int table = 0;
+  std::map<std::string, EmbeddingCloud> cache;  // per module, and per table as "table:" + module
+  int hovered = -1;
+  nlohmann::json view;
+};
+
+struct InsightsState {
+  uint64_t generation = 0;          // Selection::run this state belongs to
+  InsightPage page = InsightPage::Attention;
+  std::optional<InsightPage> request;  // a sub-page asked for by link or command
+  int sample = -1;                  // the sample shown when the run follows none (records' ids)
+  std::map<uint64_t, Decoded> decoded;  // tensor id -> values (bounded, see insights_data.cpp)
+  AttentionState attention;
+  GradCamState gradcam;
+  EmbeddingsState embeddings;
+};
+
+InsightsState& insights_state(AppState& s);
+
+/// The insight sub-pages this run has what they need for (state().insights).
+std::vector<InsightPage> present_insights(AppState& s);
+/// `name` is an insight page (Attention, Grad-CAM, Embeddings): asks for the
+/// Insights page on it. False for any other name.
+bool request_insight_page(AppState& s, const std::string& name);
+/// The insight sub-page shown (state().insight), or null off the Insights page.
+nlohmann::json shown_insight(AppState& s);
+
+// insights_data.cpp
+/// The values of tensor `id` (recorded at `step`, INT32_MIN: anywhere),
+/// decoded once and cached; loading while its chunks are read.
+const Decoded& decoded_tensor(AppState& s, InsightsState& st, uint64_t id, int step);
+/// The picture of followed sample `sample` at `step` (the last PIL image of
+/// its transforms, else its batched input), or nullptr when none is recorded
+/// or it is loading.
+const Decoded* sample_picture(AppState& s, InsightsState& st, int step, int sample);
+/// The sample the sub-pages show: the followed one ([ / ]), else st.sample.
+int insight_sample(AppState& s, InsightsState& st, const std::vector<int>& have);
+/// The batch row of `sample` at `step` (the sample id itself for runs that follow none).
+int insight_row(AppState& s, int step, int sample);
+/// Draws `map` (rows x cols, >= 0) over the picture into [min, max], with
+/// `opacity`; the picture's rectangle is the caller's.
+void draw_map_over(ImDrawList* dl, ImVec2 min, ImVec2 max, const std::vector<double>& map, int rows, int cols,
+                   float opacity, int colormap);
+/// Muted wrapped text (a reason, a hint).
+void insight_hint(const std::string& text);
+
+// One sub-page each: draw, view (state().view), command (null: not known).
+void draw_attention(AppState& s, InsightsState& st);
+nlohmann::json attention_command(AppState& s, InsightsState& st, const nlohmann::json& cmd);
+void draw_gradcam(AppState& s, InsightsState& st);
+nlohmann::json gradcam_command(AppState& s, InsightsState& st, const nlohmann::json& cmd);
+void draw_embeddings(AppState& s, InsightsState& st);
+nlohmann::json embeddings_command(AppState& s, InsightsState& st, const nlohmann::json& cmd);
+
+}  // namespace tvis::viewer
