@@ -38,6 +38,7 @@ struct Rng {
 
 constexpr int64_t kStartMs = 1767225600000;  // 2026-01-01T00:00:00Z
 constexpr uint32_t kTrainLine = 30, kForwardLine = 12, kUpdateLine = 40;
+constexpr uint64_t kDataChunkBytes = 4u << 20;  // a TensorData chunk is cut at this many value bytes
 
 const char* kSourceText =
     "# train.py: a synthetic training script (written by tvis-synth)\n"
@@ -291,6 +292,10 @@ class Writer {
     t->requires_grad = role == sc::TensorRole::Weight;
     t->stats = compute_stats(scratch_.data(), n);
     t->kept = sc::ValuesKept::Full;
+    // As the recorder cuts its buffers: a tensor that would take the chunk past
+    // its size starts the next one, so small tensors (the batch, transforms)
+    // never share a chunk with a large activation written after them.
+    if (!data_.empty() && data_.size() + n * 4 > kDataChunkBytes) flush_tensors();
     t->data_offset = data_.size();
     t->data_size = n * 4;
     const auto* bytes = reinterpret_cast<const uint8_t*>(scratch_.data());
@@ -299,7 +304,7 @@ class Writer {
     if (tensors_.empty()) tensors_step_first_ = step;
     tensors_step_last_ = step;
     tensors_.push_back(std::move(t));
-    if (data_.size() >= (4u << 20) || tensors_.size() >= 4096) flush_tensors();
+    if (data_.size() >= kDataChunkBytes || tensors_.size() >= 4096) flush_tensors();
     return id;
   }
 

@@ -4,7 +4,9 @@
 // first stop to the end of the run. Prints the frame time per phase (median,
 // p99, max), the frames shown "loading" after the first step (the position
 // waiting for its step's events: prefetching should make this 0), and the
-// run bytes read to play each whole step.
+// run bytes read to play each whole step. Before playing it prints what the
+// first page costs once settled (no read in flight for 10 frames): the bytes
+// read and the chunks they were, by kind (what `tvis open` sends over ssh).
 //
 //   bench_replay RUN.tvis [--speed STOPS_PER_S] [--size call|layer] [-v: list frames over 16 ms]
 //   (the ResNet-18 case: tvis run --steps 3 tools/bench/recorder/resnet18_cpu.py --steps 3)
@@ -23,6 +25,8 @@
 #include "app_state.h"
 #include "pages/replay_state.h"
 #include "tvis/format/byte_source.h"
+#include "tvis/format/chunk_kind.h"
+#include "tvis/format/run_reader.h"
 #include "tvis/viewer/app.h"
 
 namespace {
@@ -33,6 +37,42 @@ double pct(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+// A file source that remembers the offset of every read (to name the chunks read).
+class RecordingSource : public tvis::format::ByteSource {
+ public:
+  explicit RecordingSource(std::shared_ptr<tvis::format::ByteSource> inner) : inner_(std::move(inner)) {}
+  uint64_t size() const override { return inner_->size(); }
+  std::string name() const override { return inner_->name(); }
+  void read(uint64_t offset, uint64_t length, tvis::format::ReadDone done) override {
+    offsets.push_back(offset);
+    bytes_read_ += length;
+    inner_->read(offset, length, std::move(done));
+  }
+  std::vector<uint64_t> offsets;
+
+ private:
+  std::shared_ptr<tvis::format::ByteSource> inner_;
+};
+
+// "N x KIND (B MB)" for the chunks starting at the offsets read from..to.
+void print_chunks_read(const std::string& path, const std::vector<uint64_t>& offsets) {
+  auto src = tvis::format::open_file_source(path);
+  if (!src.ok()) return;
+  auto reader = tvis::format::RunReader::open_sync(src.value());
+  if (!reader.ok()) return;
+  std::map<uint64_t, const tvis::format::ChunkEntry*> at;
+  for (const auto& c : reader.value()->chunks()) at[c.offset] = &c;
+  std::map<std::string, std::pair<int, uint64_t>> by_kind;
+  for (uint64_t o : offsets) {
+    auto it = at.find(o);
+    if (it == at.end()) continue;
+    auto& k = by_kind[tvis::format::chunk_kind_name(it->second->info.kind)];
+    ++k.first;
+    k.second += it->second->compressed_size;
+  }
+  for (const auto& [kind, n] : by_kind) std::printf("  %3d x %-14s %8.3f MB\n", n.first, kind.c_str(), n.second / 1e6);
 }
 
 }  // namespace
@@ -73,13 +113,14 @@ int main(int argc, char** argv) {
     app->record_frame_ms(ms);
     return ms;
   };
-  auto source = tvis::format::open_file_source(path);
-  if (!source.ok()) {
-    std::fprintf(stderr, "bench_replay: %s\n", source.status().message.c_str());
+  auto file_source = tvis::format::open_file_source(path);
+  if (!file_source.ok()) {
+    std::fprintf(stderr, "bench_replay: %s\n", file_source.status().message.c_str());
     return 1;
   }
+  auto source = std::make_shared<RecordingSource>(file_source.value());
   const auto t_open = Clock::now();
-  app->open(source.value());
+  app->open(source);
   tvis::viewer::AppState& s = app->internals();
   int opening = 0;
   for (; opening < 600; ++opening) {
@@ -91,6 +132,14 @@ int main(int argc, char** argv) {
   std::printf("run %s: %.1f MB, %d steps\n", path.c_str(), file / 1e6, s.model.step_count());
   std::printf("first Replay position after %d frames, %.0f ms, %.2f MB read\n", opening + 1, first_ms,
               s.model.bytes_read() / 1e6);
+  int idle = 0, settle = 0;
+  for (; settle < 600 && idle < 10; ++settle) {
+    frame();
+    idle = app->loading() ? 0 : idle + 1;
+  }
+  std::printf("first page settled after %d more frames: %.3f MB read in %zu reads; chunks read:\n", settle,
+              s.model.bytes_read() / 1e6, source->offsets.size());
+  print_chunks_read(path, source->offsets);
   app->command(nlohmann::json{{"step_size", size}}.dump());
   app->command(nlohmann::json{{"speed", speed}}.dump());
   app->command(nlohmann::json{{"play", true}}.dump());

@@ -238,10 +238,11 @@ void update_position(AppState& s, ReplayState& r) {
     if (r.play_clock > period * 4) r.play_clock = 0;
   }
 
-  // Prefetch what playing reaches next: the next step's events and the
-  // tensors of the next few stops.
+  // Prefetch what playing reaches next: the next step's events and, only
+  // while playing, the tensors of the next few stops (a paused position reads
+  // what it draws and no more: a run's first page over ssh stays small).
   if (r.step + 1 < steps) r.stops.prefetch(r.step + 1);
-  if (const StepPlan* plan = r.stops.plan(r.step); plan && r.stop >= 0) {
+  if (const StepPlan* plan = r.stops.plan(r.step); plan && r.stop >= 0 && r.playing) {
     const int sample = replay_sample(s);
     int ahead = 0;
     for (int i = r.stop + 1; i < static_cast<int>(plan->stops.size()) && ahead < kPrefetchStops; ++i) {
