@@ -377,12 +377,12 @@ json attention_command(AppState& s, InsightsState& st, const json& cmd) {
     return true;
   }
   if (cmd.contains("module")) {
-    if (!cmd["module"].is_string()) return false;
-    a.module = cmd["module"].get<std::string>();
+    if (!cmd["module"].is_string() && !cmd["module"].is_number_integer()) return false;  // "0": a link's number
+    a.module = (cmd["module"].is_string() ? cmd["module"].get<std::string>() : cmd["module"].dump());
     return true;
   }
   if (cmd.contains("rollout")) {  // {"rollout": [first, last]}: layer indices of the step, inclusive
-    const json& v = cmd["rollout"];
+    const json v = cmd["rollout"].is_string() ? json::parse(cmd["rollout"].get<std::string>(), nullptr, false) : cmd["rollout"];
     if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() || !v[1].is_number_integer()) return false;
     a.first = v[0].get<int>();
     a.last = v[1].get<int>();

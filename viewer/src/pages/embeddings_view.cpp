@@ -254,17 +254,17 @@ json embeddings_command(AppState& s, InsightsState& st, const json& cmd) {
     return true;
   }
   if (cmd.contains("module")) {
-    if (!cmd["module"].is_string()) return false;
+    if (!cmd["module"].is_string() && !cmd["module"].is_number_integer()) return false;  // "0": a link's number
     const std::vector<std::string> modules = modules_in_order(s);
     for (size_t i = 0; i < modules.size(); ++i)
-      if (modules[i] == cmd["module"]) {
+      if (modules[i] == (cmd["module"].is_string() ? cmd["module"].get<std::string>() : cmd["module"].dump())) {
         em.depth = static_cast<int>(i);
         em.tables = false;
         return true;
       }
     const auto& tables = s.model.insights().tables();
     for (size_t i = 0; i < tables.size(); ++i)
-      if (tables[i].module == cmd["module"]) {
+      if (tables[i].module == (cmd["module"].is_string() ? cmd["module"].get<std::string>() : cmd["module"].dump())) {
         em.table = static_cast<int>(i);
         em.tables = true;
         return true;
@@ -272,8 +272,10 @@ json embeddings_command(AppState& s, InsightsState& st, const json& cmd) {
     return false;
   }
   if (cmd.contains("table")) {
-    if (!cmd["table"].is_boolean()) return false;
-    em.tables = cmd["table"].get<bool>();
+    const json& v = cmd["table"];
+    if (v == "true" || v == "false") em.tables = v == "true";
+    else if (v.is_boolean()) em.tables = v.get<bool>();
+    else return false;
     return true;
   }
   return nullptr;

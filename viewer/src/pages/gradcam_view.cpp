@@ -212,8 +212,8 @@ json gradcam_command(AppState& s, InsightsState& st, const json& cmd) {
   (void)s;
   GradCamState& g = st.gradcam;
   if (cmd.contains("module")) {
-    if (!cmd["module"].is_string()) return false;
-    g.module = cmd["module"].get<std::string>();
+    if (!cmd["module"].is_string() && !cmd["module"].is_number_integer()) return false;  // "0": a link's number
+    g.module = (cmd["module"].is_string() ? cmd["module"].get<std::string>() : cmd["module"].dump());
     return true;
   }
   if (cmd.contains("target")) {

@@ -1,0 +1,111 @@
+"""Checks of the Insights pages' state().view against independent references.
+
+    check_insights.py rollout REF.pt VIEW.json      rollout + shown weights vs NumPy from the script's own softmax
+    check_insights.py gradcam REF.pt VIEW.json RUN  page map == recorded map == a Grad-CAM recomputed here
+    check_insights.py pca VIEW.json RUN             PCA points vs NumPy's SVD of the recorded vectors, up to sign
+    check_insights.py insights STATE.json NAME...   state().insights is exactly NAME... (library attention noted)
+
+Exit 0 on agreement; otherwise a message naming the first difference.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+
+from tvis._read import _json, load
+
+
+def view_of(path):
+    return json.load(open(path))["view"]
+
+
+def insight_records(run_path, kind):
+    run = load(run_path)
+    out = []
+    for ordinal, chunk_kind, *_ in run.chunks:
+        if chunk_kind == "insights":
+            out += _json(run.file.chunk_json(ordinal)).get("body", {}).get(kind, [])
+    return run, out
+
+
+def rollout(ref_path, view_path):
+    v = view_of(view_path)
+    step = torch.load(ref_path)["steps"][v["step"]]
+    layers = [a[v["row"]].double().numpy() for a in step["att"]]  # [H, T, T] per layer, forward order
+    names = v["layers"]
+    assert len(names) == len(layers), (names, len(layers))
+    shown = layers[names.index(v["module"])]
+    want = shown.mean(0) if v["head"] is None else shown[v["head"]]
+    np.testing.assert_allclose(np.array(v["weights"]), want, atol=1e-6, err_msg="shown weights")
+    first, last = names.index(v["rollout_layers"][0]), names.index(v["rollout_layers"][-1])
+    t = want.shape[0]
+    r = np.eye(t)
+    for a in layers[first:last + 1]:
+        aug = a.mean(0) + np.eye(t)
+        aug /= aug.sum(1, keepdims=True)
+        r = aug @ r
+    np.testing.assert_allclose(np.array(v["rollout"]), r, atol=1e-6, err_msg="rollout")
+    print("rollout: layers %s..%s agree (T=%d)" % (names[first], names[last], t))
+
+
+def gradcam(ref_path, view_path, run_path):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from cnn import make_model
+    v = view_of(view_path)
+    step = torch.load(ref_path)["steps"][v["step"]]
+    model = make_model()
+    model.load_state_dict(step["state"])
+    acts = {}
+    model[int(v["module"])].register_forward_hook(lambda m, i, o: acts.__setitem__("a", o))
+    scores = model(step["x"])
+    a = acts["a"]
+    g, = torch.autograd.grad(scores[v["row"], v["class"]], a)
+    cam = (g[v["row"]].mean(dim=(1, 2))[:, None, None] * a[v["row"]]).sum(0).clamp_min(0).detach().double().numpy()
+    page = np.array(v["map"])
+    run, recs = insight_records(run_path, "gradcam")
+    rec = [r for r in recs if r.get("step", 0) == v["step"] and r.get("module_", "") == v["module"]
+           and r.get("sample", 0) == v["sample"] and r.get("target", "Predicted") == "Predicted"]
+    assert rec, "no recorded map for the view"
+    recorded = run.values(rec[0]["map"]).double().numpy()
+    assert np.array_equal(page, recorded), "page map != recorded map"
+    np.testing.assert_allclose(recorded, cam, rtol=1e-4, atol=1e-6, err_msg="recorded map vs reference")
+    assert cam.max() > 0, "reference map is all zero: the check would be vacuous"
+    print("gradcam: %s step %d sample %d class %d: page == recorded == reference" %
+          (v["module"], v["step"], v["sample"], v["class"]))
+
+
+def pca(view_path, run_path):
+    v = view_of(view_path)
+    run, recs = insight_records(run_path, "embeddings")
+    rows = []
+    for r in recs:
+        if r.get("module_", "") != v["module"]:
+            continue
+        vec = run.values(r["vectors"]).double().numpy()
+        rows += [(r.get("step", 0), s, vec[k]) for k, s in enumerate(r.get("samples", []))]
+    assert [(st, s) for st, s, _ in rows] == list(zip(v["steps"], v["samples"])), "points are not the records' samples"
+    x = np.stack([x for _, _, x in rows])
+    x = x - x.mean(0)
+    u, sig, _ = np.linalg.svd(x, full_matrices=False)
+    want = u[:, :2] * sig[:2]
+    got = np.array(v["points"])
+    for k in range(2):  # normalise signs: the largest-magnitude coordinate positive
+        for m in (want, got):
+            if m[np.argmax(np.abs(m[:, k])), k] < 0:
+                m[:, k] *= -1
+    np.testing.assert_allclose(got, want, atol=1e-6 * max(1, np.abs(want).max()), err_msg="PCA points")
+    np.testing.assert_allclose(v["explained"], sig[:2] ** 2 / (sig ** 2).sum(), atol=1e-9, err_msg="explained")
+    print("pca: %s, %d points, explained %s" % (v["module"], len(got), v["explained"]))
+
+
+def insights(state_path, *names):
+    st = json.load(open(state_path))
+    assert st["insights"] == list(names), (st["insights"], names)
+    assert ("Insights" in st["pages"]) == bool(names) or "library" in state_path, st["pages"]
+    print("insights: %s" % st["insights"])
+
+
+if __name__ == "__main__":
+    {"rollout": rollout, "gradcam": gradcam, "pca": pca, "insights": insights}[sys.argv[1]](*sys.argv[2:])

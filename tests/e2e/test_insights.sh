@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The Insights pages in tvis-view under Xvfb over real recordings of the
+# scripts in tests/e2e/insights/ (tvis run --steps 3 --samples 8):
+#   - a CNN: state().insights is [Grad-CAM, Embeddings]; the Grad-CAM map the
+#     page reports equals the recorded map, which equals a Grad-CAM the checker
+#     recomputes from the script's saved weights and batch; the Embeddings
+#     PCA equals NumPy's SVD of the recorded vectors up to sign, at every depth;
+#   - a hand-written-attention char LM: [Attention, Embeddings]; the shown
+#     weights (mean and each head) and the rollout over every layer range equal
+#     NumPy computations from the softmax weights the script saved itself;
+#   - torchvision's ViT (nn.MultiheadAttention): no Attention page, its
+#     library attention named on the Insights page; Grad-CAM on conv_proj.
+# Screenshots of every page land in $OUT (look at them).
+#
+# Needs: xvfb-run, $BIN/tvis-view, a tvis that records ($TVIS_E2E_TVIS, else
+# $BIN/tvis) and /usr/bin/python3 with torch and numpy.
+source "$(dirname "$0")/lib.sh"
+command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
+[ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
+TVIS="${TVIS_E2E_TVIS:-$BIN/tvis}"
+[ -x "$TVIS" ] || fail "$TVIS missing (set TVIS_E2E_TVIS to a tvis that records)"
+/usr/bin/python3 -c 'import torch, numpy, torchvision' 2>/dev/null || fail "/usr/bin/python3 lacks torch/numpy/torchvision"
+DIR="$ROOT/tests/e2e/insights"
+export PYTHONPATH="${TVIS_E2E_NATIVE_PY:-$ROOT/build/native/python}:$ROOT/recorder/python"
+
+record() {  # record NAME: runs insights/NAME.py; prints run.tvis
+  local name="$1" log="$WORK/rec_$1.log"
+  "$TVIS" run --steps 3 --samples 8 --out "$WORK/runs/$name" "$DIR/$name.py" "$WORK/ref_$name.pt" >"$log" 2>&1 \
+    || fail "tvis run $name failed: $(tail -5 "$log")"
+  sed -n 's/^tvis run: recorded //p' "$log" | tail -1
+}
+
+view() {  # view NAME RUN ARGS...
+  local name="$1" run="$2"; shift 2
+  xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$run" "$@" --size 1400x900 --frames 24 \
+    --screenshot "$OUT/$name.png" --state-json "$OUT/$name.json" 2>"$OUT/$name.stderr" \
+    || fail "tvis-view ($name) exited $?: $(cat "$OUT/$name.stderr")"
+  /usr/bin/python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["errors"]; sys.exit("errors: %s" % e if e else 0)' \
+    "$OUT/$name.json" || fail "$name shows errors"
+}
+
+check() { /usr/bin/python3 "$DIR/check_insights.py" "$@" || fail "check_insights $*"; }
+
+# 1. CNN
+CNN="$(record cnn)"
+view cnn_replay "$CNN"
+check insights "$OUT/cnn_replay.json" Grad-CAM Embeddings
+for step in 0 2; do
+  for layer in 0 2; do
+    view "cnn_gradcam_${step}_$layer" "$CNN" --page Grad-CAM --step "$step" --module "$layer"
+    check gradcam "$WORK/ref_cnn.pt" "$OUT/cnn_gradcam_${step}_$layer.json" "$CNN"
+  done
+done
+view cnn_gradcam_true "$CNN" --page Grad-CAM --step 1 --link target=true
+for depth in 0 2 6; do
+  view "cnn_embeddings_$depth" "$CNN" --page Embeddings --link "depth=$depth"
+  check pca "$OUT/cnn_embeddings_$depth.json" "$CNN"
+done
+
+# 2. Character LM with its own attention
+LM="$(record lm)"
+view lm_replay "$LM"
+check insights "$OUT/lm_replay.json" Attention Embeddings
+for head in mean 0 1; do
+  view "lm_attention_$head" "$LM" --page Attention --step 1 --module blocks.1.attn --link "head=$head"
+  check rollout "$WORK/ref_lm.pt" "$OUT/lm_attention_$head.json"
+done
+view lm_rollout_one "$LM" --page Attention --step 2 --link 'rollout=[1,1]'
+check rollout "$WORK/ref_lm.pt" "$OUT/lm_rollout_one.json"
+view lm_embeddings "$LM" --page Embeddings --link table=true
+
+# 3. torchvision ViT: library attention named, no Attention page
+VIT="$(record vit)"
+view vit_insights "$VIT" --page Attention
+check insights "$OUT/vit_insights.json" Grad-CAM Embeddings
+view vit_gradcam "$VIT" --page Grad-CAM
+/usr/bin/python3 - "$OUT/vit_insights.json" <<'PY' || fail "vit: $(head -c 400 "$OUT/vit_insights.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert "Insights" in s["pages"] and s["page"] == "Insights" and s["insight"] != "Attention", s
+PY
+echo "insights e2e: ok (screenshots in $OUT)"
