@@ -12,6 +12,8 @@
 
 #include "commands.h"
 #include "inspect_json.h"
+#include "paths.h"
+#include "tvis/runs/rank_files.h"
 #include "tvis/format/byte_source.h"
 #include "tvis/format/container_codec.h"
 #include "tvis/format/run_reader.h"
@@ -81,6 +83,31 @@ void print_human(const std::string& path, const fmt::RunSummary& s) {
   for (const auto& n : s.notices) std::printf("  notice     %s\n", n.c_str());
 }
 
+/// Every rank of the folder holding `path`, when it holds more than one.
+std::vector<RankSummary> ranks_beside(const std::string& path) {
+  std::vector<RankSummary> out;
+  const auto files = runs::rank_files_in(parent_dir(path));
+  if (files.size() < 2) return out;
+  for (const auto& [rank, file] : files) {
+    RankSummary k;
+    k.rank = rank;
+    auto source = fmt::open_file_source(file);
+    auto reader = source.ok() ? fmt::RunReader::open_sync(source.value())
+                              : fmt::Result<std::shared_ptr<fmt::RunReader>>(source.status());
+    auto summary = reader.ok() ? fmt::summarize_run(*reader.value())
+                               : fmt::Result<fmt::RunSummary>(reader.status());
+    if (summary.ok()) {
+      k.steps = summary.value().steps;
+      k.losses = summary.value().losses;
+      k.complete = summary.value().complete;
+    } else {
+      k.error = file + ": " + summary.status().message;
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
 int inspect(const std::string& arg, bool json) {
   auto fail = [](const std::string& what) {
     std::fprintf(stderr, "tvis inspect: %s\n", what.c_str());
@@ -95,10 +122,21 @@ int inspect(const std::string& arg, bool json) {
   if (!reader.ok()) return fail(path + ": " + reader.status().message);
   auto summary = fmt::summarize_run(*reader.value());
   if (!summary.ok()) return fail(path + ": " + summary.status().message);
-  if (json)
-    std::fputs(inspect_json(summary.value()).c_str(), stdout);
-  else
-    print_human(path, summary.value());
+  const std::vector<RankSummary> ranks = ranks_beside(path);
+  if (json) {
+    std::fputs(inspect_json(summary.value(), ranks).c_str(), stdout);
+    return 0;
+  }
+  print_human(path, summary.value());
+  for (const RankSummary& k : ranks) {
+    std::vector<std::string> l;
+    for (double v : k.losses) l.push_back(fmt::python_float_repr(v));
+    if (k.error.empty())
+      std::printf("  rank %-4d  %d steps%s, losses %s\n", k.rank, k.steps, k.complete ? "" : " (recovered)",
+                  join(l, ", ", 10).c_str());
+    else
+      std::printf("  rank %-4d  unreadable: %s\n", k.rank, k.error.c_str());
+  }
   return 0;
 }
 

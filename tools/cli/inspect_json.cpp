@@ -25,7 +25,7 @@ std::string float_list(const std::vector<double>& values) {
 
 }  // namespace
 
-std::string inspect_json(const fmt::RunSummary& s) {
+std::string inspect_json(const fmt::RunSummary& s, const std::vector<RankSummary>& ranks) {
   Json captured;
   captured["tensors"] = s.captured.tensors;
   captured["samples"] = s.captured.samples;
@@ -67,6 +67,17 @@ std::string inspect_json(const fmt::RunSummary& s) {
   field("step_losses", step_losses);
   field("notices", dump(Json(s.notices)));
   field("exception", s.has_exception ? dump(Json(s.exception)) : "null");
+  if (!ranks.empty()) {
+    std::string r = "[";
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      const RankSummary& k = ranks[i];
+      r += std::string(i ? ", " : "") + "{\"rank\": " + std::to_string(k.rank) + ", \"steps\": " +
+           std::to_string(k.steps) + ", \"losses\": " + float_list(k.losses) +
+           ", \"complete\": " + (k.complete ? "true" : "false") +
+           (k.error.empty() ? "" : ", \"error\": " + dump(Json(k.error))) + "}";
+    }
+    field("ranks", r + "]");
+  }
   field("captured", indented(captured), true);
   return out + "}\n";
 }

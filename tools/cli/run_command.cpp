@@ -29,10 +29,12 @@
 #include <vector>
 
 #include "commands.h"
+#include "distributed_env.h"
 #include "paths.h"
 #include "process.h"
 #include "python_discovery.h"
 #include "runner_launch.h"
+#include "tvis/runs/rank_files.h"
 #include "tvis/runs/run_folders.h"
 #include "tvis/runs/run_name.h"
 #include "tvis/runs/run_resolve.h"
@@ -59,6 +61,7 @@ struct RunOptions {
   std::string max_run_bytes = "2G";
   uint64_t run_bytes = 0;  // max_run_bytes parsed
   std::string python;
+  int nproc_per_node = 0;  // > 0: start that many ranks through torch.distributed.run
 };
 
 int fail(const std::string& msg) {
@@ -107,7 +110,7 @@ std::string check_options(RunOptions& o, const std::vector<std::string>& rest) {
 }
 
 /// The runner's arguments for these flags, then `--`, SCRIPT and ARGS.
-std::vector<std::string> runner_args(const RunOptions& o, const std::string& project,
+std::vector<std::string> runner_args(const RunOptions& o, const std::string& project, const DistributedEnv& d,
                                      const std::vector<std::string>& rest) {
   std::vector<std::string> a = {"--steps",   std::to_string(o.steps),   "--max-elems", std::to_string(o.max_elems),
                                 "--samples", std::to_string(o.samples), "--project",   project,
@@ -115,14 +118,22 @@ std::vector<std::string> runner_args(const RunOptions& o, const std::string& pro
   if (o.no_gradcam) a.insert(a.end(), {"--option", "no_gradcam=1"});
   if (o.gradcam_true) a.insert(a.end(), {"--option", "gradcam_true=1"});
   if (o.eval_values) a.insert(a.end(), {"--option", "eval_values=1"});
+  if (d.distributed())
+    a.insert(a.end(), {"--option", "rank=" + std::to_string(d.rank), "--option",
+                       "world_size=" + std::to_string(d.world_size), "--option",
+                       "local_rank=" + std::to_string(d.local_rank), "--option", "launcher=" + d.launcher});
   a.push_back("--");
   a.insert(a.end(), rest.begin(), rest.end());
   return a;
 }
 
-/// Creates the runs folder and a fresh run folder in it; "" with `error` set.
-std::string new_run_folder(const std::string& runs, const std::string& script, std::string* error) {
+/// Creates the runs folder and a fresh run folder in it (a distributed
+/// launch's ranks share one: rank_files.h); "" with `error` set.
+std::string new_run_folder(const std::string& runs, const std::string& script, const DistributedEnv& d,
+                           std::string* error) {
   if (!runs::ensure_runs_folder(runs, error)) return "";
+  if (d.distributed())
+    return runs::join_launch_folder(real_or_absolute(runs), runs::script_stem(script), d.launch_key, d.rank, error);
   return runs::create_run_folder(real_or_absolute(runs), runs::script_stem(script), error);
 }
 
@@ -137,10 +148,9 @@ pid_t launch(WaitingRunner* early, const std::string& guess, const RunnerLaunch&
 
 /// The last lines: where the run is and how to open it; or, when the script
 /// never started, the empty run folder removed.
-void report(const std::string& folder, const std::string& runs_abs) {
-  const std::string run_file = runs::run_file_in(folder);
+void report(const std::string& folder, const std::string& run_file, const std::string& runs_abs) {
   if (!is_file(run_file)) {
-    rmdir(folder.c_str());
+    rmdir(folder.c_str());  // only when empty: another rank's file keeps it
     return;
   }
   std::fflush(stderr);
@@ -150,8 +160,37 @@ void report(const std::string& folder, const std::string& runs_abs) {
   std::fflush(stdout);
 }
 
+/// `tvis run --nproc-per-node K`: this command again in K ranks, started by
+/// `PYTHON -m torch.distributed.run --standalone` (one node, a free port,
+/// a fresh run id: the ranks' launch key); each rank is a `tvis run` of its
+/// own (distributed_env.h). `--redirects 1 --tee 1`: every rank's stderr
+/// straight to the console and its stdout there too, prefixed with its rank
+/// (torch 1.13 on Python 3.11 fails with the default, --redirects 0). Only
+/// returns when the exec failed.
+int launch_ranks(const RunOptions& o, const std::string& runs, const std::string& project, const std::string& python,
+                 const std::vector<std::string>& rest) {
+  char self[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return fail(std::string("cannot find this tvis executable: ") + std::strerror(errno));
+  std::vector<std::string> argv = {python, "-m", "torch.distributed.run", "--standalone",
+                                   "--nproc_per_node", std::to_string(o.nproc_per_node), "--redirects", "1", "--tee", "1",
+                                   "--no_python", std::string(self, static_cast<size_t>(n)), "run",
+                                   "--steps", std::to_string(o.steps), "--out", runs, "--project", project,
+                                   "--max-elems", std::to_string(o.max_elems), "--samples", std::to_string(o.samples),
+                                   "--max-run-bytes", o.max_run_bytes, "--python", python};
+  if (o.no_gradcam) argv.push_back("--no-gradcam");
+  if (o.gradcam_true) argv.push_back("--gradcam-true");
+  if (o.eval_values) argv.push_back("--eval-values");
+  argv.insert(argv.end(), rest.begin(), rest.end());
+  std::fflush(stdout);
+  exec_argv(argv);
+  return fail("cannot start " + python + " -m torch.distributed.run: " + std::strerror(errno));
+}
+
 int run(RunOptions o, const std::vector<std::string>& rest) {
   if (const std::string problem = check_options(o, rest); !problem.empty()) return fail(problem);
+  const DistributedEnv dist = distributed_env_from_environment();
+  if (!dist.problem.empty()) return fail(dist.problem);
   const std::string& script = rest[0];
   RunnerLaunch l;
   l.package_dir = env_or("TVIS_PYTHON_PACKAGE_DIR", TVIS_PYTHON_PACKAGE_DIR);
@@ -159,7 +198,7 @@ int run(RunOptions o, const std::vector<std::string>& rest) {
   if (l.native_dir.empty())
     return fail("this tvis was built without the recorder module (no Python with torch at build time)");
   const std::string project = o.project.empty() ? parent_dir(real_or_absolute(script)) : real_or_absolute(o.project);
-  l.runner_args = runner_args(o, project, rest);
+  l.runner_args = runner_args(o, project, dist, rest);
 
   const PythonSearch search = PythonSearch::from_environment();
   const std::string guess = likely_python(o.python, search);
@@ -169,16 +208,24 @@ int run(RunOptions o, const std::vector<std::string>& rest) {
   std::string error;
   const std::string python = resolve_python(o.python, search, &error);
   const std::string runs = o.out.empty() ? project + "/tvis_runs" : absolute_path(o.out);
-  const std::string folder = python.empty() ? "" : new_run_folder(runs, script, &error);
+  if (!python.empty() && o.nproc_per_node > 0) {
+    abandon(&early);
+    if (dist.distributed()) return fail("--nproc-per-node starts ranks itself; this tvis run already is rank " +
+                                        std::to_string(dist.rank) + " of a " + dist.launcher + " launch");
+    if (!runs::ensure_runs_folder(runs, &error)) return fail(error);
+    return launch_ranks(o, real_or_absolute(runs), project, python, rest);
+  }
+  const std::string folder = python.empty() ? "" : new_run_folder(runs, script, dist, &error);
   if (folder.empty()) {
     abandon(&early);
     return fail(error);
   }
   const std::string runs_abs = real_or_absolute(runs);
-  const pid_t pid = launch(&early, guess, l, python, runs::run_file_in(folder));
+  const std::string run_file = folder + "/" + runs::rank_file_name(dist.rank);
+  const pid_t pid = launch(&early, guess, l, python, run_file);
   if (pid < 0) return fail(std::string("cannot start ") + python + ": " + std::strerror(errno));
   const int status = wait_forwarding_signals(pid);
-  report(folder, runs_abs);
+  report(folder, run_file, runs_abs);
   return exit_like(status);
 }
 
@@ -203,6 +250,9 @@ void add_run_command(CLI::App& app) {
   sub->add_flag("--eval-values", opts->eval_values,
                 "Keep tensor values of evaluation passes too (forwards under no_grad; default: statistics only)");
   sub->add_option("--python", opts->python, "Python interpreter of the training environment");
+  sub->add_option("--nproc-per-node", opts->nproc_per_node,
+                  "Start K ranks through torch.distributed.run (one node); each records its own rank")
+      ->check(CLI::Range(1, 4096));
   sub->prefix_command();  // SCRIPT and everything after it go to the script verbatim
   sub->footer("Then SCRIPT [ARGS...]: the training script and its arguments, passed to it verbatim.\n"
               "The run goes to <runs folder>/<YYYYmmdd-HHMMSS>_<script>_<id>/run.tvis.");

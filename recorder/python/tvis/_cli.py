@@ -3,17 +3,22 @@ setup.py, with this interpreter (the environment pip installed into) as the
 default Python of `tvis run` (TVIS_PYTHON; `--python` still wins) and the
 installed package and native module as what `tvis run` puts on PYTHONPATH.
 The viewer files installed with the package (tvis/web) are what `tvis open`
-serves. Installed without torch, `tvis run` says that recording needs it."""
+serves. Installed without torch, `tvis run` says that recording needs it.
+`python -m tvis ...` (tvis/__main__.py) is the same command, which is how
+`torchrun -m tvis run train.py` starts one recorded rank per process."""
 import os
 import sys
 
 
 def main():
-    try:
-        from tvis._build_info import TVIS_BIN
-    except ImportError:
-        sys.stderr.write("tvis: this install has no built CLI (reinstall with pip install -e .)\n")
-        return 2
+    TVIS_BIN = os.environ.get("TVIS_BIN")  # a source build's CLI (tests, `python -m tvis` from a checkout)
+    if not TVIS_BIN:
+        try:
+            from tvis._build_info import TVIS_BIN
+        except ImportError:
+            sys.stderr.write("tvis: this install has no built CLI (reinstall with pip install -e ., "
+                             "or set TVIS_BIN to a built tvis)\n")
+            return 2
     import importlib.util
     if sys.argv[1:2] == ["run"] and importlib.util.find_spec("torch") is None:
         sys.stderr.write("tvis run: recording needs torch, and this environment (%s) has none: install torch, "

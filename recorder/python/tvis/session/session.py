@@ -703,6 +703,16 @@ class Session:
                         "samples' rows only, to keep the run within --max-run-bytes %s; raise it to keep more"
                         % (st["budget_refused"], st["budget_refused_bytes"] / 1e6, limit))
 
+    def _note_process_group(self):
+        """A distributed rank: the process group's backend, in the options
+        (rank, world_size, local_rank and launcher came from `tvis run`)."""
+        dist = sys.modules.get("torch.distributed")
+        try:
+            if dist is not None and dist.is_available() and dist.is_initialized():
+                self.options.append(("backend", str(dist.get_backend())))
+        except Exception:  # noqa: BLE001: a process group torn down mid-call says nothing
+            pass
+
     def _steps_unit(self):
         """What a step was in this run, for the notices (docs/cli.md: how steps are counted)."""
         if not self._optimizers_seen:
@@ -732,6 +742,7 @@ class Session:
             self.notice("script_ended", "the script ended after %d of %d requested steps"
                         % (self.steps_done, self.steps_requested))
         self._notice_budget()
+        self._note_process_group()
         self.mark("extensions_finalized")
         stats = self.rec.finalize(self._meta(True, exit_code, exception, traceback_text))
         self.mark("run_file_closed")

@@ -1,7 +1,8 @@
 // run_folders.h: creating and listing runs in a runs folder.
 //
 // A runs folder may hold other files and folders besides runs; a run is any
-// direct subfolder holding kRunFileName. "Newest" orders runs by the stamp of
+// direct subfolder holding kRunFileName whose name does not start with '.'
+// (a distributed launch's claim link is hidden: rank_files.h). "Newest" orders runs by the stamp of
 // their name (names that parse as run_folder_name()s first), then by the
 // run file's modification time (runs created in the same second), then by
 // name, so the order is total and the same in every program.

@@ -1,0 +1,74 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "temp_dir.h"
+#include "tvis/runs/rank_files.h"
+#include "tvis/runs/run_folders.h"
+
+using namespace tvis::runs;
+using tvis::runs::test::TempDir;
+namespace fs = std::filesystem;
+
+TEST_CASE("rank 0 is run.tvis; the others rank<k>.tvis, found in rank order") {
+  CHECK(rank_file_name(0) == "run.tvis");
+  CHECK(rank_file_name(12) == "rank12.tvis");
+  TempDir t;
+  for (const char* f : {"run.tvis", "rank2.tvis", "rank10.tvis", "rank1.tvis", "rank0.tvis", "rank01.tvis",
+                        "rankx.tvis", "rank3.tvis.tmp", "notes.txt"})
+    t.file(f);
+  std::vector<int> ranks;
+  for (const auto& [rank, file] : rank_files_in(t.path.string())) {
+    ranks.push_back(rank);
+    CHECK(fs::path(file).filename() == rank_file_name(rank));
+  }
+  CHECK(ranks == std::vector<int>{0, 1, 2, 10});
+}
+
+TEST_CASE("the ranks of one launch join one folder, hidden from the run list; another key gets its own") {
+  TempDir t;
+  const std::string runs = t.path.string();
+  std::string error;
+  const std::string a0 = join_launch_folder(runs, "train", "torchrun/abc/0", 0, &error);
+  const std::string a1 = join_launch_folder(runs, "train", "torchrun/abc/0", 1, &error);
+  const std::string b0 = join_launch_folder(runs, "train", "torchrun/xyz/0", 0, &error);
+  REQUIRE(!a0.empty());
+  CHECK(a0 == a1);
+  CHECK(b0 != a0);
+  t.file(fs::path(a0).filename().string() + "/run.tvis");
+  t.file(fs::path(b0).filename().string() + "/run.tvis");
+  CHECK(list_runs(runs).size() == 2);  // the claim links are not runs
+}
+
+TEST_CASE("a claim whose folder already holds the joining rank's file is an earlier launch's") {
+  TempDir t;
+  const std::string runs = t.path.string();
+  std::string error;
+  const std::string first = join_launch_folder(runs, "train", "srun/7.0", 1, &error);
+  REQUIRE(!first.empty());
+  t.file(fs::path(first).filename().string() + "/rank1.tvis");
+  const std::string again = join_launch_folder(runs, "train", "srun/7.0", 1, &error);
+  REQUIRE(!again.empty());
+  CHECK(again != first);
+}
+
+TEST_CASE("ranks starting at once agree on one folder") {
+  TempDir t;
+  const std::string runs = t.path.string();
+  std::vector<std::string> got(8);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 8; ++r)
+    ranks.emplace_back([&, r] {
+      std::string error;
+      got[r] = join_launch_folder(runs, "train", "torchrun/race/0", r, &error);
+    });
+  for (auto& th : ranks) th.join();
+  CHECK(std::set<std::string>(got.begin(), got.end()).size() == 1);
+  CHECK(!got[0].empty());
+  int folders = 0;
+  for (const auto& e : fs::directory_iterator(runs)) folders += e.is_directory() && !e.is_symlink();
+  CHECK(folders == 1);  // the losers removed theirs
+}
