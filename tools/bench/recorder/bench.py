@@ -45,7 +45,11 @@ CASES = {
     "char_transformer": (ROOT / "examples" / "char_transformer.py", lambda n: ["--steps", str(n)]),
     # nanoGPT's loop: 40 evaluation forwards under no_grad before iterations 0 and 2
     "gpt_eval": (ROOT / "tests" / "recorder" / "scripts" / "gpt_eval_passes.py", lambda n: ["--steps", str(n)]),
+    # GPT-shaped LMs on random tokens: 13.4M and 110.3M parameters (the scale case)
+    "gpt13m": (HERE / "gpt_random.py", lambda n: ["--size", "13m", "--steps", str(n)]),
+    "gpt100m": (HERE / "gpt_random.py", lambda n: ["--size", "100m", "--steps", str(n)]),
 }
+DEFAULT_CASES = "resnet18,digits_cnn,char_transformer,gpt_eval"
 
 
 def find_build(arg):
@@ -183,7 +187,7 @@ def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, varia
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build")
-    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--cases", default=DEFAULT_CASES, help="comma-separated, of: " + ",".join(CASES))
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--timing-steps", type=int, default=6)
     ap.add_argument("--repeats", type=int, default=3, help="end-to-end runs of each kind (median)")
