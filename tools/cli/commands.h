@@ -18,6 +18,7 @@ namespace tvis::cli {
   X(agent)               \
   X(inspect)             \
   X(open)                \
+  X(profiles)            \
   X(run)                 \
   X(target)
 

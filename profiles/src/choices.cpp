@@ -1,0 +1,62 @@
+#include "tvis/profiles/choices.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <toml++/toml.h>
+
+namespace tvis::profiles {
+
+namespace fs = std::filesystem;
+
+Choices load_choices(const std::string& root) {
+  Choices c;
+  const std::string path = root + "/" + kChoicesName;
+  std::error_code ec;
+  if (fs::symlink_status(path, ec).type() == fs::file_type::not_found) return c;
+  if (!fs::is_regular_file(path, ec)) {
+    c.error = path + " is not a regular file";
+    return c;
+  }
+  try {
+    const toml::table doc = toml::parse_file(path);
+    for (const auto& [k, v] : doc) {
+      if (k.str() != "choices" || !v.is_table()) {
+        c.error = path + ": unknown key '" + std::string(k.str()) + "' (expected a [choices] table)";
+        return c;
+      }
+      for (const auto& [cls, name] : *v.as_table()) {
+        auto s = name.value<std::string>();
+        if (!s) {
+          c.error = path + ": choices.\"" + std::string(cls.str()) + "\" must be a profile name (a string)";
+          return c;
+        }
+        c.by_class[std::string(cls.str())] = *s;
+      }
+    }
+  } catch (const toml::parse_error& e) {
+    c.error = path + ":" + std::to_string(e.source().begin.line) + ": malformed TOML: " + std::string(e.description());
+  }
+  return c;
+}
+
+std::string remember_choice(const std::string& root, const std::string& class_ref, const std::string& profile) {
+  Choices c = load_choices(root);
+  if (!c.error.empty()) return c.error;
+  c.by_class[class_ref] = profile;
+  toml::table choices;
+  for (const auto& [k, v] : c.by_class) choices.insert(k, v);
+  toml::table doc;
+  doc.insert("choices", choices);
+  const std::string path = root + "/" + kChoicesName, tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << "# tvis: the profile chosen per model class when several match (safe to delete)\n" << doc << "\n";
+    if (!out) return "cannot write " + tmp;
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  return ec ? "cannot write " + path + ": " + ec.message() : "";
+}
+
+}  // namespace tvis::profiles
