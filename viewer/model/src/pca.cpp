@@ -1,6 +1,7 @@
 #include "tvis/viewer_model/pca.h"
 
-#include <Eigen/SVD>
+#include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 
 namespace tvis::viewer {
@@ -26,18 +27,28 @@ Pca2 pca2(const std::vector<double>& values, int n, int d) {
   using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Matrix x = Eigen::Map<const Matrix>(values.data(), n, d);
   x.rowwise() -= x.colwise().mean();
-  Eigen::BDCSVD<Matrix> svd(x, Eigen::ComputeThinU);
-  const auto& sigma = svd.singularValues();
-  const auto& u = svd.matrixU();
-  const double total = sigma.squaredNorm();
+  // The smaller of the Gram matrix X Xᵀ (n x n) and the scatter XᵀX (d x d)
+  // has the squared singular values as eigenvalues (ascending); coordinates
+  // are U σ = X_c v for the scatter's eigenvectors v, or the Gram's u·σ.
+  const bool gram = n <= d;
+  const Eigen::MatrixXd m = gram ? Eigen::MatrixXd(x * x.transpose()) : Eigen::MatrixXd(x.transpose() * x);
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(m);
+  const Eigen::VectorXd& lambda = eig.eigenvalues();
+  const double total = std::max(0.0, lambda.sum());
+  const int size = static_cast<int>(lambda.size());
   out.points.assign(static_cast<size_t>(n) * 2, 0.0);
-  for (int k = 0; k < 2 && k < sigma.size(); ++k) {
+  for (int k = 0; k < 2 && k < size; ++k) {
+    const int col = size - 1 - k;
+    const double var = std::max(0.0, lambda(col));
+    Eigen::VectorXd coord = gram ? Eigen::VectorXd(eig.eigenvectors().col(col) * std::sqrt(var))
+                                 : Eigen::VectorXd(x * eig.eigenvectors().col(col));
+    if (var <= total * 1e-24) coord.setZero();  // rank below k + 1: no k-th direction
     int biggest = 0;
     for (int i = 1; i < n; ++i)
-      if (std::abs(u(i, k)) > std::abs(u(biggest, k))) biggest = i;
-    const double sign = u(biggest, k) < 0 ? -1.0 : 1.0;
-    for (int i = 0; i < n; ++i) out.points[static_cast<size_t>(i) * 2 + k] = sign * u(i, k) * sigma(k);
-    out.explained[k] = total > 0 ? sigma(k) * sigma(k) / total : 0.0;
+      if (std::abs(coord(i)) > std::abs(coord(biggest))) biggest = i;
+    const double sign = coord(biggest) < 0 ? -1.0 : 1.0;
+    for (int i = 0; i < n; ++i) out.points[static_cast<size_t>(i) * 2 + k] = sign * coord(i);
+    out.explained[k] = total > 0 ? var / total : 0.0;
   }
   return out;
 }
