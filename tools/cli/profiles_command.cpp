@@ -27,7 +27,7 @@ int run_profiles(const ProfilesArgs& a) {
     return 2;
   }
   // Reading sources needs no torch: the interpreter tvis run would most likely use, found without running it.
-  const std::string python = likely_python(a.python, PythonSearch::from_environment());
+  const std::string python = !a.python.empty() ? a.python : likely_python("", PythonSearch::from_environment());
   const profiles::Catalog c = profiles::build_catalog(w, python);
   if (a.json) {
     std::printf("%s\n", profiles::catalog_json(c).dump(2).c_str());
