@@ -151,6 +151,10 @@ int main(int argc, char** argv) {
   tvis::shell::GlTextureUploader textures;  // used only during frames (GL context current)
   tvis::viewer::AppOptions app_options;
   app_options.texture_uploader = &textures;
+  // Interactive windows decode chunks on a worker thread (a frame shows
+  // "loading" rather than stall); bounded (--frames) runs decode in the frame
+  // so that scripted screenshots and states are the same on every machine.
+  app_options.decode_in_background = args.frames == 0;
   tvis::viewer::App app(app_options);
   app.set_welcome_hint("Start tvis-view with a run: tvis-view RUN | RUN_DIR | RUNS_DIR");
   if (!args.run.empty()) {

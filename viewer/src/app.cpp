@@ -195,6 +195,10 @@ bool App::settled() const {
   return s.model.ready() || s.model.status() == RunStatus::Failed;
 }
 
+void App::wait_for_decodes() {
+  if (impl_->model.status() == RunStatus::Open) impl_->model.cache().wait_for_decodes();
+}
+
 bool App::loading() const {
   const AppState& s = *impl_;
   if (s.model.status() == RunStatus::Opening) return true;

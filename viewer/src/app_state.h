@@ -96,7 +96,9 @@ struct AppState {
   Fonts fonts;
   DrawnRows drawn;
 
-  explicit AppState(AppOptions o) : options(o), model(o.cache_budget_bytes) {}
+  explicit AppState(AppOptions o) : options(o), model(o.cache_budget_bytes) {
+    model.set_decode_in_background(o.decode_in_background);
+  }
 
   /// Messages the frame shows as errors (the same list state() reports).
   std::vector<std::string> errors() const;

@@ -7,7 +7,28 @@ ChunkCache::ChunkCache(std::shared_ptr<format::RunReader> reader, uint64_t budge
 
 ChunkCache::ChunkPtr ChunkCache::get(uint32_t ordinal) { return lookup(ordinal, false); }
 
+bool ChunkCache::use_decode_worker() {
+  if (!worker_ && DecodeWorker::supported()) worker_ = std::make_unique<DecodeWorker>(reader_);
+  return worker_ != nullptr;
+}
+
+void ChunkCache::pump() {
+  if (!worker_) return;
+  for (auto& [ordinal, result] : worker_->take_done()) {
+    auto it = in_flight_.find(ordinal);
+    const bool pin = it != in_flight_.end() && it->second;
+    on_loaded(ordinal, pin, std::move(result));
+  }
+}
+
+void ChunkCache::wait_for_decodes() {
+  if (!worker_) return;
+  worker_->wait_idle();
+  pump();
+}
+
 void ChunkCache::begin_frame(uint64_t raw_bytes) {
+  pump();
   frame_limited_ = true;
   frame_budget_ = raw_bytes;
   frame_started_ = 0;
@@ -83,6 +104,10 @@ ChunkCache::ChunkPtr ChunkCache::lookup(uint32_t ordinal, bool pin) {
 
 void ChunkCache::request(uint32_t ordinal, bool pin) {
   in_flight_[ordinal] = pin;
+  if (worker_) {
+    worker_->submit(ordinal);
+    return;
+  }
   std::weak_ptr<ChunkCache> weak = weak_from_this();
   reader_->read_chunk(ordinal, [weak, ordinal, pin](format::Result<ChunkPtr> result) {
     if (auto self = weak.lock()) self->on_loaded(ordinal, pin, std::move(result));

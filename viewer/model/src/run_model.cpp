@@ -89,6 +89,7 @@ void RunModel::on_open(format::Result<std::shared_ptr<format::RunReader>> result
   }
   reader_ = result.value();
   cache_ = std::make_shared<ChunkCache>(reader_, budget_);
+  if (decode_in_background_) cache_->use_decode_worker();
   index_events();
   status_ = RunStatus::Open;
   prefetch_first_view();

@@ -11,9 +11,11 @@
 //   - A request with offset + length > size() fails with ErrorCode::Truncated
 //     without touching the medium.
 //   - Sources count the bytes they deliver (bytes_read) so tests and
-//     benchmarks can state how much a view cost.
+//     benchmarks can state how much a view cost; the count may be read from
+//     another thread than the one reading (the viewer's decode worker).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,7 +39,7 @@ class ByteSource {
   uint64_t bytes_read() const { return bytes_read_; }
 
  protected:
-  uint64_t bytes_read_ = 0;
+  std::atomic<uint64_t> bytes_read_{0};
 };
 
 /// A source over a local file, read with pread; synchronous (calls `done`

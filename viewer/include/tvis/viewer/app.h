@@ -54,6 +54,10 @@ struct AppOptions {
   /// Shell-owned GPU texture maker for heatmaps (outlives the App); null:
   /// heatmaps are drawn as rectangles of at most ~128 x 128 blocks.
   widgets::TextureUploader* texture_uploader = nullptr;
+  /// Native shells: chunks are read and decoded on a worker thread
+  /// (ChunkCache::use_decode_worker), so a frame shows "loading" instead of
+  /// decoding; ignored in the browser (its reads are asynchronous already).
+  bool decode_in_background = false;
 };
 
 class App {
@@ -73,6 +77,9 @@ class App {
   // --- opening ----------------------------------------------------------------
   /// Opens one run; replaces what was shown.
   void open(std::shared_ptr<format::ByteSource> source);
+  /// With decode_in_background: blocks until the chunks asked for so far are
+  /// decoded (scripted frames: what a synchronous source would show).
+  void wait_for_decodes();
   /// Shows a run list (a runs folder); picking one opens it.
   void open_run_list(std::vector<RunListEntry> runs);
   /// Shows `message` as an error in place of a run (e.g. "cannot reach URL").

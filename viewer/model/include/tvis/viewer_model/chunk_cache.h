@@ -20,6 +20,11 @@
 //     inside get(), so this bounds the decoding one frame does; an
 //     asynchronous one decodes on arrival, and the budget bounds the reads a
 //     frame starts. Without begin_frame() calls there is no limit.
+//   - Decode worker (native, use_decode_worker()): reads and decodes go to a
+//     background thread instead of the synchronous source; what it finished
+//     lands at the next begin_frame() (or pump()), on the frame's thread, as
+//     the browser's asynchronous reads do. Pages see the same "not resident
+//     yet" answer in both shells; the frame never decodes.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +35,7 @@
 #include <vector>
 
 #include "tvis/format/run_reader.h"
+#include "tvis/viewer_model/decode_worker.h"
 
 namespace tvis::viewer {
 
@@ -44,6 +50,16 @@ class ChunkCache : public std::enable_shared_from_this<ChunkCache> {
   ChunkPtr get(uint32_t ordinal);
   /// Like get() but the chunk is never evicted once loaded.
   ChunkPtr get_pinned(uint32_t ordinal);
+
+  /// Routes every later read to a background decode thread (see contract);
+  /// false (and nothing changes) where threads are not available.
+  bool use_decode_worker();
+  bool decodes_in_background() const { return worker_ != nullptr; }
+  /// Takes in the chunks the decode worker finished (begin_frame() does this).
+  void pump();
+  /// Blocks until the decode worker has finished every read started, then
+  /// pump()s: a scripted frame sees what a synchronous source would show.
+  void wait_for_decodes();
 
   /// Starts a frame with a budget of `raw_bytes` of new chunk reads (see contract).
   void begin_frame(uint64_t raw_bytes);
@@ -106,6 +122,7 @@ class ChunkCache : public std::enable_shared_from_this<ChunkCache> {
   std::unordered_map<uint32_t, bool> in_flight_;  // ordinal -> pin requested
   std::unordered_map<uint32_t, format::Status> failures_;
   std::vector<std::string> failure_messages_;
+  std::unique_ptr<DecodeWorker> worker_;  // last member: joined before the rest goes
 };
 
 }  // namespace tvis::viewer

@@ -93,6 +93,9 @@ class RunModel {
   RunModel& operator=(const RunModel&) = delete;
 
   void open(std::shared_ptr<format::ByteSource> source, OpenPurpose purpose = OpenPurpose::View);
+  /// Runs opened later decode their chunks on a worker thread where there
+  /// are threads (ChunkCache::use_decode_worker).
+  void set_decode_in_background(bool on) { decode_in_background_ = on; }
   /// Enters Failed with `message` (a source the shell could not create).
   void fail(std::string message);
   void clear();
@@ -173,6 +176,7 @@ class RunModel {
   void each_span_covering(uint64_t id, F&& f) const;
 
   uint64_t budget_;
+  bool decode_in_background_ = false;
   RunStatus status_ = RunStatus::Empty;
   std::string error_;
   std::string source_name_;
