@@ -112,6 +112,10 @@ void draw_page_tabs(AppState& s) {
   const std::string requested = std::move(s.page_request);
   s.page_request.clear();
   const PageSpec* asked = requested.empty() ? nullptr : page_named(requested);
+  if (asked && !page_present(s, *asked)) {  // not yet (its records still load): asked for again next frame
+    s.page_request = requested;
+    asked = nullptr;
+  }
   bool drawn = false;
   for (const PageSpec* page : registered_pages()) {
     if (!page_present(s, *page)) continue;
