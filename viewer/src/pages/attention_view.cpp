@@ -53,7 +53,7 @@ std::vector<std::string> token_names(const AttentionEntry& e, int t) {
   std::vector<std::string> out;
   for (int i = 0; i < t; ++i) {
     if (i < static_cast<int>(e.labels.size()) && !e.labels[i].empty()) {
-      out.push_back(e.labels[i] == " " ? "␣" : e.labels[i]);
+      out.push_back(e.labels[i] == " " ? "_" : e.labels[i]);
     } else if (i < static_cast<int>(e.tokens.size())) {
       out.push_back(std::to_string(e.tokens[i]));
     } else {
