@@ -28,85 +28,12 @@
 #include "tvis/format/byte_source.h"
 #include "tvis/viewer/app.h"
 #include "tvis/viewer_model/pca.h"
+#include "headless_app.h"
 #include "tvis/widgets/texture_uploader.h"
 
-using Clock = std::chrono::steady_clock;
-using nlohmann::json;
+using namespace tvis::bench;
 
 namespace {
-
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t k = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
-  return v[k];
-}
-
-// Stands in for the shells' GL uploader, so heatmaps take the texture path
-// they take in a window (an image built on change, one quad drawn).
-struct FakeUploader : tvis::widgets::TextureUploader {
-  intptr_t next = 0;
-  ImTextureID create(int, int, const std::uint8_t*) override { return reinterpret_cast<ImTextureID>(++next); }
-  void update(ImTextureID, int, int, const std::uint8_t*) override {}
-  void destroy(ImTextureID) override {}
-};
-FakeUploader g_uploader;
-
-struct Headless {
-  ImGuiContext* ctx = nullptr;
-  std::unique_ptr<tvis::viewer::App> app;
-  std::shared_ptr<tvis::format::ByteSource> source;
-  Headless() {
-    ctx = ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1400, 900);
-    io.DeltaTime = 1.0f / 60.0f;
-    io.IniFilename = nullptr;
-    for (int k = 0; k < ImGuiKey_COUNT; ++k) io.KeyMap[k] = 100 + k;
-    io.MousePos = ImVec2(-1, -1);
-    tvis::viewer::AppOptions options;
-    options.texture_uploader = &g_uploader;
-    app = std::make_unique<tvis::viewer::App>(options);
-    app->configure_scale(1.0f, 1.0f);
-  }
-  ~Headless() {
-    app.reset();
-    ImGui::DestroyContext(ctx);
-  }
-  bool open(const std::string& path) {
-    auto s = tvis::format::open_file_source(path);
-    if (!s.ok()) {
-      std::fprintf(stderr, "bench_insights: %s\n", s.status().message.c_str());
-      return false;
-    }
-    source = s.value();
-    app->open(source);
-    return true;
-  }
-  double frame() {
-    const auto t0 = Clock::now();
-    ImGui::NewFrame();
-    app->frame();
-    ImGui::Render();
-    const double ms = ms_since(t0);
-    app->record_frame_ms(ms);
-    return ms;
-  }
-  json view() { return json::parse(app->state_json())["view"]; }
-  json command(const json& c) { return json::parse(app->command(c.dump())); }
-};
-
-// Frames until `done(view)` holds (at most 2000); returns the frames taken, or -1.
-template <typename F>
-int frames_until(Headless& h, F&& done) {
-  for (int i = 1; i <= 2000; ++i) {
-    h.frame();
-    if (done(h.view())) return i;
-  }
-  return -1;
-}
 
 // The command that changes what page `name` shows, for frame k.
 json change(const std::string& name, const json& v, int k) {
@@ -133,7 +60,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> pages;
   {
     Headless h;
-    if (!h.open(argv[1])) return 2;
+    if (!h.open(argv[1], "bench_insights")) return 2;
     for (int i = 0; i < 200; ++i) h.frame();
     const json state = json::parse(h.app->state_json());
     for (const auto& p : state["insights"]) pages.push_back(p);
@@ -143,7 +70,7 @@ int main(int argc, char** argv) {
   for (const std::string& name : pages) {
     Headless h;
     const auto t0 = Clock::now();
-    if (!h.open(argv[1])) return 2;
+    if (!h.open(argv[1], "bench_insights")) return 2;
     h.command({{"link", {{"page", name}}}});
     int n = 0;
     json v;

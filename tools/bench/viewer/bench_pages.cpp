@@ -32,85 +32,12 @@
 
 #include "tvis/format/byte_source.h"
 #include "tvis/viewer/app.h"
+#include "headless_app.h"
 #include "tvis/widgets/texture_uploader.h"
 
-using Clock = std::chrono::steady_clock;
-using nlohmann::json;
+using namespace tvis::bench;
 
 namespace {
-
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t k = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
-  return v[k];
-}
-
-// Stands in for the shells' GL uploader, so heatmaps take the texture path
-// they take in a window (an image built on change, one quad drawn).
-struct FakeUploader : tvis::widgets::TextureUploader {
-  intptr_t next = 0;
-  ImTextureID create(int, int, const std::uint8_t*) override { return reinterpret_cast<ImTextureID>(++next); }
-  void update(ImTextureID, int, int, const std::uint8_t*) override {}
-  void destroy(ImTextureID) override {}
-};
-FakeUploader g_uploader;
-
-struct Headless {
-  ImGuiContext* ctx = nullptr;
-  std::unique_ptr<tvis::viewer::App> app;
-  std::shared_ptr<tvis::format::ByteSource> source;
-  Headless() {
-    ctx = ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1400, 900);
-    io.DeltaTime = 1.0f / 60.0f;
-    io.IniFilename = nullptr;
-    for (int k = 0; k < ImGuiKey_COUNT; ++k) io.KeyMap[k] = 100 + k;
-    io.MousePos = ImVec2(-1, -1);
-    tvis::viewer::AppOptions options;
-    options.texture_uploader = &g_uploader;
-    app = std::make_unique<tvis::viewer::App>(options);
-    app->configure_scale(1.0f, 1.0f);
-  }
-  ~Headless() {
-    app.reset();
-    ImGui::DestroyContext(ctx);
-  }
-  bool open(const std::string& path) {
-    auto s = tvis::format::open_file_source(path);
-    if (!s.ok()) {
-      std::fprintf(stderr, "bench_pages: %s\n", s.status().message.c_str());
-      return false;
-    }
-    source = s.value();
-    app->open(source);
-    return true;
-  }
-  double frame() {
-    const auto t0 = Clock::now();
-    ImGui::NewFrame();
-    app->frame();
-    ImGui::Render();
-    const double ms = ms_since(t0);
-    app->record_frame_ms(ms);
-    return ms;
-  }
-  json view() { return json::parse(app->state_json())["view"]; }
-  json command(const json& c) { return json::parse(app->command(c.dump())); }
-};
-
-// Frames until `done(view)` holds (at most 2000); returns the frames taken, or -1.
-template <typename F>
-int frames_until(Headless& h, F&& done) {
-  for (int i = 1; i <= 2000; ++i) {
-    h.frame();
-    if (done(h.view())) return i;
-  }
-  return -1;
-}
 
 std::string mb(uint64_t bytes) {
   char buf[48];
@@ -137,7 +64,7 @@ int main(int argc, char** argv) {
   // 1. Loss.
   {
     Headless h;
-    if (!h.open(run)) return 2;
+    if (!h.open(run, "bench_pages")) return 2;
     file = h.source->size();
     h.command({{"link", {{"page", "Loss"}}}});
     const auto t0 = Clock::now();
@@ -156,7 +83,7 @@ int main(int argc, char** argv) {
   std::string shown;
   {
     Headless h;
-    h.open(run);
+    h.open(run, "bench_pages");
     h.command({{"link", {{"page", "Weights"}}}});
     if (frames_until(h, [](const json& v) { return v.is_object() && !v["params"].empty(); }) < 0) {
       std::printf("Weights: no parameters recorded\n");
@@ -181,7 +108,7 @@ int main(int argc, char** argv) {
     }
     h.app.reset();
     Headless g;
-    g.open(run);
+    g.open(run, "bench_pages");
     g.command({{"link", {{"page", "Weights"}, {"param", param}, {"show", "weight"}}}});
     const auto t0 = Clock::now();
     // values drawn: the page decoded them from their TensorData chunk
@@ -205,7 +132,7 @@ int main(int argc, char** argv) {
   // 3. All layers, one screen; 4b. scrolling.
   {
     Headless h;
-    h.open(run);
+    h.open(run, "bench_pages");
     h.command({{"link", {{"page", "Weights"}, {"weights_tab", "All layers"}}}});
     const auto t0 = Clock::now();
     const int frames = frames_until(h, [](const json& v) {
