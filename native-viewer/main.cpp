@@ -2,6 +2,9 @@
 //
 //   tvis-view [RUN | RUN_DIR | RUNS_DIR] [--screenshot PATH --frames N] [--state-json PATH]
 //
+// A run folder of a distributed run (run.tvis and rank<k>.tvis), or any of
+// its rank files, opens as one run with a rank picker (App::open_ranks).
+//
 // --frames N     render N frames, then exit 0 (default with --screenshot: 10)
 // --screenshot   after the last frame, write the window as a PNG
 // --state-json   at exit, write App::state_json() (docs/viewer_test_surface.md)
@@ -13,6 +16,8 @@
 // --phase P, --module PATH, --sample S   a position
 //                to start at, as the browser's ?page=&step=&param=&show=&phase=&module=&sample= link
 //                (one {"link": {...}} App::command, applied once the run is open).
+// --rank K       a distributed run (a run folder of rank files, or any of
+//                its rank files): start on rank K (the link key rank=K).
 // --link KEY=VALUE  another key of that link (a page's own: --link
 //                weights_tab="All layers"), repeatable.
 // Exit codes: 0 ok; 1 no window / screenshot or state file not written;
@@ -30,6 +35,7 @@
 
 #include "png_writer.h"
 #include "tvis/format/byte_source.h"
+#include "tvis/runs/rank_files.h"
 #include "tvis/runs/run_resolve.h"
 #include "tvis/shell/gl_texture_uploader.h"
 #include "tvis/shell/sdl_shell.h"
@@ -52,17 +58,44 @@ struct Args {
   int step = -1;
   std::string phase, module;      // Replay's part of it
   int sample = -1;
+  int rank = -1;
   std::vector<std::string> link;  // KEY=VALUE: other keys of the start link
 };
 
+// The rank files of the run folder `dir` as the App takes them; empty for a
+// run of one file (fewer than two rank files).
+std::vector<tvis::viewer::RankSource> rank_sources_in(const std::string& dir) {
+  std::vector<tvis::viewer::RankSource> out;
+  const auto files = tvis::runs::rank_files_in(dir);
+  if (files.size() < 2) return out;
+  for (const auto& [rank, file] : files)
+    out.push_back({rank, fs::path(file).filename().string(), [file = file] { return tvis::format::open_file_source(file); }});
+  return out;
+}
+
+// The rank of `file` among `ranks` (the same file), or -1.
+int rank_of_file(const std::vector<tvis::viewer::RankSource>& ranks, const std::string& file) {
+  for (const auto& r : ranks)
+    if (r.name == fs::path(file).filename().string()) return r.rank;
+  return -1;
+}
+
 // Hands the located run(s) to the app. Returns false with `problem` set when
 // there is nothing to open.
-bool open_location(tvis::viewer::App& app, const std::string& path, std::string* problem) {
+// `rank`: a distributed run's rank to show first (-1: the file's own).
+bool open_location(tvis::viewer::App& app, const std::string& path, int rank_wanted, std::string* problem) {
   using tvis::runs::RunLocation;
   const RunLocation loc = tvis::runs::locate_run(path);
   switch (loc.kind) {
     case RunLocation::Kind::Missing: *problem = loc.problem; return false;
     case RunLocation::Kind::File: {
+      // A rank file of a distributed run (run.tvis, rank<k>.tvis): the whole run, showing that rank.
+      auto ranks = rank_sources_in(fs::path(loc.file).parent_path().string());
+      const int rank = rank_of_file(ranks, loc.file);
+      if (rank >= 0) {
+        app.open_ranks(std::move(ranks), rank_wanted >= 0 ? rank_wanted : rank);
+        return true;
+      }
       auto source = tvis::format::open_file_source(loc.file);
       if (source.ok())
         app.open(source.value());
@@ -74,7 +107,8 @@ bool open_location(tvis::viewer::App& app, const std::string& path, std::string*
       std::vector<tvis::viewer::RunListEntry> runs;
       for (const auto& dir : loc.run_dirs) {
         std::string file = tvis::runs::run_file_in(dir);
-        runs.push_back({fs::path(dir).filename().string(), [file] { return tvis::format::open_file_source(file); }});
+        runs.push_back({fs::path(dir).filename().string(), [file] { return tvis::format::open_file_source(file); },
+                        rank_sources_in(dir)});
       }
       app.open_run_list(std::move(runs));
       return true;
@@ -132,6 +166,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"data", "forward", "loss", "backward", "optimizer"}));
   cli.add_option("--module", args.module, "Replay: start at this module's call (e.g. layer2.0.conv1)");
   cli.add_option("--sample", args.sample, "follow this sample id")->check(CLI::NonNegativeNumber);
+  cli.add_option("--rank", args.rank, "a distributed run: show this rank")->check(CLI::NonNegativeNumber);
   cli.add_option("--param", args.param, "Weights: the parameter shown (e.g. fc.weight)");
   cli.add_option("--show", args.show, "Weights: weight, grad or update")->check(CLI::IsMember({"weight", "grad", "update"}));
   cli.add_option("--link", args.link, "KEY=VALUE: another key of the start link (a page's own), repeatable");
@@ -159,7 +194,7 @@ int main(int argc, char** argv) {
   app.set_welcome_hint("Start tvis-view with a run: tvis-view RUN | RUN_DIR | RUNS_DIR");
   if (!args.run.empty()) {
     std::string problem;
-    if (!open_location(app, args.run, &problem)) {
+    if (!open_location(app, args.run, args.rank, &problem)) {
       std::fprintf(stderr, "tvis-view: %s\n", problem.c_str());
       return 2;
     }
@@ -179,6 +214,7 @@ int main(int argc, char** argv) {
     if (!args.phase.empty()) link["phase"] = args.phase;
     if (!args.module.empty()) link["module"] = args.module;
     if (args.sample >= 0) link["sample"] = args.sample;
+    if (args.rank >= 0) link["rank"] = args.rank;
     if (!link.empty()) app.command(nlohmann::json{{"link", link}}.dump());
     if (args.select >= 0) app.command(nlohmann::json{{"select", args.select}}.dump());
     if (!args.panel.empty() && !start_panel(app, args.panel)) return 2;

@@ -8,6 +8,7 @@
 #include "app_state.h"
 #include "link.h"
 #include "page.h"
+#include "ranks.h"
 #include "test_surface.h"
 #include "theme.h"
 
@@ -48,8 +49,12 @@ void App::open(std::shared_ptr<format::ByteSource> source) {
   s.runs.clear();
   s.showing_run_list = false;
   s.reset_navigation();
+  s.ranks.clear();
+  s.rank = 0;
   s.model.open(std::move(source));
 }
+
+void App::open_ranks(std::vector<RankSource> ranks, int shown_rank) { open_rank_set(*impl_, std::move(ranks), shown_rank); }
 
 namespace {
 
@@ -74,6 +79,8 @@ RunListRow make_run_row(RunListEntry entry) {
 void App::open_run_list(std::vector<RunListEntry> runs) {
   AppState& s = *impl_;
   s.model.clear();
+  s.ranks.clear();
+  s.rank = 0;
   s.reset_navigation();
   s.runs.clear();
   for (auto& entry : runs) s.runs.push_back(make_run_row(std::move(entry)));
@@ -85,6 +92,8 @@ void App::show_error(std::string message) {
   s.runs.clear();
   s.showing_run_list = false;
   s.reset_navigation();
+  s.ranks.clear();
+  s.rank = 0;
   s.model.fail(std::move(message));
 }
 
@@ -165,6 +174,7 @@ void App::frame() {
   if (s.model.status() == RunStatus::Open) {
     s.model.cache().begin_frame(s.options.frame_decode_bytes);
     s.model.info();  // starts the metadata read
+    s.ranks.begin_frame(s.options.frame_decode_bytes);  // the other ranks' reads land (Loss, Weights)
   }
   draw_top_bar(s);
   const std::vector<std::string> errors = s.errors();
@@ -201,11 +211,14 @@ bool App::settled() const {
 
 void App::wait_for_decodes() {
   if (impl_->model.status() == RunStatus::Open) impl_->model.cache().wait_for_decodes();
+  for (const RankSource& src : impl_->ranks.sources())
+    if (RunModel* peer = impl_->ranks.peer_if_open(src.rank); peer && peer->status() == RunStatus::Open)
+      peer->cache().wait_for_decodes();
 }
 
 bool App::loading() const {
   const AppState& s = *impl_;
-  if (s.model.status() == RunStatus::Opening) return true;
+  if (s.model.status() == RunStatus::Opening || s.ranks.loading()) return true;
   const ChunkCache* cache = s.model.cache_if_open();
   return cache && cache->in_flight() > 0;
 }

@@ -71,7 +71,9 @@ struct DrawnRows {
 /// only the selection and its own state.
 struct AppState {
   AppOptions options;
-  RunModel model;
+  RunModel model;      // the run shown: of a distributed run, the shown rank's file
+  RankSet ranks;       // a distributed run's rank files and their peer models (empty: one file)
+  int rank = 0;        // the rank `model` shows (ranks/ranks.h)
 
   // Run list (a runs folder); empty when a single run was opened.
   std::vector<RunListRow> runs;
@@ -96,8 +98,9 @@ struct AppState {
   Fonts fonts;
   DrawnRows drawn;
 
-  explicit AppState(AppOptions o) : options(o), model(o.cache_budget_bytes) {
+  explicit AppState(AppOptions o) : options(o), model(o.cache_budget_bytes), ranks(o.cache_budget_bytes / 4) {
     model.set_decode_in_background(o.decode_in_background);
+    ranks.set_decode_in_background(o.decode_in_background);
   }
 
   /// Messages the frame shows as errors (the same list state() reports).

@@ -5,6 +5,7 @@
 #include "app_state.h"
 #include "page.h"
 #include "pages/insights_page.h"
+#include "ranks.h"
 
 namespace tvis::viewer {
 
@@ -41,8 +42,14 @@ void go_to_step(AppState& s, int step) {
 
 void apply_pending_link(AppState& s) {
   if (s.pending_link.is_null() || !s.model.ready()) return;
-  const json link = std::move(s.pending_link);
+  json link = std::move(s.pending_link);
   s.pending_link = nullptr;
+  // rank=K first: the rest of the link applies to that rank once it is open.
+  if (link.contains("rank")) {
+    const json rank = link_value(link["rank"]);
+    link.erase("rank");
+    if (rank.is_number_integer() && rank.get<int>() != s.rank && switch_rank(s, rank.get<int>(), link)) return;
+  }
   // An insight page's keys (module, head, ...) go to Insights first.
   const bool insight = link.contains("page") && link["page"].is_string() && request_insight_page(s, link["page"].get<std::string>());
   for (const auto& [key, raw] : link.items()) {
@@ -51,11 +58,18 @@ void apply_pending_link(AppState& s) {
       if (v.is_string() && page_named(v.get<std::string>())) s.page_request = v.get<std::string>();
     } else if (key == "step") {
       if (v.is_number_integer()) go_to_step(s, v.get<int>());
+    } else if (key == "select") {  // after the loop: a step would move the selection again
     } else if (insight && !insights_link_key(s, key, v).is_null()) {
     } else {
       for (const PageSpec* page : registered_pages())
         if (page->command && !page->command(s, json{{key, v}}).is_null()) break;
     }
+  }
+  // A call carried over from another rank, where this rank has that id.
+  if (link.contains("select")) {
+    const json v = link_value(link["select"]);
+    if (v.is_number_integer() && v.get<int64_t>() >= 0 && static_cast<uint64_t>(v.get<int64_t>()) < s.model.event_count())
+      s.selection.select_event(static_cast<uint64_t>(v.get<int64_t>()));
   }
 }
 

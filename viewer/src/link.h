@@ -4,7 +4,11 @@
 // {"link": {"page": "Loss", "step": 2, ...}}, before or after the run opens.
 // It is kept until the run is open and its metadata read, then applied once:
 //   page  -> the page shown (an unknown name is ignored)
+//   rank  -> first: a distributed run shows that rank (ranks.h); the rest of
+//         the link is applied once its file is open
 //   step  -> the Selection's step (clamped to the run), as the navigator sets it
+//   select -> the selected call, where the run has that event id (a rank
+//         switch carries it over)
 //   other keys (param, show, phase, module, sample, head, ...) -> handed to the
 //         pages as commands {key: value}; keys no page knows are ignored.
 #pragma once

@@ -2,6 +2,7 @@
 #include <imgui.h>
 
 #include "app_state.h"
+#include "ranks.h"
 #include "theme.h"
 
 namespace tvis::viewer {
@@ -12,11 +13,12 @@ void draw_run_list(AppState& s) {
   ImGui::TextDisabled("newest first; click a run to open it");
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_Resizable;
-  if (!ImGui::BeginTable("runs", 4, flags, ImVec2(0, -ImGui::GetFrameHeightWithSpacing()))) return;
+  if (!ImGui::BeginTable("runs", 5, flags, ImVec2(0, -ImGui::GetFrameHeightWithSpacing()))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("Run", ImGuiTableColumnFlags_WidthStretch, 3.0f);
   ImGui::TableSetupColumn("Script", ImGuiTableColumnFlags_WidthStretch, 2.0f);
   ImGui::TableSetupColumn("Steps", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4);
+  ImGui::TableSetupColumn("Ranks", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4);
   ImGui::TableSetupColumn("Date", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 13);
   ImGui::TableHeadersRow();
   int open_index = -1;
@@ -41,6 +43,8 @@ void draw_run_list(AppState& s) {
         ImGui::TableSetColumnIndex(2);
         ImGui::Text("%d", row.model->step_count());
         ImGui::TableSetColumnIndex(3);
+        ImGui::Text("%zu", row.entry.ranks.size() < 2 ? size_t(1) : row.entry.ranks.size());
+        ImGui::TableSetColumnIndex(4);
         ImGui::TextUnformatted(info.date.c_str());
         break;
       }
@@ -53,6 +57,14 @@ void draw_run_list(AppState& s) {
   ImGui::EndTable();
   if (open_index >= 0) {
     RunListRow& row = s.runs[static_cast<size_t>(open_index)];
+    if (row.entry.ranks.size() >= 2) {  // a distributed run: its rank picker (the list stays for "< Runs")
+      std::vector<RunListRow> list = std::move(s.runs);
+      open_rank_set(s, row.entry.ranks, 0);
+      s.runs = std::move(list);
+      return;
+    }
+    s.ranks.clear();
+    s.rank = 0;
     auto source = row.entry.open ? row.entry.open()
                                  : format::Result<std::shared_ptr<format::ByteSource>>(
                                        format::Status::error(format::ErrorCode::Io, "no source"));

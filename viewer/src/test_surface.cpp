@@ -6,6 +6,7 @@
 #include "link.h"
 #include "page.h"
 #include "pages/insights_page.h"
+#include "ranks.h"
 
 namespace tvis::viewer {
 
@@ -15,7 +16,15 @@ namespace {
 
 json run_object(AppState& s) {
   if (!s.model.ready()) return nullptr;
-  return {{"source", s.model.source_name()}, {"steps", s.model.step_count()}, {"events", s.model.event_count()}};
+  json run = {{"source", s.model.source_name()}, {"steps", s.model.step_count()}, {"events", s.model.event_count()},
+              {"rank", shown_rank(s)}, {"ranks", rank_count(s)}};
+  if (!s.ranks.single()) {
+    json files = json::array();
+    for (const RankSource& src : s.ranks.sources()) files.push_back({{"rank", src.rank}, {"name", src.name}});
+    run["rank_files"] = files;
+    run["rank_problems"] = rank_file_problems(s);
+  }
+  return run;
 }
 
 json runs_array(AppState& s) {
@@ -27,6 +36,7 @@ json runs_array(AppState& s) {
     runs.push_back({{"name", row.entry.name},
                     {"script", info.script},
                     {"steps", open ? row.model->step_count() : 0},
+                    {"ranks", row.entry.ranks.size() < 2 ? 1 : static_cast<int>(row.entry.ranks.size())},
                     {"date", info.date}});
   }
   return runs;
@@ -133,6 +143,7 @@ json run_command(AppState& s, const json& cmd) {
     return true;
   }
   if (cmd.contains("link")) return link_command(s, cmd["link"]);
+  if (cmd.contains("rank")) return rank_command(s, cmd);
   if (cmd.contains("step")) {
     if (!cmd["step"].is_number_integer()) return false;
     go_to_step(s, cmd["step"].get<int>());

@@ -2,6 +2,7 @@
 #include <imgui.h>
 
 #include "app_state.h"
+#include "ranks.h"
 #include "theme.h"
 
 namespace tvis::viewer {
@@ -65,6 +66,7 @@ void draw_top_bar(AppState& s) {
     const std::string& script = info.script.empty() ? s.model.source_name() : info.script;
     ImGui::TextUnformatted(script.c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.model.source_name().c_str());
+    draw_rank_picker(s);
     std::string args = join_argv(info.argv);
     if (!args.empty()) {
       ImGui::SameLine();

@@ -153,6 +153,7 @@ const RunInfo& RunModel::info() {
     for (const auto* a : *meta->argv()) info_.argv.push_back(str(a));
   info_.date = format_date(meta->started_unix_ms());
   info_.device = str(meta->device());
+  info_.hostname = str(meta->hostname());
   info_.torch_version = str(meta->torch_version());
   info_.exception = str(meta->exception());
   if (meta->notices())
@@ -164,6 +165,8 @@ const RunInfo& RunModel::info() {
   if (meta->phase_timings())
     for (const auto* t : *meta->phase_timings()) info_.phase_timings.push_back({t->step(), t->phase(), t->ns()});
   info_.optimizer_class = str(meta->optimizer_class());
+  if (meta->options())
+    for (const auto* kv : *meta->options()) info_.options.emplace_back(str(kv->key()), str(kv->value()));
   return info_;
 }
 

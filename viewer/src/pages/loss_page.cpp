@@ -18,6 +18,7 @@
 
 #include "../link.h"
 #include "../page.h"
+#include "../ranks.h"
 #include "../theme.h"
 #include "loss_state.h"
 #include "tvis/widgets/format_number.h"
@@ -49,24 +50,46 @@ void muted(const char* text) {
   ImGui::PopStyleColor();
 }
 
-// The curve: one series per backward() position within a step (a GAN's
-// "real" and "fake" discriminator losses are two series).
-void draw_curve(AppState& s, LossState& l, float height) {
-  const auto records = s.model.losses().all();
-  std::map<int, int> seen_in_step;
+// The curve's series: one per backward() position within a step (a GAN's
+// "real" and "fake" discriminator losses are two series), and of a
+// distributed run one per rank and position ("rank 1", "rank 1, backward 2").
+struct CurveSeries {
   std::vector<std::vector<double>> xs, ys;
   std::vector<std::string> labels;
-  for (const schema::LossRecord* rec : records) {
-    const int k = seen_in_step[rec->step()]++;
-    if (static_cast<int>(xs.size()) <= k) {
-      xs.emplace_back();
-      ys.emplace_back();
-      labels.push_back("backward " + std::to_string(k + 1));
+  std::vector<int> backward;  // each series' position within a step
+};
+
+CurveSeries curve_series(AppState& s) {
+  CurveSeries c;
+  const std::vector<RankLossCurve> curves = rank_loss_curves(rank_models(s));
+  const bool by_rank = curves.size() > 1;
+  for (const RankLossCurve& curve : curves) {
+    std::map<int, int> seen_in_step;
+    std::map<int, size_t> series_of;  // position -> series
+    for (const auto& [step, value] : curve.points) {
+      const int k = seen_in_step[step]++;
+      if (!series_of.count(k)) {
+        series_of[k] = c.xs.size();
+        c.xs.emplace_back();
+        c.ys.emplace_back();
+        c.backward.push_back(k);
+        const std::string rank = "rank " + std::to_string(curve.rank);
+        const std::string position = "backward " + std::to_string(k + 1);
+        c.labels.push_back(by_rank ? (k == 0 ? rank : rank + ", " + position) : position);
+      }
+      c.xs[series_of[k]].push_back(step);
+      c.ys[series_of[k]].push_back(value);
     }
-    xs[static_cast<size_t>(k)].push_back(rec->step());
-    ys[static_cast<size_t>(k)].push_back(rec->value());
   }
-  if (xs.size() == 1) labels[0] = "loss";
+  if (!by_rank && c.xs.size() == 1) c.labels[0] = "loss";
+  return c;
+}
+
+void draw_curve(AppState& s, LossState& l, float height) {
+  CurveSeries c = curve_series(s);
+  auto& xs = c.xs;
+  auto& ys = c.ys;
+  auto& labels = c.labels;
   std::vector<widgets::PlotSeries> series(xs.size());
   for (size_t i = 0; i < xs.size(); ++i) {
     series[i].label = labels[i].c_str();
@@ -80,7 +103,7 @@ void draw_curve(AppState& s, LossState& l, float height) {
   const widgets::LinePlotResult r = widgets::line_plot("##loss_curve", series.data(), static_cast<int>(series.size()), o);
   if (r.clicked && r.has_point) {
     go_to_step(s, static_cast<int>(std::lround(r.x)));
-    l.backward = r.series;
+    if (r.series >= 0 && r.series < static_cast<int>(c.backward.size())) l.backward = c.backward[static_cast<size_t>(r.series)];
   }
 }
 
@@ -102,6 +125,23 @@ std::string source_line(AppState& s, uint32_t file, uint32_t line) {
   return first == std::string::npos ? "" : out.substr(first);
 }
 
+// A distributed run: the loss of every rank at `step` (the shown backward),
+// each from its own rank's data.
+void draw_rank_values(AppState& s, LossState& l, int step) {
+  const auto curves = rank_loss_curves(rank_models(s));
+  if (curves.size() < 2) return;
+  ImGui::TextDisabled("by rank");
+  for (const RankLossCurve& c : curves) {
+    int k = 0;
+    std::string text = "—";
+    for (const auto& [at, value] : c.points)
+      if (at == step && k++ == l.backward) text = widgets::format_number(value, 6);
+    ImGui::SameLine();
+    const ImU32 color = c.rank == shown_rank(s) ? colors::kAccent : ImGui::GetColorU32(ImGuiCol_Text);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color), "rank %d: %s", c.rank, text.c_str());
+  }
+}
+
 void draw_call(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b) {
   const auto records = s.model.losses().all_at_step(rec.step());
   if (records.size() > 1) {
@@ -119,6 +159,7 @@ void draw_call(AppState& s, LossState& l, const schema::LossRecord& rec, const L
   const std::string value = rec.value_repr() && rec.value_repr()->size() ? rec.value_repr()->str()
                                                                          : widgets::format_exact(rec.value());
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kAccent), "%s", value.c_str());
+  draw_rank_values(s, l, rec.step());
   const std::string call = rec.call() && rec.call()->size() ? rec.call()->str() : "(unknown call)";
   ImGui::TextDisabled("call");
   ImGui::SameLine();
@@ -220,7 +261,17 @@ json loss_view(AppState& s) {
                          {"value", number_or_null(rec->value())},
                          {"call", rec->call() ? rec->call()->str() : ""}});
   }
+  json rank_losses = json::array();  // every rank's curve (one entry for a run of one file)
+  for (const RankLossCurve& c : rank_loss_curves(rank_models(s))) {
+    json values = json::array(), steps = json::array();
+    for (const auto& [step, value] : c.points) {
+      steps.push_back(step);
+      values.push_back(number_or_null(value));
+    }
+    rank_losses.push_back({{"rank", c.rank}, {"losses", values}, {"steps", steps}, {"ready", c.ready}});
+  }
   json v = {{"step", s.selection.step}, {"losses", losses}, {"backwards", backwards}, {"backward", l.backward},
+            {"rank", shown_rank(s)}, {"rank_losses", rank_losses},
             {"call", nullptr}, {"reduction", nullptr}, {"reduction_words", nullptr}, {"worst", json::array()},
             {"confusion", nullptr}, {"tokens", nullptr}, {"analysis", nullptr}, {"why", nullptr}};
   const schema::LossRecord* rec = shown_loss(s, l);

@@ -266,6 +266,7 @@ void draw_one_param(AppState& s, WeightsState& w) {
     }
     ImGui::EndTable();
   }
+  draw_across_ranks(s, w, name, step);
   if (!shown) {
     if (loading) ImGui::TextDisabled("Reading the tensor records of step %d ...", step);
     else if (w.show == WeightShow::Grad)
@@ -476,6 +477,7 @@ json weights_view(AppState& s) {
     optimizers.push_back(r->optimizer_class() ? r->optimizer_class()->str() : "");
   v["optimizers"] = optimizers;
   v["thumbnails"] = {{"visible", w.thumbs_visible}, {"drawn", w.thumbs_drawn}};
+  v["across_ranks"] = across_ranks_view(s, w, name, step);
   return v;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../app_state.h"
+#include "tvis/viewer_model/rank_comparison.h"
 #include "tvis/viewer_model/tensor_index.h"
 #include "tvis/widgets/heatmap.h"
 
@@ -55,6 +56,15 @@ struct ShownImage {
   uint64_t used = 0;          // frame it was last drawn (LRU)
 };
 
+/// A parameter at one step on every rank of a distributed run
+/// (weights_ranks.cpp): the comparison and each rank's image, small.
+struct RanksImage {
+  WeightAcrossRanks across;
+  std::vector<WeightImage> images;  // per rank, reduced to kRankSide a side (empty: no values)
+  widgets::ColorRange range;        // one range over every rank
+};
+constexpr int kRankSide = 64;
+
 constexpr int kShownSide = 512;
 constexpr size_t kShownCached = 6;
 
@@ -71,6 +81,7 @@ struct WeightsState {
   uint64_t versions = 0;
   widgets::HeatmapTexture texture;
   std::map<std::string, Thumbnail> thumbs;  // by parameter name
+  std::map<std::string, RanksImage> ranks;  // by "param/step", once every rank's values are read
   float thumbs_scroll = -1;     // a scroll position asked for (tests, benchmarks); < 0 none
   int thumbs_drawn = 0;         // thumbnails drawn with their image last frame
   int thumbs_visible = 0;       // thumbnails in view last frame
@@ -111,5 +122,14 @@ std::vector<ParamRow> param_rows(AppState& s, WeightsState& w);
 TensorRef tensor_at(AppState& s, int64_t id, int step, bool* loading);
 
 void draw_all_layers(AppState& s, WeightsState& w);
+
+/// A distributed run: `param` at `step` on every rank, or nullptr while any
+/// rank's values load (and for a run of one file).
+const RanksImage* ranks_image(AppState& s, WeightsState& w, const std::string& param, int step);
+/// The one-parameter view's "Across ranks" strip: each rank's values side by
+/// side and the largest |difference| between ranks, said in words.
+void draw_across_ranks(AppState& s, WeightsState& w, const std::string& param, int step);
+/// state()["view"]["across_ranks"] (null for a run of one file).
+nlohmann::json across_ranks_view(AppState& s, WeightsState& w, const std::string& param, int step);
 
 }  // namespace tvis::viewer

@@ -32,6 +32,7 @@
 
 #include "tvis/format/byte_source.h"
 #include "tvis/format/error.h"
+#include "tvis/viewer_model/rank_set.h"
 
 namespace tvis::widgets {
 class TextureUploader;  // tvis/widgets/texture_uploader.h
@@ -44,6 +45,9 @@ namespace tvis::viewer {
 struct RunListEntry {
   std::string name;  // the run folder's name
   std::function<format::Result<std::shared_ptr<format::ByteSource>>()> open;
+  /// A distributed run: every rank's file, rank 0's being `open`'s (empty:
+  /// a run of one file). Picking the run opens it with its rank picker.
+  std::vector<RankSource> ranks;
 };
 
 struct AppOptions {
@@ -77,6 +81,11 @@ class App {
   // --- opening ----------------------------------------------------------------
   /// Opens one run; replaces what was shown.
   void open(std::shared_ptr<format::ByteSource> source);
+  /// Opens a distributed run, one file per rank (docs/run_layout.md), showing
+  /// rank `shown_rank` (the first rank when it is not among them) with a
+  /// rank picker; Loss and Weights show every rank side by side. Two or more
+  /// ranks; fewer opens the one like open().
+  void open_ranks(std::vector<RankSource> ranks, int shown_rank);
   /// With decode_in_background: blocks until the chunks asked for so far are
   /// decoded (scripted frames: what a synchronous source would show).
   void wait_for_decodes();

@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tvis/format/chunk_kind.h"
@@ -63,6 +64,7 @@ struct RunInfo {
   std::vector<std::string> argv;
   std::string date;  // "2026-12-02 12:40:31 UTC", "" when unknown
   std::string device;
+  std::string hostname;
   std::string torch_version;
   std::string exception;
   std::vector<std::string> notices;  // messages, in order
@@ -74,6 +76,9 @@ struct RunInfo {
   };
   std::vector<PhaseTime> phase_timings;  // wall time per (step, phase), as recorded
   std::string optimizer_class;           // "" without torch.optim
+  /// RunMeta.options as recorded (key, value): --max-elems, and for a rank
+  /// of a distributed launch rank, world_size, local_rank, launcher, backend.
+  std::vector<std::pair<std::string, std::string>> options;
 };
 
 /// An Events chunk's place in the dense event-id space.

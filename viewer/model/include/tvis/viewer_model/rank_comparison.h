@@ -1,0 +1,78 @@
+// rank_comparison.h: the ranks of a distributed run side by side, as numbers
+// (no ImGui): each rank's loss curve, and one parameter's values per rank
+// with the largest |difference| between ranks. Under DDP the weights after
+// an optimizer step are identical on every rank (gradients are all-reduced
+// before the step) while the losses differ by each rank's data; a non-zero
+// difference says the replicas drifted apart.
+//
+// Contract: non-blocking like every model index: a comparison is Loading
+// while any rank's record or values chunk is read (the caller asks again next
+// frame); Ready with the figures, or with `why` saying what cannot be
+// compared (a rank without the parameter at the step, values not kept,
+// different shapes).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tvis/viewer_model/chunk_body.h"
+#include "tvis/viewer_model/tensor_index.h"
+
+namespace tvis::viewer {
+
+class RunModel;
+
+/// One rank's model, by rank number.
+using RankModel = std::pair<int, RunModel*>;
+
+/// One rank's loss per recorded backward(): (step, value), in (step, event) order.
+struct RankLossCurve {
+  int rank = 0;
+  std::vector<std::pair<int, double>> points;
+  bool ready = false;  // every Loss chunk of the rank was indexed
+};
+
+/// Every rank's loss curve, in the order of `models`.
+std::vector<RankLossCurve> rank_loss_curves(const std::vector<RankModel>& models);
+
+/// The largest |a_i - b_i| over every element i and every pair of ranks,
+/// which is max_i (max over ranks - min over ranks). `comparable` is false
+/// (with `why`) when fewer than two tensors are given or their shapes or
+/// kept element counts differ; NaN on one rank and a number on another
+/// counts as a difference of +inf, NaN on both as none.
+struct ValuesDifference {
+  bool comparable = false;
+  double max_abs = 0;
+  uint64_t at = 0;          // flat index of the (first) largest difference
+  uint64_t differing = 0;   // elements that are not equal on every rank
+  uint64_t elements = 0;    // elements compared
+  std::string why;
+};
+ValuesDifference values_difference(const std::vector<const TensorValues*>& per_rank);
+
+/// One rank's value of the compared tensor.
+struct RankWeight {
+  int rank = 0;
+  std::string error;    // why this rank has no values ("" = values)
+  TensorValues values;
+  double l2 = 0;        // over the kept values
+  double mean = 0;
+};
+
+/// A parameter's weight on every rank at one step: the weight after the
+/// step (ParamRecord.after) where every rank recorded it, else the weight
+/// before the step (`tensor` says which).
+struct WeightAcrossRanks {
+  ChunkRead state = ChunkRead::Loading;
+  std::string param;
+  int step = 0;
+  const char* tensor = "after";  // "after" | "before"
+  std::vector<RankWeight> ranks;
+  ValuesDifference difference;
+};
+
+WeightAcrossRanks weight_across_ranks(const std::vector<RankModel>& models, const std::string& param, int step);
+
+}  // namespace tvis::viewer
