@@ -204,6 +204,7 @@ class Writer {
     m->optimizer_class = "SGD";
     m->options.push_back(kv("max_elems", "65536"));
     m->options.push_back(kv("samples", "4"));
+    for (const auto& [key, value] : o_.meta_options) m->options.push_back(kv(key, value));
     if (final) {
       m->finished_unix_ms = kStartMs + 1000 * int64_t(o_.steps) + 250;
       m->steps_recorded = o_.steps;

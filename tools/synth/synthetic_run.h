@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tvis/format/error.h"
@@ -24,6 +25,9 @@ struct SynthOptions {
   bool finalize = true;        // false: leave the file as a killed writer would
   uint16_t version_minor = 0;  // container minor version written in the header
   bool tiny = false;           // 2x2 tensors everywhere: a few kB per step (tests, fuzz seeds)
+  /// More RunMeta options (key, value), after the usual ones: a rank of a
+  /// distributed run says rank and world_size (tests of the viewer's ranks).
+  std::vector<std::pair<std::string, std::string>> meta_options;
 };
 
 struct SynthReport {
