@@ -23,6 +23,15 @@ tvis::shell::GlTextureUploader g_textures;
 std::unique_ptr<tvis::viewer::App> g_app;
 std::string g_clipboard;
 std::vector<tvis::viewer::RunListEntry> g_run_list;
+std::vector<tvis::viewer::RankSource> g_ranks;
+
+// JS source `js_id` of `bytes` bytes as the App's rank file `rank`.
+tvis::viewer::RankSource js_rank_source(int js_id, uint64_t bytes, int rank, std::string name) {
+  return {rank, name, [js_id, bytes, name]() {
+            return tvis::format::Result<std::shared_ptr<tvis::format::ByteSource>>(
+                std::make_shared<tvis::web::JsByteSource>(js_id, bytes, name));
+          }};
+}
 
 EM_JS(void, tvis_js_clipboard_write, (const char* text), {
   const s = UTF8ToString(text);
@@ -85,9 +94,25 @@ EMSCRIPTEN_KEEPALIVE void tvis_run_list_add(int js_id, double size, const char* 
                               std::make_shared<tvis::web::JsByteSource>(js_id, bytes, file));
                         }});
 }
+/// The last added run is a distributed run: one of its rank files (rank 0's too).
+EMSCRIPTEN_KEEPALIVE void tvis_run_list_add_rank(int js_id, double size, int rank, const char* file_name) {
+  if (g_run_list.empty()) return;
+  g_run_list.back().ranks.push_back(js_rank_source(js_id, static_cast<uint64_t>(size), rank, file_name ? file_name : "run.tvis"));
+}
 EMSCRIPTEN_KEEPALIVE void tvis_run_list_end() {
   if (g_app) g_app->open_run_list(std::move(g_run_list));
   g_run_list.clear();
+}
+
+/// Opens a distributed run, one JS source per rank file: begin, add each, end
+/// with the rank to show (App::open_ranks).
+EMSCRIPTEN_KEEPALIVE void tvis_ranks_begin() { g_ranks.clear(); }
+EMSCRIPTEN_KEEPALIVE void tvis_ranks_add(int js_id, double size, int rank, const char* name) {
+  g_ranks.push_back(js_rank_source(js_id, static_cast<uint64_t>(size), rank, name ? name : "run.tvis"));
+}
+EMSCRIPTEN_KEEPALIVE void tvis_ranks_end(int shown_rank) {
+  if (g_app) g_app->open_ranks(std::move(g_ranks), shown_rank);
+  g_ranks.clear();
 }
 
 /// Resizes the window (canvas) to the page's size in CSS pixels.

@@ -169,44 +169,88 @@
   }
 
   async function openUrlNow(url) {
+    const found = await sourceForUrl(url);
+    if (found.error) showError(found.error);
+    else openSource(found.src);
+  }
+
+  // The JS source of the run at `url`: {src} or {error: one line}.
+  async function sourceForUrl(url) {
     let ends = early && early.url === url ? early : fetchEnds(url);
-    early = null;
+    if (ends === early) early = null;
     const head = await ends.head;
     if (head.error) {
       ends.abort();
-      showError(`Cannot reach ${url}: ${errorText(head.error)}`);
-      return;
+      return { error: `Cannot reach ${url}: ${errorText(head.error)}` };
     }
     if (head.status === 200) {  // the server ignored Range: this is the whole file
       ends.abort();
-      openSource(blobSource(new Blob([head.bytes]), url));
-      return;
+      return { src: blobSource(new Blob([head.bytes]), url) };
     }
     if (head.status === 416) {  // Range on an empty file
       ends.abort();
-      openSource(blobSource(new Blob([]), url));
-      return;
+      return { src: blobSource(new Blob([]), url) };
     }
     if (head.status !== 206) {
       ends.abort();
-      showError(`Cannot open ${url}: HTTP ${head.status} ${head.statusText}${head.why ? ': ' + head.why : ''}`);
-      return;
+      return { error: `Cannot open ${url}: HTTP ${head.status} ${head.statusText}${head.why ? ': ' + head.why : ''}` };
     }
     if (head.total === null) {  // size unknown: one full fetch
       ends.abort();
       const r = await fetch(url).catch(() => null);
-      if (!r || !r.ok) { showError(`Cannot open ${url}: ${r ? 'HTTP ' + r.status : 'unreachable'}`); return; }
+      if (!r || !r.ok) return { error: `Cannot open ${url}: ${r ? 'HTTP ' + r.status : 'unreachable'}` };
       try {
-        openSource(blobSource(new Blob([await r.arrayBuffer()]), url));
+        return { src: blobSource(new Blob([await r.arrayBuffer()]), url) };
       } catch (err) {
-        showError(`Cannot read ${url}: ${errorText(err)}`);
+        return { error: `Cannot read ${url}: ${errorText(err)}` };
       }
-      return;
     }
     const blocks = [{ offset: 0, bytes: head.bytes }];
     const tail = await ends.tail;  // already in flight: no extra round trip
     if (tail.status === 206 && tail.total === head.total && tail.bytes) blocks.push({ offset: tail.offset, bytes: tail.bytes });
-    openSource(httpSource(url, head.total, blocks));
+    return { src: httpSource(url, head.total, blocks) };
+  }
+
+  // --- a distributed run: one file per rank (docs/run_layout.md) -------------
+  // run.tvis is rank 0, rank<k>.tvis rank k; -1 for other names.
+  function rankOfName(name) {
+    if (name === 'run.tvis') return 0;
+    const m = /^rank([1-9][0-9]{0,5})\.tvis$/.exec(name);
+    return m ? Number(m[1]) : -1;
+  }
+
+  // Hands rank sources [{rank, name, src}] to the App, showing `shown`.
+  function openRankSources(ranks, shown) {
+    resetSources();
+    _tvis_ranks_begin();
+    for (const r of ranks) callString('tvis_ranks_add', [addSource(r.src), r.src.size, r.rank, r.name]);
+    _tvis_ranks_end(shown);
+  }
+
+  // ?url= names one rank file and ?rank_files= the names of every rank file
+  // beside it (tvis open's run list writes both): each is opened as ?url= is,
+  // all concurrently; the rank shown first is the one ?url= names.
+  async function openRankUrls(url, names) {
+    Module.tvisHoldFrames = true;
+    try {
+      const own = new URL(url).pathname.split('/').pop();
+      const sibling = (name) => {
+        const u = new URL(url);
+        u.pathname = u.pathname.replace(/[^/]*$/, encodeURIComponent(name));
+        return u.href;
+      };
+      const ranks = names.filter((n) => rankOfName(n) >= 0)
+        .map((n) => ({ rank: rankOfName(n), name: n, url: n === own ? url : sibling(n) }));
+      if (ranks.length < 2) { await openUrlNow(url); return; }
+      const found = await Promise.all(ranks.map((r) => sourceForUrl(r.url)));
+      const bad = found.find((f) => f.error);
+      if (bad) { showError(bad.error); return; }
+      ranks.forEach((r, i) => { r.src = found[i].src; });
+      const asked = Number(new URLSearchParams(window.location.search).get('rank'));  // the link's rank=K
+      openRankSources(ranks, ranks.some((r) => r.rank === asked) ? asked : Math.max(0, rankOfName(own)));
+    } finally {
+      Module.tvisHoldFrames = false;
+    }
   }
 
   // --- a runs folder: dropped, or chosen with the folder input ---------------
@@ -251,16 +295,46 @@
     return parts.length > 1 ? parts[parts.length - 2] : found.file.name;
   }
 
+  // The runs among what was found: the rank files of one folder (run.tvis,
+  // rank<k>.tvis) are one distributed run; any other .tvis file is a run.
+  // Each run is {name, files: [{file, rank}]}, its files by rank.
+  function groupRuns(found) {
+    const byFolder = new Map();
+    const runs = [];
+    for (const f of found) {
+      const parts = f.path.split('/');
+      const rank = rankOfName(f.file.name);
+      if (rank < 0 || parts.length < 2) { runs.push({ name: runName(f), files: [{ file: f.file, rank: 0 }] }); continue; }
+      const folder = parts.slice(0, -1).join('/');
+      if (!byFolder.has(folder)) {
+        const run = { name: runName(f), files: [] };
+        byFolder.set(folder, run);
+        runs.push(run);
+      }
+      byFolder.get(folder).files.push({ file: f.file, rank });
+    }
+    for (const run of runs) run.files.sort((a, b) => a.rank - b.rank);
+    return runs;
+  }
+
   function openFound(found) {
     if (!found.length) { showError('No run found in that folder (expected run.tvis files).'); return; }
-    if (found.length === 1) { openFile(found[0].file); return; }
-    const runs = found.map((f) => ({ file: f.file, name: runName(f) }));
+    const runs = groupRuns(found);
+    if (runs.length === 1 && runs[0].files.length === 1) { openFile(runs[0].files[0].file); return; }
+    if (runs.length === 1) {
+      openRankSources(runs[0].files.map((f) => ({ rank: f.rank, name: f.file.name, src: blobSource(f.file, f.file.name) })), runs[0].files[0].rank);
+      return;
+    }
     runs.sort((a, b) => (a.name < b.name ? 1 : -1));  // run folders start with a timestamp: newest first
     resetSources();
     _tvis_run_list_begin();
     for (const run of runs) {
-      const id = addSource(blobSource(run.file, run.file.name));
-      callString('tvis_run_list_add', [id, run.file.size, run.name, run.file.name]);
+      const first = run.files[0].file;
+      const id = addSource(blobSource(first, first.name));
+      callString('tvis_run_list_add', [id, first.size, run.name, first.name]);
+      if (run.files.length < 2) continue;
+      for (const f of run.files)
+        callString('tvis_run_list_add_rank', [addSource(blobSource(f.file, f.file.name)), f.file.size, f.rank, f.file.name]);
     }
     _tvis_run_list_end();
   }
@@ -325,12 +399,14 @@
     // pages know) become one {link: {...}} command, applied once the run is open.
     const query = new URLSearchParams(window.location.search);
     const link = {};
-    for (const key of ['page', 'step', 'phase', 'module', 'sample', 'param', 'show', 'head']) {
+    for (const key of ['page', 'step', 'phase', 'module', 'sample', 'param', 'show', 'head', 'rank']) {
       if (query.has(key)) link[key] = query.get(key);
     }
     if (Object.keys(link).length) window.tvisViewer.command({ link: link });
     const url = query.get('url');
-    if (url) openUrl(new URL(url, window.location.href).href);
+    const rankFiles = (query.get('rank_files') || '').split(',').filter(Boolean);
+    if (url && rankFiles.length > 1) openRankUrls(new URL(url, window.location.href).href, rankFiles);
+    else if (url) openUrl(new URL(url, window.location.href).href);
   };
 
   window.tvisViewer = {

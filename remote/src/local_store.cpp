@@ -10,6 +10,7 @@
 
 #include "tvis/remote/run_catalog.h"
 #include "tvis/remote/run_store.h"
+#include "tvis/runs/rank_files.h"
 #include "tvis/runs/run_folders.h"
 #include "tvis/runs/run_name.h"
 #include "tvis/runs/run_resolve.h"
@@ -87,8 +88,20 @@ class LocalRunStore : public RunStore {
   std::string describe() const override { return shown_; }
 
  private:
+  // A rank file named alone serves its run's other rank files too (the
+  // viewer opens them with it: run_catalog.h's rank_files).
+  bool sibling_rank_file(const std::string& path) const {
+    bool only_is_rank = false, path_is_rank = false;
+    for (const auto& [rank, file] : runs::rank_files_in(root_)) {
+      const std::string name = runs::rank_file_name(rank);
+      only_is_rank = only_is_rank || name == only_file_;
+      path_is_rank = path_is_rank || name == path;
+    }
+    return only_is_rank && path_is_rank;
+  }
+
   std::string resolve(const std::string& path, std::string* error) const {
-    if (!only_file_.empty() && path != only_file_) {
+    if (!only_file_.empty() && path != only_file_ && !sibling_rank_file(path)) {
       *error = "only " + only_file_ + " is served here, not " + path;
       return "";
     }

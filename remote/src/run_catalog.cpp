@@ -8,6 +8,7 @@
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_reader.h"
 #include "tvis/format/run_summary.h"
+#include "tvis/runs/rank_files.h"
 
 namespace tvis::remote {
 
@@ -22,11 +23,32 @@ std::string folder_name_of(const std::string& rel) {
   return rel.substr(before == std::string::npos ? 0 : before + 1, slash - (before == std::string::npos ? 0 : before + 1));
 }
 
+// The rank files of the run whose file is `rel` (relative to root_dir), as
+// paths relative to root_dir; just `rel` when it is not one of two or more.
+std::vector<std::string> rank_files_of(const std::string& root_dir, const std::string& rel) {
+  const size_t slash = rel.rfind('/');
+  const std::string folder = slash == std::string::npos ? "" : rel.substr(0, slash + 1);
+  const std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
+  const auto files = runs::rank_files_in(folder.empty() ? root_dir : root_dir + "/" + folder);
+  std::vector<std::string> out;
+  bool named = false;
+  for (const auto& [rank, file] : files) {
+    const std::string file_name = runs::rank_file_name(rank);
+    named = named || file_name == name;
+    out.push_back(folder + file_name);
+  }
+  if (out.size() < 2 || !named) return {rel};
+  return out;
+}
+
 nlohmann::json card(const std::string& root_dir, const std::string& rel) {
   const std::string path = root_dir + "/" + rel;
   nlohmann::json c = {{"path", rel}, {"name", folder_name_of(rel)}, {"size", 0},     {"mtime_ms", 0},
                       {"script", ""}, {"argv", nlohmann::json::array()}, {"steps", 0}, {"started_unix_ms", 0},
                       {"complete", false}, {"error", nullptr}};
+  const std::vector<std::string> ranks = rank_files_of(root_dir, rel);
+  c["ranks"] = ranks.size();
+  c["rank_files"] = ranks;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     c["size"] = uint64_t(st.st_size);

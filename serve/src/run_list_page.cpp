@@ -79,11 +79,25 @@ std::string render_run_list(const std::string& where, const std::string& catalog
       for (size_t i = 1; i < argv.size(); ++i) args += " " + argv[i].get<std::string>();
       const bool has_error = r.contains("error") && r["error"].is_string();
       const std::string status = has_error ? "unreadable" : r.value("complete", false) ? "complete" : "recovered";
-      const std::string href = "viewer.html?url=" + url_encode("run/" + path + "?token=" + token) + "&token=" + token;
-      rows += "<tr class=\"run\" data-path=\"" + html_escape(path) + "\" data-status=\"" + status + "\">";
+      std::string href = "viewer.html?url=" + url_encode("run/" + path + "?token=" + token) + "&token=" + token;
+      // A distributed run: its rank files beside `path`, which the viewer opens with it (rank picker).
+      const auto rank_files = r.value("rank_files", nlohmann::json::array());
+      const int64_t ranks = r.value("ranks", int64_t(1));
+      if (ranks > 1 && rank_files.is_array()) {
+        std::string names;
+        for (const auto& f : rank_files) {
+          if (!f.is_string()) continue;
+          const std::string p = f.get<std::string>();
+          names += (names.empty() ? "" : ",") + p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1);
+        }
+        href += "&rank_files=" + url_encode(names);
+      }
+      rows += "<tr class=\"run\" data-path=\"" + html_escape(path) + "\" data-status=\"" + status + "\" data-ranks=\"" +
+              std::to_string(ranks) + "\">";
       rows += "<td><a class=\"open\" href=\"" + html_escape(href) + "\">" + html_escape(r.value("name", path)) + "</a></td>";
       rows += "<td class=\"script\">" + html_escape(r.value("script", "") + args) + "</td>";
       rows += "<td class=\"steps\">" + std::to_string(r.value("steps", int64_t(0))) + "</td>";
+      rows += "<td class=\"ranks\">" + (ranks > 1 ? std::to_string(ranks) + " ranks" : std::string("1")) + "</td>";
       rows += "<td class=\"date\">" + html_escape(utc_date(r.value("started_unix_ms", int64_t(0)))) + "</td>";
       rows += "<td class=\"size\">" + human_bytes(r.value("size", uint64_t(0))) + "</td>";
       rows += "<td class=\"status\">" + status +
@@ -100,7 +114,7 @@ std::string render_run_list(const std::string& where, const std::string& catalog
   } else if (count == 0) {
     page += "<p id=\"tvis-empty\">No runs here yet (a run is a folder holding run.tvis).</p>\n";
   } else {
-    page += "<table id=\"tvis-runs\"><thead><tr><th>run</th><th>script</th><th>steps</th><th>started</th><th>size</th>"
+    page += "<table id=\"tvis-runs\"><thead><tr><th>run</th><th>script</th><th>steps</th><th>ranks</th><th>started</th><th>size</th>"
             "<th>state</th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
   }
   return page + "</body></html>\n";

@@ -3,7 +3,11 @@
 //   {"path": "<relative to the root>/run.tvis", "name": "<run folder name>",
 //    "size": bytes, "mtime_ms": int, "script": str, "argv": [str],
 //    "steps": int, "started_unix_ms": int, "complete": bool,
-//    "error": str|null}
+//    "error": str|null, "ranks": int, "rank_files": [str]}
+// A distributed run (docs/run_layout.md) is one card, for its run.tvis:
+// "ranks" counts its rank files and "rank_files" names them (relative to the
+// root, by rank: "<run>/run.tvis", "<run>/rank1.tvis", ...); the card's
+// other fields are rank 0's. A run of one file has ranks 1 and its own path.
 // Reading a card costs the reader's open (header, trailer, footer) and the
 // last RunMeta chunk, whatever the run's size; a run that cannot be read
 // keeps its card with `error` set.
