@@ -1,0 +1,98 @@
+// Browser half of test_ranks.sh: the URL `tvis open --no-browser` printed,
+// in headless Chromium. The run list lists the distributed run once with its
+// ranks; a real click opens it with the rank picker; the Loss and Weights
+// views are saved for check_ranks.py; the link key rank=1 opens rank 1.
+//   TVIS_RANKS_URL    the printed URL (http://127.0.0.1:<port>/?token=...)
+//   TVIS_RANKS_NAME   the distributed run's folder name
+//   TVIS_RANKS_PARAM  the parameter shown on Weights
+//   TVIS_RANKS_OUT    where states (JSON) and screenshots (PNG) go
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { launchChromium } from '../chromium.mjs';
+
+const env = process.env;
+const out = env.TVIS_RANKS_OUT;
+let failures = 0;
+
+function check(name, ok, detail) {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${ok || detail === undefined ? '' : ': ' + JSON.stringify(detail).slice(0, 2000)}`);
+  if (!ok) failures++;
+}
+
+async function state(page) {
+  return page.evaluate(() => (window.tvisViewer && window.tvisViewer.ready ? window.tvisViewer.state() : null)).catch(() => null);
+}
+
+async function waitFor(page, pred, ms = 60000) {
+  const t0 = Date.now();
+  let s = null;
+  while (Date.now() - t0 < ms) {
+    s = await state(page);
+    if (s && pred(s)) return s;
+    await page.waitForTimeout(100);
+  }
+  return s;
+}
+
+async function frames(page, n) {
+  await page.evaluate((n) => new Promise((resolve) => {
+    const step = (left) => (left === 0 ? resolve() : requestAnimationFrame(() => step(left - 1)));
+    step(n);
+  }), n);
+}
+
+// Saves the state (for check_ranks.py) and a screenshot under `name`.
+async function save(page, name, s) {
+  fs.writeFileSync(path.join(out, `${name}.json`), JSON.stringify(s));
+  await page.screenshot({ path: path.join(out, `${name}.png`) });
+}
+
+const browser = await launchChromium();
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  const logs = [];
+  page.on('console', (m) => logs.push(m.text()));
+  const r = await page.goto(env.TVIS_RANKS_URL);
+  check('run list: 200', r.status() === 200, r.status());
+  const rows = await page.$$eval('#tvis-runs tr.run', (trs) => trs.map((tr) => ({
+    name: tr.querySelector('a.open').textContent, ranks: tr.dataset.ranks, text: tr.querySelector('.ranks').textContent,
+  })));
+  const mine = rows.filter((x) => x.name === env.TVIS_RANKS_NAME);
+  check('run list: the distributed run once, with its ranks', mine.length === 1 && mine[0].ranks === '2' && mine[0].text === '2 ranks', rows);
+  const index = rows.findIndex((x) => x.name === env.TVIS_RANKS_NAME);
+
+  await page.click(`#tvis-runs tr.run:nth-child(${index + 1}) a.open`);
+  let s = await waitFor(page, (s) => s.run && s.run.ranks === 2);
+  check('viewer: one run with two ranks, rank 0 shown', s && s.run && s.run.ranks === 2 && s.run.rank === 0, { run: s && s.run, logs: logs.slice(-5) });
+  const viewer = page.url();
+
+  await page.evaluate(() => window.tvisViewer.command({ page: 'Loss' }));
+  s = await waitFor(page, (s) => s.page === 'Loss' && s.view.rank_losses.length === 2 && s.view.rank_losses.every((c) => c.ready));
+  await frames(page, 10);
+  await save(page, 'browser_loss', await state(page));
+
+  await page.evaluate((p) => window.tvisViewer.command({ link: { page: 'Weights', param: p, step: 1 } }), env.TVIS_RANKS_PARAM);
+  s = await waitFor(page, (s) => s.page === 'Weights' && s.view.across_ranks && s.view.across_ranks.state === 'ready');
+  await frames(page, 10);
+  await save(page, 'browser_weights', await state(page));
+
+  // The rank picker's other rank, by command: the page, step and parameter stay.
+  check('command rank=1', await page.evaluate(() => window.tvisViewer.command({ rank: 1 })) === true);
+  s = await waitFor(page, (s) => s.run && s.run.rank === 1 && s.page === 'Weights' && s.view.across_ranks && s.view.across_ranks.state === 'ready');
+  check('rank 1: page, step and parameter kept', s && s.run.rank === 1 && s.view.step === 1 && s.view.param === env.TVIS_RANKS_PARAM &&
+        /rank1\.tvis/.test(s.run.source), s && { run: s.run, step: s.view.step, param: s.view.param });
+  await frames(page, 10);
+  await save(page, 'browser_rank1', await state(page));
+
+  // The link key rank=1 in the address.
+  await page.goto(viewer + '&rank=1&page=Loss');
+  s = await waitFor(page, (s) => s.run && s.page === 'Loss' && s.view.rank_losses.length === 2);
+  check('?rank=1 opens rank 1', s && s.run.rank === 1 && s.run.ranks === 2, s && s.run);
+} finally {
+  await browser.close();
+}
+if (failures) {
+  console.log(`${failures} check(s) failed`);
+  process.exit(1);
+}

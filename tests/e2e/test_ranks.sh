@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# A distributed run in both viewers: a real 2-rank DDP launch on CPU/gloo
+# (`tvis run --nproc-per-node 2` over tests/recorder/scripts/ddp_train.py)
+# opened in tvis-view under Xvfb and through `tvis open` in headless
+# Chromium. Checked against the rank files themselves (tvis inspect --json
+# of each, the recorder's reader for the weights): one run with a rank
+# picker (rank K of 2, --rank / ?rank=, any rank file opens the whole run),
+# each rank's loss curve equal to its file's losses, the weight after every
+# step identical across ranks (largest |difference| 0), and, so that the check
+# can fail, a copy of the run whose rank1.tvis comes from a launch with other
+# initial weights: the exact non-zero difference. Screenshots land in $OUT.
+#
+# Needs: xvfb-run, $BIN/tvis-view, a tvis that records ($TVIS_E2E_TVIS, else
+# $BIN/tvis) and /usr/bin/python3 with torch; the browser half also chromium
+# and $WEB/viewer.html (skipped without chromium).
+source "$(dirname "$0")/lib.sh"
+command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
+[ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
+TVIS="${TVIS_E2E_TVIS:-$BIN/tvis}"
+[ -x "$TVIS" ] || fail "$TVIS missing (set TVIS_E2E_TVIS to a tvis that records)"
+/usr/bin/python3 -c 'import torch' 2>/dev/null || fail "/usr/bin/python3 has no torch (run tools/bootstrap)"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+SCRIPT="$ROOT/tests/recorder/scripts/ddp_train.py"
+NATIVE_PY="${TVIS_E2E_NATIVE_PY:-$ROOT/build/native/python}"
+
+record_ddp() {  # record_ddp OUT ARGS...: a 2-rank launch, 3 steps; prints the run folder
+  local out="$1" log="$WORK/ddp_$(basename "$1").log"; shift
+  (cd "$WORK" && "$TVIS" run --nproc-per-node 2 --steps 3 --out "$out" "$SCRIPT" --steps 6 "$@") >"$log" 2>&1 \
+    || fail "tvis run --nproc-per-node 2 failed: $(tail -5 "$log")"
+  local folders=("$out"/*/)
+  [ "${#folders[@]}" = 1 ] || fail "expected one run folder in $out: ${folders[*]}"
+  [ -f "${folders[0]}run.tvis" ] && [ -f "${folders[0]}rank1.tvis" ] || fail "no rank files in ${folders[0]}"
+  echo "${folders[0]%/}"
+}
+
+view() {  # view NAME RUN ARGS...: tvis-view in its own Xvfb display
+  local name="$1" run="$2"; shift 2
+  xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$run" "$@" --size 1400x900 --frames 30 \
+    --screenshot "$OUT/$name.png" --state-json "$OUT/$name.json" 2>"$OUT/$name.stderr" \
+    || fail "tvis-view ($name) exited $?: $(cat "$OUT/$name.stderr")"
+}
+
+check() { PYTHONPATH="$NATIVE_PY:$ROOT/recorder/python" /usr/bin/python3 "$HERE/ranks/check_ranks.py" "$@" || fail "check_ranks $*"; }
+
+RUNS="$WORK/runs"
+RUN="$(record_ddp "$RUNS")"
+NAME="$(basename "$RUN")"
+"$TVIS" inspect --json "$RUN/run.tvis" > "$WORK/inspect0.json"
+"$TVIS" inspect --json "$RUN/rank1.tvis" > "$WORK/inspect1.json"
+PARAMS=(module.0.weight module.0.bias module.2.weight module.2.bias)
+
+# 1. tvis-view on the run folder: the picker, every rank's losses, zero difference.
+view loss "$RUN" --page Loss --step 1
+check picker "$OUT/loss.json" 0 2
+check losses "$OUT/loss.json" "$WORK/inspect0.json" "$WORK/inspect1.json"
+for step in 0 2; do
+  for param in "${PARAMS[@]}"; do
+    view "weights_${param}_$step" "$RUN" --page Weights --param "$param" --step "$step"
+    check weights "$OUT/weights_${param}_$step.json" "$RUN/run.tvis" "$RUN/rank1.tvis" "$param" "$step"
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["view"]["across_ranks"]; sys.exit(0 if a["max_abs_difference"] == 0 and a["differing"] == 0 else 1)' \
+      "$OUT/weights_${param}_$step.json" || fail "$param step $step: the ranks' weights after the step differ under DDP"
+  done
+done
+
+# 2. --rank 1, and a rank file named alone: the whole run, that rank shown.
+view rank1 "$RUN" --rank 1 --page Weights --param module.2.weight --step 1
+check picker "$OUT/rank1.json" 1 2
+check weights "$OUT/rank1.json" "$RUN/run.tvis" "$RUN/rank1.tvis" module.2.weight 1
+view rank1_file "$RUN/rank1.tvis" --page Loss
+check picker "$OUT/rank1_file.json" 1 2
+check losses "$OUT/rank1_file.json" "$WORK/inspect0.json" "$WORK/inspect1.json"
+
+# 3. A runs folder: the distributed run listed once, with its ranks.
+view run_list "$RUNS"
+check runs "$OUT/run_list.json" "$NAME" 2
+
+# 4. The check can fail: rank1.tvis replaced by rank 1 of a launch with other
+# initial weights (--seed 7): the difference the reader computes, non-zero.
+OTHER="$(record_ddp "$WORK/other" --seed 7)"
+MIXED="$WORK/mixed/$NAME"
+mkdir -p "$MIXED"
+cp "$RUN/run.tvis" "$MIXED/run.tvis"
+cp "$OTHER/rank1.tvis" "$MIXED/rank1.tvis"
+view mixed "$MIXED" --page Weights --param module.0.weight --step 1
+check weights "$OUT/mixed.json" "$MIXED/run.tvis" "$MIXED/rank1.tvis" module.0.weight 1
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["view"]["across_ranks"]; sys.exit(0 if a["max_abs_difference"] > 0 and a["differing"] > 0 else 1)' \
+  "$OUT/mixed.json" || fail "a rank with other weights: no difference reported"
+
+# 5. The browser through tvis open: the run list, the picker, the same figures.
+if ! command -v chromium >/dev/null; then
+  echo "ranks e2e: tvis-view ok; browser half skipped (chromium not installed)"
+  exit 0
+fi
+[ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap)"
+"$(dirname "$0")/install_playwright.sh" || skip "playwright-core could not be installed from npm"
+export NODE_PATH="$(dirname "$0")/node_modules"
+TVIS_WEB_DIR="$WEB" "$BIN/tvis" open --no-browser "$RUNS" > "$WORK/open.out" 2> "$WORK/open.err" &
+PIDS+=($!)
+for i in $(seq 1 300); do [ -s "$WORK/open.out" ] && break; sleep 0.1; done
+URL="$(head -1 "$WORK/open.out")"
+[[ "$URL" =~ ^http://127\.0\.0\.1:[0-9]+/\?token= ]] || fail "tvis open printed no URL: $(cat "$WORK/open.err")"
+TVIS_RANKS_URL="$URL" TVIS_RANKS_NAME="$NAME" TVIS_RANKS_PARAM=module.2.weight TVIS_RANKS_OUT="$OUT" \
+  node "$HERE/ranks/ranks_browser.mjs" || fail "browser checks"
+check picker "$OUT/browser_loss.json" 0 2
+check losses "$OUT/browser_loss.json" "$WORK/inspect0.json" "$WORK/inspect1.json"
+check weights "$OUT/browser_weights.json" "$RUN/run.tvis" "$RUN/rank1.tvis" module.2.weight 1
+check picker "$OUT/browser_rank1.json" 1 2
+echo "ranks e2e: ok (screenshots in $OUT)"
