@@ -155,7 +155,10 @@ Recorder::DedupMap* Recorder::dedup_for(const at::Tensor& t, int role) {
 int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot) {
   DedupMap* dedup = dedup_for(t, role);
   c10::TensorImpl* impl = t.unsafeGetTensorImpl();
-  const bool stats_only = phase_ == static_cast<int>(schema::Phase::Evaluation) && !evaluation_values_;
+  // Evaluation passes keep statistics unless --eval-values; a rank's local
+  // gradient before all-reduce always does (the all-reduced one is the Grad).
+  const bool stats_only = (phase_ == static_cast<int>(schema::Phase::Evaluation) && !evaluation_values_) ||
+                          role == static_cast<int>(schema::TensorRole::LocalGrad);
   if (dedup) {
     auto it = dedup->find(impl);
     if (it != dedup->end() && !it->second.impl.expired() &&

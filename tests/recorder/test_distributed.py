@@ -6,11 +6,14 @@ every rank stops after N steps; the ranks share one run folder (run.tvis is
 rank 0, rank<k>.tvis the others); weights and all-reduced gradients agree
 across ranks, losses do not; a rank that raises ends the launch and every
 rank's recording says why."""
+import math
 import os
 import re
 import socket
 import subprocess
 import sys
+
+import torch
 
 from conftest import BUILD_DIR, PYTHON, ROOT, SCRIPTS, inspect_json, load_run
 
@@ -41,10 +44,16 @@ def tensors_by(run, role):
 
 
 def plain_lines(steps, tmp_path):
-    p = subprocess.run(TORCHRUN + [str(SCRIPT), "--steps", str(steps)], capture_output=True, text=True, timeout=300,
+    return plain_lines_of(tmp_path, "--steps", str(steps))
+
+
+def plain_lines_of(tmp_path, *script_args):
+    """{rank: its `step` lines} of the plain torchrun launch with `script_args`."""
+    p = subprocess.run(TORCHRUN + [str(SCRIPT), *script_args], capture_output=True, text=True, timeout=300,
                        cwd=tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     lines = rank_lines(p.stdout)
+    steps = int(script_args[list(script_args).index("--steps") + 1])
     assert sorted(lines) == [0, 1] and all(len(v) == steps for v in lines.values()), p.stdout
     return lines
 
@@ -60,8 +69,11 @@ def check_ranks_folder(tvis, files, steps, lines):
     for rank, run in runs.items():
         o = options_of(run)
         assert (o["rank"], o["world_size"], o["local_rank"], o["backend"]) == (str(rank), "2", str(rank), "gloo"), o
-        printed = [float(l.split()[3]) for l in lines[rank]]
-        assert info["ranks"][rank]["losses"] == printed
+        printed = [float(l.split()[3]) for l in lines[rank]]  # the step's last backward (micro-batches)
+        step_losses = inspect_json(tvis, os.path.join(folder, "run.tvis" if rank == 0 else "rank%d.tvis" % rank))[
+            "step_losses"]
+        assert [s[-1] for s in step_losses] == printed
+        assert info["ranks"][rank]["losses"] == [s[0] for s in step_losses]
     assert info["ranks"][0]["losses"] != info["ranks"][1]["losses"], "each rank has its own data"
     for role in ("Weight", "Grad"):  # gradients are recorded after DDP's all-reduce
         a, b = tensors_by(runs[0], role), tensors_by(runs[1], role)
@@ -125,3 +137,41 @@ def test_a_rank_that_raises_ends_every_recording_with_the_reason(tvis, tmp_path)
     assert "rank 1 fails at step 1" in failed["exception"] and failed["steps_recorded"] == 1
     ended = load_run(folders[0] / "run.tvis").meta
     assert ended.get("exception"), "rank 0's recording does not say why it ended"
+
+
+def test_all_reduce_is_timed_inside_backward_with_each_ranks_local_gradient(tvis, tmp_path):
+    """Two micro-batches per step, the first under no_sync(): each step's
+    second backward holds the one AllReduce event; each rank's local
+    gradient (before all-reduce) is what the script computes on a plain copy;
+    the ranks' local gradients differ, their all-reduced ones do not."""
+    lines = plain_lines_of(tmp_path, "--steps", "3", "--accumulate", "2")
+    dump = tmp_path / "dump"
+    p = subprocess.run([tvis, "run", "--nproc-per-node", "2", "--steps", "3", "--out", str(tmp_path / "runs"),
+                        str(SCRIPT), "--steps", "6", "--accumulate", "2", "--dump", str(dump)],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert rank_lines(p.stdout) == lines, "training differs under tvis run"
+    runs = check_ranks_folder(tvis, recorded_files(p.stdout), 3, lines)
+    local = {}
+    for rank, run in runs.items():
+        for step in range(3):
+            backwards = sorted((e for e in run.events.values() if e["kind"] == "BackwardCall" and e["step"] == step),
+                               key=lambda e: e["id"])
+            assert len(backwards) == 2, (rank, step, backwards)
+            reduces = [e for e in run.events.values() if e["kind"] == "AllReduce" and e["step"] == step]
+            assert len(reduces) == 1, (rank, step, reduces)
+            ar, synced = reduces[0], backwards[1]
+            assert ar["parent"] == synced["id"] and ar["phase"] == "Backward"
+            assert synced["t_begin_ns"] <= ar["t_begin_ns"] < ar["t_end_ns"] <= synced["t_end_ns"]
+            detail = {d["key"]: d["value"] for d in ar["detail"]}
+            assert (detail["gradients"], detail["world_size"]) == ("4", "2"), detail
+            recorded = {t["name"]: t for t in run.tensors.values()
+                        if t.get("role") == "LocalGrad" and t["step"] == step}
+            assert {t["event"] for t in recorded.values()} == {synced["id"]}  # not the no_sync() backward
+            expected = torch.load(dump / ("local_grad_rank%d_step%d.pt" % (rank, step)))
+            assert recorded.keys() == expected.keys()
+            for name, t in recorded.items():
+                assert t["kept"] == "None"  # statistics only
+                assert math.isclose(t["stats"]["l2"], expected[name].norm().item(), rel_tol=1e-5), (name, t["stats"])
+                local[(rank, step, name)] = t["stats"]["l2"]
+    assert all(local[(0, s, n)] != local[(1, s, n)] for (_, s, n) in local), "each rank's local gradient is its own"

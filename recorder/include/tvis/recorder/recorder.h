@@ -102,6 +102,8 @@ class Recorder {
   void set_parameter_bytes(uint64_t bytes) { budget_.set_parameter_bytes(bytes); }
 
   // ---- tensors -------------------------------------------------------------
+  /// Records `t` (role a schema::TensorRole) on `event`; statistics only in
+  /// the Evaluation phase (unless evaluation values are kept) and for LocalGrad.
   int64_t tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot);
   /// Lists `ids` (from tensor()) as the inputs (role 0) or outputs (role 1) of `event`.
   void list_on_event(uint64_t event, int role, const std::vector<int64_t>& ids);

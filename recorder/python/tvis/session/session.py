@@ -43,6 +43,7 @@ import torch.nn.functional as F
 from .. import records as R
 from .. import schema as P
 from ..captures import Extensions
+from .all_reduce import AllReduceProbe
 from .context import CaptureContext
 from .fetch import FetchRecorder
 from .loss import analyze_loss
@@ -130,6 +131,7 @@ class Session:
         self.followed_step = -1     # the step `followed` was set for
         self.ext = None             # Extensions, set at install()
         self.fetch = None           # FetchRecorder (fetch.py), set at install()
+        self.all_reduce = AllReduceProbe(self)  # DDP's all-reduce in each backward (all_reduce.py)
         # Benchmarks: where to write the writer's statistics at finalize (JSON).
         self.stats_file = os.environ.pop("TVIS_STATS_FILE", None)
         # [(what, unix time)] of setup, steps and finalize; in the statistics file.
@@ -246,6 +248,7 @@ class Session:
                 if top_forward:
                     self.names.decide(module, call)
                     self._budget_parameters(module)
+                    self.all_reduce.watch(module)
                 for a in args:
                     if isinstance(a, torch.Tensor) and a.dim() > 0 and not isinstance(module, torch.nn.modules.loss._Loss):
                         if self.rec.phase() == P.FORWARD:
@@ -436,12 +439,15 @@ class Session:
                 eid = session.rec.begin(P.BACKWARD_CALL, "backward", "", session.rec.file_id(f.f_code.co_filename),
                                         f.f_lineno, 0, 0)
             session._bw_depth += 1
+            if eid is not None:
+                session.all_reduce.arm(eid)
             try:
                 return orig(tensors, *args, **kwargs)
             finally:
                 session._bw_depth -= 1
                 if eid is not None and session.active:
                     with session._guard("backward"):
+                        session.all_reduce.disarm()
                         session.rec.end(eid)
                         if not session._optimizers_seen and session._step_depth == 0:
                             session._open_manual_step()
