@@ -2,7 +2,7 @@
 # A distributed run in both viewers: a real 2-rank DDP launch on CPU/gloo
 # (`tvis run --nproc-per-node 2` over tests/recorder/scripts/ddp_train.py)
 # opened in tvis-view under Xvfb and through `tvis open` in headless
-# Chromium. Checked against the rank files themselves (tvis inspect --json
+# Chromium, locally and through the remote agent over a real sshd. Checked against the rank files themselves (tvis inspect --json
 # of each, the recorder's reader for the weights): one run with a rank
 # picker (rank K of 2, --rank / ?rank=, any rank file opens the whole run),
 # each rank's loss curve equal to its file's losses, the weight after every
@@ -94,15 +94,43 @@ fi
 [ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap)"
 "$(dirname "$0")/install_playwright.sh" || skip "playwright-core could not be installed from npm"
 export NODE_PATH="$(dirname "$0")/node_modules"
-TVIS_WEB_DIR="$WEB" "$BIN/tvis" open --no-browser "$RUNS" > "$WORK/open.out" 2> "$WORK/open.err" &
-PIDS+=($!)
-for i in $(seq 1 300); do [ -s "$WORK/open.out" ] && break; sleep 0.1; done
-URL="$(head -1 "$WORK/open.out")"
-[[ "$URL" =~ ^http://127\.0\.0\.1:[0-9]+/\?token= ]] || fail "tvis open printed no URL: $(cat "$WORK/open.err")"
-TVIS_RANKS_URL="$URL" TVIS_RANKS_NAME="$NAME" TVIS_RANKS_PARAM=module.2.weight TVIS_RANKS_OUT="$OUT" \
-  node "$HERE/ranks/ranks_browser.mjs" || fail "browser checks"
-check picker "$OUT/browser_loss.json" 0 2
-check losses "$OUT/browser_loss.json" "$WORK/inspect0.json" "$WORK/inspect1.json"
-check weights "$OUT/browser_weights.json" "$RUN/run.tvis" "$RUN/rank1.tvis" module.2.weight 1
-check picker "$OUT/browser_rank1.json" 1 2
+# open_and_check PREFIX ARGS...: `tvis open --no-browser ARGS` in the
+# background, the browser checks on its URL, then check_ranks on the states.
+open_and_check() {
+  local prefix="$1"; shift
+  TVIS_WEB_DIR="$WEB" "$BIN/tvis" open --no-browser "$@" > "$WORK/$prefix.out" 2> "$WORK/$prefix.err" &
+  local pid=$! i
+  PIDS+=($pid)
+  for i in $(seq 1 300); do
+    [ -s "$WORK/$prefix.out" ] && break
+    kill -0 "$pid" 2>/dev/null || fail "tvis open $* exited: $(cat "$WORK/$prefix.err")"
+    sleep 0.1
+  done
+  local url
+  url="$(head -1 "$WORK/$prefix.out")"
+  [[ "$url" =~ ^http://127\.0\.0\.1:[0-9]+/\?token= ]] || fail "tvis open printed no URL: $(cat "$WORK/$prefix.err")"
+  TVIS_RANKS_URL="$url" TVIS_RANKS_NAME="$NAME" TVIS_RANKS_PARAM=module.2.weight TVIS_RANKS_OUT="$OUT" TVIS_RANKS_PREFIX="$prefix" \
+    node "$HERE/ranks/ranks_browser.mjs" || fail "browser checks ($prefix)"
+  check picker "$OUT/${prefix}_loss.json" 0 2
+  check losses "$OUT/${prefix}_loss.json" "$WORK/inspect0.json" "$WORK/inspect1.json"
+  check weights "$OUT/${prefix}_weights.json" "$RUN/run.tvis" "$RUN/rank1.tvis" module.2.weight 1
+  check picker "$OUT/${prefix}_rank1.json" 1 2
+  if [ "$prefix" = remote ]; then  # the bytes came through the agent
+    curl -s "${url%%/\?token=*}/api/stats?token=${url##*token=}" | python3 -c 'import json,sys; a=json.load(sys.stdin).get("agent"); sys.exit(0 if a and a["requests"] > 0 and a["bytes_received"] > 0 else 1)' \
+      || fail "tvis open over ssh: the agent served nothing"
+  fi
+  kill "$pid"
+}
+open_and_check browser "$RUNS"
+
+# 6. The same through the remote agent (a real sshd on 127.0.0.1): rank
+# files are read by range over ssh like run.tvis.
+if [ ! -x /usr/sbin/sshd ]; then
+  echo "ranks e2e: ok; remote half skipped (openssh-server not installed)"
+  exit 0
+fi
+source "$HERE/sshd.sh"
+ssh_setup
+TGT_PORT=$(free_port); start_sshd tgt "$TGT_PORT"
+open_and_check remote --ssh-config "$SSH_CONFIG" --remote-tvis "$BIN/tvis" "tgt:$RUNS"
 echo "ranks e2e: ok (screenshots in $OUT)"

@@ -6,6 +6,7 @@
 //   TVIS_RANKS_NAME   the distributed run's folder name
 //   TVIS_RANKS_PARAM  the parameter shown on Weights
 //   TVIS_RANKS_OUT    where states (JSON) and screenshots (PNG) go
+//   TVIS_RANKS_PREFIX the saved files' name prefix (default "browser")
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -44,8 +45,9 @@ async function frames(page, n) {
 
 // Saves the state (for check_ranks.py) and a screenshot under `name`.
 async function save(page, name, s) {
-  fs.writeFileSync(path.join(out, `${name}.json`), JSON.stringify(s));
-  await page.screenshot({ path: path.join(out, `${name}.png`) });
+  const prefix = env.TVIS_RANKS_PREFIX || 'browser';
+  fs.writeFileSync(path.join(out, `${prefix}_${name}.json`), JSON.stringify(s));
+  await page.screenshot({ path: path.join(out, `${prefix}_${name}.png`) });
 }
 
 const browser = await launchChromium();
@@ -70,12 +72,12 @@ try {
   await page.evaluate(() => window.tvisViewer.command({ page: 'Loss' }));
   s = await waitFor(page, (s) => s.page === 'Loss' && s.view.rank_losses.length === 2 && s.view.rank_losses.every((c) => c.ready));
   await frames(page, 10);
-  await save(page, 'browser_loss', await state(page));
+  await save(page, 'loss', await state(page));
 
   await page.evaluate((p) => window.tvisViewer.command({ link: { page: 'Weights', param: p, step: 1 } }), env.TVIS_RANKS_PARAM);
   s = await waitFor(page, (s) => s.page === 'Weights' && s.view.across_ranks && s.view.across_ranks.state === 'ready');
   await frames(page, 10);
-  await save(page, 'browser_weights', await state(page));
+  await save(page, 'weights', await state(page));
 
   // The rank picker's other rank, by command: the page, step and parameter stay.
   check('command rank=1', await page.evaluate(() => window.tvisViewer.command({ rank: 1 })) === true);
@@ -83,7 +85,7 @@ try {
   check('rank 1: page, step and parameter kept', s && s.run.rank === 1 && s.view.step === 1 && s.view.param === env.TVIS_RANKS_PARAM &&
         /rank1\.tvis/.test(s.run.source), s && { run: s.run, step: s.view.step, param: s.view.param });
   await frames(page, 10);
-  await save(page, 'browser_rank1', await state(page));
+  await save(page, 'rank1', await state(page));
 
   // The link key rank=1 in the address.
   await page.goto(viewer + '&rank=1&page=Loss');
