@@ -16,6 +16,7 @@ namespace tvis::cli {
 
 #define TVIS_COMMANDS(X) \
   X(agent)               \
+  X(check)               \
   X(inspect)             \
   X(open)                \
   X(profiles)            \

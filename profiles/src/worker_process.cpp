@@ -1,0 +1,150 @@
+#include "worker_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+namespace tvis::profiles::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void close_fd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+int64_t ms_until(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
+}
+
+// Splits `buf` into lines for on_line; keeps the unfinished tail.
+void deliver_lines(std::string& buf, bool& dropping, size_t max_line,
+                   const std::function<bool(const std::string&)>& on_line, bool& clock_started) {
+  size_t start = 0;
+  for (size_t nl; (nl = buf.find('\n', start)) != std::string::npos; start = nl + 1) {
+    if (dropping) {
+      dropping = false;
+      continue;
+    }
+    if (on_line(buf.substr(start, nl - start))) clock_started = true;
+  }
+  buf.erase(0, start);
+  if (buf.size() > max_line) buf.clear(), dropping = true;
+}
+
+}  // namespace
+
+WorkerProcessResult run_worker_process(const std::vector<std::string>& argv, const std::string& input,
+                                       const std::string& cwd, const std::string& log_path,
+                                       const WorkerDeadlines& deadlines,
+                                       const std::function<bool(const std::string&)>& on_line,
+                                       size_t max_line_bytes) {
+  WorkerProcessResult r;
+  FILE* log = log_path.empty() ? nullptr : std::fopen(log_path.c_str(), "w");
+  if (!log_path.empty() && !log) r.log_error = "cannot write the log " + log_path + ": " + std::strerror(errno);
+  int in[2], out[2], err[2], exec_err[2];
+  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(exec_err, O_CLOEXEC)) {
+    r.error = std::string("pipe: ") + std::strerror(errno);
+    if (log) std::fclose(log);
+    return r;
+  }
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    r.error = std::string("fork: ") + std::strerror(errno);
+    if (log) std::fclose(log);
+    return r;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    dup2(in[0], 0), dup2(out[1], 1), dup2(err[1], 2);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    execvp(args[0], args.data());
+    const int e = errno;
+    if (write(exec_err[1], &e, sizeof e) < 0) {}
+    _exit(127);
+  }
+  setpgid(pid, pid);  // both sides: no race with the kill below
+  close(in[0]), close(out[1]), close(err[1]), close(exec_err[1]);
+  int e = 0;
+  if (read(exec_err[0], &e, sizeof e) == static_cast<ssize_t>(sizeof e)) {
+    close(exec_err[0]), close(in[1]), close(out[0]), close(err[0]);
+    waitpid(pid, nullptr, 0);
+    r.error = "cannot start " + argv[0] + ": " + std::strerror(e);
+    if (log) std::fclose(log);
+    return r;
+  }
+  close(exec_err[0]);
+  r.started = true;
+  signal(SIGPIPE, SIG_IGN);
+
+  const auto t0 = Clock::now();
+  Clock::time_point deadline = t0 + std::chrono::milliseconds(deadlines.startup_ms);
+  bool clock_started = false, dropping = false;
+  int fds[3] = {in[1], out[0], err[0]};
+  size_t written = 0;
+  if (input.empty()) close_fd(fds[0]);
+  std::string line_buf;
+  char buf[65536];
+  while (fds[1] >= 0 || fds[2] >= 0) {
+    const int64_t left = ms_until(deadline);
+    if (left <= 0) {
+      kill(-pid, SIGKILL);
+      r.timed_out = true;
+      r.startup_timed_out = !clock_started;
+      break;
+    }
+    pollfd p[3];
+    int n = 0, which[3];
+    for (int i = 0; i < 3; ++i)
+      if (fds[i] >= 0) p[n] = {fds[i], static_cast<short>(i == 0 ? POLLOUT : POLLIN), 0}, which[n++] = i;
+    const int ready = poll(p, n, static_cast<int>(left > 1000 ? 1000 : left));
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int k = 0; k < n; ++k) {
+      const int i = which[k];
+      if (!p[k].revents) continue;
+      if (i == 0) {
+        const ssize_t w = write(fds[0], input.data() + written, input.size() - written);
+        if (w > 0) written += static_cast<size_t>(w);
+        if (w < 0 || written == input.size()) close_fd(fds[0]);
+        continue;
+      }
+      const ssize_t got = read(fds[i], buf, sizeof buf);
+      if (got <= 0) {
+        close_fd(fds[i]);
+        continue;
+      }
+      if (i == 2) {
+        if (log) std::fwrite(buf, 1, static_cast<size_t>(got), log), std::fflush(log);
+        continue;
+      }
+      line_buf.append(buf, static_cast<size_t>(got));
+      const bool was = clock_started;
+      deliver_lines(line_buf, dropping, max_line_bytes, on_line, clock_started);
+      if (!was && clock_started) deadline = Clock::now() + std::chrono::milliseconds(deadlines.run_ms);
+    }
+  }
+  for (int& fd : fds) close_fd(fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (!r.timed_out) kill(-pid, SIGKILL);  // anything the worker left running in its group
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (log) std::fclose(log);
+  return r;
+}
+
+}  // namespace tvis::profiles::detail

@@ -1,0 +1,38 @@
+// worker_process.h (private): start the capture worker and read its JSON
+// lines as they come, under a deadline. The worker runs in its own process
+// group; at the deadline the whole group is killed (SIGKILL), so a forward
+// that sleeps or spins, and anything it started, stops. stderr is written to
+// `log_path` as it arrives (tracebacks stay out of the result). POSIX only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tvis::profiles::detail {
+
+struct WorkerProcessResult {
+  bool started = false;
+  std::string error;      // why it could not be started
+  int exit_code = -1;     // -1 when ended by a signal
+  bool timed_out = false;  // killed at a deadline
+  bool startup_timed_out = false;  // killed before it said `ready`
+  std::string log_error;  // the log could not be written (one line)
+};
+
+struct WorkerDeadlines {
+  int64_t startup_ms = 120'000;  // from start until the line that `starts_clock` accepts
+  int64_t run_ms = 60'000;       // from that line on
+};
+
+/// Runs argv with `input` on stdin. `on_line` sees each stdout line (without
+/// the newline); it returns true for the line that starts the run clock.
+/// Lines longer than `max_line_bytes` are dropped whole.
+WorkerProcessResult run_worker_process(const std::vector<std::string>& argv, const std::string& input,
+                                       const std::string& cwd, const std::string& log_path,
+                                       const WorkerDeadlines& deadlines,
+                                       const std::function<bool(const std::string&)>& on_line,
+                                       size_t max_line_bytes = 64u << 20);
+
+}  // namespace tvis::profiles::detail

@@ -1,0 +1,85 @@
+#include "capture_request.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+#include "python_discovery.h"
+
+namespace tvis::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Neither a class nor a profile: the one model profile of the file, else a refusal listing them.
+bool pick_default(const profiles::Config& config, profiles::Request& r, std::vector<std::string>& problems) {
+  std::vector<std::string> names;
+  for (const auto& p : config.profiles)
+    if (p.kind == "model") names.push_back(p.name);
+  if (names.size() == 1) {
+    r.profile = names[0];
+    return true;
+  }
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  problems.push_back(names.empty() ? "name a model class (MODULE:CLASS) or --profile NAME; tensorviz.toml has no model profile"
+                                   : "name --profile NAME or a class (MODULE:CLASS): profiles " + list);
+  return false;
+}
+
+}  // namespace
+
+PreparedCapture prepare_capture(const CaptureRequestArgs& a) {
+  PreparedCapture p;
+  p.exit_code = 2;
+  const profiles::Workspace w = profiles::find_workspace(a.workspace, fs::current_path().string());
+  if (!w.error.empty()) {
+    p.problems.push_back(w.error);
+    return p;
+  }
+  std::string why;
+  p.python = resolve_python(a.python, PythonSearch::from_environment(), &why);
+  if (p.python.empty()) {
+    p.problems.push_back(why);
+    return p;
+  }
+  p.catalog = profiles::build_catalog(w, p.python);
+  if (!p.catalog.config.valid()) {
+    for (const auto& pr : p.catalog.config.all_problems()) p.problems.push_back(pr.text());
+    return p;
+  }
+  profiles::Request r{a.target, a.profile};
+  if (r.class_ref.empty() && r.profile.empty() && !pick_default(p.catalog.config, r, p.problems)) return p;
+  if (!r.class_ref.empty() && r.class_ref.find(':') == std::string::npos) {
+    p.problems.push_back("'" + r.class_ref + "' is not MODULE:CLASS");
+    return p;
+  }
+  const profiles::Resolution res = profiles::resolve(r, p.catalog.config, p.catalog.classes, p.catalog.choices);
+  std::string error;
+  p.job = profiles::worker_job(p.catalog, res, r.class_ref, &error);
+  if (p.job.job.is_null()) {
+    p.problems.push_back(error);
+    return p;
+  }
+  p.exit_code = 0;
+  return p;
+}
+
+std::string default_log_path(const std::string& command) {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path dir = xdg && *xdg ? fs::path(xdg) : fs::path(home && *home ? home : "/tmp") / ".cache";
+  dir /= "tvis/logs";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return "";
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  return (dir / (command + "-" + stamp + "-" + std::to_string(getpid()) + ".log")).string();
+}
+
+}  // namespace tvis::cli

@@ -1,0 +1,35 @@
+// capture_request.h: what `tvis check` and `tvis graph` share before the
+// worker runs: the workspace, its catalog (the whole tensorviz.toml
+// validated), the request resolved (resolution.h) to one worker job, and the
+// interpreter (chosen as for `tvis run`: --python, else discovery; it must
+// import torch). Any refusal is exit 2 with the reason; an invalid
+// configuration prints every problem.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tvis/profiles/capture.h"
+
+namespace tvis::cli {
+
+struct CaptureRequestArgs {
+  std::string target;  // MODULE:CLASS, or ""
+  std::string profile, workspace, python;
+};
+
+struct PreparedCapture {
+  int exit_code = 0;                  // 2: refused, `problems` say why
+  std::vector<std::string> problems;  // one line each
+  profiles::Catalog catalog;
+  profiles::CaptureJob job;
+  std::string python;
+};
+
+PreparedCapture prepare_capture(const CaptureRequestArgs& a);
+
+/// ${XDG_CACHE_HOME:-~/.cache}/tvis/logs/<command>-<UTC stamp>-<pid>.log (folders created);
+/// "" when no folder can be made.
+std::string default_log_path(const std::string& command);
+
+}  // namespace tvis::cli
