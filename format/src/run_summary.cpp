@@ -53,6 +53,7 @@ struct RunSummaryBuilder::State {
   std::set<int32_t> samples;
   std::set<int32_t> optimizer_steps;  // steps with an optimizer step event or record
   std::map<int32_t, std::vector<double>> losses;  // step -> every backward's value, in order
+  std::map<int32_t, int64_t> all_reduce_ns;       // step -> summed AllReduce event time
   bool final_meta = false;            // the last RunMeta was written at the end of the run
   int32_t meta_steps = 0;
   std::vector<std::string> run_notices;
@@ -89,6 +90,10 @@ struct RunSummaryBuilder::State {
         case schema::EventKind::FunctionCall: functions.see(str(e->name()), e->id()); break;
         case schema::EventKind::OptimizerStep:
           if (e->step() >= 0) optimizer_steps.insert(e->step());
+          break;
+        case schema::EventKind::AllReduce:
+          if (e->step() >= 0 && e->t_end_ns() >= e->t_begin_ns())
+            all_reduce_ns[e->step()] += e->t_end_ns() - e->t_begin_ns();
           break;
         default: break;
       }
@@ -173,6 +178,11 @@ RunSummary RunSummaryBuilder::finish() {
     s.losses.push_back(kv.second.front());
     s.step_losses.push_back(kv.second);
   }
+  if (!st.all_reduce_ns.empty())
+    for (int32_t step = 0; step <= st.all_reduce_ns.rbegin()->first; ++step) {
+      const auto it = st.all_reduce_ns.find(step);
+      s.all_reduce_ms.push_back(it == st.all_reduce_ns.end() ? 0.0 : double(it->second) / 1e6);
+    }
   s.notices.insert(s.notices.end(), st.run_notices.begin(), st.run_notices.end());
   s.captured.samples.assign(st.samples.begin(), st.samples.end());
   return s;

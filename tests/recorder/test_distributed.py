@@ -154,6 +154,12 @@ def test_all_reduce_is_timed_inside_backward_with_each_ranks_local_gradient(tvis
     runs = check_ranks_folder(tvis, recorded_files(p.stdout), 3, lines)
     local = {}
     for rank, run in runs.items():
+        name = "run.tvis" if rank == 0 else "rank%d.tvis" % rank
+        summary = inspect_json(tvis, os.path.join(os.path.dirname(recorded_files(p.stdout)[0]), name))
+        waits = [sum(e["t_end_ns"] - e["t_begin_ns"] for e in run.events.values()
+                     if e["kind"] == "AllReduce" and e["step"] == step) / 1e6 for step in range(3)]
+        assert len(summary["all_reduce_ms"]) == 3 and all(w > 0 for w in waits)
+        assert all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(summary["all_reduce_ms"], waits)), summary
         for step in range(3):
             backwards = sorted((e for e in run.events.values() if e["kind"] == "BackwardCall" and e["step"] == step),
                                key=lambda e: e["id"])

@@ -65,6 +65,7 @@ std::string inspect_json(const fmt::RunSummary& s, const std::vector<RankSummary
   field("functions", dump(Json(s.functions)));
   field("losses", losses);
   field("step_losses", step_losses);
+  if (!s.all_reduce_ms.empty()) field("all_reduce_ms", float_list(s.all_reduce_ms));
   field("notices", dump(Json(s.notices)));
   field("exception", s.has_exception ? dump(Json(s.exception)) : "null");
   if (!ranks.empty()) {

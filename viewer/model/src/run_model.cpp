@@ -326,6 +326,7 @@ const char* event_kind_label(schema::EventKind kind) {
     case schema::EventKind::Transform: return "transform";
     case schema::EventKind::BackwardCall: return "backward";
     case schema::EventKind::GraphOp: return "graph op";
+    case schema::EventKind::AllReduce: return "all-reduce";
     default: return "?";
   }
 }

@@ -35,6 +35,7 @@ const char* role_label(schema::TensorRole r) {
     case schema::TensorRole::GradCam: return "grad-cam";
     case schema::TensorRole::Embedding: return "embedding";
     case schema::TensorRole::EmbeddingTable: return "embedding table";
+    case schema::TensorRole::LocalGrad: return "local grad (before all-reduce)";
     default: return "other";
   }
 }
