@@ -89,6 +89,9 @@ def run_stage(stage, fn):
         if missing is not None:
             raise SetupFailure("fixture", "setup", "missing fixture or checkpoint file: %s (during %s)" % (missing, stage),
                                {"file": missing})
+        if isinstance(e, ModuleNotFoundError) and getattr(e, "name", None):
+            raise SetupFailure(stage, "setup", "%s failed: no module named %s (ModuleNotFoundError; traceback in the log)"
+                               % (stage, e.name), {"module": e.name})
         raise SetupFailure(stage, "setup", "%s failed: %s (traceback in the log)" % (stage, type(e).__name__))
 
 
@@ -431,14 +434,15 @@ def make_capture(torch, model, budget):
     from torch.overrides import TorchFunctionMode
     names = {id(m): (n or type(model).__name__) for n, m in model.named_modules()}
     state = {"next": 1, "bytes": 0, "truncated": False, "failure": None, "stack": []}
-    producer = {}   # id(tensor) -> node id
+    producer = {}   # id(tensor) -> the node ids it was computed from (a tuple)
     keep = []
 
     def node_inputs(value, label):
         edges = []
         for name, t in flatten(torch, value, label, []):
-            edges.append({"from": producer.get(id(t), 0), "name": name, "shape": list(t.shape),
-                          "dtype": str(t.dtype).replace("torch.", "")})
+            for source in producer.get(id(t), (0,)):
+                edges.append({"from": source, "name": name, "shape": list(t.shape),
+                              "dtype": str(t.dtype).replace("torch.", "")})
         return edges
 
     def emit_node(node):
@@ -458,7 +462,7 @@ def make_capture(torch, model, budget):
 
     def mark(value, node_id):
         for _, t in flatten(torch, value, "", []):
-            producer[id(t)] = node_id
+            producer[id(t)] = (node_id,)
             keep.append(t)
 
     def pre_hook(m, args):
@@ -494,12 +498,15 @@ def make_capture(torch, model, budget):
                 result = func(*args, **kwargs)
             in_leaf = state["stack"] and state["stack"][-1]["leaf"]
             if not in_leaf and name not in ("__get__", "__set__") and isinstance(result, (torch.Tensor, list, tuple)):
-                sources = [producer.get(id(t)) for _, t in flatten(torch, [list(args), kwargs], "", [])]
-                sources = [s for s in sources if s]
+                sources = []
+                for _, t in flatten(torch, [list(args), kwargs], "", []):
+                    for s in producer.get(id(t), ()):
+                        if s not in sources:
+                            sources.append(s)
                 if sources:
                     for _, t in flatten(torch, result, "", []):
                         if id(t) not in producer:
-                            producer[id(t)] = sources[0]
+                            producer[id(t)] = tuple(sources[:16])
                             keep.append(t)
             return result
 

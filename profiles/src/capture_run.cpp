@@ -160,7 +160,8 @@ Capture run_capture(const std::string& python, const CaptureJob& job, const std:
   if (!p.log_error.empty()) c.diagnostics.push_back(diagnostic("setup", p.log_error));
   if (!c.ok) {
     c.partial = c.stage == "forward" || !c.nodes.empty();
-    c.label = c.source == "automatic" ? "failed guess" : (c.partial ? kPartialLabel : "");
+    // "failed guess" only where an automatic input was made and tried; a refusal to guess is not one.
+    c.label = !c.automatic.empty() ? "failed guess" : (c.partial ? kPartialLabel : "");
   }
   if (c.failed_node == 0)
     for (const auto& n : c.nodes)

@@ -1,0 +1,1 @@
+raise RuntimeError("the project's tvis_worker module must never shadow the worker")
