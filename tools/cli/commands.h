@@ -17,6 +17,7 @@ namespace tvis::cli {
 #define TVIS_COMMANDS(X) \
   X(agent)               \
   X(check)               \
+  X(graph)               \
   X(inspect)             \
   X(open)                \
   X(profiles)            \
