@@ -256,8 +256,10 @@
   // --- a runs folder: dropped, or chosen with the folder input ---------------
   // Both ways end in openFound() with the same list: every *.tvis file at
   // most three folders below what was given, as {file, path} where `path` is
-  // relative to the drop ("runs/20260101-120000_train/run.tvis"). A run is
-  // named after the folder holding its file.
+  // relative to the drop ("runs/20260101-120000_train/run.tvis"), leaving out
+  // names starting with '.' (a distributed launch's claim link to its run
+  // folder would list the run twice). A run is named after the folder
+  // holding its file.
   const MAX_DEPTH = 3;
 
   function readEntries(dir) {
@@ -275,6 +277,7 @@
 
   // Drop: walks FileSystemEntry trees (a folder's files are not in `files`).
   async function findRunEntries(entry, depth, out) {
+    if (depth > 0 && entry.name.startsWith('.')) return;  // hidden: never a run (a launch's claim link)
     if (entry.isFile && entry.name.endsWith('.tvis')) {
       const file = await new Promise((res, rej) => entry.file(res, rej)).catch(() => null);
       if (file) out.push({ file, path: entry.fullPath.replace(/^\/+/, '') });
@@ -287,7 +290,8 @@
   function findRunFiles(files) {
     return Array.from(files)
       .map((file) => ({ file, path: file.webkitRelativePath || file.name }))
-      .filter((f) => f.path.endsWith('.tvis') && f.path.split('/').length <= MAX_DEPTH + 1);
+      .filter((f) => f.path.endsWith('.tvis') && f.path.split('/').length <= MAX_DEPTH + 1)
+      .filter((f) => !f.path.split('/').slice(1).some((part) => part.startsWith('.')));  // hidden: never a run
   }
 
   function runName(found) {

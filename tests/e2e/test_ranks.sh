@@ -109,7 +109,7 @@ open_and_check() {
   local url
   url="$(head -1 "$WORK/$prefix.out")"
   [[ "$url" =~ ^http://127\.0\.0\.1:[0-9]+/\?token= ]] || fail "tvis open printed no URL: $(cat "$WORK/$prefix.err")"
-  TVIS_RANKS_URL="$url" TVIS_RANKS_NAME="$NAME" TVIS_RANKS_PARAM=module.2.weight TVIS_RANKS_OUT="$OUT" TVIS_RANKS_PREFIX="$prefix" \
+  TVIS_RANKS_FOLDER="${TVIS_RANKS_FOLDER:-}" TVIS_RANKS_TWO="${TVIS_RANKS_TWO:-}" TVIS_RANKS_URL="$url" TVIS_RANKS_NAME="$NAME" TVIS_RANKS_PARAM=module.2.weight TVIS_RANKS_OUT="$OUT" TVIS_RANKS_PREFIX="$prefix" \
     node "$HERE/ranks/ranks_browser.mjs" || fail "browser checks ($prefix)"
   check picker "$OUT/${prefix}_loss.json" 0 2
   check losses "$OUT/${prefix}_loss.json" "$WORK/inspect0.json" "$WORK/inspect1.json"
@@ -121,7 +121,9 @@ open_and_check() {
   fi
   kill "$pid"
 }
-open_and_check browser "$RUNS"
+mkdir -p "$WORK/two"
+cp -r "$RUN" "$OTHER" "$WORK/two/"
+TVIS_RANKS_FOLDER="$RUNS" TVIS_RANKS_TWO="$WORK/two" open_and_check browser "$RUNS"
 
 # 6. The same through the remote agent (a real sshd on 127.0.0.1): rank
 # files are read by range over ssh like run.tvis.

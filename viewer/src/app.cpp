@@ -51,6 +51,7 @@ void App::open(std::shared_ptr<format::ByteSource> source) {
   s.reset_navigation();
   s.ranks.clear();
   s.rank = 0;
+  s.rank_request.reset();
   s.model.open(std::move(source));
 }
 
@@ -163,6 +164,7 @@ void App::frame() {
   AppState& s = *impl_;
   if (!s.fonts.built) configure_scale(1.0f, 1.0f);
   s.drawn.clear();
+  apply_rank_request(s);  // a rank switch asked for last frame: before anything reads the model
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);

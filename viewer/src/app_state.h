@@ -23,6 +23,12 @@ struct LossState;     // pages/loss_state.h
 struct WeightsState;  // pages/weights_state.h
 struct InsightsState; // pages/insights_state.h
 
+/// A rank switch asked for (ranks.h), performed at the next frame's start.
+struct RankRequest {
+  int rank = 0;
+  nlohmann::json extra;  // more of a link, applied with the carried position
+};
+
 /// One row of the run list: the entry and a small model reading its metadata.
 struct RunListRow {
   RunListEntry entry;
@@ -73,7 +79,8 @@ struct AppState {
   AppOptions options;
   RunModel model;      // the run shown: of a distributed run, the shown rank's file
   RankSet ranks;       // a distributed run's rank files and their peer models (empty: one file)
-  int rank = 0;        // the rank `model` shows (ranks/ranks.h)
+  int rank = 0;        // the rank `model` shows (ranks.h)
+  std::optional<RankRequest> rank_request;  // a switch asked for, done at the next frame's start
 
   // Run list (a runs folder); empty when a single run was opened.
   std::vector<RunListRow> runs;

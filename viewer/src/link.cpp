@@ -48,7 +48,7 @@ void apply_pending_link(AppState& s) {
   if (link.contains("rank")) {
     const json rank = link_value(link["rank"]);
     link.erase("rank");
-    if (rank.is_number_integer() && rank.get<int>() != s.rank && switch_rank(s, rank.get<int>(), link)) return;
+    if (rank.is_number_integer() && rank.get<int>() != s.rank && switch_rank(s, rank.get<int>(), link)) return;  // next frame
   }
   // An insight page's keys (module, head, ...) go to Insights first.
   const bool insight = link.contains("page") && link["page"].is_string() && request_insight_page(s, link["page"].get<std::string>());

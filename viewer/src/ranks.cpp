@@ -38,6 +38,7 @@ json carried_position(AppState& s) {
 }  // namespace
 
 void open_rank_set(AppState& s, std::vector<RankSource> sources, int shown) {
+  s.rank_request.reset();
   s.runs.clear();
   s.showing_run_list = false;
   s.reset_navigation();
@@ -53,20 +54,28 @@ void open_rank_set(AppState& s, std::vector<RankSource> sources, int shown) {
 }
 
 bool switch_rank(AppState& s, int rank, const json& extra) {
-  const RankSource* src = s.ranks.source_of(rank);
-  if (!src) return false;
-  if (rank == s.rank) {
-    if (!extra.empty()) s.pending_link = extra;
-    return true;
+  if (!s.ranks.source_of(rank)) return false;
+  s.rank_request = RankRequest{rank, extra};
+  return true;
+}
+
+void apply_rank_request(AppState& s) {
+  if (!s.rank_request) return;
+  const RankRequest request = std::move(*s.rank_request);
+  s.rank_request.reset();
+  const RankSource* src = s.ranks.source_of(request.rank);
+  if (!src) return;
+  if (request.rank == s.rank && s.model.status() != RunStatus::Failed) {
+    if (!request.extra.empty()) s.pending_link = request.extra;
+    return;
   }
   json link = carried_position(s);
-  for (const auto& [key, value] : extra.items()) link[key] = value;
+  for (const auto& [key, value] : request.extra.items()) link[key] = value;
   const RankSource chosen = *src;
   s.reset_navigation();
-  s.rank = rank;
+  s.rank = request.rank;
   open_source(s, chosen);
   s.pending_link = link;
-  return true;
 }
 
 json rank_command(AppState& s, const json& cmd) {

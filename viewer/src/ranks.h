@@ -24,10 +24,13 @@ struct AppState;
 /// Opens `sources` (two or more) as one run showing `shown_rank` (the first
 /// rank when it is absent); fewer than two: the one file as a plain run.
 void open_rank_set(AppState& s, std::vector<RankSource> sources, int shown_rank);
-/// Shows rank `rank` in place of the shown one, keeping the position (see
-/// above); `extra` is more of a link, applied with it. False when the run
-/// has no such rank; true (nothing to do) when it is the shown rank.
+/// Asks for rank `rank` in place of the shown one, keeping the position (see
+/// above); `extra` is more of a link, applied with it. The switch happens at
+/// the start of the next frame (apply_rank_request), so no page draws half a
+/// frame over a model reopened under it. False when the run has no such rank.
 bool switch_rank(AppState& s, int rank, const nlohmann::json& extra = nlohmann::json::object());
+/// Performs the switch asked for, if any (App::frame, before anything is drawn).
+void apply_rank_request(AppState& s);
 /// {"rank": K}: switch_rank; null for other commands.
 nlohmann::json rank_command(AppState& s, const nlohmann::json& cmd);
 

@@ -92,6 +92,10 @@ void draw_top_bar(AppState& s) {
     if (!info.exception.empty()) {
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kError), "Run ended with: %s", info.exception.c_str());
     }
+  } else if (s.model.status() == RunStatus::Opening && !s.ranks.single()) {
+    draw_rank_picker(s);  // a rank switch in flight: the picker stays
+    ImGui::SameLine();
+    ImGui::TextDisabled("opening %s ...", s.model.source_name().c_str());
   } else {
     ImGui::TextDisabled("step-through debugger for PyTorch training");
   }

@@ -7,6 +7,11 @@
 //   TVIS_RANKS_PARAM  the parameter shown on Weights
 //   TVIS_RANKS_OUT    where states (JSON) and screenshots (PNG) go
 //   TVIS_RANKS_PREFIX the saved files' name prefix (default "browser")
+//   TVIS_RANKS_FOLDER a runs folder holding only the distributed run, and
+//   TVIS_RANKS_TWO    one holding it and another distributed run: chosen
+//                     with the page's folder input, the first opens as one
+//                     run with two ranks, the second is a run list of two
+//                     entries of two ranks each (optional)
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -91,6 +96,26 @@ try {
   await page.goto(viewer + '&rank=1&page=Loss');
   s = await waitFor(page, (s) => s.run && s.page === 'Loss' && s.view.rank_losses.length === 2);
   check('?rank=1 opens rank 1', s && s.run.rank === 1 && s.run.ranks === 2, s && s.run);
+
+  // The folder input: a run folder's rank files are one run.
+  if (env.TVIS_RANKS_FOLDER) {
+    const base = env.TVIS_RANKS_URL.replace(/\/\?token=.*$/, '');
+    await page.goto(`${base}/viewer.html`);
+    await waitFor(page, () => true);
+    await page.setInputFiles('#tvis-folder', env.TVIS_RANKS_FOLDER);
+    s = await waitFor(page, (s) => s.run && s.run.ranks === 2);
+    check('folder input: one run with two ranks', s && s.run && s.run.ranks === 2 && s.run.rank === 0 && s.errors.length === 0, s && { run: s.run, errors: s.errors });
+    await page.goto(`${base}/viewer.html`);
+    await waitFor(page, () => true);
+    await page.setInputFiles('#tvis-folder', env.TVIS_RANKS_TWO);
+    s = await waitFor(page, (s) => s.runs && s.runs.length === 2);
+    check('folder input: two distributed runs listed once each, with their ranks',
+          s && s.runs && s.runs.length === 2 && s.runs.every((r) => r.ranks === 2), s && s.runs);
+    const rect = await page.evaluate(() => window.tvisViewer.runRowRect(0));
+    if (Array.isArray(rect)) await page.mouse.click((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2);
+    s = await waitFor(page, (s) => s.run && s.run.ranks === 2);
+    check('folder input: a listed run opens with its rank picker', s && s.run && s.run.ranks === 2, s && s.run);
+  }
 } finally {
   await browser.close();
 }

@@ -57,6 +57,7 @@ struct CurveSeries {
   std::vector<std::vector<double>> xs, ys;
   std::vector<std::string> labels;
   std::vector<int> backward;  // each series' position within a step
+  std::vector<int> rank;      // each series' rank
 };
 
 CurveSeries curve_series(AppState& s) {
@@ -73,6 +74,7 @@ CurveSeries curve_series(AppState& s) {
         c.xs.emplace_back();
         c.ys.emplace_back();
         c.backward.push_back(k);
+        c.rank.push_back(curve.rank);
         const std::string rank = "rank " + std::to_string(curve.rank);
         const std::string position = "backward " + std::to_string(k + 1);
         c.labels.push_back(by_rank ? (k == 0 ? rank : rank + ", " + position) : position);
@@ -102,8 +104,15 @@ void draw_curve(AppState& s, LossState& l, float height) {
   o.show_legend = series.size() > 1;
   const widgets::LinePlotResult r = widgets::line_plot("##loss_curve", series.data(), static_cast<int>(series.size()), o);
   if (r.clicked && r.has_point) {
-    go_to_step(s, static_cast<int>(std::lround(r.x)));
-    if (r.series >= 0 && r.series < static_cast<int>(c.backward.size())) l.backward = c.backward[static_cast<size_t>(r.series)];
+    const int step = static_cast<int>(std::lround(r.x));
+    if (r.series < 0 || r.series >= static_cast<int>(c.backward.size())) return;
+    const size_t k = static_cast<size_t>(r.series);
+    if (c.rank[k] != shown_rank(s) && !s.ranks.single()) {  // another rank's point: show that rank there
+      switch_rank(s, c.rank[k], json{{"page", "Loss"}, {"step", step}, {"backward", c.backward[k]}});
+      return;
+    }
+    go_to_step(s, step);
+    l.backward = c.backward[k];
   }
 }
 
