@@ -3,7 +3,8 @@
 
 namespace tvis::viewer {
 
-extern const PageSpec kReplayPage;   // pages/replay_page.cpp (first: the default page)
+extern const PageSpec kGraphPage;    // pages/graph_page.cpp (only for profile captures; first: their default page)
+extern const PageSpec kReplayPage;   // pages/replay_page.cpp (first of a training run: its default page)
 extern const PageSpec kExplorePage;  // pages/explore_page.cpp
 extern const PageSpec kLossPage;     // pages/loss_page.cpp
 extern const PageSpec kWeightsPage;  // pages/weights_page.cpp
@@ -11,6 +12,7 @@ extern const PageSpec kInsightsPage; // pages/insights_page.cpp (only when the r
 
 const std::vector<const PageSpec*>& registered_pages() {
   static const std::vector<const PageSpec*> pages = {
+      &kGraphPage,
       &kReplayPage,
       &kLossPage,
       &kWeightsPage,

@@ -1,0 +1,308 @@
+// Graph: a profile capture (`tvis graph`) as the graph of its module calls.
+// Present only for runs holding a ProfileCapture chunk, and then the first
+// tab (the default page of a capture). Nodes sit where Graphviz dot placed
+// them at capture time (stored in the run; no layout happens here); edges
+// carry the tensor's shape and dtype. Drag to pan, wheel to zoom, click a
+// node for its inputs and outputs in the inspector. A failed forward shows
+// its diagnostic above the graph, the failing call in the error colour, and
+// the label that the graph is evidence from that input only.
+//
+// State: kept here per AppState and replaced when another run opens (the
+// Selection's run generation), so the page needs no field in AppState.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../app_state.h"
+#include "../page.h"
+#include "../theme.h"
+#include "tvis/format/chunk_kind.h"
+#include "tvis/viewer_model/chunk_body.h"
+
+namespace tvis::viewer {
+
+using nlohmann::json;
+
+namespace {
+
+struct GraphState {
+  uint64_t generation = ~0ull;
+  ChunkBody<schema::ProfileCapture> capture;
+  float zoom = 1.0f;
+  ImVec2 pan{0, 0};
+  bool fitted = false;
+  uint32_t selected = 0;  // node id, 0 = none
+};
+
+GraphState& graph_state(AppState& s) {
+  static std::map<const AppState*, GraphState> states;
+  GraphState& g = states[&s];
+  if (g.generation != s.selection.run) g = GraphState{}, g.generation = s.selection.run;
+  return g;
+}
+
+bool has_capture(AppState& s) {
+  return s.model.status() == RunStatus::Open && !s.model.chunks_of_kind(format::ChunkKind::ProfileCapture).empty();
+}
+
+// The run's (first) ProfileCapture, pinned; nullptr while it loads or when it failed.
+const schema::ProfileCapture* capture_of(AppState& s, GraphState& g) {
+  if (!has_capture(s)) return nullptr;
+  if (!g.capture.body && g.capture.state != ChunkRead::Failed)
+    g.capture = read_body<schema::ProfileCapture>(s.model.cache(), s.model.chunks_of_kind(format::ChunkKind::ProfileCapture)[0], true);
+  return g.capture.body;
+}
+
+std::string str(const flatbuffers::String* s) { return s ? s->str() : ""; }
+
+std::string shape_text(const flatbuffers::Vector<int64_t>* shape) {
+  std::string t = "[";
+  if (shape)
+    for (size_t i = 0; i < shape->size(); ++i) t += (i ? ", " : "") + (shape->Get(i) < 0 ? std::string("?") : std::to_string(shape->Get(i)));
+  return t + "]";
+}
+
+std::string operand_text(const schema::Operand* o) { return shape_text(o->shape()) + " " + str(o->dtype()); }
+
+std::string op_label(const std::string& op) { return op.rfind("module:", 0) == 0 ? op.substr(7) : op; }
+
+const schema::GraphNode* node_by_id(const schema::ProfileCapture* c, uint32_t id) {
+  if (c->nodes())
+    for (const auto* n : *c->nodes())
+      if (n->id() == id) return n;
+  return nullptr;
+}
+
+const schema::GraphNode* failed_node(const schema::ProfileCapture* c) {
+  if (c->failed_node()) return node_by_id(c, c->failed_node());
+  if (c->nodes())
+    for (const auto* n : *c->nodes())
+      if (n->failed()) return n;
+  return nullptr;
+}
+
+std::string first_diagnostic(const schema::ProfileCapture* c) {
+  return c->diagnostics() && c->diagnostics()->size() ? str(c->diagnostics()->Get(0)->message()) : "";
+}
+
+// The banner: what was captured, and on failure the stage, each diagnostic and the evidence label.
+void draw_summary(const schema::ProfileCapture* c) {
+  const std::string who = str(c->profile()).empty() ? str(c->model()) + " (" + str(c->source()) + ")"
+                                                    : str(c->profile()) + " - " + str(c->model());
+  if (c->ok()) {
+    std::string outs;
+    if (c->outputs())
+      for (const auto* o : *c->outputs()) outs += (outs.empty() ? "" : ", ") + operand_text(o);
+    ImGui::Text("%s: forward ok -> %s", who.c_str(), outs.c_str());
+  } else {
+    ImGui::TextColored(ImColor(colors::kError), "%s: failed at %s", who.c_str(), str(c->stage()).c_str());
+    if (c->diagnostics())
+      for (const auto* d : *c->diagnostics())
+        ImGui::TextColored(ImColor(colors::kError), "  %s: %s", str(d->kind()).c_str(), str(d->message()).c_str());
+  }
+  if (!str(c->label()).empty()) ImGui::TextColored(ImColor(colors::kWarning), "%s", str(c->label()).c_str());
+  if (!str(c->automatic()).empty()) ImGui::TextColored(ImColor(colors::kMuted), "automatic input: %s", str(c->automatic()).c_str());
+  if (c->truncated()) ImGui::TextColored(ImColor(colors::kWarning), "the graph reached max_capture_bytes: later calls are not shown");
+}
+
+struct Canvas {
+  ImVec2 origin;  // screen position of graph (0, 0)
+  float zoom;
+  ImVec2 at(float x, float y) const { return {origin.x + x * zoom, origin.y + y * zoom}; }
+};
+
+void draw_edges(ImDrawList* dl, const Canvas& cv, const schema::ProfileCapture* c) {
+  if (!c->edges()) return;
+  const ImU32 line = IM_COL32(150, 160, 175, 255), text = IM_COL32(190, 200, 215, 255);
+  for (const auto* e : *c->edges()) {
+    const auto* p = e->points();
+    if (!p || p->size() < 4) continue;
+    const size_t n = p->size() / 2;
+    // dot's spline: p0, then (c1, c2, p) triples; a trailing point is the arrow tip.
+    const size_t curve = 1 + ((n - 1) / 3) * 3;
+    for (size_t k = 0; k + 3 < curve + 0 && k + 3 < n; k += 3)
+      dl->AddBezierCubic(cv.at(p->Get(2 * k), p->Get(2 * k + 1)), cv.at(p->Get(2 * k + 2), p->Get(2 * k + 3)),
+                         cv.at(p->Get(2 * k + 4), p->Get(2 * k + 5)), cv.at(p->Get(2 * k + 6), p->Get(2 * k + 7)), line,
+                         1.5f);
+    const ImVec2 tip = cv.at(p->Get(2 * (n - 1)), p->Get(2 * (n - 1) + 1));
+    const ImVec2 from = cv.at(p->Get(2 * (curve - 1)), p->Get(2 * (curve - 1) + 1));
+    if (n > curve) {  // the arrow head, from the curve's end to the tip
+      dl->AddLine(from, tip, line, 1.5f);
+      const float dx = tip.x - from.x, dy = tip.y - from.y, len = std::max(1e-3f, std::sqrt(dx * dx + dy * dy));
+      const float ux = dx / len, uy = dy / len, a = 6.0f * std::min(1.5f, cv.zoom);
+      dl->AddTriangleFilled(tip, {tip.x - ux * a - uy * a * 0.5f, tip.y - uy * a + ux * a * 0.5f},
+                            {tip.x - ux * a + uy * a * 0.5f, tip.y - uy * a - ux * a * 0.5f}, line);
+    }
+    const size_t mid = (n / 2);
+    const std::string label = shape_text(e->shape()) + " " + str(e->dtype());
+    const ImVec2 m = cv.at(p->Get(2 * mid), p->Get(2 * mid + 1));
+    if (cv.zoom > 0.45f) dl->AddText({m.x + 4, m.y - ImGui::GetFontSize() * 0.5f}, text, label.c_str());
+  }
+}
+
+// Draws the nodes; returns the id of the node under the mouse (0: none).
+uint32_t draw_nodes(ImDrawList* dl, const Canvas& cv, const schema::ProfileCapture* c, uint32_t selected, bool hovered_canvas) {
+  uint32_t hover = 0;
+  if (!c->nodes()) return hover;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (const auto* n : *c->nodes()) {
+    const float hw = n->width() * 0.5f, hh = n->height() * 0.5f;
+    const ImVec2 a = cv.at(n->x() - hw, n->y() - hh), b = cv.at(n->x() + hw, n->y() + hh);
+    const std::string op = str(n->op());
+    const bool io = op == "input" || op == "output";
+    const bool failed = n->failed() || n->id() == c->failed_node();
+    const ImU32 fill = failed ? IM_COL32(90, 30, 34, 255) : io ? IM_COL32(38, 52, 70, 255) : IM_COL32(44, 47, 56, 255);
+    const ImU32 border = failed ? colors::kError : n->id() == selected ? colors::kAccent : IM_COL32(110, 118, 132, 255);
+    dl->AddRectFilled(a, b, fill, 4.0f * cv.zoom);
+    dl->AddRect(a, b, border, 4.0f * cv.zoom, 0, n->id() == selected || failed ? 2.5f : 1.0f);
+    if (hovered_canvas && mouse.x >= a.x && mouse.x <= b.x && mouse.y >= a.y && mouse.y <= b.y) hover = n->id();
+    if (cv.zoom < 0.4f) continue;
+    std::vector<std::string> lines = {str(n->module_()).empty() ? op_label(op) : str(n->module_()), op_label(op)};
+    if (n->output_shapes())
+      for (size_t i = 0; i < n->output_shapes()->size() && i < 2; ++i) lines.push_back(operand_text(n->output_shapes()->Get(i)));
+    if (failed) lines.push_back("failed here");
+    const float lh = ImGui::GetFontSize() * std::min(1.0f, cv.zoom);
+    float y = (a.y + b.y) * 0.5f - lh * static_cast<float>(lines.size()) * 0.5f;
+    ImFont* font = ImGui::GetFont();
+    for (size_t i = 0; i < lines.size(); ++i, y += lh) {
+      const ImVec2 size = font->CalcTextSizeA(lh, 1e9f, 0, lines[i].c_str());
+      dl->AddText(font, lh, {(a.x + b.x) * 0.5f - size.x * 0.5f, y},
+                  i == 0 ? IM_COL32(235, 238, 245, 255) : failed && i + 1 == lines.size() ? colors::kError : colors::kMuted,
+                  lines[i].c_str());
+    }
+  }
+  return hover;
+}
+
+void fit(GraphState& g, const schema::ProfileCapture* c, ImVec2 size) {
+  const float w = std::max(1.0f, c->graph_width() + 40), h = std::max(1.0f, c->graph_height() + 40);
+  g.zoom = std::clamp(std::min(size.x / w, size.y / h), 0.2f, 1.5f);
+  g.pan = {(size.x - c->graph_width() * g.zoom) * 0.5f, 20.0f * g.zoom};
+  g.fitted = true;
+}
+
+void draw_canvas(GraphState& g, const schema::ProfileCapture* c, ImVec2 size) {
+  ImGui::BeginChild("graph_canvas", size, true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos(), avail = ImGui::GetContentRegionAvail();
+  if (!g.fitted) fit(g, c, avail);
+  ImGui::InvisibleButton("canvas", {std::max(1.0f, avail.x), std::max(1.0f, avail.y)});
+  const bool hovered = ImGui::IsItemHovered();
+  ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) g.pan.x += io.MouseDelta.x, g.pan.y += io.MouseDelta.y;
+  if (hovered && io.MouseWheel != 0) {  // zoom about the mouse
+    const float z = std::clamp(g.zoom * std::pow(1.15f, io.MouseWheel), 0.1f, 4.0f);
+    const ImVec2 m{io.MousePos.x - p0.x, io.MousePos.y - p0.y};
+    g.pan = {m.x - (m.x - g.pan.x) * z / g.zoom, m.y - (m.y - g.pan.y) * z / g.zoom};
+    g.zoom = z;
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(p0, {p0.x + avail.x, p0.y + avail.y}, true);
+  const Canvas cv{{p0.x + g.pan.x, p0.y + g.pan.y}, g.zoom};
+  draw_edges(dl, cv, c);
+  const uint32_t hover = draw_nodes(dl, cv, c, g.selected, hovered);
+  dl->PopClipRect();
+  if (hovered && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 0).x == 0 &&
+      ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 0).y == 0)
+    g.selected = hover;
+  ImGui::EndChild();
+}
+
+void draw_inspector(GraphState& g, const schema::ProfileCapture* c) {
+  ImGui::BeginChild("graph_inspector", {0, 0}, true);
+  const schema::GraphNode* n = g.selected ? node_by_id(c, g.selected) : nullptr;
+  if (!n) {
+    ImGui::TextColored(ImColor(colors::kMuted), "Click a node for its inputs and outputs.");
+    ImGui::TextColored(ImColor(colors::kMuted), "Drag to pan, wheel to zoom.");
+    ImGui::Text("%u nodes, %u edges", c->nodes() ? c->nodes()->size() : 0u, c->edges() ? c->edges()->size() : 0u);
+    ImGui::TextColored(ImColor(colors::kMuted), "layout: %s", str(c->layout()).c_str());
+  } else {
+    ImGui::Text("%s", str(n->module_()).c_str());
+    ImGui::TextColored(ImColor(colors::kMuted), "%s", str(n->op()).c_str());
+    ImGui::Separator();
+    ImGui::Text("inputs");
+    if (n->input_shapes())
+      for (const auto* o : *n->input_shapes()) ImGui::BulletText("%s %s", str(o->name()).c_str(), operand_text(o).c_str());
+    ImGui::Text("outputs");
+    if (n->output_shapes())
+      for (const auto* o : *n->output_shapes()) ImGui::BulletText("%s %s", str(o->name()).c_str(), operand_text(o).c_str());
+    if (n->failed() || n->id() == c->failed_node()) {
+      ImGui::Separator();
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextColored(ImColor(colors::kError), "this call failed: %s", first_diagnostic(c).c_str());
+      ImGui::PopTextWrapPos();
+    }
+  }
+  ImGui::EndChild();
+}
+
+void draw_graph_page(AppState& s) {
+  GraphState& g = graph_state(s);
+  const schema::ProfileCapture* c = capture_of(s, g);
+  if (!c) {
+    ImGui::TextColored(ImColor(colors::kMuted), g.capture.state == ChunkRead::Failed ? "The capture could not be read."
+                                                                                      : "Loading the capture...");
+    return;
+  }
+  draw_summary(c);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float inspector = std::min(320.0f, avail.x * 0.3f);
+  draw_canvas(g, c, {avail.x - inspector - ImGui::GetStyle().ItemSpacing.x, avail.y});
+  ImGui::SameLine();
+  draw_inspector(g, c);
+}
+
+json graph_view(AppState& s) {
+  GraphState& g = graph_state(s);
+  const schema::ProfileCapture* c = capture_of(s, g);
+  if (!c) return {{"nodes", 0}, {"edges", 0}, {"failed", nullptr}, {"diagnostic", nullptr}, {"stale", false}, {"loading", true}};
+  const schema::GraphNode* f = failed_node(c);
+  const std::string diag = first_diagnostic(c);
+  json j = {{"nodes", c->nodes() ? c->nodes()->size() : 0}, {"edges", c->edges() ? c->edges()->size() : 0},
+            {"failed", f ? json(str(f->module_())) : json(nullptr)},
+            {"diagnostic", c->ok() || diag.empty() ? json(nullptr) : json(diag)}, {"stale", false}, {"ok", c->ok()},
+            {"stage", c->ok() ? json(nullptr) : json(str(c->stage()))}, {"label", str(c->label())},
+            {"partial", c->partial()}, {"layout", str(c->layout())}, {"zoom", g.zoom}};
+  const schema::GraphNode* n = g.selected ? node_by_id(c, g.selected) : nullptr;
+  if (n) {
+    json ins = json::array(), outs = json::array();
+    if (n->input_shapes())
+      for (const auto* o : *n->input_shapes()) ins.push_back(str(o->name()) + " " + operand_text(o));
+    if (n->output_shapes())
+      for (const auto* o : *n->output_shapes()) outs.push_back(str(o->name()) + " " + operand_text(o));
+    j["selected"] = {{"id", n->id()}, {"module", str(n->module_())}, {"op", str(n->op())}, {"inputs", ins}, {"outputs", outs}};
+  } else {
+    j["selected"] = nullptr;
+  }
+  return j;
+}
+
+// {"select": MODULE | id} selects a node (its inspector shows); {"zoom": Z} sets the zoom.
+json graph_command(AppState& s, const json& cmd) {
+  GraphState& g = graph_state(s);
+  const schema::ProfileCapture* c = capture_of(s, g);
+  if (cmd.contains("zoom") && cmd["zoom"].is_number()) {
+    g.zoom = std::clamp(cmd["zoom"].get<float>(), 0.1f, 4.0f);
+    return true;
+  }
+  if (!cmd.contains("select") || !c || !c->nodes()) return nullptr;
+  for (const auto* n : *c->nodes())
+    if ((cmd["select"].is_string() && str(n->module_()) == cmd["select"].get<std::string>()) ||
+        (cmd["select"].is_number_unsigned() && n->id() == cmd["select"].get<uint32_t>())) {
+      g.selected = n->id();
+      return true;
+    }
+  return false;
+}
+
+bool graph_present(AppState& s) { return has_capture(s); }
+
+}  // namespace
+
+extern const PageSpec kGraphPage;
+const PageSpec kGraphPage = {"Graph", draw_graph_page, graph_view, graph_command, false, graph_present};
+
+}  // namespace tvis::viewer
