@@ -280,18 +280,22 @@ json graph_view(AppState& s) {
   return j;
 }
 
-// {"select": MODULE | id} selects a node (its inspector shows); {"zoom": Z} sets the zoom.
+// {"module": MODULE} (also a link's module=, so `--module fc` opens with fc
+// inspected) or {"node": ID} selects a node; {"zoom": Z} sets the zoom. Null
+// for a run without a capture, so the key goes on to the other pages.
 json graph_command(AppState& s, const json& cmd) {
   GraphState& g = graph_state(s);
   const schema::ProfileCapture* c = capture_of(s, g);
+  if (!c || !c->nodes()) return nullptr;
   if (cmd.contains("zoom") && cmd["zoom"].is_number()) {
     g.zoom = std::clamp(cmd["zoom"].get<float>(), 0.1f, 4.0f);
     return true;
   }
-  if (!cmd.contains("select") || !c || !c->nodes()) return nullptr;
+  const bool by_module = cmd.contains("module") && cmd["module"].is_string();
+  const bool by_id = cmd.contains("node") && cmd["node"].is_number_unsigned();
+  if (!by_module && !by_id) return nullptr;
   for (const auto* n : *c->nodes())
-    if ((cmd["select"].is_string() && str(n->module_()) == cmd["select"].get<std::string>()) ||
-        (cmd["select"].is_number_unsigned() && n->id() == cmd["select"].get<uint32_t>())) {
+    if ((by_module && str(n->module_()) == cmd["module"].get<std::string>()) || (by_id && n->id() == cmd["node"].get<uint32_t>())) {
       g.selected = n->id();
       return true;
     }
