@@ -106,9 +106,12 @@ RunModel* RankSet::peer(int rank) {
 }
 
 void RankSet::begin_frame(uint64_t frame_decode_bytes) {
+  // The peers share one frame's budget: N ranks side by side cost a frame
+  // what one more rank does.
+  const uint64_t share = std::max<uint64_t>(frame_decode_bytes / std::max<size_t>(1, peers_.size()), 64u << 10);
   for (auto& [rank, m] : peers_)
     if (m->status() == RunStatus::Open) {
-      m->cache().begin_frame(frame_decode_bytes);
+      m->cache().begin_frame(share);
       m->info();
     }
 }

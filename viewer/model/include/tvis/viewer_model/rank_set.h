@@ -85,7 +85,8 @@ class RankSet {
   RunModel* peer(int rank);
   /// Peers already opened (not opening any).
   RunModel* peer_if_open(int rank) const;
-  /// Starts a frame on every opened peer's chunk cache (their answers land).
+  /// Starts a frame on every opened peer's chunk cache (their answers land);
+  /// the peers share `frame_decode_bytes` (at least 64 KiB each).
   void begin_frame(uint64_t frame_decode_bytes);
   /// True while a peer opens or one of its reads is in flight.
   bool loading() const;
