@@ -32,7 +32,7 @@ check() {
 for p in audit_small audit_large two_blocks sleeps binding_missing binding_unexpected named_inputs args_kwargs_inputs \
          inputs_not_dict inputs_raise linear_mismatch matmul_mismatch bmm_mismatch conv_channels embedding_range \
          embedding_float linear_dtype misleading misleading_no_op assertion import_fails device_missing \
-         checkpoint_missing init_unexpected init_missing whisper factory_subclass factory_kwargs; do
+         checkpoint_missing init_unexpected init_missing whisper factory_subclass factory_kwargs seeded tiny_budget; do
   check "$p" --profile "$p"
 done
 for c in AutoLinear AutoConv AutoEmbedding AutoFails AutoVariadic AutoKeywordOnly Declared; do check "$c" "auto_models:$c"; done
@@ -95,6 +95,12 @@ expect("two_blocks", j and j["nodes"] == 6, "nodes %s (input, left, right, ReLU,
 ok("named_inputs", [[2, 2]])
 ok("args_kwargs_inputs", [[3]])            # SameTensor asserts `a is b`: the repeated reference is kept
 ok("whisper", [[1, 4, 32]])
+# The seed is applied before the model's module is imported: its import-time draw is torch.manual_seed(1234)'s.
+import subprocess
+n = int(subprocess.check_output(["/usr/bin/python3", "-c", "import torch; torch.manual_seed(1234); print(int(torch.randint(1, 50, (1,)).item()))"]))
+ok("seeded", [[n]])
+j = ok("tiny_budget", [[2, 4]])
+expect("tiny_budget", j and j["truncated"] and j["nodes"] < 10, "max_capture_bytes = 1024: truncated %s, nodes %s" % (j and j["truncated"], j and j["nodes"]))
 ok("Declared", [[3, 2]])
 for name, shape, derived in (("AutoLinear", [[1, 2]], "[1, 4] float32"), ("AutoConv", [[1, 4]], "[1, 3, 32, 32] float32"),
                              ("AutoEmbedding", [[1, 1, 8]], "[1, 1] int64")):
