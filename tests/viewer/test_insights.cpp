@@ -111,6 +111,37 @@ TEST_CASE("the Insights page lists and shows a synthetic run's insight pages", "
   CHECK(h.app().command(json{{"page", "Nonsense"}}.dump()) == "false");
 }
 
+TEST_CASE("insight pages load from an asynchronous source after another page drew first", "[viewer][insights]") {
+  // As in the browser: reads answer later. Replay (the default page) draws
+  // first and spends its frame's tensor-chunk loads; each insight page must
+  // still get its records in later frames (a bug once left Embeddings
+  // "loading" forever in the browser while the native window showed it).
+  auto deferred = std::make_shared<tvis::test::DeferredSource>(
+      tvis::test::file_source_for(tvis::test::write_synthetic_run("insights_async", 3)));
+  tvis::test::HeadlessApp h;
+  h.app().open(deferred);
+  for (int i = 0; i < 40; ++i) {
+    deferred->pump();
+    h.frame();
+  }
+  json s = h.state();
+  REQUIRE(s["page"] == "Replay");
+  const json insights = s["insights"];
+  REQUIRE(insights.size() == 3);
+  for (const auto& name : insights) {
+    INFO("insight page " << name);
+    REQUIRE(h.app().command(json{{"page", name}}.dump()) == "true");
+    for (int i = 0; i < 60 && !(h.state()["insight"] == name && h.state()["view"].is_object()); ++i) {
+      deferred->pump();
+      h.frame();
+    }
+    s = h.state();
+    CHECK(s["insight"] == name);
+    CHECK(s["errors"].empty());
+    CHECK(s["view"].is_object());
+  }
+}
+
 TEST_CASE("a run without insight records (the golden recording) has no Insights page", "[viewer][insights]") {
   tvis::test::HeadlessApp h;
   h.app().open(tvis::test::file_source_for(TVIS_TEST_GOLDEN_RUN));

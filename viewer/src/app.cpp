@@ -175,6 +175,7 @@ void App::frame() {
 
   if (s.model.status() == RunStatus::Open) {
     s.model.cache().begin_frame(s.options.frame_decode_bytes);
+    s.model.tensors().begin_frame(kTensorChunkLoadsPerFrame);  // every page's, not the last one that set it
     s.model.info();  // starts the metadata read
     s.ranks.begin_frame(s.options.frame_decode_bytes);  // the other ranks' reads land (Loss, Weights)
   }

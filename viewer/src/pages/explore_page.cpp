@@ -17,8 +17,6 @@ namespace tvis::viewer {
 
 namespace {
 
-constexpr int kTensorChunkLoadsPerFrame = 2;  // Tensors chunks decoded per frame (TensorIndex::begin_frame)
-
 ExploreState& explore_state(AppState& s) {
   if (!s.explore || s.explore->generation != s.selection.run) {
     s.explore = std::make_shared<ExploreState>();
@@ -88,7 +86,6 @@ namespace {
 
 void draw_explore_page(AppState& s) {
   ExploreState& x = explore_state(s);
-  s.model.tensors().begin_frame(kTensorChunkLoadsPerFrame);
   const ImGuiStyle& style = ImGui::GetStyle();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float em = ImGui::GetFontSize();

@@ -211,7 +211,6 @@ void draw_call(AppState& s, LossState& l, const schema::LossRecord& rec, const L
 
 void draw_loss_page(AppState& s) {
   LossState& l = loss_state(s);
-  s.model.tensors().begin_frame(2);
   const bool indexed = s.model.losses().ready();
   const auto records = s.model.losses().all();
   if (records.empty()) {

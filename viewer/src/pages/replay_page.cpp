@@ -14,8 +14,6 @@ namespace tvis::viewer {
 
 namespace {
 
-constexpr int kTensorChunkLoadsPerFrame = 2;  // as on Explore (TensorIndex::begin_frame)
-
 void handle_replay_keys(AppState& s, ReplayState& r) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;
@@ -32,7 +30,6 @@ void draw_replay_page(AppState& s) {
     return;
   }
   ReplayState& r = replay_state(s);
-  s.model.tensors().begin_frame(kTensorChunkLoadsPerFrame);
   handle_replay_keys(s, r);
   update_position(s, r);
   r.layer_shown = false;

@@ -384,7 +384,6 @@ void draw_controls(AppState& s, WeightsState& w) {
 void draw_weights_page(AppState& s) {
   WeightsState& w = weights_state(s);
   ++w.frames;
-  s.model.tensors().begin_frame(2);
   OptimizerSteps& opt = s.model.optimizer_steps();
   if (opt.names().empty()) {
     if (!opt.ready()) ImGui::TextDisabled("Reading the optimizer steps ...");

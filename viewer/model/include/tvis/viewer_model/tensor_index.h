@@ -44,6 +44,10 @@ struct TensorValues {
   bool partial = false;  // only the leading rows were kept
 };
 
+/// Tensors chunks a frame may start indexing (TensorIndex::begin_frame);
+/// the App starts every frame with it, whatever page draws.
+inline constexpr int kTensorChunkLoadsPerFrame = 2;
+
 class TensorIndex {
  public:
   void reset();
