@@ -36,7 +36,10 @@ struct GraphState {
   ImVec2 pan{0, 0};
   bool fitted = false;
   uint32_t selected = 0;  // node id, 0 = none
+  json pending;           // a selection asked for while the capture still loads (the browser reads asynchronously)
 };
+
+bool select_node(GraphState& g, const schema::ProfileCapture* c, const json& cmd);
 
 GraphState& graph_state(AppState& s) {
   static std::map<const AppState*, GraphState> states;
@@ -54,6 +57,10 @@ const schema::ProfileCapture* capture_of(AppState& s, GraphState& g) {
   if (!has_capture(s)) return nullptr;
   if (!g.capture.body && g.capture.state != ChunkRead::Failed)
     g.capture = read_body<schema::ProfileCapture>(s.model.cache(), s.model.chunks_of_kind(format::ChunkKind::ProfileCapture)[0], true);
+  if (g.capture.body && !g.pending.is_null()) {
+    select_node(g, g.capture.body, g.pending);
+    g.pending = nullptr;
+  }
   return g.capture.body;
 }
 
@@ -283,10 +290,21 @@ json graph_view(AppState& s) {
 // {"module": MODULE} (also a link's module=, so `--module fc` opens with fc
 // inspected) or {"node": ID} selects a node; {"zoom": Z} sets the zoom. Null
 // for a run without a capture, so the key goes on to the other pages.
+bool select_node(GraphState& g, const schema::ProfileCapture* c, const json& cmd) {
+  const bool by_module = cmd.contains("module") && cmd["module"].is_string();
+  if (c->nodes())
+    for (const auto* n : *c->nodes())
+      if ((by_module && str(n->module_()) == cmd["module"].get<std::string>()) || (!by_module && n->id() == cmd["node"].get<uint32_t>())) {
+        g.selected = n->id();
+        return true;
+      }
+  return false;
+}
+
 json graph_command(AppState& s, const json& cmd) {
+  if (!has_capture(s)) return nullptr;
   GraphState& g = graph_state(s);
   const schema::ProfileCapture* c = capture_of(s, g);
-  if (!c || !c->nodes()) return nullptr;
   if (cmd.contains("zoom") && cmd["zoom"].is_number()) {
     g.zoom = std::clamp(cmd["zoom"].get<float>(), 0.1f, 4.0f);
     return true;
@@ -294,12 +312,11 @@ json graph_command(AppState& s, const json& cmd) {
   const bool by_module = cmd.contains("module") && cmd["module"].is_string();
   const bool by_id = cmd.contains("node") && cmd["node"].is_number_unsigned();
   if (!by_module && !by_id) return nullptr;
-  for (const auto* n : *c->nodes())
-    if ((by_module && str(n->module_()) == cmd["module"].get<std::string>()) || (by_id && n->id() == cmd["node"].get<uint32_t>())) {
-      g.selected = n->id();
-      return true;
-    }
-  return false;
+  if (!c) {  // still loading: selected once it arrives
+    g.pending = cmd;
+    return true;
+  }
+  return select_node(g, c, cmd);
 }
 
 bool graph_present(AppState& s) { return has_capture(s); }
