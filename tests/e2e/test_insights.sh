@@ -10,10 +10,13 @@
 #     NumPy computations from the softmax weights the script saved itself;
 #   - torchvision's ViT (nn.MultiheadAttention): no Attention page, its
 #     library attention named on the Insights page; Grad-CAM on conv_proj.
-# Screenshots of every page land in $OUT (look at them).
+# Then the same pages in viewer.html (headless Chromium over nginx) must each
+# show their view with no error. Screenshots of every page land in $OUT (look
+# at them).
 #
 # Needs: xvfb-run, $BIN/tvis-view, a tvis that records ($TVIS_E2E_TVIS, else
-# $BIN/tvis) and /usr/bin/python3 with torch and numpy.
+# $BIN/tvis), /usr/bin/python3 with torch and numpy, $WEB/viewer.html, nginx
+# and the e2e node modules (tools/bootstrap installs them).
 source "$(dirname "$0")/lib.sh"
 command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
 [ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
@@ -79,4 +82,22 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 assert "Insights" in s["pages"] and s["page"] == "Insights" and s["insight"] != "Attention", s
 PY
+# The same insight pages in viewer.html (headless Chromium, the run read by
+# Range from nginx, chunks answered asynchronously as in any browser): each
+# shows its view with no error, as the native window does.
+[ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap)"
+WWW="$WORK/www"
+mkdir -p "$WWW"
+cp "$WEB"/viewer.html "$WEB"/viewer.js "$WEB"/viewer.wasm "$WWW/"
+ln -s "$WORK/runs" "$WWW/runs"
+PORT="$(free_port)"
+start_nginx "$WWW" "$PORT"
+shots() {  # shots RUN PAGE...: browser_shots.mjs on RUN (a run.tvis under $WORK/runs)
+  local run="/runs/${1#"$WORK/runs/"}"; shift
+  (cd "$ROOT/tests/e2e" && node insights/browser_shots.mjs "http://127.0.0.1:$PORT" "$OUT" "$run" "$@") \
+    || fail "viewer.html: an insight page of $run shows no view or an error (screenshots in $OUT)"
+}
+shots "$CNN" Grad-CAM Embeddings
+shots "$LM" Attention Embeddings
+shots "$VIT" Grad-CAM
 echo "insights e2e: ok (screenshots in $OUT)"
