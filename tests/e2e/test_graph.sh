@@ -6,7 +6,8 @@
 #     (nodes, edges, failed, diagnostic, label), --module selects a node for
 #     the inspector; a training run (tests/data/golden_v1.tvis) has no Graph;
 #   - headless Chromium (when $WEB has the viewer): the same state(), and a
-#     wheel over the canvas changes the zoom.
+#     click on a node selects it, a wheel over the canvas changes the zoom,
+#     ?module= selects a node.
 # Screenshots land in $OUT (look at them).
 source "$(dirname "$0")/lib.sh"
 command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
@@ -75,7 +76,8 @@ ok = json.load(open(os.path.join(out, "browser_ok.json")))["first"]
 assert ok["page"] == "Graph" and ok["view"]["nodes"] == 6 and ok["view"]["edges"] == 6, ok["view"]
 f = json.load(open(os.path.join(out, "browser_failed.json")))["first"]
 assert f["view"]["failed"] == "fc" and "inner dims 4 ≠ 8" in f["view"]["diagnostic"], f["view"]
-assert f["view"]["selected"]["module"] == "fc", f["view"]
+b = json.load(open(os.path.join(out, "browser_failed.json")))
+assert b["linked"] == "fc" and b["clicked"] == "stem", (b["linked"], b["clicked"])
 print("browser Graph page: ok")
 PY
 else

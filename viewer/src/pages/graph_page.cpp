@@ -36,6 +36,7 @@ struct GraphState {
   ImVec2 pan{0, 0};
   bool fitted = false;
   uint32_t selected = 0;  // node id, 0 = none
+  json boxes = json::array();  // the last frame's node boxes on screen: [{module, x, y, w, h}] (tests click them)
   json pending;           // a selection asked for while the capture still loads (the browser reads asynchronously)
 };
 
@@ -152,13 +153,16 @@ void draw_edges(ImDrawList* dl, const Canvas& cv, const schema::ProfileCapture* 
 }
 
 // Draws the nodes; returns the id of the node under the mouse (0: none).
-uint32_t draw_nodes(ImDrawList* dl, const Canvas& cv, const schema::ProfileCapture* c, uint32_t selected, bool hovered_canvas) {
+uint32_t draw_nodes(ImDrawList* dl, const Canvas& cv, const schema::ProfileCapture* c, uint32_t selected, bool hovered_canvas,
+                    json& boxes) {
   uint32_t hover = 0;
+  boxes = json::array();
   if (!c->nodes()) return hover;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   for (const auto* n : *c->nodes()) {
     const float hw = n->width() * 0.5f, hh = n->height() * 0.5f;
     const ImVec2 a = cv.at(n->x() - hw, n->y() - hh), b = cv.at(n->x() + hw, n->y() + hh);
+    if (boxes.size() < 256) boxes.push_back({{"module", str(n->module_())}, {"x", a.x}, {"y", a.y}, {"w", b.x - a.x}, {"h", b.y - a.y}});
     const std::string op = str(n->op());
     const bool io = op == "input" || op == "output";
     const bool failed = n->failed() || n->id() == c->failed_node();
@@ -210,7 +214,7 @@ void draw_canvas(GraphState& g, const schema::ProfileCapture* c, ImVec2 size) {
   dl->PushClipRect(p0, {p0.x + avail.x, p0.y + avail.y}, true);
   const Canvas cv{{p0.x + g.pan.x, p0.y + g.pan.y}, g.zoom};
   draw_edges(dl, cv, c);
-  const uint32_t hover = draw_nodes(dl, cv, c, g.selected, hovered);
+  const uint32_t hover = draw_nodes(dl, cv, c, g.selected, hovered, g.boxes);
   dl->PopClipRect();
   if (hovered && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 0).x == 0 &&
       ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 0).y == 0)
@@ -272,7 +276,7 @@ json graph_view(AppState& s) {
             {"failed", f ? json(str(f->module_())) : json(nullptr)},
             {"diagnostic", c->ok() || diag.empty() ? json(nullptr) : json(diag)}, {"stale", false}, {"ok", c->ok()},
             {"stage", c->ok() ? json(nullptr) : json(str(c->stage()))}, {"label", str(c->label())},
-            {"partial", c->partial()}, {"layout", str(c->layout())}, {"zoom", g.zoom}};
+            {"partial", c->partial()}, {"layout", str(c->layout())}, {"zoom", g.zoom}, {"boxes", g.boxes}};
   const schema::GraphNode* n = g.selected ? node_by_id(c, g.selected) : nullptr;
   if (n) {
     json ins = json::array(), outs = json::array();
