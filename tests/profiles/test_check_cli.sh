@@ -147,6 +147,10 @@ for name, text in (("choose", "several profiles match"), ("no_such_profile", "no
                    ("invalid_config", "profiles.p.timeout_ms")):
     rc, _, j, err = load(name)
     expect(name, rc == 2 and text in err, "exit %d, stderr %r" % (rc, err))
+    expect(name, j and j["ok"] is False and j["diagnostics"], "--json of a refusal: %s" % j)
+j = load("invalid_config")[2]
+expect("invalid_config", j and j["stage"] == "config" and j["diagnostics"][0]["field"] == "profiles.p.timeout_ms",
+       "config diagnostic %s" % (j and j["diagnostics"]))
 
 if failures:
     print("\n".join("FAIL: " + f for f in failures))

@@ -48,7 +48,8 @@ PreparedCapture prepare_capture(const CaptureRequestArgs& a) {
   }
   p.catalog = profiles::build_catalog(w, p.python);
   if (!p.catalog.config.valid()) {
-    for (const auto& pr : p.catalog.config.all_problems()) p.problems.push_back(pr.text());
+    p.config_problems = p.catalog.config.all_problems();
+    for (const auto& pr : p.config_problems) p.problems.push_back(pr.text());
     return p;
   }
   profiles::Request r{a.target, a.profile};
@@ -66,6 +67,26 @@ PreparedCapture prepare_capture(const CaptureRequestArgs& a) {
   }
   p.exit_code = 0;
   return p;
+}
+
+nlohmann::json refusal_json(const CaptureRequestArgs& a, const PreparedCapture& p) {
+  nlohmann::json j = {{"ok", false},
+                      {"profile", a.profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.profile)},
+                      {"model", a.target},
+                      {"stage", p.config_problems.empty() ? "request" : "config"},
+                      {"outputs", nlohmann::json::array()},
+                      {"diagnostics", nlohmann::json::array()}};
+  if (!p.config_problems.empty()) {
+    for (const auto& pr : p.config_problems) {
+      nlohmann::json d = {{"kind", "config"}, {"message", pr.text()}, {"operands", nlohmann::json::array()}};
+      if (!pr.field.empty()) d["field"] = pr.field;
+      j["diagnostics"].push_back(std::move(d));
+    }
+  } else {
+    for (const auto& line : p.problems)
+      j["diagnostics"].push_back({{"kind", "request"}, {"message", line}, {"operands", nlohmann::json::array()}});
+  }
+  return j;
 }
 
 std::string default_log_path(const std::string& command) {

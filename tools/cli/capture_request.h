@@ -21,12 +21,17 @@ struct CaptureRequestArgs {
 struct PreparedCapture {
   int exit_code = 0;                  // 2: refused, `problems` say why
   std::vector<std::string> problems;  // one line each
+  std::vector<profiles::Problem> config_problems;  // when the configuration is invalid (each names its field)
   profiles::Catalog catalog;
   profiles::CaptureJob job;
   std::string python;
 };
 
 PreparedCapture prepare_capture(const CaptureRequestArgs& a);
+
+/// The `--json` object of a refused request: ok false, stage "config" (an
+/// invalid file: one diagnostic per problem, with its field) or "request".
+nlohmann::json refusal_json(const CaptureRequestArgs& a, const PreparedCapture& p);
 
 /// ${XDG_CACHE_HOME:-~/.cache}/tvis/logs/<command>-<UTC stamp>-<pid>.log (folders created);
 /// "" when no folder can be made.

@@ -25,6 +25,7 @@ int run_check(const CheckArgs& a) {
   PreparedCapture p = prepare_capture(a.request);
   if (p.exit_code != 0) {
     for (const auto& line : p.problems) std::fprintf(stderr, "tvis check: %s\n", line.c_str());
+    if (a.json) std::printf("%s\n", refusal_json(a.request, p).dump(2).c_str());
     return p.exit_code;
   }
   const std::string log = a.log.empty() ? default_log_path("check") : a.log;
