@@ -42,6 +42,7 @@ int run_graph(const GraphArgs& a) {
   PreparedCapture p = prepare_capture(a.request);
   if (p.exit_code != 0) {
     for (const auto& line : p.problems) std::fprintf(stderr, "tvis graph: %s\n", line.c_str());
+    if (a.json) std::printf("%s\n", refusal_json(a.request, p).dump(2).c_str());
     return p.exit_code;
   }
   const std::string runs = a.out.empty() ? p.catalog.workspace.root + "/tvis_runs" : a.out;
