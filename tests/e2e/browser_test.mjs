@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { launchChromium } from './chromium.mjs';
-
+import { frames, viewerState, waitForState } from './viewer_page.mjs';
 
 const env = process.env;
 const inspect = JSON.parse(fs.readFileSync(env.TVIS_E2E_INSPECT, 'utf8'));
@@ -17,9 +17,7 @@ function check(name, ok, detail) {
   if (!ok) failures++;
 }
 
-async function state(page) {
-  return page.evaluate(() => (window.tvisViewer && window.tvisViewer.ready ? window.tvisViewer.state() : null));
-}
+const state = viewerState;
 
 // Holds a key down across at least two rendered frames: ImGui 1.86 samples
 // key state once per frame, so a press and release inside one frame (a busy
@@ -30,26 +28,7 @@ async function pressKey(page, key) {
   await page.keyboard.up(key);
 }
 
-// Polls state() until `pred` holds; returns the last state seen.
-async function waitFor(page, pred, ms = 20000) {
-  const t0 = Date.now();
-  let s = null;
-  while (Date.now() - t0 < ms) {
-    s = await state(page).catch(() => null);
-    if (s && pred(s)) return s;
-    await page.waitForTimeout(50);
-  }
-  return s;
-}
-
-// Waits until the page has rendered `n` more animation frames: a state of
-// the page, not a time (a busy machine renders fewer frames per second).
-async function frames(page, n) {
-  await page.evaluate((n) => new Promise((resolve) => {
-    const step = (left) => (left === 0 ? resolve() : requestAnimationFrame(() => step(left - 1)));
-    step(n);
-  }), n);
-}
+const waitFor = (page, pred, ms = 20000) => waitForState(page, pred, ms);
 
 // Waits for the viewer's first state() (the wasm started).
 async function started(page) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "temp_dir.h"
 #include "tvis/remote/agent.h"
 #include "tvis/remote/agent_client.h"
 #include "tvis/remote/frame_io.h"
@@ -18,14 +19,7 @@ using namespace tvis::remote;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "tvis-remote-XXXXXX").string();
-    path = ::mkdtemp(t.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using tvis::test::TempDir;
 
 /// An agent on a thread, spoken to through two pipes.
 struct PipeAgent {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "temp_dir.h"
 #include "tvis/remote/agent.h"
 #include "tvis/remote/frame_io.h"
 #include "tvis/remote/protocol.h"
@@ -22,14 +23,7 @@ using namespace tvis::remote;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "tvis-ranks-XXXXXX").string();
-    path = ::mkdtemp(t.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using tvis::test::TempDir;
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
@@ -56,7 +50,7 @@ fs::path make_runs(const TempDir& tmp) {
 }  // namespace
 
 TEST_CASE("a distributed run is listed once with its rank files; a plain run with one", "[remote][ranks]") {
-  TempDir tmp;
+  TempDir tmp("tvis-ranks");
   const fs::path runs = make_runs(tmp);
   auto store = open_local_store(runs.string());
   REQUIRE(store.ok);
@@ -76,7 +70,7 @@ TEST_CASE("a distributed run is listed once with its rank files; a plain run wit
 }
 
 TEST_CASE("the agent reads a rank file by range like run.tvis", "[remote][ranks]") {
-  TempDir tmp;
+  TempDir tmp("tvis-ranks");
   const fs::path runs = make_runs(tmp);
   int to_agent[2], from_agent[2];
   REQUIRE(::pipe(to_agent) == 0);
@@ -115,7 +109,7 @@ TEST_CASE("the agent reads a rank file by range like run.tvis", "[remote][ranks]
 }
 
 TEST_CASE("a store on one rank file serves its run's other rank files, nothing else", "[remote][ranks]") {
-  TempDir tmp;
+  TempDir tmp("tvis-ranks");
   const fs::path runs = make_runs(tmp);
   const fs::path run = runs / "20260102-120000_ddp_000002";
   auto store = open_local_store((run / "rank1.tvis").string());

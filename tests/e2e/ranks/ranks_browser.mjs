@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { launchChromium } from '../chromium.mjs';
+import { frames, viewerState, waitForState } from '../viewer_page.mjs';
 
 const env = process.env;
 const out = env.TVIS_RANKS_OUT;
@@ -26,27 +27,8 @@ function check(name, ok, detail) {
   if (!ok) failures++;
 }
 
-async function state(page) {
-  return page.evaluate(() => (window.tvisViewer && window.tvisViewer.ready ? window.tvisViewer.state() : null)).catch(() => null);
-}
-
-async function waitFor(page, pred, ms = 60000) {
-  const t0 = Date.now();
-  let s = null;
-  while (Date.now() - t0 < ms) {
-    s = await state(page);
-    if (s && pred(s)) return s;
-    await page.waitForTimeout(100);
-  }
-  return s;
-}
-
-async function frames(page, n) {
-  await page.evaluate((n) => new Promise((resolve) => {
-    const step = (left) => (left === 0 ? resolve() : requestAnimationFrame(() => step(left - 1)));
-    step(n);
-  }), n);
-}
+const state = (page) => viewerState(page).catch(() => null);
+const waitFor = (page, pred, ms = 60000) => waitForState(page, pred, ms, 100);
 
 // Saves the state (for check_ranks.py) and a screenshot under `name`.
 async function save(page, name, s) {
