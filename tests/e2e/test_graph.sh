@@ -5,7 +5,7 @@
 #   - tvis-view under Xvfb: Graph is the default page of a capture, its view
 #     (nodes, edges, failed, diagnostic, label), --module selects a node for
 #     the inspector; a training run (tests/data/golden_v1.tvis) has no Graph;
-#   - headless Chromium (when $WEB has the viewer): the same state(), and a
+#   - headless Chromium ($WEB's viewer.html): the same state(), and a
 #     click on a node selects it, a wheel over the canvas changes the zoom,
 #     ?module= selects a node.
 # Screenshots land in $OUT (look at them).
@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
 [ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
 [ -x "$BIN/tvis" ] || fail "$BIN/tvis missing"
-/usr/bin/python3 -c 'import torch' 2>/dev/null || skip "/usr/bin/python3 has no torch"
+/usr/bin/python3 -c 'import torch' 2>/dev/null || fail "/usr/bin/python3 has no torch (tools/bootstrap installs it)"
 cp -r "$ROOT/tests/profiles/check_workspace" "$WORK/ws"
 export XDG_CACHE_HOME="$WORK/cache"
 
@@ -60,7 +60,9 @@ assert "Graph" not in s["pages"] and s["page"] == "Replay", (s["page"], s["pages
 print("native Graph page: ok")
 PY
 
-if [ -f "$WEB/viewer.html" ] && [ -d "$ROOT/tests/e2e/node_modules" ]; then
+[ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap, or set TVIS_E2E_WEB)"
+[ -d "$ROOT/tests/e2e/node_modules" ] || fail "tests/e2e/node_modules missing (run tools/bootstrap)"
+{
   PORT="$(free_port)"
   mkdir -p "$WORK/site/runs"
   cp "$WEB"/viewer.* "$WORK/site/"
@@ -80,7 +82,5 @@ b = json.load(open(os.path.join(out, "browser_failed.json")))
 assert b["linked"] == "fc" and b["clicked"] == "stem", (b["linked"], b["clicked"])
 print("browser Graph page: ok")
 PY
-else
-  echo "browser part not run: no viewer in $WEB (TVIS_E2E_WEB) or no tests/e2e/node_modules" >&2
-fi
+}
 echo "graph e2e: ok (screenshots in $OUT)"
