@@ -42,6 +42,10 @@ const char* check(const schema::Operand* o) {
   return o && !aligned(o->shape()) ? "Operand.shape" : nullptr;
 }
 
+const char* check(const schema::GraphEdgeRecord* e) {
+  return e && !aligned(e->shape()) ? "GraphEdgeRecord.shape" : nullptr;
+}
+
 const char* check(const schema::GraphNode* n);
 const char* check(const schema::Diagnostic* d);
 
@@ -53,13 +57,18 @@ const char* check_all(const flatbuffers::Vector<flatbuffers::Offset<T>>* items) 
   return nullptr;
 }
 
-const char* check(const schema::GraphNode* n) { return n ? check_all(n->output_shapes()) : nullptr; }
+const char* check(const schema::GraphNode* n) {
+  if (!n) return nullptr;
+  if (const char* bad = check_all(n->output_shapes())) return bad;
+  return check_all(n->input_shapes());
+}
 const char* check(const schema::Diagnostic* d) { return d ? check_all(d->operands()) : nullptr; }
 
 const char* check(const schema::ProfileCapture* p) {
   if (!p) return nullptr;
   if (const char* bad = check_all(p->nodes())) return bad;
   if (const char* bad = check_all(p->outputs())) return bad;
+  if (const char* bad = check_all(p->edges())) return bad;
   return check_all(p->diagnostics());
 }
 
