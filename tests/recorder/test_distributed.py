@@ -18,8 +18,17 @@ import torch
 from conftest import BUILD_DIR, PYTHON, ROOT, SCRIPTS, inspect_json, load_run
 
 SCRIPT = SCRIPTS / "ddp_train.py"
-TORCHRUN = [PYTHON, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "--redirects", "1",
-            "--tee", "1"]
+
+
+def torchrun():
+    """A one-node torchrun of 2 processes on a free port (static rendezvous,
+    as `tvis run --nproc-per-node` starts it; torch 1.13's --standalone
+    always takes port 29400)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return [PYTHON, "-m", "torch.distributed.run", "--nnodes", "1", "--master_addr", "127.0.0.1", "--master_port",
+            str(port), "--nproc_per_node", "2", "--redirects", "1", "--tee", "1"]
 
 
 def rank_lines(stdout):
@@ -49,7 +58,7 @@ def plain_lines(steps, tmp_path):
 
 def plain_lines_of(tmp_path, *script_args):
     """{rank: its `step` lines} of the plain torchrun launch with `script_args`."""
-    p = subprocess.run(TORCHRUN + [str(SCRIPT), *script_args], capture_output=True, text=True, timeout=300,
+    p = subprocess.run(torchrun() + [str(SCRIPT), *script_args], capture_output=True, text=True, timeout=300,
                        cwd=tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     lines = rank_lines(p.stdout)
@@ -96,7 +105,7 @@ def test_torchrun_module_launch(tvis, tmp_path):
     lines = plain_lines(2, tmp_path)
     env = dict(os.environ, TVIS_BIN=tvis,
                PYTHONPATH=os.pathsep.join([str(ROOT / "recorder" / "python"), str(BUILD_DIR / "python")]))
-    p = subprocess.run(TORCHRUN + ["-m", "tvis", "run", "--steps", "2", "--out", str(tmp_path / "runs"), str(SCRIPT),
+    p = subprocess.run(torchrun() + ["-m", "tvis", "run", "--steps", "2", "--out", str(tmp_path / "runs"), str(SCRIPT),
                                    "--steps", "5"], capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     assert rank_lines(p.stdout) == lines

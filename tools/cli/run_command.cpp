@@ -18,6 +18,9 @@
 // Errors before the script starts are one line on stderr and exit 2.
 #include <CLI/CLI.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -160,19 +163,42 @@ void report(const std::string& folder, const std::string& run_file, const std::s
   std::fflush(stdout);
 }
 
+/// A TCP port on 127.0.0.1 that nothing listens on now (0 when none).
+int free_local_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  close(fd);
+  return port;
+}
+
 /// `tvis run --nproc-per-node K`: this command again in K ranks, started by
-/// `PYTHON -m torch.distributed.run --standalone` (one node, a free port,
-/// a fresh run id: the ranks' launch key); each rank is a `tvis run` of its
-/// own (distributed_env.h). `--redirects 1 --tee 1`: every rank's stderr
-/// straight to the console and its stdout there too, prefixed with its rank
-/// (torch 1.13 on Python 3.11 fails with the default, --redirects 0). Only
-/// returns when the exec failed.
+/// `PYTHON -m torch.distributed.run` on one node with the static rendezvous
+/// on 127.0.0.1 and a free port. Not `--standalone`: torch 1.13 gives that
+/// the fixed port 29400 (two launches on one machine collide) and its c10d
+/// rendezvous was seen failing a finished launch ("The connection to the
+/// C10d store has failed") while the agent polled it. The launch key is the
+/// master address and port with the agent's pid (distributed_env.h); each
+/// rank is a `tvis run` of its own. `--redirects 1 --tee 1`: every rank's
+/// stderr straight to the console and its stdout there too, prefixed with
+/// its rank (torch 1.13 on Python 3.11 fails with the default,
+/// --redirects 0). Only returns when the exec failed.
 int launch_ranks(const RunOptions& o, const std::string& runs, const std::string& project, const std::string& python,
                  const std::vector<std::string>& rest) {
   char self[4096] = {};
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return fail(std::string("cannot find this tvis executable: ") + std::strerror(errno));
-  std::vector<std::string> argv = {python, "-m", "torch.distributed.run", "--standalone",
+  const int port = free_local_port();
+  if (port == 0) return fail(std::string("cannot find a free port on 127.0.0.1 for the ranks: ") + std::strerror(errno));
+  std::vector<std::string> argv = {python, "-m", "torch.distributed.run", "--nnodes", "1",
+                                   "--master_addr", "127.0.0.1", "--master_port", std::to_string(port),
                                    "--nproc_per_node", std::to_string(o.nproc_per_node), "--redirects", "1", "--tee", "1",
                                    "--no_python", std::string(self, static_cast<size_t>(n)), "run",
                                    "--steps", std::to_string(o.steps), "--out", runs, "--project", project,
