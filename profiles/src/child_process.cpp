@@ -20,42 +20,57 @@ void close_fd(int& fd) {
 
 }  // namespace
 
-ChildResult run_child(const std::vector<std::string>& argv, const std::string& input, const std::string& cwd) {
-  ChildResult r;
+SpawnedChild spawn_child(const std::vector<std::string>& argv, const std::string& cwd, bool own_group) {
+  SpawnedChild c;
   int in[2], out[2], err[2], exec_err[2];
-  if (pipe(in) || pipe(out) || pipe(err) || pipe2(exec_err, O_CLOEXEC)) {
-    r.error = std::string("pipe: ") + std::strerror(errno);
-    return r;
+  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(exec_err, O_CLOEXEC)) {
+    c.error = std::string("pipe: ") + std::strerror(errno);
+    return c;
   }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
-    r.error = std::string("fork: ") + std::strerror(errno);
-    return r;
+    c.error = std::string("fork: ") + std::strerror(errno);
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1], exec_err[0], exec_err[1]}) close(fd);
+    return c;
   }
   if (pid == 0) {
-    dup2(in[0], 0), dup2(out[1], 1), dup2(err[1], 2);
-    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) close(fd);
+    if (own_group) setpgid(0, 0);
+    dup2(in[0], 0), dup2(out[1], 1), dup2(err[1], 2);  // the copies are not close-on-exec
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     execvp(args[0], args.data());
     const int e = errno;
     if (write(exec_err[1], &e, sizeof e) < 0) {}
     _exit(127);
   }
+  if (own_group) setpgid(pid, pid);  // both sides: no race with a kill of the group
   close(in[0]), close(out[1]), close(err[1]), close(exec_err[1]);
   int e = 0;
-  if (read(exec_err[0], &e, sizeof e) == static_cast<ssize_t>(sizeof e)) {
-    close(exec_err[0]), close(in[1]), close(out[0]), close(err[0]);
+  const bool exec_failed = read(exec_err[0], &e, sizeof e) == static_cast<ssize_t>(sizeof e);
+  close(exec_err[0]);
+  if (exec_failed) {
+    close(in[1]), close(out[0]), close(err[0]);
     waitpid(pid, nullptr, 0);
-    r.error = "cannot start " + argv[0] + ": " + std::strerror(e);
+    c.error = "cannot start " + argv[0] + ": " + std::strerror(e);
+    return c;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  c.pid = pid, c.in = in[1], c.out = out[0], c.err = err[0];
+  return c;
+}
+
+ChildResult run_child(const std::vector<std::string>& argv, const std::string& input, const std::string& cwd) {
+  ChildResult r;
+  const SpawnedChild child = spawn_child(argv, cwd, false);
+  if (child.pid < 0) {
+    r.error = child.error;
     return r;
   }
-  close(exec_err[0]);
   r.started = true;
-  signal(SIGPIPE, SIG_IGN);
-  int fds[3] = {in[1], out[0], err[0]};
+  const pid_t pid = child.pid;
+  int fds[3] = {child.in, child.out, child.err};
   size_t written = 0;
   if (input.empty()) close_fd(fds[0]);
   char buf[65536];

@@ -1,5 +1,7 @@
 #include "worker_process.h"
 
+#include "child_process.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -51,48 +53,19 @@ WorkerProcessResult run_worker_process(const std::vector<std::string>& argv, con
   WorkerProcessResult r;
   FILE* log = log_path.empty() ? nullptr : std::fopen(log_path.c_str(), "w");
   if (!log_path.empty() && !log) r.log_error = "cannot write the log " + log_path + ": " + std::strerror(errno);
-  int in[2], out[2], err[2], exec_err[2];
-  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(exec_err, O_CLOEXEC)) {
-    r.error = std::string("pipe: ") + std::strerror(errno);
+  const SpawnedChild child = spawn_child(argv, cwd, true);
+  if (child.pid < 0) {
+    r.error = child.error;
     if (log) std::fclose(log);
     return r;
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    r.error = std::string("fork: ") + std::strerror(errno);
-    if (log) std::fclose(log);
-    return r;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    dup2(in[0], 0), dup2(out[1], 1), dup2(err[1], 2);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
-    execvp(args[0], args.data());
-    const int e = errno;
-    if (write(exec_err[1], &e, sizeof e) < 0) {}
-    _exit(127);
-  }
-  setpgid(pid, pid);  // both sides: no race with the kill below
-  close(in[0]), close(out[1]), close(err[1]), close(exec_err[1]);
-  int e = 0;
-  if (read(exec_err[0], &e, sizeof e) == static_cast<ssize_t>(sizeof e)) {
-    close(exec_err[0]), close(in[1]), close(out[0]), close(err[0]);
-    waitpid(pid, nullptr, 0);
-    r.error = "cannot start " + argv[0] + ": " + std::strerror(e);
-    if (log) std::fclose(log);
-    return r;
-  }
-  close(exec_err[0]);
   r.started = true;
-  signal(SIGPIPE, SIG_IGN);
+  const pid_t pid = child.pid;
 
   const auto t0 = Clock::now();
   Clock::time_point deadline = t0 + std::chrono::milliseconds(deadlines.startup_ms);
   bool clock_started = false, dropping = false;
-  int fds[3] = {in[1], out[0], err[0]};
+  int fds[3] = {child.in, child.out, child.err};
   size_t written = 0;
   if (input.empty()) close_fd(fds[0]);
   std::string line_buf;
