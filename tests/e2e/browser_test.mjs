@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { launchChromium } from './chromium.mjs';
-import { frames, viewerState, waitForState } from './viewer_page.mjs';
+import { drawnRunRow, frames, viewerState, waitForState } from './viewer_page.mjs';
 
 const env = process.env;
 const inspect = JSON.parse(fs.readFileSync(env.TVIS_E2E_INSPECT, 'utf8'));
@@ -351,7 +351,7 @@ try {
     check(`${name}: scripts and dates read`, s.runs.every((r) => r.script && r.date), s.runs);
     check(`${name}: no errors`, s.errors.length === 0, s.errors);
     await page.screenshot({ path: path.join(outDir, `${name.replace(/\W+/g, '_')}.png`) });
-    const rect = await page.evaluate(() => window.tvisViewer.runRowRect(1));
+    const rect = await drawnRunRow(page, 1);
     check(`${name}: row 1 drawn`, Array.isArray(rect), rect);
     if (!rect) return;
     await page.mouse.click((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2);

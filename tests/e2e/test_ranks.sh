@@ -87,10 +87,7 @@ python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["view"]["across_rank
   "$OUT/mixed.json" || fail "a rank with other weights: no difference reported"
 
 # 5. The browser through tvis open: the run list, the picker, the same figures.
-if ! command -v chromium >/dev/null; then
-  echo "ranks e2e: tvis-view ok; browser half skipped (chromium not installed)"
-  exit 0
-fi
+command -v chromium >/dev/null || skip "browser half: chromium not installed (the tvis-view half passed)"
 [ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap)"
 "$(dirname "$0")/install_playwright.sh" || skip "playwright-core could not be installed from npm"
 export NODE_PATH="$(dirname "$0")/node_modules"
@@ -133,10 +130,7 @@ TVIS_RANKS_FOLDER="$WORK/picked" TVIS_RANKS_TWO="$WORK/two" open_and_check brows
 
 # 6. The same through the remote agent (a real sshd on 127.0.0.1): rank
 # files are read by range over ssh like run.tvis.
-if [ ! -x /usr/sbin/sshd ]; then
-  echo "ranks e2e: ok; remote half skipped (openssh-server not installed)"
-  exit 0
-fi
+[ -x /usr/sbin/sshd ] || skip "remote half: openssh-server not installed (the local halves passed)"
 source "$HERE/sshd.sh"
 ssh_setup
 TGT_PORT=$(free_port); start_sshd tgt "$TGT_PORT"

@@ -28,3 +28,19 @@ export async function frames(page, n) {
     step(n);
   }), n);
 }
+
+// The run list's row `index` as the viewer last drew it, once it has been
+// drawn at the same place on two frames running (a list set by a command or
+// a folder pick is laid out on the next frame, not at once); null when it is
+// not drawn within `ms`.
+export async function drawnRunRow(page, index, ms = 20000) {
+  const t0 = Date.now();
+  let last = null;
+  while (Date.now() - t0 < ms) {
+    await frames(page, 1);
+    const rect = await page.evaluate((i) => window.tvisViewer.runRowRect(i), index).catch(() => null);
+    if (Array.isArray(rect) && last && JSON.stringify(rect) === JSON.stringify(last)) return rect;
+    last = Array.isArray(rect) ? rect : null;
+  }
+  return null;
+}

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { launchChromium } from '../chromium.mjs';
-import { frames, viewerState, waitForState } from '../viewer_page.mjs';
+import { drawnRunRow, frames, viewerState, waitForState } from '../viewer_page.mjs';
 
 const env = process.env;
 const out = env.TVIS_RANKS_OUT;
@@ -121,7 +121,8 @@ try {
     s = await pickFolder(page, env.TVIS_RANKS_TWO, (s) => s.runs && s.runs.length === 2);
     check('folder input: two distributed runs listed once each, with their ranks',
           s && s.runs && s.runs.length === 2 && s.runs.every((r) => r.ranks === 2), s && s.runs);
-    const rect = await page.evaluate(() => window.tvisViewer.runRowRect(0));
+    const rect = await drawnRunRow(page, 0);
+    check('folder input: the run list\'s first row is drawn', Array.isArray(rect), rect);
     if (Array.isArray(rect)) await page.mouse.click((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2);
     s = await waitFor(page, (s) => s.run && s.run.ranks === 2);
     check('folder input: a listed run opens with its rank picker', s && s.run && s.run.ranks === 2, s && s.run);
