@@ -45,7 +45,7 @@ import json, os, sys
 out = sys.argv[1]
 def st(n): return json.load(open(os.path.join(out, n + ".json")))
 s = st("graph_ok")
-assert s["page"] == "Graph" and s["pages"][0] == "Graph" and s["errors"] == [], s
+assert s["page"] == "Graph" and s["pages"] == ["Graph"] and s["errors"] == [], s
 v = s["view"]
 assert (v["nodes"], v["edges"], v["failed"], v["diagnostic"], v["stale"]) == (6, 6, None, None, False), v
 assert v["layout"].startswith("graphviz dot"), v

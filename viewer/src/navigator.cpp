@@ -29,6 +29,7 @@ void resolve_jump(AppState& s) {
 }  // namespace
 
 void draw_navigator(AppState& s) {
+  if (!training_run(s)) return;  // a profile capture has no steps or phases to step through
   const int steps = s.model.step_count();
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Step");

@@ -42,5 +42,9 @@ const std::vector<const PageSpec*>& registered_pages();
 const PageSpec* page_named(const std::string& name);
 /// The page is shown for this run (its `present` says so, or it has none).
 bool page_present(AppState& s, const PageSpec& page);
+/// The run records training steps: it is open and not a profile capture (a
+/// `tvis graph` run, one ProfileCapture chunk and no steps). Replay, Loss,
+/// Weights and Explore, and the step navigator, are shown only for these.
+bool training_run(AppState& s);
 
 }  // namespace tvis::viewer

@@ -1,6 +1,8 @@
 // page_list.cpp: the registry. A new page adds its file and one line here.
 #include "page.h"
 
+#include "app_state.h"
+
 namespace tvis::viewer {
 
 extern const PageSpec kGraphPage;    // pages/graph_page.cpp (only for profile captures; first: their default page)
@@ -29,5 +31,9 @@ const PageSpec* page_named(const std::string& name) {
 }
 
 bool page_present(AppState& s, const PageSpec& page) { return !page.present || page.present(s); }
+
+bool training_run(AppState& s) {
+  return s.model.status() == RunStatus::Open && s.model.chunks_of_kind(format::ChunkKind::ProfileCapture).empty();
+}
 
 }  // namespace tvis::viewer

@@ -147,6 +147,6 @@ nlohmann::json explore_command(AppState& s, const nlohmann::json& cmd) {
 }  // namespace
 
 extern const PageSpec kExplorePage;
-const PageSpec kExplorePage = {"Explore", draw_explore_page, explore_view, explore_command};
+const PageSpec kExplorePage = {"Explore", draw_explore_page, explore_view, explore_command, false, training_run};
 
 }  // namespace tvis::viewer

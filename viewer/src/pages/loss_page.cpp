@@ -347,6 +347,6 @@ json loss_command(AppState& s, const json& cmd) {
 }  // namespace
 
 extern const PageSpec kLossPage;
-const PageSpec kLossPage = {"Loss", draw_loss_page, loss_view, loss_command};
+const PageSpec kLossPage = {"Loss", draw_loss_page, loss_view, loss_command, false, training_run};
 
 }  // namespace tvis::viewer

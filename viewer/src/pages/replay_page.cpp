@@ -183,6 +183,6 @@ void replay_frame_measured(AppState& s, double ms) {
 PanelContext replay_panel_context(AppState& s) { return PanelContext{s.model, s.selection, s.options, nullptr}; }
 
 extern const PageSpec kReplayPage;
-const PageSpec kReplayPage = {"Replay", draw_replay_page, replay_view, replay_command, /*keys=*/true};
+const PageSpec kReplayPage = {"Replay", draw_replay_page, replay_view, replay_command, /*keys=*/true, training_run};
 
 }  // namespace tvis::viewer

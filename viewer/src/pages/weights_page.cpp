@@ -524,6 +524,6 @@ json weights_command(AppState& s, const json& cmd) {
 }  // namespace
 
 extern const PageSpec kWeightsPage;
-const PageSpec kWeightsPage = {"Weights", draw_weights_page, weights_view, weights_command};
+const PageSpec kWeightsPage = {"Weights", draw_weights_page, weights_view, weights_command, false, training_run};
 
 }  // namespace tvis::viewer
