@@ -13,8 +13,8 @@
 //                bottom panels: Timeline, Source, ...): scripted screenshots.
 //                Both are App::command()s, as the browser's tests drive them.
 // --page NAME, --step K, --param NAME, --show weight|grad|update,
-// --phase P, --module PATH, --sample S   a position
-//                to start at, as the browser's ?page=&step=&param=&show=&phase=&module=&sample= link
+// --phase P, --module PATH, --sample S, --head H|mean   a position
+//                to start at, as the browser's ?page=&step=&param=&show=&phase=&module=&sample=&head= link
 //                (one {"link": {...}} App::command, applied once the run is open).
 // --rank K       a distributed run (a run folder of rank files, or any of
 //                its rank files): start on rank K (the link key rank=K).
@@ -58,6 +58,7 @@ struct Args {
   int step = -1;
   std::string phase, module;      // Replay's part of it
   int sample = -1;
+  std::string head;               // Attention's head: a number, or "mean" (the average of the heads)
   int rank = -1;
   std::vector<std::string> link;  // KEY=VALUE: other keys of the start link
 };
@@ -166,6 +167,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"data", "forward", "loss", "backward", "optimizer"}));
   cli.add_option("--module", args.module, "Replay: start at this module's call (e.g. layer2.0.conv1)");
   cli.add_option("--sample", args.sample, "follow this sample id")->check(CLI::NonNegativeNumber);
+  cli.add_option("--head", args.head, "Attention: the head shown (a number, or mean)")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            const bool number = !v.empty() && v.size() < 6 && v.find_first_not_of("0123456789") == std::string::npos;
+            return v == "mean" || number ? std::string() : "a head number (0, 1, ...) or mean, got '" + v + "'";
+          },
+          "HEAD|mean"));
   cli.add_option("--rank", args.rank, "a distributed run: show this rank")->check(CLI::NonNegativeNumber);
   cli.add_option("--param", args.param, "Weights: the parameter shown (e.g. fc.weight)");
   cli.add_option("--show", args.show, "Weights: weight, grad or update")->check(CLI::IsMember({"weight", "grad", "update"}));
@@ -214,6 +222,7 @@ int main(int argc, char** argv) {
     if (!args.phase.empty()) link["phase"] = args.phase;
     if (!args.module.empty()) link["module"] = args.module;
     if (args.sample >= 0) link["sample"] = args.sample;
+    if (!args.head.empty()) link["head"] = args.head == "mean" ? nlohmann::json("mean") : nlohmann::json(std::stoi(args.head));
     if (args.rank >= 0) link["rank"] = args.rank;
     if (!link.empty()) app.command(nlohmann::json{{"link", link}}.dump());
     if (args.select >= 0) app.command(nlohmann::json{{"select", args.select}}.dump());

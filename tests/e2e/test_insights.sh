@@ -65,8 +65,10 @@ LM="$(record lm)"
 view lm_replay "$LM"
 check insights "$OUT/lm_replay.json" Attention Embeddings
 for head in mean 0 1; do
-  view "lm_attention_$head" "$LM" --page Attention --step 1 --module blocks.1.attn --link "head=$head"
+  view "lm_attention_$head" "$LM" --page Attention --step 1 --module blocks.1.attn --head "$head"
   check rollout "$WORK/ref_lm.pt" "$OUT/lm_attention_$head.json"
+  python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["view"]["head"]; sys.exit(0 if h == (None if sys.argv[2] == "mean" else int(sys.argv[2])) else 1)' \
+    "$OUT/lm_attention_$head.json" "$head" || fail "tvis-view --head $head: the view shows another head"
 done
 view lm_rollout_one "$LM" --page Attention --step 2 --link 'rollout=[1,1]'
 check rollout "$WORK/ref_lm.pt" "$OUT/lm_rollout_one.json"
