@@ -36,3 +36,14 @@ TEST_CASE("tick_labels: enough digits to tell neighbours apart", "[ticks]") {
     CHECK(tick_labels({0.0, 0.5, 1.0}) == std::vector<std::string>{"0", "0.5", "1"});
     CHECK(tick_labels({0.0, 200000.0, 400000.0}) == std::vector<std::string>{"0", "200k", "400k"});
 }
+
+TEST_CASE("nice_integer_ticks: a count's axis has whole numbers only", "[ticks]") {
+    // A loss curve of 3 steps (x 0..2, padded): 0, 1, 2, not 0, 0.2, 0.4, ...
+    CHECK(nice_integer_ticks(-0.04, 2.04, 14) == std::vector<double>{0.0, 1.0, 2.0});
+    CHECK(nice_integer_ticks(0.0, 0.0, 5) == std::vector<double>{0.0});
+    CHECK(nice_integer_ticks(0.2, 0.8, 5).empty());  // no whole number inside
+    // Wide ranges keep nice_ticks' 1-2-5 spacing.
+    CHECK(nice_integer_ticks(0.0, 1000.0, 6) == nice_ticks(0.0, 1000.0, 6));
+    CHECK(nice_integer_ticks(NAN, 3.0, 5).empty());
+    for (double t : nice_integer_ticks(-7.3, 12.9, 30)) CHECK(t == std::floor(t));
+}

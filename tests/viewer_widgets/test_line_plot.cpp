@@ -111,14 +111,15 @@ TEST_CASE("line_plot: wheel zooms x around the mouse, double-click resets", "[li
     o.size = ImVec2(600, 300);
     LinePlotResult r;
     ui.frame([&] { r = line_plot("##z", &s, 1, o); });
-    CHECK(r.view.x_lo == 0.0);
-    CHECK(r.view.x_hi == 999.0);
+    const double pad = 999.0 * 0.02;  // the fitted view's margin on each side
+    CHECK(r.view.x_lo == Approx(-pad));
+    CHECK(r.view.x_hi == Approx(999.0 + pad));
     const float mx = to_screen_x(r, 250.0);
     ui.io().MousePos = ImVec2(mx, (r.plot_min.y + r.plot_max.y) * 0.5f);
     ui.io().MouseWheel = 3.0f;
     ui.frame([&] { r = line_plot("##z", &s, 1, o); });
     const double width = r.view.x_hi - r.view.x_lo;
-    CHECK(width == Approx(999.0 * std::pow(0.85, 3.0)));
+    CHECK(width == Approx((999.0 + 2 * pad) * std::pow(0.85, 3.0)));
     CHECK(r.view.x_lo > 0.0);
     CHECK(r.view.x_lo < 250.0);
     CHECK(r.view.x_hi > 250.0);
@@ -145,8 +146,8 @@ TEST_CASE("line_plot: wheel zooms x around the mouse, double-click resets", "[li
         ui.io().MouseDown[0] = false;
         ui.frame([&] { r = line_plot("##z", &s, 1, o); });
     }
-    CHECK(r.view.x_lo == 0.0);
-    CHECK(r.view.x_hi == 999.0);
+    CHECK(r.view.x_lo == Approx(-pad));
+    CHECK(r.view.x_hi == Approx(999.0 + pad));
 }
 
 TEST_CASE("line_plot: log y skips non-positive values; empty input is safe", "[line_plot]") {

@@ -101,6 +101,7 @@ void draw_curve(AppState& s, LossState& l, float height) {
   widgets::LinePlotOptions o;
   o.size = ImVec2(0, height);
   o.marker_x = s.selection.step;
+  o.integer_x = true;  // x is the step
   o.show_legend = series.size() > 1;
   const widgets::LinePlotResult r = widgets::line_plot("##loss_curve", series.data(), static_cast<int>(series.size()), o);
   if (r.clicked && r.has_point) {

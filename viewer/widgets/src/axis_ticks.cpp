@@ -41,6 +41,17 @@ std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
     return out;
 }
 
+std::vector<double> nice_integer_ticks(double lo, double hi, int max_ticks) {
+    std::vector<double> out = nice_ticks(lo, hi, max_ticks);
+    if (out.size() >= 2 && out[1] - out[0] >= 1.0) return out;  // steps of 1, 2, 5, ... already whole
+    out.clear();
+    if (!std::isfinite(lo) || !std::isfinite(hi)) return out;
+    if (lo > hi) std::swap(lo, hi);
+    // Fewer whole numbers than max_ticks lie in a range this narrow: each of them.
+    for (double t = std::ceil(lo - 1e-9); t <= hi + 1e-9; t += 1.0) out.push_back(t == 0.0 ? 0.0 : t);
+    return out;
+}
+
 std::vector<std::string> tick_labels(const std::vector<double>& ticks) {
     std::vector<std::string> labels(ticks.size());
     for (int sig = 3; sig <= 12; ++sig) {

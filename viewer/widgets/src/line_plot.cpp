@@ -67,10 +67,12 @@ double plotted(double y, bool log_y) {
     return y;
 }
 
-void draw_axes(ImDrawList* dl, const Mapping& m, bool log_y) {
+void draw_axes(ImDrawList* dl, const Mapping& m, bool log_y, bool integer_x) {
     const float w = m.mx.x - m.mn.x, h = m.mx.y - m.mn.y;
     const float th = ImGui::GetTextLineHeight();
-    const std::vector<double> xt = nice_ticks(m.v.x_lo, m.v.x_hi, std::max(2, static_cast<int>(w / 90.0f)));
+    const int max_x_ticks = std::max(2, static_cast<int>(w / 90.0f));
+    const std::vector<double> xt = integer_x ? nice_integer_ticks(m.v.x_lo, m.v.x_hi, max_x_ticks)
+                                             : nice_ticks(m.v.x_lo, m.v.x_hi, max_x_ticks);
     const std::vector<std::string> xl = tick_labels(xt);
     for (std::size_t i = 0; i < xt.size(); ++i) {
         const float x = std::floor(m.sx(xt[i])) + 0.5f;
@@ -110,9 +112,10 @@ void draw_axes(ImDrawList* dl, const Mapping& m, bool log_y) {
     }
 }
 
-// Draws the decimated polyline, split at breaks. Returns vertices submitted.
+// Draws the decimated polyline, split at breaks, and a dot on each vertex
+// when `dots`. Returns vertices submitted.
 std::size_t draw_series(ImDrawList* dl, const Mapping& m, const std::vector<DecimatedVertex>& verts, ImU32 color,
-                        std::vector<ImVec2>* scratch) {
+                        bool dots, std::vector<ImVec2>* scratch) {
     std::size_t submitted = 0;
     std::size_t i = 0;
     while (i < verts.size()) {
@@ -122,6 +125,8 @@ std::size_t draw_series(ImDrawList* dl, const Mapping& m, const std::vector<Deci
             ++i;
         }
         detail::draw_decimated(dl, *scratch, color, 1.5f);
+        if (dots)
+            for (const ImVec2& p : *scratch) dl->AddCircleFilled(p, 2.5f, color, 8);
         submitted += scratch->size();
         ++i;  // skip the break marker
     }
@@ -305,6 +310,9 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
     double data_lo = 0.0, data_hi = 1.0;
     if (!data_x_extent(series, series_count, &data_lo, &data_hi)) data_lo = 0.0, data_hi = 1.0;
     widen(&data_lo, &data_hi);
+    const double x_pad = (data_hi - data_lo) * 0.02;
+    data_lo -= x_pad;
+    data_hi += x_pad;
     StoredView view = load_view(st, data_lo, data_hi);
     if (in_plot && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) view.user_x = view.user_y = false;
     if (!view.user_x) view.v.x_lo = data_lo, view.v.x_hi = data_hi;
@@ -342,12 +350,13 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
 
     // Draw.
     dl->AddRectFilled(m.mn, m.mx, detail::kFrameBg);
-    draw_axes(dl, m, opts.log_y);
+    draw_axes(dl, m, opts.log_y, opts.integer_x);
+    const bool dots = res.points_in_view * 8 <= static_cast<std::size_t>(width_px);
     dl->PushClipRect(m.mn, m.mx, true);
     static thread_local std::vector<ImVec2> scratch;
     for (int k = 0; k < series_count; ++k) {
         const ImU32 c = series[k].color ? series[k].color : detail::series_color(k);
-        res.vertices += draw_series(dl, m, decimated[static_cast<std::size_t>(k)], c, &scratch);
+        res.vertices += draw_series(dl, m, decimated[static_cast<std::size_t>(k)], c, dots, &scratch);
     }
 
     if (in_plot) find_hover(series, series_count, m, mouse, opts.log_y, &res);

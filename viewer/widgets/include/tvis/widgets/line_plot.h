@@ -20,6 +20,10 @@
 //   series submits at most 2 x plot width + 2 polyline vertices however long
 //   it is, and every column's extreme values are drawn.
 // - Non-finite values (and values <= 0 with log_y) leave gaps.
+// - While the view fits all data, x is padded by 2% of its span on each side
+//   (the first and last points, and a marker on them, are off the frame).
+// - When at most one point per 8 pixel columns is visible, each point is
+//   drawn as a dot too (a curve of 3 steps reads as 3 measurements).
 // - x must be non-decreasing when given (see decimate.h).
 // Hover: the nearest source point to the mouse (among points in the mouse's
 // pixel column, the one closest in y; else the closest in x), reported
@@ -47,6 +51,7 @@ struct LinePlotOptions {
     bool show_legend = true;           // when any series has a label
     bool show_tooltip = true;
     double marker_x = NAN;             // a vertical marker (e.g. the current step); NaN: none
+    bool integer_x = false;            // x counts something (steps): ticks only at whole numbers
 };
 
 // The visible data rectangle. With log_y, y_lo / y_hi are log10 of the values.
