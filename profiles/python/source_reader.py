@@ -38,19 +38,37 @@ def dotted(node):
     return None
 
 
+def source_text(node):
+    """A default's or annotation's source as ast.unparse gives it (bounded; None without one)."""
+    if node is None:
+        return None
+    try:
+        text = ast.unparse(node)
+    except Exception:  # ast.unparse is 3.9+
+        return None
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 def params_of(args):
+    """Each parameter: name, kind, whether it has a default, and (for the setup
+    form) the default's and the annotation's source text."""
     out = []
     positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
     n_plain = len(positional) - len(args.defaults)
     n_posonly = len(getattr(args, "posonlyargs", []))
+
+    def entry(a, kind, default):
+        return {"name": a.arg, "kind": kind, "default": default is not None,
+                "default_text": source_text(default), "annotation": source_text(a.annotation)}
+
     for i, a in enumerate(positional):
-        out.append({"name": a.arg, "kind": "posonly" if i < n_posonly else "pos", "default": i >= n_plain})
+        out.append(entry(a, "posonly" if i < n_posonly else "pos", args.defaults[i - n_plain] if i >= n_plain else None))
     if args.vararg is not None:
-        out.append({"name": args.vararg.arg, "kind": "vararg", "default": False})
+        out.append(entry(args.vararg, "vararg", None))
     for a, d in zip(args.kwonlyargs, args.kw_defaults):
-        out.append({"name": a.arg, "kind": "kwonly", "default": d is not None})
+        out.append(entry(a, "kwonly", d))
     if args.kwarg is not None:
-        out.append({"name": args.kwarg.arg, "kind": "varkw", "default": False})
+        out.append(entry(args.kwarg, "varkw", None))
     return out
 
 
@@ -102,7 +120,10 @@ def imports_of(tree, module, is_package):
 
 def class_facts(node):
     forward = None
+    init = None
     for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__init__":
+            init = {"line": stmt.lineno, "params": params_of(stmt.args), "assigned": False}
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "forward":
             forward = {"line": stmt.lineno, "params": params_of(stmt.args), "assigned": False}
         elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "forward" for t in stmt.targets):
@@ -115,6 +136,7 @@ def class_facts(node):
         "end_line": getattr(node, "end_lineno", None) or node.lineno,
         "bases": [dotted(b) for b in node.bases],
         "forward": forward,
+        "init": init,
     }
 
 

@@ -85,6 +85,19 @@ class Resolver {
     return false;
   }
 
+  // `__init__` along the workspace bases, depth first (torch's own is not read).
+  std::optional<Signature> init_of(const FileFacts& file, const ClassFacts& cls, std::set<const ClassFacts*>* seen) const {
+    if (!seen->insert(&cls).second) return std::nullopt;
+    if (cls.init) return cls.init;
+    for (const auto& b : cls.bases) {
+      if (!b) continue;
+      Found f = lookup(absolute(file, *b));
+      if (f.cls)
+        if (auto s = init_of(*f.file, *f.cls, seen)) return s;
+    }
+    return std::nullopt;
+  }
+
  private:
   const SourceFacts& facts_;
 };
@@ -111,6 +124,8 @@ std::vector<ModelClass> find_model_classes(const SourceFacts& facts) {
       m.base = base;
       std::set<const ClassFacts*> seen_fwd;
       r.forward_of(file, cls, &m.forward, &m.forward_from, &seen_fwd, true);
+      std::set<const ClassFacts*> seen_init;
+      m.init = r.init_of(file, cls, &seen_init);
       models.push_back(&cls);
       here.push_back(std::move(m));
     }

@@ -49,7 +49,12 @@ std::string module_of(const fs::path& rel, bool* is_package) {
 
 std::vector<Param> params_of(const json& arr) {
   std::vector<Param> out;
-  for (const auto& p : arr) out.push_back({p.value("name", ""), p.value("kind", ""), p.value("default", false)});
+  for (const auto& p : arr) {
+    Param q{p.value("name", ""), p.value("kind", ""), p.value("default", false)};
+    if (p.contains("default_text") && p["default_text"].is_string()) q.default_text = p["default_text"].get<std::string>();
+    if (p.contains("annotation") && p["annotation"].is_string()) q.annotation = p["annotation"].get<std::string>();
+    out.push_back(std::move(q));
+  }
   return out;
 }
 
@@ -79,6 +84,12 @@ FileFacts file_of(const json& j, const std::string& root) {
       s.assigned = c["forward"].value("assigned", false);
       s.params = params_of(c["forward"].value("params", json::array()));
       cf.forward = s;
+    }
+    if (c.contains("init") && c["init"].is_object()) {
+      Signature s;
+      s.line = c["init"].value("line", 0);
+      s.params = params_of(c["init"].value("params", json::array()));
+      cf.init = s;
     }
     f.classes.push_back(std::move(cf));
   }

@@ -24,6 +24,7 @@ struct ModelClass {
   std::string base;    // the resolved base that makes it a model (e.g. torch.nn.Module)
   std::optional<Signature> forward;  // known forward (own or inherited from the workspace)
   std::string forward_from;  // "" own; else the dotted class it is inherited from
+  std::optional<Signature> init;  // `__init__`, own or the first along the workspace bases (none: unknown or torch's)
   ClassDeclaration declaration;
 };
 

@@ -15,6 +15,8 @@ struct Param {
   std::string name;
   std::string kind;  // posonly, pos, vararg, kwonly, varkw
   bool has_default = false;
+  std::string default_text;  // the default's source (ast.unparse, at most 200 chars); "" without
+  std::string annotation;    // the annotation's source; "" without
 };
 
 struct Signature {
@@ -33,6 +35,7 @@ struct ClassFacts {
   int above_start = 0;   // the first of the comment-only lines directly above first_line (= first_line if none)
   std::vector<std::optional<std::string>> bases;  // dotted names as written; nullopt when not a name
   std::optional<Signature> forward;  // defined in this class's own body
+  std::optional<Signature> init;     // `__init__` defined in this class's own body
 };
 
 struct FunctionFacts {
