@@ -88,6 +88,10 @@ RunServer::~RunServer() { stop(); }
 
 std::string RunServer::url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/?token=" + options_.token; }
 
+std::string RunServer::url(const std::string& path, const std::string& query) const {
+  return "http://127.0.0.1:" + std::to_string(port_) + path + "?token=" + options_.token + (query.empty() ? "" : "&" + query);
+}
+
 remote::Outcome<int> RunServer::start() {
   if (options_.token == std::string(32, '0')) return remote::Outcome<int>::bad("no random source for the session token");
   install_routes();
@@ -167,6 +171,21 @@ void RunServer::install_routes() {
       res.set_header("Cache-Control", "no-cache");
       res.set_content(std::move(body), type);
     });
+  }
+
+  for (const auto& route : options_.routes) {
+    auto handler = [handle = route.handle](const httplib::Request& req, httplib::Response& res) {
+      RouteRequest r;
+      for (const auto& [k, v] : req.params)
+        if (k != "token") r.params[k] = v;
+      r.body = req.body;
+      const RouteReply reply = handle(r);
+      res.status = reply.status;
+      res.set_header("Cache-Control", "no-store");
+      res.set_content(reply.body, reply.content_type);
+    };
+    if (route.method == "POST") http_->Post(route.path, handler);
+    else http_->Get(route.path, handler);
   }
 
   http_->Get(R"(/run/(.+))", [this](const httplib::Request& req, httplib::Response& res) {

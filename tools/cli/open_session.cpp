@@ -41,8 +41,8 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   return out;
 }
 
-/// Starts the user's browser on `url` without waiting for it: $BROWSER,
-/// else xdg-open (Linux) or open (macOS). Its output goes nowhere.
+}  // namespace
+
 void open_browser(const std::string& url) {
   const char* env = std::getenv("BROWSER");
 #ifdef __APPLE__
@@ -64,7 +64,16 @@ void open_browser(const std::string& url) {
   if (pid > 0) ::waitpid(pid, nullptr, 0);
 }
 
-}  // namespace
+sigset_t block_stop_signals() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  return stop_signals;
+}
 
 OpenTarget classify_open_argument(const std::string& what) {
   OpenTarget t;
@@ -103,13 +112,7 @@ int run_open(const OpenRequest& request) {
 
   // SIGINT/SIGTERM are waited for below; blocked before any thread starts
   // so that every thread inherits the mask and none is interrupted.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_signals = block_stop_signals();
 
   std::unique_ptr<remote::SshSession> ssh;
   std::shared_ptr<remote::RunStore> store;

@@ -4,6 +4,8 @@
 // URL and the browser, until SIGINT or SIGTERM.
 #pragma once
 
+#include <signal.h>
+
 #include <string>
 #include <vector>
 
@@ -27,6 +29,15 @@ struct OpenTarget {
   std::string problem;  // the targets file could not be read
 };
 OpenTarget classify_open_argument(const std::string& what);
+
+/// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (call it before
+/// any thread starts, so every thread inherits the mask) and ignores
+/// SIGPIPE; sigwait() on the returned set waits for the stop.
+sigset_t block_stop_signals();
+
+/// Starts the user's browser on `url` without waiting for it: $BROWSER,
+/// else xdg-open (open on macOS). Its output goes nowhere.
+void open_browser(const std::string& url);
 
 /// Runs the session; the process exit code (0 after SIGINT/SIGTERM, 2 when
 /// it cannot start: one line on stderr).

@@ -12,13 +12,16 @@
 //   GET /run/<path>          bytes of a run file; Range: bytes=a-b, a-, -n (206),
 //                            none (200, whole file), unsatisfiable (416);
 //                            a store failure is 502 with the store's message
+//   routes                   a front end's own (ServeOptions::routes), token-checked the same way
 #pragma once
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tvis/remote/run_store.h"
 
@@ -28,11 +31,33 @@ class Server;
 
 namespace tvis::serve {
 
+/// A request to one of ServeOptions::routes: its query parameters and body.
+struct RouteRequest {
+  std::map<std::string, std::string> params;
+  std::string body;
+};
+
+struct RouteReply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+/// An exact path answered by a front end (`tvis graph --setup`'s form and
+/// its JSON endpoints). Handlers run on the server's threads, one request
+/// each, and may take long (a capture): the others keep being served.
+struct Route {
+  std::string method;  // "GET" or "POST"
+  std::string path;    // exact, e.g. "/api/setup/save"
+  std::function<RouteReply(const RouteRequest&)> handle;
+};
+
 struct ServeOptions {
   std::string web_dir;  // holding viewer.html, viewer.js, viewer.wasm
   std::string token;    // "" = make a random one
   /// Extra members merged into /api/stats (the ssh traffic of a remote store).
   std::function<std::string()> extra_stats;
+  std::vector<Route> routes;
 };
 
 /// 32 hex digits from the system's random source.
@@ -47,6 +72,8 @@ class RunServer {
   remote::Outcome<int> start();
   /// http://127.0.0.1:<port>/?token=<token>
   std::string url() const;
+  /// http://127.0.0.1:<port><path>?token=<token>[&<query>]
+  std::string url(const std::string& path, const std::string& query) const;
   /// Stops accepting, finishes, joins.
   void stop();
 
