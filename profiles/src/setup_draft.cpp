@@ -82,22 +82,29 @@ json table_of(const std::string& text, const std::string& field) {
   }
 }
 
-// "2, 4", "[2, 4]", "2x4", "2 4": positive integers.
+// "2, 4", "[2, 4]", "2x4", "2 × 4", "2 4": positive integers ('x' only between digits).
 json shape_of(const std::string& text, const std::string& field) {
   std::string s = trim(text);
   if (s.size() >= 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
   for (size_t at; (at = s.find("\xC3\x97")) != std::string::npos;) s.replace(at, 2, " ");  // '×'
   for (char& c : s)
-    if (c == ',' || c == 'x' || c == 'X') c = ' ';
+    if (c == ',') c = ' ';
   std::istringstream in(s);
   json out = json::array();
   std::string part;
   while (in >> part) {
-    bool digits = !part.empty() && part.size() <= 9;
-    for (char c : part) digits = digits && std::isdigit(static_cast<unsigned char>(c));
-    if (!digits || std::stoll(part) <= 0)
-      refuse(field, shown(text) + " is not a shape: positive integers separated by commas, like 2, 4");
-    out.push_back(std::stoll(part));
+    size_t at = 0;
+    while (true) {
+      size_t end = at;
+      while (end < part.size() && std::isdigit(static_cast<unsigned char>(part[end]))) ++end;
+      const std::string digits = part.substr(at, end - at);
+      const bool more = end < part.size() && (part[end] == 'x' || part[end] == 'X') && end + 1 < part.size();
+      if (digits.empty() || digits.size() > 9 || std::stoll(digits) <= 0 || (end < part.size() && !more))
+        refuse(field, shown(text) + " is not a shape: positive integers separated by commas, like 2, 4");
+      out.push_back(std::stoll(digits));
+      if (!more) break;
+      at = end + 1;
+    }
   }
   if (out.empty()) refuse(field, "a tensor needs a shape, like 2, 4");
   return out;

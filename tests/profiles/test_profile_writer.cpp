@@ -251,7 +251,17 @@ TEST_CASE("the form's fields become a profile; bad text is refused with its fiel
   form["tensors"][0]["shape"] = "2, four";
   CHECK(profile_from_form(form, "m:C", &error).is_null());
   CHECK(error == "inputs.x.shape: '2, four' is not a shape: positive integers separated by commas, like 2, 4");
-  form["tensors"][0]["shape"] = "2x4";
+  form["tensors"][0]["shape"] = "2, x";  // 'x' separates only digits
+  CHECK(profile_from_form(form, "m:C", &error).is_null());
+  CHECK(error == "inputs.x.shape: '2, x' is not a shape: positive integers separated by commas, like 2, 4");
+  form["tensors"][0]["shape"] = "0, 4";
+  CHECK(profile_from_form(form, "m:C", &error).is_null());
+  for (const char* good : {"2x4", "[2, 4]", "2 \xC3\x97 4", " 2 4 "}) {
+    form["tensors"][0]["shape"] = good;
+    error.clear();
+    CAPTURE(good);
+    CHECK(profile_from_form(form, "m:C", &error)["inputs"]["args"][0]["shape"] == json({2, 4}));
+  }
   form["init"][0]["value"] = "eight";
   CHECK(profile_from_form(form, "m:C", &error).is_null());
   CHECK(error.rfind("init.width: 'eight' is not a TOML value", 0) == 0);
