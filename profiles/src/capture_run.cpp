@@ -149,7 +149,7 @@ Capture run_capture(const std::string& python, const CaptureJob& job, const std:
             ? diagnostic("timeout", "the worker did not start (import torch) within " +
                                         std::to_string(deadlines.startup_ms) + " ms; it was stopped")
             : diagnostic("timeout", c.stage + " did not finish within " + std::to_string(job.timeout_ms) +
-                                        " ms (limits.timeout_ms); the worker was stopped"));
+                                        " ms (" + job.timeout_setting + "); the worker was stopped"));
   } else if (reader.result.is_object()) {
     read_result(c, reader.result);
   } else {

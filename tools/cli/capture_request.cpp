@@ -35,6 +35,11 @@ bool pick_default(const profiles::Config& config, profiles::Request& r, std::vec
 PreparedCapture prepare_capture(const CaptureRequestArgs& a) {
   PreparedCapture p;
   p.exit_code = 2;
+  if (a.timeout_ms != 0 && (a.timeout_ms < profiles::kTimeoutMinMs || a.timeout_ms > profiles::kTimeoutMaxMs)) {
+    p.problems.push_back(a.timeout_setting + " " + std::to_string(a.timeout_ms) + " is outside " +
+                         std::to_string(profiles::kTimeoutMinMs) + ".." + std::to_string(profiles::kTimeoutMaxMs) + " ms");
+    return p;
+  }
   const profiles::Workspace w = profiles::find_workspace(a.workspace, fs::current_path().string());
   if (!w.error.empty()) {
     p.problems.push_back(w.error);
@@ -65,6 +70,7 @@ PreparedCapture prepare_capture(const CaptureRequestArgs& a) {
     p.problems.push_back(error);
     return p;
   }
+  if (a.timeout_ms > 0) p.job.timeout_ms = a.timeout_ms, p.job.timeout_setting = a.timeout_setting;
   p.exit_code = 0;
   return p;
 }

@@ -6,6 +6,7 @@
 // configuration prints every problem.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ namespace tvis::cli {
 struct CaptureRequestArgs {
   std::string target;  // MODULE:CLASS, or ""
   std::string profile, workspace, python;
+  /// > 0: the forward's limit instead of the profile's limits.timeout_ms (or
+  /// the automatic limit); it must lie in the bounds of limits.timeout_ms.
+  int64_t timeout_ms = 0;
+  std::string timeout_setting = "--timeout-ms";  // how messages name timeout_ms
 };
 
 struct PreparedCapture {

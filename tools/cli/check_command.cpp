@@ -1,5 +1,5 @@
 // tvis check [MODULE:CLASS] [--profile NAME] [--workspace DIR] [--python PATH]
-//            [--log FILE] [--json]                          (docs/profiles.md)
+//            [--timeout-ms N] [--log FILE] [--json]         (docs/profiles.md)
 // Runs one forward in the isolated worker and prints the output shapes or
 // the failure. Exit 0: setup and forward succeeded; 1: they failed (the
 // diagnostic is reported); 2: the configuration is invalid or the request
@@ -8,8 +8,8 @@
 
 #include <cstdio>
 
-#include "capture_request.h"
 #include "commands.h"
+#include "profile_commands.h"
 
 namespace tvis::cli {
 
@@ -22,17 +22,11 @@ struct CheckArgs {
 };
 
 int run_check(const CheckArgs& a) {
-  PreparedCapture p = prepare_capture(a.request);
-  if (p.exit_code != 0) {
-    for (const auto& line : p.problems) std::fprintf(stderr, "tvis check: %s\n", line.c_str());
-    if (a.json) std::printf("%s\n", refusal_json(a.request, p).dump(2).c_str());
-    return p.exit_code;
-  }
-  const std::string log = a.log.empty() ? default_log_path("check") : a.log;
-  const profiles::Capture c = profiles::run_capture(p.python, p.job, log);
-  if (a.json) std::printf("%s\n", profiles::capture_json(c).dump(2).c_str());
-  else std::fputs(profiles::capture_text(c).c_str(), stdout);
-  return c.exit_code();
+  const CommandOutcome o = check_outcome(a.request, a.log);
+  for (const auto& line : o.problems) std::fprintf(stderr, "tvis check: %s\n", line.c_str());
+  if (a.json) std::printf("%s\n", o.json.dump(2).c_str());
+  else std::fputs(o.text.c_str(), stdout);
+  return o.exit_code;
 }
 
 }  // namespace
@@ -44,6 +38,8 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("--profile", a->request.profile, "the profile of tensorviz.toml to run");
   cmd->add_option("--workspace", a->request.workspace, "the workspace root (default: found upward from the current folder)");
   cmd->add_option("--python", a->request.python, "the interpreter to run the model in (default: as for tvis run)");
+  cmd->add_option("--timeout-ms", a->request.timeout_ms, "the forward's limit instead of the profile's limits.timeout_ms")
+      ->check(CLI::Range(profiles::kTimeoutMinMs, profiles::kTimeoutMaxMs));
   cmd->add_option("--log", a->log, "where the worker's tracebacks go (default: ~/.cache/tvis/logs/check-*.log)");
   cmd->add_flag("--json", a->json, "one JSON object (docs/profiles.md)");
   cmd->callback([a] { set_exit_code(run_check(*a)); });

@@ -19,6 +19,7 @@ namespace tvis::cli {
   X(check)               \
   X(graph)               \
   X(inspect)             \
+  X(mcp)                 \
   X(open)                \
   X(profiles)            \
   X(run)                 \

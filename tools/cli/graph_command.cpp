@@ -1,5 +1,5 @@
 // tvis graph [MODULE:CLASS] [--profile NAME] [--workspace DIR] [--python PATH]
-//            [--out RUNS_DIR]                                (docs/profiles.md)
+//            [--timeout-ms N] [--out RUNS_DIR] [--json]     (docs/profiles.md)
 // Captures one forward in the isolated worker (as tvis check does) and
 // writes it as a run: <RUNS_DIR>/<time>_graph-<Class>_<id>/run.tvis (default
 // RUNS_DIR: <workspace>/tvis_runs), laid out by Graphviz dot, with the
@@ -10,13 +10,10 @@
 // configuration is invalid, the request refused or the run not writable.
 #include <CLI/CLI.hpp>
 
-#include <chrono>
 #include <cstdio>
 
-#include "capture_request.h"
-#include "capture_run_file.h"
 #include "commands.h"
-#include "tvis/runs/run_folders.h"
+#include "profile_commands.h"
 
 namespace tvis::cli {
 
@@ -29,57 +26,12 @@ struct GraphArgs {
   std::vector<std::string> argv;
 };
 
-long long now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string class_name(const std::string& model) {
-  const auto colon = model.find(':');
-  return colon == std::string::npos ? model : model.substr(colon + 1);
-}
-
 int run_graph(const GraphArgs& a) {
-  PreparedCapture p = prepare_capture(a.request);
-  if (p.exit_code != 0) {
-    for (const auto& line : p.problems) std::fprintf(stderr, "tvis graph: %s\n", line.c_str());
-    if (a.json) std::printf("%s\n", refusal_json(a.request, p).dump(2).c_str());
-    return p.exit_code;
-  }
-  const std::string runs = a.out.empty() ? p.catalog.workspace.root + "/tvis_runs" : a.out;
-  std::string error;
-  std::string folder;
-  if (runs::ensure_runs_folder(runs, &error)) folder = runs::create_run_folder(runs, "graph-" + class_name(p.job.model), &error);
-  if (folder.empty()) {
-    std::fprintf(stderr, "tvis graph: %s\n", error.c_str());
-    return 2;
-  }
-  CaptureRunInfo info;
-  info.argv = a.argv;
-  info.workspace = p.catalog.workspace.root;
-  info.device = p.job.job.value("device", "cpu");
-  info.started_unix_ms = now_ms();
-  const profiles::Capture c = profiles::run_capture(p.python, p.job, folder + "/worker.log");
-  info.finished_unix_ms = now_ms();
-  std::vector<LayoutNode> nodes;
-  std::vector<LayoutEdge> edges;
-  capture_layout_input(c, &nodes, &edges);
-  const GraphLayout layout = layout_graph(nodes, edges);
-  if (!layout.ok) std::fprintf(stderr, "tvis graph: no layout: %s\n", layout.error.c_str());
-  error = write_capture_run(c, layout, info, folder + "/run.tvis");
-  if (!error.empty()) {
-    std::fprintf(stderr, "tvis graph: %s\n", error.c_str());
-    return 2;
-  }
-  if (a.json) {
-    nlohmann::json j = profiles::capture_json(c);
-    j["run"] = folder + "/run.tvis";
-    j["layout"] = layout.ok ? nlohmann::json(layout.engine) : nlohmann::json(nullptr);
-    std::printf("%s\n", j.dump(2).c_str());
-  } else {
-    std::fputs(profiles::capture_text(c).c_str(), stdout);
-    std::printf("tvis graph: recorded %s/run.tvis (%zu nodes, %zu edges)\n", folder.c_str(), nodes.size(), edges.size());
-  }
-  return c.exit_code();
+  const CommandOutcome o = graph_outcome(a.request, a.out, a.argv);
+  for (const auto& line : o.problems) std::fprintf(stderr, "tvis graph: %s\n", line.c_str());
+  if (a.json) std::printf("%s\n", o.json.dump(2).c_str());
+  else std::fputs(o.text.c_str(), stdout);
+  return o.exit_code;
 }
 
 }  // namespace
@@ -91,13 +43,12 @@ void add_graph_command(CLI::App& app) {
   cmd->add_option("--profile", a->request.profile, "the profile of tensorviz.toml to run");
   cmd->add_option("--workspace", a->request.workspace, "the workspace root (default: found upward from the current folder)");
   cmd->add_option("--python", a->request.python, "the interpreter to run the model in (default: as for tvis run)");
+  cmd->add_option("--timeout-ms", a->request.timeout_ms, "the forward's limit instead of the profile's limits.timeout_ms")
+      ->check(CLI::Range(profiles::kTimeoutMinMs, profiles::kTimeoutMaxMs));
   cmd->add_option("--out", a->out, "the runs folder to write into (default: <workspace>/tvis_runs)");
   cmd->add_flag("--json", a->json, "one JSON object: tvis check's, plus run and layout");
-  cmd->callback([a, cmd] {
-    a->argv = {"tvis", "graph"};
-    for (const auto& s : cmd->remaining()) a->argv.push_back(s);
-    if (!a->request.target.empty()) a->argv.push_back(a->request.target);
-    if (!a->request.profile.empty()) a->argv.insert(a->argv.end(), {"--profile", a->request.profile});
+  cmd->callback([a] {
+    a->argv = graph_argv(a->request);
     set_exit_code(run_graph(*a));
   });
 }

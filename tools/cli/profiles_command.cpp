@@ -5,11 +5,9 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
 
 #include "commands.h"
-#include "python_discovery.h"
-#include "tvis/profiles/catalog.h"
+#include "profile_commands.h"
 
 namespace tvis::cli {
 
@@ -21,22 +19,11 @@ struct ProfilesArgs {
 };
 
 int run_profiles(const ProfilesArgs& a) {
-  const profiles::Workspace w = profiles::find_workspace(a.workspace, std::filesystem::current_path().string());
-  if (!w.error.empty()) {
-    std::fprintf(stderr, "tvis profiles: %s\n", w.error.c_str());
-    return 2;
-  }
-  // Reading sources needs no torch: the interpreter tvis run would most likely use, found without running it.
-  const std::string python = !a.python.empty() ? a.python : likely_python("", PythonSearch::from_environment());
-  const profiles::Catalog c = profiles::build_catalog(w, python);
-  if (a.json) {
-    std::printf("%s\n", profiles::catalog_json(c).dump(2).c_str());
-  } else {
-    std::fputs(profiles::catalog_text(c).c_str(), stdout);
-  }
-  if (c.exit_code() != 0)
-    std::fprintf(stderr, "tvis profiles: %s is invalid (%zu problems)\n", w.config_path.c_str(), c.config.all_problems().size());
-  return c.exit_code();
+  const CommandOutcome o = profiles_outcome(a.workspace, a.python);
+  if (a.json) std::printf("%s\n", o.json.dump(2).c_str());
+  else std::fputs(o.text.c_str(), stdout);
+  for (const auto& line : o.problems) std::fprintf(stderr, "tvis profiles: %s\n", line.c_str());
+  return o.exit_code;
 }
 
 }  // namespace

@@ -72,6 +72,7 @@ struct CaptureJob {
   std::string model;    // module:Class
   std::string source;   // "profile", "declaration" or "automatic"
   int64_t timeout_ms = kAutomaticTimeoutMs;
+  std::string timeout_setting = "limits.timeout_ms";  // what a timeout diagnostic names as the limit's origin
 };
 
 /// The job for a resolved request, or "" + `error` when it cannot run

@@ -1,0 +1,133 @@
+// tvis mcp's protocol layer (mcp_protocol.h, mcp_arguments.h) with a tool
+// defined here: what the stdio session in tests/profiles/test_mcp.sh cannot
+// reach cheaply (a tool that throws, an over-long line, a last line without
+// its newline, responses and blank lines ignored) and the schema checks'
+// edge cases.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <stdexcept>
+
+#include "mcp_arguments.h"
+#include "mcp_protocol.h"
+
+using namespace tvis::cli::mcp;
+using nlohmann::json;
+
+namespace {
+
+const json kSchema = {{"type", "object"},
+                      {"properties", {{"n", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10}}}, {"s", {{"type", "string"}, {"minLength", 1}}}}},
+                      {"required", json::array({"n"})},
+                      {"additionalProperties", false}};
+
+Server test_server(std::vector<std::string>* log) {
+  Tool echo{"echo", "", "returns its arguments", kSchema, nullptr,
+            [](const json& a) { return ToolResult{{{"got", a}}, a.value("n", 0) > 5}; }};
+  Tool boom{"boom", "", "throws", {{"type", "object"}}, nullptr,
+            [](const json&) -> ToolResult { throw std::runtime_error("kaput"); }};
+  return Server({"tvis", "9.9", ""}, {echo, boom}, [log](const std::string& l) { log->push_back(l); });
+}
+
+json call(Server& s, const std::string& line) {
+  auto r = s.handle_line(line);
+  REQUIRE(r.has_value());
+  return *r;
+}
+
+const std::string kInit =
+    R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{}}})";
+
+}  // namespace
+
+TEST_CASE("mcp: the lifecycle, notifications and responses never answered") {
+  std::vector<std::string> log;
+  Server s = test_server(&log);
+  CHECK(call(s, R"({"jsonrpc":"2.0","id":"a","method":"tools/list"})")["error"]["code"] == kNotInitialized);
+  CHECK_FALSE(s.handle_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+  json init = call(s, kInit);
+  CHECK(init["result"]["protocolVersion"] == "2025-03-26");
+  CHECK(init["result"]["serverInfo"]["version"] == "9.9");
+  CHECK(s.initialized());
+  CHECK_FALSE(s.handle_line("   \r"));
+  CHECK_FALSE(s.handle_line(R"({"jsonrpc":"2.0","id":7,"result":{}})"));  // a response from the client
+  CHECK_FALSE(s.handle_line(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"boom"}})"));  // a notification runs nothing
+  json list = call(s, R"({"jsonrpc":"2.0","id":"a","method":"tools/list"})");
+  CHECK(list["id"] == "a");
+  REQUIRE(list["result"]["tools"].size() == 2);
+  CHECK(list["result"]["tools"][0]["inputSchema"] == kSchema);
+  CHECK_FALSE(list["result"]["tools"][0].contains("outputSchema"));
+  CHECK(call(s, R"({"jsonrpc":"2.0","id":null,"method":"ping"})")["error"]["code"] == kInvalidRequest);
+  CHECK(call(s, R"({"jsonrpc":"2.0","id":2,"method":5})")["error"]["code"] == kInvalidRequest);
+  CHECK(call(s, R"({"jsonrpc":"2.0","id":2})")["error"]["code"] == kInvalidRequest);
+  CHECK(call(s, "17")["error"]["code"] == kInvalidRequest);
+  CHECK(call(s, "[]")["error"]["code"] == kInvalidRequest);
+  CHECK(call(s, "{\"a\":")["error"]["code"] == kParseError);
+  CHECK(call(s, "\"\xff\"")["error"]["code"] == kParseError);  // not UTF-8
+}
+
+TEST_CASE("mcp: tools/call results, tool errors and argument errors") {
+  std::vector<std::string> log;
+  Server s = test_server(&log);
+  call(s, kInit);
+  json r = call(s, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"n":2}}})");
+  CHECK(r["result"]["isError"] == false);
+  CHECK(r["result"]["structuredContent"] == json({{"got", {{"n", 2}}}}));
+  CHECK(json::parse(r["result"]["content"][0]["text"].get<std::string>()) == r["result"]["structuredContent"]);
+  r = call(s, R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"n":7.0}}})");
+  CHECK(r["result"]["isError"] == true);  // the tool's own failure is a result
+  r = call(s, R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"n":11}}})");
+  CHECK(r["error"]["code"] == kInvalidParams);
+  CHECK(r["error"]["message"] == "echo: arguments.n: 11 is more than the maximum 10");
+  r = call(s, R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo"}})");
+  CHECK(r["error"]["message"] == "echo: arguments: n is required");
+  r = call(s, R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"boom","arguments":{}}})");
+  CHECK(r["error"]["code"] == kInternalError);
+  CHECK(r["error"]["message"] == "internal error: kaput");
+  r = call(s, R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"nope"}})");
+  CHECK(r["error"]["message"] == "unknown tool 'nope' (tools: echo, boom)");
+  CHECK(call(s, R"({"jsonrpc":"2.0","id":9,"method":"prompts/list"})")["error"]["code"] == kMethodNotFound);
+  CHECK(log.back().find("prompts/list id 9: error -32601") != std::string::npos);
+}
+
+TEST_CASE("mcp: check_arguments") {
+  CHECK(check_arguments(kSchema, {{"n", 1}, {"s", "x"}}) == "");
+  CHECK(check_arguments(kSchema, {{"n", 1.5}}) == "arguments.n: must be integer, not number");
+  CHECK(check_arguments(kSchema, {{"n", 0}}) == "arguments.n: 0 is less than the minimum 1");
+  CHECK(check_arguments(kSchema, {{"n", 1}, {"s", ""}}) == "arguments.s: must have at least 1 characters");
+  CHECK(check_arguments(kSchema, {{"n", 1}, {"x", true}}) == "arguments: unknown argument 'x' (known: n, s)");
+  CHECK(check_arguments(kSchema, json::array()) == "arguments: must be object, not array");
+  CHECK(check_arguments({{"type", json::array({"string", "null"})}}, nullptr) == "");
+  CHECK(check_arguments({{"enum", json::array({"a", "b"})}}, "c") == "arguments: \"c\" is not one of [\"a\",\"b\"]");
+  CHECK(check_arguments({{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}, {{"a", 1}}) ==
+        "arguments: unknown argument 'a' (this tool takes none)");
+}
+
+TEST_CASE("mcp: serve reads lines to the end, refuses an over-long one and keeps going") {
+  std::vector<std::string> log;
+  Server s = test_server(&log);
+  int in[2], out[2];
+  REQUIRE(pipe(in) == 0);
+  REQUIRE(pipe(out) == 0);
+  const std::string input = kInit + "\n\n" + std::string(300, ' ') + "{\"x\":\"" + std::string(200, 'y') + "\"}\n" +
+                            R"({"jsonrpc":"2.0","id":2,"method":"ping"})" + "\r\n" +
+                            R"({"jsonrpc":"2.0","id":3,"method":"ping"})";  // no newline at the end
+  REQUIRE(write(in[1], input.data(), input.size()) == static_cast<ssize_t>(input.size()));
+  close(in[1]);
+  CHECK(serve(in[0], out[1], s, 256) == 0);
+  close(out[1]);
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+  close(in[0]);
+  close(out[0]);
+  std::vector<json> lines;
+  for (size_t a = 0, b; (b = got.find('\n', a)) != std::string::npos; a = b + 1) lines.push_back(json::parse(got.substr(a, b - a)));
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0]["id"] == 1);
+  CHECK(lines[1]["error"]["code"] == kInvalidRequest);
+  CHECK(lines[1]["error"]["message"] == "message longer than 256 bytes: refused");
+  CHECK(lines[2]["id"] == 2);
+  CHECK(lines[3]["id"] == 3);
+}

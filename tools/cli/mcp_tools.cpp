@@ -1,0 +1,124 @@
+#include "mcp_tools.h"
+
+#include <filesystem>
+
+#include "profile_commands.h"
+
+namespace tvis::cli {
+
+namespace {
+
+using nlohmann::json;
+
+const json kTargetSchema = {{"type", "string"},
+                            {"minLength", 1},
+                            {"description",
+                             "the model class as MODULE:CLASS (pkg.module:Class); with profile, the profile must be "
+                             "for this class. Neither: the configuration's one model profile"}};
+const json kProfileSchema = {{"type", "string"}, {"minLength", 1}, {"description", "a profile name of tensorviz.toml"}};
+const json kTimeoutSchema = {{"type", "integer"},
+                             {"minimum", profiles::kTimeoutMinMs},
+                             {"maximum", profiles::kTimeoutMaxMs},
+                             {"description", "the forward's limit in ms instead of the profile's limits.timeout_ms"}};
+
+// What check and graph return (tvis check --json): refusals have the same four keys.
+json capture_output_schema() {
+  const json nullable_string = {{"type", json::array({"string", "null"})}};
+  const json operand = {{"type", "object"},
+                        {"properties", {{"name", {{"type", "string"}}}, {"shape", {{"type", "array"}}}, {"dtype", {{"type", "string"}}}}},
+                        {"required", json::array({"name", "shape", "dtype"})}};
+  const json diagnostic = {{"type", "object"},
+                           {"properties",
+                            {{"kind", {{"type", "string"}}},
+                             {"message", {{"type", "string"}}},
+                             {"field", {{"type", "string"}}},
+                             {"operands", {{"type", "array"}, {"items", operand}}},
+                             {"parameters", {{"type", "object"}}}}},
+                           {"required", json::array({"kind", "message", "operands"})}};
+  return {{"type", "object"},
+          {"properties",
+           {{"ok", {{"type", "boolean"}}},
+            {"profile", nullable_string},
+            {"stage", nullable_string},
+            {"outputs", {{"type", "array"}, {"items", operand}}},
+            {"diagnostics", {{"type", "array"}, {"items", diagnostic}}}}},
+          {"required", json::array({"ok", "profile", "stage", "outputs", "diagnostics"})}};
+}
+
+CaptureRequestArgs capture_request(const McpToolsSetup& s, const json& args) {
+  CaptureRequestArgs r;
+  r.workspace = s.workspace;
+  r.python = s.python;
+  r.target = args.value("target", "");
+  r.profile = args.value("profile", "");
+  if (args.contains("timeout_ms")) r.timeout_ms = args["timeout_ms"].get<int64_t>();
+  r.timeout_setting = "the timeout_ms argument";
+  return r;
+}
+
+mcp::ToolResult result(const McpToolsSetup& s, const std::string& tool, const CommandOutcome& o) {
+  for (const auto& line : o.problems) s.log(tool + ": " + line);
+  return {o.json, o.exit_code != 0};
+}
+
+}  // namespace
+
+std::vector<mcp::Tool> profile_tools(const McpToolsSetup& setup) {
+  std::vector<mcp::Tool> tools;
+  tools.push_back({"profiles", "Model profiles and model classes",
+                   "Lists the workspace's model profiles (tensorviz.toml, validated as a whole: every problem with its "
+                   "field path) and its torch.nn.Module classes (read with Python's ast, nothing imported), and what "
+                   "each class and profile would run as (profile, declaration, automatic input, or refused and why). "
+                   "The object `tvis profiles --json` prints; isError when the configuration is invalid.",
+                   {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}},
+                   {{"type", "object"},
+                    {"properties",
+                     {{"workspace", {{"type", "string"}}},
+                      {"valid", {{"type", "boolean"}}},
+                      {"errors", {{"type", "array"}}},
+                      {"profiles", {{"type", "array"}}},
+                      {"classes", {{"type", "array"}}},
+                      {"requests", {{"type", "array"}}}}},
+                    {"required", json::array({"workspace", "valid", "errors", "profiles", "classes", "requests"})}},
+                   [setup](const json&) { return result(setup, "profiles", profiles_outcome(setup.workspace, setup.python)); }});
+  tools.push_back({"check", "Check a model's forward",
+                   "Runs one forward of a model in an isolated Python worker (the profile's device, seed, inputs and "
+                   "limits) and returns the output shapes, or the failing stage (config, request, device, import, "
+                   "construction, factory, fixture, inputs, binding, forward) with typed diagnostics: kind, message, "
+                   "the operands of the failing matmul/linear/conv/embedding call with their shapes and dtypes, the "
+                   "config field, the missing or unexpected parameter names. The object `tvis check --json` prints; "
+                   "isError when setup or the forward failed or the request was refused.",
+                   {{"type", "object"},
+                    {"properties", {{"target", kTargetSchema}, {"profile", kProfileSchema}, {"timeout_ms", kTimeoutSchema}}},
+                    {"additionalProperties", false}},
+                   capture_output_schema(),
+                   [setup](const json& args) { return result(setup, "check", check_outcome(capture_request(setup, args), "")); }});
+  tools.push_back({"graph", "Capture a model's forward as a graph run",
+                   "Runs the forward as check does and writes the captured graph (module calls, tensor shapes, the "
+                   "failing call) as a run the tvis viewers open on their Graph page. Returns check's object plus "
+                   "run (the run.tvis path) and layout; a failed forward still writes its partial graph.",
+                   {{"type", "object"},
+                    {"properties",
+                     {{"target", kTargetSchema},
+                      {"profile", kProfileSchema},
+                      {"timeout_ms", kTimeoutSchema},
+                      {"out",
+                       {{"type", "string"},
+                        {"minLength", 1},
+                        {"description", "the runs folder to write into (relative: to the workspace; default <workspace>/tvis_runs)"}}}}},
+                    {"additionalProperties", false}},
+                   [] {
+                     json s = capture_output_schema();
+                     s["properties"]["run"] = {{"type", "string"}};
+                     return s;
+                   }(),
+                   [setup](const json& args) {
+                     const CaptureRequestArgs r = capture_request(setup, args);
+                     std::string out = args.value("out", "");
+                     if (!out.empty() && std::filesystem::path(out).is_relative()) out = setup.workspace + "/" + out;
+                     return result(setup, "graph", graph_outcome(r, out, graph_argv(r)));
+                   }});
+  return tools;
+}
+
+}  // namespace tvis::cli
