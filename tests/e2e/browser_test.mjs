@@ -180,6 +180,22 @@ try {
             (w, i) => w.step === 1 && (i === 0 || w.loss <= s.view.worst[i - 1].loss)), s.view.worst);
       check('loss page: a confusion matrix', Array.isArray(s.view.confusion) && s.view.confusion.length > 0, s.view);
     }
+    // The real mouse down the sample list (the right half): the first row it
+    // hovers shows that sample's picture from the batch in its tooltip.
+    let hovered = null;
+    for (let y = 300; y < 840 && !hovered; y += 12) {
+      await page.mouse.move(1000, y);
+      await frames(page, 2);
+      const h = await state(page);
+      if (h && h.view && h.view.hovered) hovered = h.view.hovered;
+    }
+    check('loss page: the mouse hovers a sample row', hovered !== null, hovered);
+    if (hovered) {
+      const h = await waitFor(page, (s) => s.view && s.view.hovered && s.view.hovered.picture !== 'loading', 10000);
+      check('loss page: the hovered sample\'s picture is drawn in its tooltip', h && h.view.hovered && h.view.hovered.picture === 'drawn', h && h.view.hovered);
+      await frames(page, 4);
+      await page.screenshot({ path: path.join(outDir, 'loss_tooltip.png') });
+    }
     await page.mouse.move(700, 845);
     await frames(page, 4);
     await page.screenshot({ path: path.join(outDir, 'loss_page.png') });

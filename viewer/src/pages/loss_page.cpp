@@ -30,7 +30,7 @@ using nlohmann::json;
 
 LossState& loss_state(AppState& s) {
   if (!s.loss || s.loss->generation != s.selection.run) {
-    s.loss = std::make_shared<LossState>();
+    s.loss = std::make_shared<LossState>(s.model);
     s.loss->generation = s.selection.run;
   }
   return *s.loss;
@@ -316,6 +316,7 @@ json loss_view(AppState& s) {
     }
     v["confusion"] = m;
   }
+  v["hovered"] = l.hovered_row < 0 ? json(nullptr) : json{{"row", l.hovered_row}, {"picture", l.hovered_picture}};
   v["confusion_state"] = c.state == AnalysisState::Ready ? "ready" : c.state == AnalysisState::Loading ? "loading" : "unavailable";
   v["confusion_batches"] = c.batches;
   if (!c.why.empty()) v["confusion_why"] = c.why;

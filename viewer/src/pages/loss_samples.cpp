@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "../page.h"
+#include "../panels/picture.h"
+#include "../panels/tensor_picture.h"
 #include "../theme.h"
 #include "loss_state.h"
 #include "tvis/widgets/colormap.h"
@@ -57,6 +59,35 @@ std::vector<std::pair<int64_t, double>> top_predictions(const LossBatch& b, int6
   return out;
 }
 
+// The batch row `row` of `step` as a picture, when the batch is pictures of
+// the loss's rows (same count); nothing otherwise (tokens, tables). Returns
+// "drawn", "loading" or "none".
+const char* draw_row_picture(AppState& s, LossState& l, int step, int64_t row, int64_t rows) {
+  const StepPlan* plan = l.stops.plan(step);
+  if (!plan) {
+    ImGui::TextDisabled("loading the batch ...");
+    return "loading";
+  }
+  const StepBatch batch = step_batch(s.model, *plan);
+  if (!batch.holder) return "none";
+  bool done = true;
+  TensorRef ref = s.model.tensors().by_id(s.model, batch.parts->Get(0), step, &done);
+  if (!ref) return done ? "none" : "loading";
+  if (!ref.rec->shape() || ref.rec->shape()->size() < 2 || ref.rec->shape()->Get(0) != rows) return "none";
+  const std::vector<int64_t> one(ref.rec->shape()->begin() + 1, ref.rec->shape()->end());
+  if (!picture_layout(one).ok || ref.rec->kept() == schema::ValuesKept::None) return "none";
+  if (ref.rec->kept() == schema::ValuesKept::LeadingRows && row >= ref.rec->kept_rows()) return "none";
+  std::string error;
+  if (!cached_tensor_values(s.model, s.selection.run, *ref.rec, &error)) {
+    ImGui::Dummy(ImVec2(ImGui::GetFontSize() * 6, ImGui::GetFontSize() * 6));
+    return "loading";
+  }
+  if (!error.empty()) return "none";
+  draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(ref.rec->id()), step, ImGui::GetFontSize() * 6,
+                      static_cast<int>(row));
+  return "drawn";
+}
+
 void follow_in_replay(AppState& s, int sample) {
   const int pos = s.model.samples().position(sample);
   if (pos >= 0) s.selection.sample_cursor = pos;
@@ -66,8 +97,9 @@ void follow_in_replay(AppState& s, int sample) {
 }  // namespace
 
 void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b) {
-  (void)l;
   const auto names = class_names(s, rec.step());
+  l.hovered_row = -1;
+  l.hovered_picture = "none";
   const bool tokens = b.has_tokens && b.tokens.tokens > 0;
   ImGui::Text("%s of step %d, worst first", tokens ? "Tokens" : "Samples", rec.step());
   ImGui::SameLine();
@@ -102,6 +134,8 @@ void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec,
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
         if (r.followed) ImGui::Text("Followed sample %d: click to follow it in Replay", r.sample);
+        l.hovered_row = r.row;
+        l.hovered_picture = tokens ? "none" : draw_row_picture(s, l, rec.step(), r.row, static_cast<int64_t>(b.rows.size()));
         ImGui::TextDisabled("Top predictions:");
         for (const auto& [c, p] : top_predictions(b, r.row, 5))
           ImGui::Text("%s  p = %s%s", class_label(names, c).c_str(), widgets::format_exact(p).c_str(),

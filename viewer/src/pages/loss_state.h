@@ -9,12 +9,17 @@
 
 #include "../app_state.h"
 #include "tvis/viewer_model/loss_analysis.h"
+#include "tvis/viewer_model/step_stops.h"
 #include "tvis/widgets/heatmap.h"
 
 namespace tvis::viewer {
 
 struct LossState {
+  explicit LossState(RunModel& model) : stops(model) {}
   uint64_t generation = 0;      // Selection::run this state belongs to
+  StepStops stops;              // where each step's batch is (the samples' pictures)
+  int64_t hovered_row = -1;     // the sample row under the mouse last frame (-1: none)
+  const char* hovered_picture = "none";  // its picture in the tooltip: "drawn", "loading" or "none"
   int backward = 0;             // which of the step's loss records is shown (0: the first)
   int token_row = 0;            // the language model's sequence shown
   bool normalised = false;      // confusion matrix: row-normalised instead of counts

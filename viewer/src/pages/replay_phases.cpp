@@ -14,6 +14,7 @@
 
 #include "../panels/panel_labels.h"
 #include "../panels/picture.h"
+#include "../panels/tensor_picture.h"
 #include "../theme.h"
 #include "replay_state.h"
 #include "tvis/widgets/format_number.h"
@@ -26,77 +27,6 @@ void say(const std::string& text, unsigned color = colors::kMuted) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(color));
   ImGui::TextWrapped("%s", text.c_str());
   ImGui::PopStyleColor();
-}
-
-// Kept values of tensor `id`, decoded once per frame they are shown (a small
-// cache: the data view shows a handful of tensors).
-struct ValuesCache {
-  std::map<uint64_t, TensorValues> values;
-  std::map<uint64_t, std::string> errors;
-};
-ValuesCache& values_cache(AppState& s) {
-  static uint64_t generation = UINT64_MAX;
-  static ValuesCache cache;
-  if (generation != s.selection.run) {
-    cache = ValuesCache{};
-    generation = s.selection.run;
-  }
-  return cache;
-}
-
-// The values of `rec` (nullptr while loading; *error when unreadable).
-const TensorValues* values_of(AppState& s, const schema::TensorRecord& rec, std::string* error) {
-  ValuesCache& c = values_cache(s);
-  if (auto it = c.values.find(rec.id()); it != c.values.end()) {
-    *error = c.errors[rec.id()];
-    return &it->second;
-  }
-  TensorValues v;
-  if (s.model.tensors().read_values(s.model, rec, &v, error) == ChunkRead::Loading) return nullptr;
-  if (c.values.size() > 64) c.values.clear();
-  c.errors[rec.id()] = *error;
-  return &(c.values[rec.id()] = std::move(v));
-}
-
-// Draws tensor `id` (step `step`) as a picture `side` high when it is one;
-// else its shape. `row` >= 0: that row of a batch.
-void draw_tensor_picture(AppState& s, int64_t id, int step, float side, int row = -1) {
-  if (id < 0) {
-    ImGui::TextDisabled("(no value)");
-    return;
-  }
-  bool done = true;
-  TensorRef ref = s.model.tensors().by_id(s.model, static_cast<uint64_t>(id), step, &done);
-  if (!ref) {
-    ImGui::TextDisabled(done ? "(not recorded)" : "loading ...");
-    return;
-  }
-  std::vector<int64_t> shape(ref.rec->shape()->begin(), ref.rec->shape()->end());
-  if (row >= 0 && !shape.empty()) shape.erase(shape.begin());
-  const PictureLayout pl = picture_layout(shape);
-  if (!pl.ok || ref.rec->kept() == schema::ValuesKept::None) {
-    ImGui::TextDisabled("%s %s", shape_label(ref.rec->shape()).c_str(), dtype_label(ref.rec->dtype()));
-    return;
-  }
-  std::string error;
-  const TensorValues* v = values_of(s, *ref.rec, &error);
-  if (!v) {
-    ImGui::Dummy(ImVec2(side, side));
-    return;
-  }
-  const size_t per = static_cast<size_t>(pl.width) * pl.height * pl.channels;
-  const size_t offset = row >= 0 ? per * static_cast<size_t>(row) : 0;
-  if (!error.empty() || v->values.size() < offset + per) {
-    ImGui::TextDisabled(error.empty() ? "(row not kept)" : "%s", error.c_str());
-    return;
-  }
-  const ImVec2 size = fit_picture(static_cast<float>(pl.width), static_cast<float>(pl.height), ImVec2(side, side));
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::Dummy(size);
-  draw_picture(ImGui::GetWindowDrawList(), p0, ImVec2(p0.x + size.x, p0.y + size.y), v->values.data() + offset, per,
-               pl, ref.rec->dtype() == schema::DType::UInt8, 48);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s %s", shape_label(ref.rec->shape()).c_str(), dtype_label(ref.rec->dtype()));
 }
 
 // The batch: the DataFetch call's outputs, first one drawn row by row.
@@ -136,7 +66,7 @@ void draw_batch(AppState& s, const schema::Event& holder, int step, int followed
     for (int i = 0; i < shown; ++i) {
       if (i % per_line) ImGui::SameLine();
       const ImVec2 p0 = ImGui::GetCursorScreenPos();
-      draw_tensor_picture(s, static_cast<int64_t>(rec.id()), step, side, i);
+      draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(rec.id()), step, side, i);
       if (i == followed_row)
         ImGui::GetWindowDrawList()->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + side + 2, p0.y + side + 2),
                                             colors::kAccent, 0, 0, 2.0f);
@@ -146,7 +76,7 @@ void draw_batch(AppState& s, const schema::Event& holder, int step, int followed
   }
   // Token strips or a table of the leading values.
   std::string error;
-  const TensorValues* v = values_of(s, rec, &error);
+  const TensorValues* v = cached_tensor_values(s.model, s.selection.run, rec, &error);
   if (!v) {
     ImGui::TextDisabled("loading ...");
     return;
@@ -178,7 +108,7 @@ void draw_followed_sample(AppState& s, const Stop& here, int step, int sample) {
                         smp->label() ? smp->label()->c_str() : "");
     if (!smp->transforms() || smp->transforms()->size() == 0) {
       ImGui::TextDisabled("No transforms recorded for it (the dataset returns it as stored).");
-      draw_tensor_picture(s, smp->input(), step, em * 8);
+      draw_tensor_picture(s.model, s.selection.run, smp->input(), step, em * 8);
       return;
     }
     const auto* ts = smp->transforms();
@@ -186,7 +116,7 @@ void draw_followed_sample(AppState& s, const Stop& here, int step, int sample) {
     // Stage 0: the input of the first transform, then each transform's output.
     ImGui::BeginGroup();
     ImGui::TextDisabled("item");
-    draw_tensor_picture(s, ts->Get(0)->input(), step, side);
+    draw_tensor_picture(s.model, s.selection.run, ts->Get(0)->input(), step, side);
     ImGui::EndGroup();
     for (unsigned k = 0; k < ts->size(); ++k) {
       const schema::TransformStep* t = ts->Get(k);
@@ -199,7 +129,7 @@ void draw_followed_sample(AppState& s, const Stop& here, int step, int sample) {
       const std::string cls = t->class_name() && t->class_name()->size() ? t->class_name()->str()
                                                                           : name.substr(0, name.find('('));
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(current ? colors::kAccent : 0xFFFFFFFFu), "%s", cls.c_str());
-      draw_tensor_picture(s, t->output(), step, side);
+      draw_tensor_picture(s.model, s.selection.run, t->output(), step, side);
       ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + side);
       const size_t open = name.find('(');
       if (open != std::string::npos) ImGui::TextDisabled("%s", name.substr(open).c_str());
@@ -215,26 +145,10 @@ void draw_data_view(AppState& s, ReplayState& r, const Stop& here) {
   const StepPlan* plan = r.stops.plan(r.step);
   const int sample = replay_sample(s);
   const int row = sample_row(s.model, r.step, sample);
-  // The fetch call of the step.
-  const schema::Event* fetch = nullptr;
-  for (const Stop& st : plan->stops)
-    if (st.phase == schema::Phase::Data && st.kind == schema::EventKind::DataFetch) {
-      fetch = s.model.event(st.event);
-      break;
-    }
-  // The batch as the model received it: the first forward call's input.
-  const schema::Event* model_call = nullptr;
-  for (const Stop& st : plan->stops)
-    if (st.phase == schema::Phase::Forward && st.kind == schema::EventKind::ModuleCall) {
-      model_call = s.model.event(st.event);
-      break;
-    }
+  const StepBatch batch = step_batch(s.model, *plan);
   if (ImGui::CollapsingHeader("The batch as loaded", ImGuiTreeNodeFlags_DefaultOpen)) {
-    const schema::Event* holder = fetch && fetch->outputs() && fetch->outputs()->size() ? fetch : nullptr;
-    if (holder) draw_batch(s, *holder, r.step, row, holder->outputs());
-    else if (model_call && model_call->inputs() && model_call->inputs()->size())
-      draw_batch(s, *model_call, r.step, row, model_call->inputs());
-    else if (!fetch) say("No DataLoader fetch in this step: the script built its batches itself.");
+    if (batch.holder) draw_batch(s, *batch.holder, r.step, row, batch.parts);
+    else if (!batch.fetch) say("No DataLoader fetch in this step: the script built its batches itself.");
     else ImGui::TextDisabled("The batch's tensors were not recorded.");
   }
   if (ImGui::CollapsingHeader("The followed sample through its transforms", ImGuiTreeNodeFlags_DefaultOpen)) {

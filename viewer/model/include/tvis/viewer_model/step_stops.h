@@ -75,6 +75,16 @@ class StepStops {
 /// directly). `events` must all belong to the step.
 StepPlan build_step_plan(int step, const std::vector<const schema::Event*>& events);
 
+/// Where a step's batch is: the DataLoader fetch call's outputs when it was
+/// recorded with them, else the first forward call's inputs (the batch as the
+/// model received it). `holder` is nullptr when the step has neither.
+struct StepBatch {
+  const schema::Event* holder = nullptr;
+  const flatbuffers::Vector<uint64_t>* parts = nullptr;  // holder's outputs or inputs, never empty
+  const schema::Event* fetch = nullptr;                  // the step's DataFetch call, if any
+};
+StepBatch step_batch(RunModel& model, const StepPlan& plan);
+
 /// "data" .. "optimizer" -> the phase; Phase::None for anything else.
 schema::Phase phase_from_label(const std::string& label);
 

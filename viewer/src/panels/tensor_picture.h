@@ -1,0 +1,28 @@
+// tensor_picture.h: a recorded tensor drawn as the picture it is, from any
+// page (Replay's batch grid and transforms, the Loss page's per-sample
+// tooltip). Non-blocking: while the values are read it reserves the space
+// and draws nothing; a tensor that is not a picture, or whose values were not
+// kept, says so as its shape and dtype.
+//
+// Decoded values are kept in one small cache per run (64 tensors; cleared
+// when full and when another run opens, by `run`: Selection::run).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tvis/viewer_model/run_model.h"
+
+namespace tvis::viewer {
+
+/// The kept values of `rec` (nullptr while they load; `*error` set when they
+/// cannot be read). Valid until the next call.
+const TensorValues* cached_tensor_values(RunModel& model, uint64_t run, const schema::TensorRecord& rec,
+                                         std::string* error);
+
+/// Draws tensor `id` of `step` fitted into `side` x `side` (a picture), or
+/// its shape. `row` >= 0: that row of a batch ("(row not kept)" past the
+/// rows kept).
+void draw_tensor_picture(RunModel& model, uint64_t run, int64_t id, int step, float side, int row = -1);
+
+}  // namespace tvis::viewer
