@@ -4,6 +4,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,6 +33,7 @@ SpawnedChild spawn_child(const std::vector<std::string>& argv, const std::string
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     c.error = std::string("fork: ") + std::strerror(errno);
@@ -38,6 +42,12 @@ SpawnedChild spawn_child(const std::vector<std::string>& argv, const std::string
   }
   if (pid == 0) {
     if (own_group) setpgid(0, 0);
+#ifdef __linux__
+    // Killed when tvis ends (a `tvis mcp` its editor stops mid-call, a SIGTERM): a forward under a long
+    // limit never outlives the process waiting for it. A parent already gone before this line: exit at once.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(125);
+#endif
     dup2(in[0], 0), dup2(out[1], 1), dup2(err[1], 2);  // the copies are not close-on-exec
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     execvp(args[0], args.data());

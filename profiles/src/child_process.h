@@ -28,7 +28,9 @@ struct SpawnedChild {
 /// Starts argv (argv[0] searched in PATH when it has no '/') in `cwd` (exit
 /// 126 when it cannot enter it), in a process group of its own when
 /// `own_group` (so the whole group can be killed). An exec failure is
-/// reported here, not as an exit code. Ignores SIGPIPE in this process.
+/// reported here, not as an exit code. On Linux the child is SIGKILLed when
+/// this process ends (PR_SET_PDEATHSIG), so no worker outlives tvis. Ignores
+/// SIGPIPE in this process.
 SpawnedChild spawn_child(const std::vector<std::string>& argv, const std::string& cwd, bool own_group);
 
 /// Runs argv (argv[0] a path, searched in PATH when it has no '/') in `cwd`.

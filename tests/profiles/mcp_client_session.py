@@ -7,7 +7,8 @@ tools/call of check on a good model (output shapes) and on failing ones
 timeout argument), a refused setup (an unknown profile; an invalid
 tensorviz.toml: stage config with the field), graph (a readable run),
 profiles (the same object `tvis profiles --json` prints), protocol errors
-(-32700, -32600, -32601, -32602), and end of input: exit 0. Every line the
+(-32700, -32600, -32601, -32602), end of input: exit 0, and a server stopped
+mid-call by SIGTERM taking its worker with it. Every line the
 server writes on stdout must be a JSON-RPC response. Run by test_mcp.sh;
 prints FAIL lines and exits 1 on any failure.
 """
@@ -17,6 +18,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 
 PY = "/usr/bin/python3"
 TVIS, WS, BAD = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -267,6 +269,35 @@ err, j = s.call("profiles", {})
 expect("invalid config: profiles isError, valid false, the problem counted", err is True and j.get("valid") is False and
        j.get("error_count", 0) >= 1, j)
 s.finish()
+
+# The editor stops the server mid-call (SIGTERM): the worker running a 60 s forward under a 24 h limit goes too.
+def alive(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            return not any(l.startswith("State:") and ("Z" in l.split()[1] or "X" in l.split()[1]) for l in f)
+    except FileNotFoundError:
+        return False
+
+s = Session(WS, log)
+s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "stopper"}})
+s.send("tools/call", {"name": "check", "arguments": {"profile": "sleeps", "timeout_ms": 86400000}})
+workers = []
+for _ in range(200):
+    try:
+        workers = [int(p) for p in open("/proc/%d/task/%d/children" % (s.proc.pid, s.proc.pid)).read().split()]
+    except OSError:
+        workers = []
+    if workers:
+        break
+    time.sleep(0.1)
+expect("a worker runs the call", workers, "no child of tvis mcp")
+time.sleep(3)  # well into import torch or the sleeping forward
+s.proc.terminate()
+s.proc.wait(timeout=30)
+deadline = time.time() + 10
+while workers and any(alive(w) for w in workers) and time.time() < deadline:
+    time.sleep(0.1)
+expect("SIGTERM to tvis mcp: its worker is gone", not any(alive(w) for w in workers), workers)
 
 # Before serving: a workspace that is not a folder is exit 2 with one line, nothing on stdout.
 p = subprocess.run([TVIS, "mcp", "--workspace", os.path.join(WS, "no_such_folder")], input=b"", capture_output=True)
