@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "capture_recheck.h"
 #include "png_writer.h"
 #include "tvis/format/byte_source.h"
 #include "tvis/runs/rank_files.h"
@@ -198,6 +199,7 @@ int main(int argc, char** argv) {
   // "loading" rather than stall); bounded (--frames) runs decode in the frame
   // so that scripted screenshots and states are the same on every machine.
   app_options.decode_in_background = args.frames == 0;
+  app_options.recheck_files = recheck_capture_evidence;  // the Graph page's freshness
   tvis::viewer::App app(app_options);
   app.set_welcome_hint("Start tvis-view with a run: tvis-view RUN | RUN_DIR | RUNS_DIR");
   if (!args.run.empty()) {

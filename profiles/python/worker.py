@@ -16,6 +16,10 @@
 #                           factory, inputs, binding, forward
 #   node   {id, op, module, inputs: [{from, shape, dtype}], outputs: [...]}
 #   truncated               the node stream reached max_capture_bytes
+#   modules {files}         the workspace files of the modules loaded by then
+#                           (sys.modules __file__ under the workspace root,
+#                           realpath; just before result): what the capture's
+#                           freshness rechecks (docs/profiles.md "Freshness")
 #   result {ok, stage, kind, message, parameters, failure, outputs, inputs,
 #           automatic, exception_type}
 # stderr: tracebacks and anything the model prints there (the C++ side keeps
@@ -593,6 +597,23 @@ def run_forward(torch, job, model, args, kwargs):
     return {"ok": True, "stage": "", "outputs": [describe(torch, t, n) for n, t in outs], "truncated": state["truncated"]}
 
 
+MAX_MODULE_FILES = 4096
+
+
+def workspace_files(workspace):
+    """The files of loaded modules that lie under the workspace (realpaths, sorted, bounded)."""
+    root = os.path.realpath(workspace)
+    files = set()
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if not isinstance(f, str):
+            continue
+        real = os.path.realpath(f)
+        if real.startswith(root + os.sep) and os.path.isfile(real):
+            files.add(real)
+    return sorted(files)[:MAX_MODULE_FILES]
+
+
 def main():
     job = json.loads(sys.stdin.read())
     workspace = job["workspace"]
@@ -629,6 +650,7 @@ def main():
     except BaseException as e:  # the worker's own failure: still one result line
         log_exception("worker")
         result = {"ok": False, "stage": "worker", "kind": "setup", "message": "the worker failed: %s (traceback in the log)" % type(e).__name__}
+    emit({"t": "modules", "files": workspace_files(workspace)})
     emit(dict(result, t="result"))
 
 

@@ -34,6 +34,13 @@ json capture_json(const Capture& c) {
             {"log", or_null(c.log)}, {"partial", c.partial}, {"truncated", c.truncated}, {"nodes", c.nodes.size()},
             {"timeout_ms", c.timeout_ms}, {"seconds", c.seconds}, {"python", c.python},
             {"torch", or_null(c.torch_version)}};
+  j["interpreter"] = c.interpreter_origin.empty() ? json(nullptr)
+                                                 : json{{"path", c.python}, {"origin", c.interpreter_origin},
+                                                        {"version", c.interpreter_version}};
+  j["refused"] = c.refused;
+  j["stale"] = c.freshness.stale;
+  j["freshness"] = freshness_json(c.freshness);
+  j["evidence"] = c.evidence.size();
   for (const auto& o : c.outputs) j["outputs"].push_back({{"name", o.name}, {"shape", o.shape}, {"dtype", o.dtype}});
   for (const auto& d : c.diagnostics) {
     json dj = {{"kind", d.kind}, {"message", d.message}, {"operands", operands_json(d.operands)}};

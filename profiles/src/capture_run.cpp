@@ -66,6 +66,10 @@ struct LineReader {
     if (t == "stage") last_stage = j.value("stage", "");
     else if (t == "node") c.nodes.push_back(node_of(j));
     else if (t == "truncated") c.truncated = true;
+    else if (t == "modules") {
+      for (const auto& f : j.value("files", json::array()))
+        if (f.is_string()) c.imported.push_back(f.get<std::string>());
+    }
     else if (t == "inputs") {
       c.inputs = operands_of(j.value("inputs", json::array()));
       if (j.contains("automatic") && j["automatic"].is_string()) c.automatic = j["automatic"].get<std::string>();

@@ -21,8 +21,17 @@ Choices load_choices(const std::string& root) {
   try {
     const toml::table doc = toml::parse_file(path);
     for (const auto& [k, v] : doc) {
+      if (k.str() == "python") {
+        auto s = v.value<std::string>();
+        if (!v.is_string() || !s || s->empty()) {
+          c.error = path + ": python must be the path of an interpreter (a non-empty string)";
+          return c;
+        }
+        c.python = *s;
+        continue;
+      }
       if (k.str() != "choices" || !v.is_table()) {
-        c.error = path + ": unknown key '" + std::string(k.str()) + "' (expected a [choices] table)";
+        c.error = path + ": unknown key '" + std::string(k.str()) + "' (expected python or a [choices] table)";
         return c;
       }
       for (const auto& [cls, name] : *v.as_table()) {
@@ -40,23 +49,40 @@ Choices load_choices(const std::string& root) {
   return c;
 }
 
-std::string remember_choice(const std::string& root, const std::string& class_ref, const std::string& profile) {
-  Choices c = load_choices(root);
-  if (!c.error.empty()) return c.error;
-  c.by_class[class_ref] = profile;
+namespace {
+
+// Writes `c` whole (through a temporary file and a rename).
+std::string save_choices(const std::string& root, const Choices& c) {
   toml::table choices;
   for (const auto& [k, v] : c.by_class) choices.insert(k, v);
   toml::table doc;
+  if (!c.python.empty()) doc.insert("python", c.python);
   doc.insert("choices", choices);
   const std::string path = root + "/" + kChoicesName, tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
-    out << "# tvis: the profile chosen per model class when several match (safe to delete)\n" << doc << "\n";
+    out << "# tvis: the interpreter and the profile per model class chosen for this workspace (safe to delete)\n" << doc << "\n";
     if (!out) return "cannot write " + tmp;
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
   return ec ? "cannot write " + path + ": " + ec.message() : "";
+}
+
+}  // namespace
+
+std::string remember_choice(const std::string& root, const std::string& class_ref, const std::string& profile) {
+  Choices c = load_choices(root);
+  if (!c.error.empty()) return c.error;
+  c.by_class[class_ref] = profile;
+  return save_choices(root, c);
+}
+
+std::string remember_python(const std::string& root, const std::string& python) {
+  Choices c = load_choices(root);
+  if (!c.error.empty()) return c.error;
+  c.python = python;
+  return save_choices(root, c);
 }
 
 }  // namespace tvis::profiles

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -694,7 +695,29 @@ Config parse_config(const std::string& text, const std::string& path, const std:
     root_problem(version, "version", "this tvis reads version = 1 only");
   for (const auto& [k, v] : doc) {
     const std::string key(k.str());
-    if (key != "version" && key != "profiles") root_problem(&v, key, "unknown key '" + key + "' (known: version, profiles)");
+    if (key != "version" && key != "profiles" && key != "tool")
+      root_problem(&v, key, "unknown key '" + key + "' (known: version, profiles, tool)");
+  }
+  if (const toml::node* tool = doc.get("tool")) {
+    if (!tool->is_table()) {
+      root_problem(tool, "tool", "must be a table ([tool])");
+    } else {
+      for (const auto& [k, v] : *tool->as_table())
+        if (k.str() != "python_path")
+          root_problem(&v, "tool." + std::string(k.str()), "unknown key '" + std::string(k.str()) + "' (known: python_path)");
+      if (const toml::node* py = tool->as_table()->get("python_path")) {
+        const auto value = py->value<std::string>();
+        if (!py->is_string() || !value || value->empty()) {
+          root_problem(py, "tool.python_path", "must be the path of a Python interpreter (a non-empty string)");
+        } else {
+          const char* home = std::getenv("HOME");
+          std::string v = *value;
+          if (v.rfind("~/", 0) == 0 && home && *home) v = std::string(home) + v.substr(1);
+          c.python_path = v[0] == '/' ? v : root + "/" + v;
+          c.python_path_line = static_cast<int>(py->source().begin.line);
+        }
+      }
+    }
   }
   const toml::node* all = doc.get("profiles");
   if (all && !all->is_table()) root_problem(all, "profiles", "must be a table of [profiles.NAME] tables");

@@ -6,7 +6,7 @@
 #include <ctime>
 #include <filesystem>
 
-#include "python_discovery.h"
+#include "interpreter_resolver.h"
 
 namespace tvis::cli {
 
@@ -45,12 +45,13 @@ PreparedCapture prepare_capture(const CaptureRequestArgs& a) {
     p.problems.push_back(w.error);
     return p;
   }
-  std::string why;
-  p.python = resolve_python(a.python, PythonSearch::from_environment(), &why);
-  if (p.python.empty()) {
-    p.problems.push_back(why);
+  const ResolvedInterpreter interpreter = resolve_interpreter({a.python, w.root, true}, PythonSearch::from_environment());
+  if (!interpreter.ok()) {
+    p.problems.push_back(interpreter.error);
     return p;
   }
+  p.pin = interpreter.pin;
+  p.python = p.pin.path;
   p.catalog = profiles::build_catalog(w, p.python);
   if (!p.catalog.config.valid()) {
     p.config_problems = p.catalog.config.all_problems();

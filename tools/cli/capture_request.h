@@ -1,7 +1,7 @@
 // capture_request.h: what `tvis check` and `tvis graph` share before the
 // worker runs: the workspace, its catalog (the whole tensorviz.toml
 // validated), the request resolved (resolution.h) to one worker job, and the
-// interpreter (chosen as for `tvis run`: --python, else discovery; it must
+// interpreter (interpreter_resolver.h, as for `tvis run`, pinned; it must
 // import torch). Any refusal is exit 2 with the reason; an invalid
 // configuration prints every problem.
 #pragma once
@@ -11,12 +11,16 @@
 #include <vector>
 
 #include "tvis/profiles/capture.h"
+#include "tvis/profiles/interpreter_pin.h"
 
 namespace tvis::cli {
 
 struct CaptureRequestArgs {
   std::string target;  // MODULE:CLASS, or ""
   std::string profile, workspace, python;
+  /// tvis graph: capture even when the saved run of the same request is
+  /// unchanged (capture_freshness.h); without it, that run is reopened as is.
+  bool recapture = false;
   /// > 0: the forward's limit instead of the profile's limits.timeout_ms (or
   /// the automatic limit); it must lie in the bounds of limits.timeout_ms.
   int64_t timeout_ms = 0;
@@ -30,6 +34,7 @@ struct PreparedCapture {
   profiles::Catalog catalog;
   profiles::CaptureJob job;
   std::string python;
+  profiles::InterpreterPin pin;  // `python` pinned (run the job with profiles::run_pinned_capture)
 };
 
 PreparedCapture prepare_capture(const CaptureRequestArgs& a);

@@ -138,6 +138,14 @@ sc::ProfileCaptureT capture_table(const profiles::Capture& c, const GraphLayout&
   p.layout = layout.ok ? layout.engine : "none: " + layout.error;
   p.graph_width = layout.width;
   p.graph_height = layout.height;
+  for (const auto& f : c.evidence) {
+    auto id = std::make_unique<sc::FileIdentityT>();
+    id->role = f.role, id->path = f.path, id->name = f.name, id->present = f.present, id->resolved = f.resolved;
+    id->size = f.size, id->mtime_ns = f.mtime_ns, id->inode = f.inode, id->xxh64 = f.xxh64;
+    p.evidence.push_back(std::move(id));
+  }
+  p.interpreter_origin = c.interpreter_origin;
+  p.interpreter_version = c.interpreter_version;
   return p;
 }
 
@@ -164,7 +172,10 @@ std::string write_capture_run(const profiles::Capture& c, const GraphLayout& lay
   meta_info.kind = static_cast<uint16_t>(format::ChunkKind::RunMeta);
   writer.append(meta_info, format::pack_chunk(meta_chunk(c, info)));
   sc::ChunkT chunk;
-  chunk.body.Set(capture_table(c, layout));
+  sc::ProfileCaptureT table = capture_table(c, layout);
+  if (!info.request.is_null()) table.request = info.request.dump();
+  if (!info.report.is_null()) table.report = info.report.dump();
+  chunk.body.Set(std::move(table));
   format::ChunkInfo capture_info;
   capture_info.kind = static_cast<uint16_t>(format::ChunkKind::ProfileCapture);
   writer.append(capture_info, format::pack_chunk(chunk));

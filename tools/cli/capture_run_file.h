@@ -21,6 +21,8 @@ struct CaptureRunInfo {
   std::vector<std::string> argv;  // the tvis command line
   std::string workspace, device;
   long long started_unix_ms = 0, finished_unix_ms = 0;
+  nlohmann::json request;  // what made it (capture_freshness.h request_json()); null: not recorded
+  nlohmann::json report;   // the `tvis graph --json` object printed for it; null: not recorded
 };
 
 /// Writes `run_file`; "" on success, else the error (one line).

@@ -46,6 +46,8 @@ void add_graph_command(CLI::App& app) {
   cmd->add_option("--timeout-ms", a->request.timeout_ms, "the forward's limit instead of the profile's limits.timeout_ms")
       ->check(CLI::Range(profiles::kTimeoutMinMs, profiles::kTimeoutMaxMs));
   cmd->add_option("--out", a->out, "the runs folder to write into (default: <workspace>/tvis_runs)");
+  cmd->add_flag("--recapture", a->request.recapture,
+                "capture again even when the saved run of this request is unchanged (default: reopen it as is)");
   cmd->add_flag("--json", a->json, "one JSON object: tvis check's, plus run and layout");
   cmd->callback([a] {
     a->argv = graph_argv(a->request);

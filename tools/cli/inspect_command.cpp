@@ -10,6 +10,7 @@
 #include <ctime>
 #include <string>
 
+#include "capture_freshness.h"
 #include "commands.h"
 #include "inspect_json.h"
 #include "paths.h"
@@ -124,7 +125,15 @@ int inspect(const std::string& arg, bool json) {
   if (!summary.ok()) return fail(path + ": " + summary.status().message);
   const std::vector<RankSummary> ranks = ranks_beside(path);
   if (json) {
-    std::fputs(inspect_json(summary.value(), ranks).c_str(), stdout);
+    std::string text = inspect_json(summary.value(), ranks);
+    if (summary.value().profile_captures > 0) {  // a tvis graph run: is its evidence still what it was?
+      nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+      if (j.is_object()) {
+        j["freshness"] = run_freshness_json(path);
+        text = j.dump(2) + "\n";
+      }
+    }
+    std::fputs(text.c_str(), stdout);
     return 0;
   }
   print_human(path, summary.value());

@@ -3,8 +3,10 @@
 #include <chrono>
 #include <filesystem>
 
+#include "capture_freshness.h"
 #include "capture_run_file.h"
 #include "python_discovery.h"
+#include "tvis/profiles/capture_evidence.h"
 #include "tvis/profiles/catalog.h"
 #include "tvis/runs/run_folders.h"
 
@@ -67,7 +69,8 @@ CommandOutcome check_outcome(const CaptureRequestArgs& request, const std::strin
   CommandOutcome o;
   PreparedCapture p;
   if (!prepare(request, &p, &o)) return o;
-  const profiles::Capture c = profiles::run_capture(p.python, p.job, log.empty() ? default_log_path("check") : log);
+  const profiles::Capture c =
+      profiles::run_pinned_capture(p.pin, p.catalog, p.job, log.empty() ? default_log_path("check") : log);
   o.exit_code = c.exit_code();
   o.json = profiles::capture_json(c);
   o.text = profiles::capture_text(c);
@@ -78,8 +81,24 @@ CommandOutcome graph_outcome(const CaptureRequestArgs& request, const std::strin
                              const std::vector<std::string>& argv) {
   CommandOutcome o;
   PreparedCapture p;
-  if (!prepare(request, &p, &o)) return o;
+  if (!prepare(request, &p, &o)) {  // refused: the request's previous graph, if any, is kept and said so
+    const profiles::Workspace w = profiles::find_workspace(request.workspace, std::filesystem::current_path().string());
+    if (w.error.empty())
+      add_retained(previous_capture(out.empty() ? w.root + "/tvis_runs" : out, w.root, asked_json(request)), &o.json, &o.text);
+    return o;
+  }
   const std::string runs = out.empty() ? p.catalog.workspace.root + "/tvis_runs" : out;
+  // The same request again: its saved run is reopened as is while every file it depended on is unchanged.
+  const nlohmann::json request_record = request_json(request, p);
+  const SavedCapture previous = previous_capture(runs, p.catalog.workspace.root, asked_json(request));
+  std::string why_not;
+  if (!request.recapture && reusable(previous, request_record, &why_not)) {
+    o.json = reopened_json(previous);
+    o.exit_code = o.json.value("ok", false) ? 0 : 1;
+    o.text = "tvis graph: " + previous.run_file + " is unchanged since its capture; reopened as is (--recapture captures again)\n";
+    return o;
+  }
+  if (!previous.run_file.empty() && !request.recapture) o.text = "tvis graph: capturing again: " + why_not + "\n";
   std::string error;
   std::string folder;
   if (runs::ensure_runs_folder(runs, &error)) folder = runs::create_run_folder(runs, "graph-" + class_name(p.job.model), &error);
@@ -89,21 +108,34 @@ CommandOutcome graph_outcome(const CaptureRequestArgs& request, const std::strin
   info.workspace = p.catalog.workspace.root;
   info.device = p.job.job.value("device", "cpu");
   info.started_unix_ms = now_ms();
-  const profiles::Capture c = profiles::run_capture(p.python, p.job, folder + "/worker.log");
+  const profiles::Capture c = profiles::run_pinned_capture(p.pin, p.catalog, p.job, folder + "/worker.log");
   info.finished_unix_ms = now_ms();
+  if (c.refused || ((c.stage == "worker" || c.stage == "startup") && c.python_version.empty())) {
+    // Refused (the interpreter changed) or the worker never started: no new run; the previous one stays.
+    std::error_code ec;
+    std::filesystem::remove_all(folder, ec);
+    o.exit_code = c.exit_code();
+    o.json = profiles::capture_json(c);
+    o.json["run"] = nullptr;
+    o.text += profiles::capture_text(c);
+    add_retained(previous, &o.json, &o.text);
+    return o;
+  }
   std::vector<LayoutNode> nodes;
   std::vector<LayoutEdge> edges;
   capture_layout_input(c, &nodes, &edges);
   const GraphLayout layout = layout_graph(nodes, edges);
   if (!layout.ok) o.problems.push_back("no layout: " + layout.error);
-  error = write_capture_run(c, layout, info, folder + "/run.tvis");
-  if (!error.empty()) return refused(request, error);
   o.exit_code = c.exit_code();
   o.json = profiles::capture_json(c);
   o.json["run"] = folder + "/run.tvis";
   o.json["layout"] = layout.ok ? nlohmann::json(layout.engine) : nlohmann::json(nullptr);
-  o.text = profiles::capture_text(c) + "tvis graph: recorded " + folder + "/run.tvis (" + std::to_string(nodes.size()) +
-           " nodes, " + std::to_string(edges.size()) + " edges)\n";
+  info.request = request_record;
+  info.report = o.json;  // what a later `tvis graph` of the same request prints when it reopens this run
+  error = write_capture_run(c, layout, info, folder + "/run.tvis");
+  if (!error.empty()) return refused(request, error);
+  o.text += profiles::capture_text(c) + "tvis graph: recorded " + folder + "/run.tvis (" + std::to_string(nodes.size()) +
+            " nodes, " + std::to_string(edges.size()) + " edges)\n";
   return o;
 }
 

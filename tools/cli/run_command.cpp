@@ -35,8 +35,10 @@
 #include "distributed_env.h"
 #include "paths.h"
 #include "process.h"
+#include "interpreter_resolver.h"
 #include "python_discovery.h"
 #include "runner_launch.h"
+#include "tvis/profiles/workspace.h"
 #include "tvis/runs/rank_files.h"
 #include "tvis/runs/run_folders.h"
 #include "tvis/runs/run_name.h"
@@ -227,12 +229,21 @@ int run(RunOptions o, const std::vector<std::string>& rest) {
   l.runner_args = runner_args(o, project, dist, rest);
 
   const PythonSearch search = PythonSearch::from_environment();
-  const std::string guess = likely_python(o.python, search);
+  // The interpreter as for check and graph (interpreter_resolver.h), the workspace found from the project.
+  const InterpreterRequest want{o.python, profiles::find_workspace("", project).root, true};
+  const std::string guess = likely_interpreter(want, search);
   WaitingRunner early;
   if (!guess.empty()) early = start_waiting_runner(l, guess);
 
-  std::string error;
-  const std::string python = resolve_python(o.python, search, &error);
+  const ResolvedInterpreter resolved = resolve_interpreter(want, search);
+  std::string error = resolved.error;
+  const std::string python = resolved.ok() ? resolved.pin.path : "";
+  if (resolved.ok()) {
+    if (const std::string why = profiles::pin_change(resolved.pin, "(before the script started)"); !why.empty()) {
+      abandon(&early);
+      return fail(why);
+    }
+  }
   const std::string runs = o.out.empty() ? project + "/tvis_runs" : absolute_path(o.out);
   if (!python.empty() && o.nproc_per_node > 0) {
     abandon(&early);
@@ -251,6 +262,9 @@ int run(RunOptions o, const std::vector<std::string>& rest) {
   const pid_t pid = launch(&early, guess, l, python, run_file);
   if (pid < 0) return fail(std::string("cannot start ") + python + ": " + std::strerror(errno));
   const int status = wait_forwarding_signals(pid);
+  // Recorded already: a change while it ran is said, the script's exit status kept.
+  if (const std::string why = profiles::pin_change(resolved.pin, "(while the script ran)"); !why.empty())
+    std::fprintf(stderr, "tvis run: %s; the run was recorded in the changed interpreter\n", why.c_str());
   report(folder, run_file, runs_abs);
   return exit_like(status);
 }

@@ -7,6 +7,14 @@
 // its diagnostic above the graph, the failing call in the error colour, and
 // the label that the graph is evidence from that input only.
 //
+// Freshness (docs/profiles.md "Freshness"): a capture records the files it
+// depended on; the shell's recheck_files (tvis-view: stat + xxh64 of each)
+// says whether they changed, when the capture arrives and whenever the page
+// is shown again after another page or run. A stale capture gets a banner
+// naming what changed ("stale: audit_models.py changed since capture") and
+// state().view.stale true with its reasons; the browser, which cannot see
+// the files, takes {"freshness": {checked, stale, reasons}} as a command.
+//
 // State: kept here per AppState and replaced when another run opens (the
 // Selection's run generation), so the page needs no field in AppState.
 #include <imgui.h>
@@ -38,9 +46,12 @@ struct GraphState {
   uint32_t selected = 0;  // node id, 0 = none
   json boxes = json::array();  // the last frame's node boxes on screen: [{module, x, y, w, h}] (tests click them)
   json pending;           // a selection asked for while the capture still loads (the browser reads asynchronously)
+  json freshness;         // {checked, stale, reasons}; null: not checked
+  int drawn_frame = -2;   // ImGui frame of the last draw: a gap means the page is shown again
 };
 
 bool select_node(GraphState& g, const schema::ProfileCapture* c, const json& cmd);
+void recheck(AppState& s, GraphState& g, const schema::ProfileCapture* c);
 
 GraphState& graph_state(AppState& s) {
   static std::map<const AppState*, GraphState> states;
@@ -56,8 +67,10 @@ bool has_capture(AppState& s) {
 // The run's (first) ProfileCapture, pinned; nullptr while it loads or when it failed.
 const schema::ProfileCapture* capture_of(AppState& s, GraphState& g) {
   if (!has_capture(s)) return nullptr;
-  if (!g.capture.body && g.capture.state != ChunkRead::Failed)
+  if (!g.capture.body && g.capture.state != ChunkRead::Failed) {
     g.capture = read_body<schema::ProfileCapture>(s.model.cache(), s.model.chunks_of_kind(format::ChunkKind::ProfileCapture)[0], true);
+    if (g.capture.body) recheck(s, g, g.capture.body);  // the capture arrived: is its evidence still what it was?
+  }
   if (g.capture.body && !g.pending.is_null()) {
     select_node(g, g.capture.body, g.pending);
     g.pending = nullptr;
@@ -93,12 +106,48 @@ const schema::GraphNode* failed_node(const schema::ProfileCapture* c) {
   return nullptr;
 }
 
+// The capture's recorded evidence as recheck_files takes it.
+json evidence_json(const schema::ProfileCapture* c) {
+  json a = json::array();
+  if (c->evidence())
+    for (const auto* f : *c->evidence())
+      a.push_back({{"role", str(f->role())}, {"path", str(f->path())}, {"name", str(f->name())}, {"present", f->present()},
+                   {"resolved", str(f->resolved())}, {"size", f->size()}, {"mtime_ns", f->mtime_ns()},
+                   {"inode", f->inode()}, {"xxh64", f->xxh64()}});
+  return a;
+}
+
+// Asks the shell to recheck the evidence (when it can and there is any).
+void recheck(AppState& s, GraphState& g, const schema::ProfileCapture* c) {
+  if (!s.options.recheck_files || !c->evidence()) return;
+  json f = json::parse(s.options.recheck_files(evidence_json(c).dump()), nullptr, false);
+  if (f.is_object()) g.freshness = std::move(f);
+}
+
+bool is_stale(const GraphState& g) { return g.freshness.is_object() && g.freshness.value("stale", false); }
+
+std::vector<std::string> stale_reasons(const GraphState& g) {
+  std::vector<std::string> out;
+  if (g.freshness.is_object() && g.freshness.contains("reasons") && g.freshness["reasons"].is_array())
+    for (const auto& r : g.freshness["reasons"])
+      if (r.is_string()) out.push_back(r.get<std::string>());
+  return out;
+}
+
 std::string first_diagnostic(const schema::ProfileCapture* c) {
   return c->diagnostics() && c->diagnostics()->size() ? str(c->diagnostics()->Get(0)->message()) : "";
 }
 
 // The banner: what was captured, and on failure the stage, each diagnostic and the evidence label.
-void draw_summary(const schema::ProfileCapture* c) {
+void draw_summary(const schema::ProfileCapture* c, const GraphState& g) {
+  if (is_stale(g)) {
+    std::string reasons;
+    for (const auto& r : stale_reasons(g)) reasons += (reasons.empty() ? "" : "; ") + r;
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(ImColor(colors::kWarning), "stale: %s since capture - not certified; tvis graph captures again",
+                       reasons.c_str());
+    ImGui::PopTextWrapPos();
+  }
   const std::string who = str(c->profile()).empty() ? str(c->model()) + " (" + str(c->source()) + ")"
                                                     : str(c->profile()) + " - " + str(c->model());
   if (c->ok()) {
@@ -258,7 +307,10 @@ void draw_graph_page(AppState& s) {
                                                                                       : "Loading the capture...");
     return;
   }
-  draw_summary(c);
+  const int frame = ImGui::GetFrameCount();
+  if (g.drawn_frame >= 0 && frame > g.drawn_frame + 1) recheck(s, g, c);  // shown again after another page
+  g.drawn_frame = frame;
+  draw_summary(c, g);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float inspector = std::min(320.0f, avail.x * 0.3f);
   draw_canvas(g, c, {avail.x - inspector - ImGui::GetStyle().ItemSpacing.x, avail.y});
@@ -269,12 +321,15 @@ void draw_graph_page(AppState& s) {
 json graph_view(AppState& s) {
   GraphState& g = graph_state(s);
   const schema::ProfileCapture* c = capture_of(s, g);
-  if (!c) return {{"nodes", 0}, {"edges", 0}, {"failed", nullptr}, {"diagnostic", nullptr}, {"stale", false}, {"loading", true}};
+  if (!c)
+    return {{"nodes", 0}, {"edges", 0}, {"failed", nullptr}, {"diagnostic", nullptr}, {"stale", false},
+            {"stale_reasons", json::array()}, {"freshness", nullptr}, {"loading", true}};
   const schema::GraphNode* f = failed_node(c);
   const std::string diag = first_diagnostic(c);
   json j = {{"nodes", c->nodes() ? c->nodes()->size() : 0}, {"edges", c->edges() ? c->edges()->size() : 0},
             {"failed", f ? json(str(f->module_())) : json(nullptr)},
-            {"diagnostic", c->ok() || diag.empty() ? json(nullptr) : json(diag)}, {"stale", false}, {"ok", c->ok()},
+            {"diagnostic", c->ok() || diag.empty() ? json(nullptr) : json(diag)}, {"stale", is_stale(g)},
+            {"stale_reasons", stale_reasons(g)}, {"freshness", g.freshness}, {"ok", c->ok()},
             {"stage", c->ok() ? json(nullptr) : json(str(c->stage()))}, {"label", str(c->label())},
             {"partial", c->partial()}, {"layout", str(c->layout())}, {"zoom", g.zoom}, {"boxes", g.boxes}};
   const schema::GraphNode* n = g.selected ? node_by_id(c, g.selected) : nullptr;
@@ -309,6 +364,10 @@ json graph_command(AppState& s, const json& cmd) {
   if (!has_capture(s)) return nullptr;
   GraphState& g = graph_state(s);
   const schema::ProfileCapture* c = capture_of(s, g);
+  if (cmd.contains("freshness") && cmd["freshness"].is_object()) {  // the browser's host rechecked the files
+    g.freshness = cmd["freshness"];
+    return true;
+  }
   if (cmd.contains("zoom") && cmd["zoom"].is_number()) {
     g.zoom = std::clamp(cmd["zoom"].get<float>(), 0.1f, 4.0f);
     return true;

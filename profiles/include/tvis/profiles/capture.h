@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tvis/profiles/catalog.h"
+#include "tvis/profiles/file_identity.h"
 
 namespace tvis::profiles {
 
@@ -95,8 +96,15 @@ struct Capture {
   std::string log;           // the worker's stderr (tracebacks)
   int64_t timeout_ms = 0;
   double seconds = 0;
-  /// 0 when setup and forward succeeded, 1 otherwise.
-  int exit_code() const { return ok ? 0 : 1; }
+  // The interpreter and freshness (capture_evidence.h); run_pinned_capture() fills them.
+  std::vector<std::string> imported;   // workspace files of the modules the worker had loaded (its `modules` line)
+  std::string interpreter_origin;      // where the interpreter choice came from ("" = not pinned)
+  std::string interpreter_version;     // as pinned
+  bool refused = false;                // the interpreter changed between plan and run: nothing is certified
+  std::vector<FileIdentity> evidence;  // the files the capture depended on, as they were before it ran
+  Freshness freshness;                 // the evidence rechecked right after the capture
+  /// 0 when setup and forward succeeded on fresh evidence, 2 when refused, 1 otherwise.
+  int exit_code() const { return refused ? 2 : ok ? 0 : 1; }
 };
 
 /// Runs `job` in `python`, the worker's stderr written to `log_path`.

@@ -63,6 +63,11 @@ struct Config {
   bool present = false;
   std::vector<Problem> problems;  // file-level ones (unreadable, malformed TOML, root keys)
   std::vector<Profile> profiles;  // in file order
+  /// `[tool] python_path`: the interpreter this workspace asks for
+  /// (interpreter_resolver.h), made absolute (a relative path is against the
+  /// workspace root, a leading `~/` is $HOME); "" when absent or invalid.
+  std::string python_path;
+  int python_path_line = 0;  // where it is written (messages name it)
   /// Valid: the file is absent or every profile and the root are free of problems.
   bool valid() const;
   /// Every problem, file-level first, then per profile in file order.

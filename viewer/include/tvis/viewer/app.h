@@ -62,6 +62,15 @@ struct AppOptions {
   /// (ChunkCache::use_decode_worker), so a frame shows "loading" instead of
   /// decoding; ignored in the browser (its reads are asynchronous already).
   bool decode_in_background = false;
+  /// Native shells: rechecks the files a profile capture depended on, for
+  /// the Graph page's freshness (docs/profiles.md "Freshness"). Given the
+  /// capture's evidence as a JSON array of {role, path, name, present,
+  /// resolved, size, mtime_ns, inode, xxh64}, returns {"checked": bool,
+  /// "stale": bool, "reasons": [str]} as JSON. The page calls it when the
+  /// capture arrives and each time the page is shown again. Null (the
+  /// browser, which sees no files): the page reports what a
+  /// {"freshness": {...}} command told it, else "not checked".
+  std::function<std::string(const std::string& evidence_json)> recheck_files;
 };
 
 class App {

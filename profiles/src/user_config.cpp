@@ -1,0 +1,60 @@
+// user_config.cpp: $XDG_CONFIG_HOME/tvis/config.toml (user_config.h).
+#include "tvis/profiles/user_config.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <toml++/toml.h>
+
+namespace tvis::profiles {
+
+namespace fs = std::filesystem;
+
+std::string user_config_path() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/tvis/config.toml";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::string(home) + "/.config/tvis/config.toml";
+  return "";
+}
+
+UserConfig load_user_config(const std::string& path) {
+  UserConfig u;
+  u.path = path;
+  std::error_code ec;
+  if (path.empty() || fs::symlink_status(path, ec).type() == fs::file_type::not_found) return u;
+  u.present = true;
+  if (!fs::is_regular_file(path, ec)) {
+    u.error = path + " is not a regular file";
+    return u;
+  }
+  try {
+    const toml::table doc = toml::parse_file(path);
+    for (const auto& [k, v] : doc) {
+      if (k.str() != "tool" || !v.is_table()) {
+        u.error = path + ": unknown key '" + std::string(k.str()) + "' (expected a [tool] table)";
+        return u;
+      }
+      for (const auto& [key, value] : *v.as_table()) {
+        if (key.str() != "python_path") {
+          u.error = path + ": unknown key 'tool." + std::string(key.str()) + "' (known: python_path)";
+          return u;
+        }
+        const auto s = value.value<std::string>();
+        if (!value.is_string() || !s || s->empty()) {
+          u.error = path + ": tool.python_path must be the path of a Python interpreter (a non-empty string)";
+          return u;
+        }
+        std::string p = *s;
+        const char* home = std::getenv("HOME");
+        if (p.rfind("~/", 0) == 0 && home && *home) p = std::string(home) + p.substr(1);
+        u.python_path = p[0] == '/' ? p : (fs::path(path).parent_path() / p).string();
+      }
+    }
+  } catch (const toml::parse_error& e) {
+    u.error = path + ":" + std::to_string(e.source().begin.line) + ": malformed TOML: " + std::string(e.description());
+  }
+  return u;
+}
+
+}  // namespace tvis::profiles

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# test_freshness.sh: the interpreter resolver and pin, and the freshness of
+# captures, with the built tvis (and tvis-view under Xvfb) on a copy of
+# check_workspace/ and real torch:
+#   - pinning: a wrapper interpreter that edits its own file on its first run
+#     (the pin's probe) is refused before the worker starts (exit 2, stage
+#     interpreter); one that edits itself while it runs the worker is
+#     refused after; a refused `tvis graph` writes no run and keeps the
+#     previous one ("Previous measurements retained");
+#   - resolution order: the remembered `python` of .tensorviz-choices.toml
+#     beats --python; --python beats tensorviz.toml's [tool] python_path,
+#     which beats the user config's; a missing path from any of them
+#     refuses, naming where it came from;
+#   - freshness: `tvis graph` again reopens an unchanged run as is
+#     (--recapture captures anyway); after a source edit the old run is
+#     stale (tvis inspect --json, tvis-view's Graph view and banner) and
+#     graph captures again; a model that edits its own source during the
+#     forward is not certified by tvis check (stage freshness, exit 1).
+# Exit 0 pass, 77 skip (no tvis, no torch, no xvfb-run), else fail.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BIN="${TVIS_E2E_BIN:-$ROOT/build/bin}"
+TVIS="$BIN/tvis"
+[ -x "$TVIS" ] || { echo "skip: no built tvis at $TVIS (TVIS_E2E_BIN names another build's bin/)" >&2; exit 77; }
+PY=/usr/bin/python3
+"$PY" -c "import torch" 2>/dev/null || { echo "skip: $PY has no torch" >&2; exit 77; }
+command -v xvfb-run >/dev/null || { echo "skip: xvfb-run not installed (tvis-view's Graph view)" >&2; exit 77; }
+[ -x "$BIN/tvis-view" ] || { echo "FAIL: $BIN/tvis-view missing" >&2; exit 1; }
+WORK="$(mktemp -d /tmp/tvis-freshness.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+export XDG_CACHE_HOME="$WORK/cache" XDG_CONFIG_HOME="$WORK/config"
+cp -r "$ROOT/tests/profiles/check_workspace" "$WORK/ws"
+mkdir -p "$WORK/out" "$WORK/bin"
+cd "$WORK/ws"
+
+# An interpreter that edits its own file the first time it runs (the pin's probe runs it first).
+cat > "$WORK/bin/edits_on_first_run" <<'SH'
+#!/bin/sh
+if [ ! -e "$0.ran" ]; then : > "$0.ran"; printf '# edited after its first run\n' >> "$0"; fi
+exec /usr/bin/python3 "$@"
+SH
+# One that edits its own file while it runs the capture worker (the -c text names it).
+cat > "$WORK/bin/edits_during_worker" <<'SH'
+#!/bin/sh
+case "$*" in
+  *"profile-capture worker"*) /usr/bin/python3 "$@"; rc=$?; printf '# edited while the worker ran\n' >> "$0"; exit $rc ;;
+esac
+exec /usr/bin/python3 "$@"
+SH
+printf '#!/bin/sh\nexec /usr/bin/python3 "$@"\n' > "$WORK/bin/plain"
+printf '#!/bin/sh\nexec /usr/bin/python3 "$@"\n' > "$WORK/bin/from_user_config"
+chmod +x "$WORK/bin/"*
+
+# run NAME CMD ARGS...: runs `tvis CMD --json ARGS`, keeps stdout, stderr and the exit code.
+run() {
+  local name="$1"; shift
+  local rc=0
+  "$TVIS" "$@" --json > "$WORK/out/$name.json" 2> "$WORK/out/$name.err" || rc=$?
+  echo "$rc" > "$WORK/out/$name.rc"
+}
+runs_count() { ls -d "$WORK/runs"/*_graph-* 2>/dev/null | wc -l; }
+
+# Pinning.
+run pin_before check --python "$WORK/bin/edits_on_first_run" --profile two_blocks
+run pin_after check --python "$WORK/bin/edits_during_worker" --profile two_blocks
+# Freshness of graph runs.
+run graph_first graph --python "$PY" --profile two_blocks --out "$WORK/runs"
+run graph_again graph --python "$PY" --profile two_blocks --out "$WORK/runs"
+echo "$(runs_count)" > "$WORK/out/count_after_again"
+run graph_recapture graph --python "$PY" --profile two_blocks --out "$WORK/runs" --recapture
+echo "$(runs_count)" > "$WORK/out/count_after_recapture"
+RECAPTURED="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "$WORK/out/graph_recapture.json")"
+printf '\n# an edit after the capture\n' >> audit_models.py
+"$TVIS" inspect --json "$RECAPTURED" > "$WORK/out/inspect_stale.json"
+xvfb-run -a -s "-screen 0 1400x900x24" "$BIN/tvis-view" "$RECAPTURED" --size 1200x800 --frames 8 \
+  --screenshot "$WORK/out/stale.png" --state-json "$WORK/out/view_stale.json" 2> "$WORK/out/view_stale.err"
+run graph_after_edit graph --python "$PY" --profile two_blocks --out "$WORK/runs"
+echo "$(runs_count)" > "$WORK/out/count_after_edit"
+FRESH="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "$WORK/out/graph_after_edit.json")"
+xvfb-run -a -s "-screen 0 1400x900x24" "$BIN/tvis-view" "$FRESH" --size 1200x800 --frames 8 \
+  --state-json "$WORK/out/view_fresh.json" 2> "$WORK/out/view_fresh.err"
+# A refused recapture (the interpreter changes between plan and run) keeps the previous run.
+rm -f "$WORK/bin/edits_on_first_run.ran"
+run graph_refused graph --python "$WORK/bin/edits_on_first_run" --profile two_blocks --out "$WORK/runs"
+echo "$(runs_count)" > "$WORK/out/count_after_refused"
+# A forward that edits its own module: the evidence changed during the capture.
+cat > self_editing.py <<'PYSRC'
+import torch
+from torch import nn
+
+
+# tensorviz: input=1,4
+class SelfEditing(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        with open(__file__, "a") as f:
+            f.write("# appended by its own forward\n")
+        return self.fc(x)
+PYSRC
+run self_editing check --python "$PY" self_editing:SelfEditing
+
+# Resolution order.
+run missing_python check --python "$WORK/bin/nope" --profile two_blocks
+printf '\n[tool]\npython_path = "%s"\n' "$WORK/bin/plain" >> tensorviz.toml
+run toml_python check --profile two_blocks
+run flag_beats_toml check --python "$PY" --profile two_blocks
+printf 'python = "%s"\n' "$WORK/bin/plain" > .tensorviz-choices.toml
+run remembered_beats_flag check --python "$PY" --profile two_blocks
+printf 'python = "%s"\n' "$WORK/bin/gone" > .tensorviz-choices.toml
+run remembered_missing check --python "$PY" --profile two_blocks
+rm .tensorviz-choices.toml
+"$PY" - <<'PYSRC'
+import re
+t = open("tensorviz.toml").read()
+open("tensorviz.toml", "w").write(re.sub(r'python_path = ".*"', 'python_path = "bin/missing-python"', t))
+PYSRC
+run toml_missing check --profile two_blocks
+"$PY" - <<'PYSRC'
+t = open("tensorviz.toml").read()
+open("tensorviz.toml", "w").write(t[:t.index("\n[tool]")] + "\n")
+PYSRC
+mkdir -p "$XDG_CONFIG_HOME/tvis"
+printf '[tool]\npython_path = "%s"\n' "$WORK/bin/from_user_config" > "$XDG_CONFIG_HOME/tvis/config.toml"
+run user_config check --profile two_blocks
+printf '[tool]\npython_path = "%s"\n' "$WORK/bin/absent" > "$XDG_CONFIG_HOME/tvis/config.toml"
+run user_config_missing check --profile two_blocks
+
+"$PY" - "$WORK" <<'PYSRC'
+import json, os, sys
+work = sys.argv[1]
+out = os.path.join(work, "out")
+failures = []
+
+def load(name):
+    rc = int(open(os.path.join(out, name + ".rc")).read())
+    text = open(os.path.join(out, name + ".json")).read()
+    return rc, (json.loads(text) if text.strip() else None), open(os.path.join(out, name + ".err")).read()
+
+def expect(name, cond, what):
+    if not cond:
+        failures.append("%s: %s" % (name, what))
+
+def count(name):
+    return int(open(os.path.join(out, name)).read())
+
+# Pinning.
+rc, j, err = load("pin_before")
+expect("pin_before", rc == 2 and j and j["ok"] is False and j["stage"] == "interpreter", "exit %d %s" % (rc, j and j["stage"]))
+msg = j["diagnostics"][0]["message"] if j and j["diagnostics"] else ""
+expect("pin_before", msg.startswith("interpreter changed between plan and run: " + work + "/bin/edits_on_first_run")
+       and "(before the worker started)" in msg, msg)
+expect("pin_before", j and j["diagnostics"][0]["kind"] == "interpreter" and j["nodes"] == 0, "kind / nodes %s" % j)
+rc, j, err = load("pin_after")
+msg = j["diagnostics"][0]["message"] if j and j["diagnostics"] else ""
+expect("pin_after", rc == 2 and j["stage"] == "interpreter" and "(while the worker ran)" in msg, "exit %d: %s" % (rc, msg))
+
+# Freshness: unchanged -> reopened as is; --recapture; an edit -> stale, captured again.
+rc, first, err = load("graph_first")
+expect("graph_first", rc == 0 and first["ok"] and first["stale"] is False and first["evidence"] >= 5, "exit %d %s" % (rc, err))
+expect("graph_first", first["interpreter"] == {"path": "/usr/bin/python3", "origin": "--python",
+                                               "version": first["interpreter"]["version"]}, first["interpreter"])
+rc, again, err = load("graph_again")
+expect("graph_again", rc == 0 and again.get("reopened") is True and again["run"] == first["run"], "exit %d %s" % (rc, again))
+expect("graph_again", count("count_after_again") == 1, "a reopened run wrote a new run folder")
+rc, re_, err = load("graph_recapture")
+expect("graph_recapture", rc == 0 and not re_.get("reopened") and re_["run"] != first["run"], "--recapture reopened")
+expect("graph_recapture", count("count_after_recapture") == 2, "runs after --recapture: %d" % count("count_after_recapture"))
+ins = json.load(open(os.path.join(out, "inspect_stale.json")))
+expect("inspect_stale", ins["freshness"] == {"checked": True, "stale": True, "reasons": ["audit_models.py changed"]},
+       ins.get("freshness"))
+v = json.load(open(os.path.join(out, "view_stale.json")))
+expect("view_stale", v["page"] == "Graph" and v["view"]["stale"] is True and
+       v["view"]["stale_reasons"] == ["audit_models.py changed"] and v["errors"] == [], v.get("view"))
+rc, after, err = load("graph_after_edit")
+expect("graph_after_edit", rc == 0 and not after.get("reopened") and after["run"] not in (first["run"], re_["run"]),
+       "the edited workspace was not captured again: %s" % after.get("run"))
+v = json.load(open(os.path.join(out, "view_fresh.json")))["view"]
+expect("view_fresh", v["stale"] is False and v["freshness"] == {"checked": True, "stale": False, "reasons": []}, v)
+
+# A refused recapture keeps the previous run.
+rc, j, err = load("graph_refused")
+expect("graph_refused", rc == 2 and j["stage"] == "interpreter" and j["run"] is None, "exit %d %s" % (rc, j and j.get("run")))
+expect("graph_refused", j.get("retained", {}).get("run") == after["run"] and
+       j["retained"]["label"] == "Previous measurements retained", j.get("retained"))
+expect("graph_refused", count("count_after_refused") == 3, "a refused capture left a run folder")
+
+# Certification is never given for evidence that changed during the capture.
+rc, j, err = load("self_editing")
+expect("self_editing", rc == 1 and j["ok"] is False and j["stage"] == "freshness" and j["stale"] is True, "exit %d %s" % (rc, j))
+expect("self_editing", j and [d["kind"] for d in j["diagnostics"]] == ["stale"] and
+       "self_editing.py changed" in j["diagnostics"][0]["message"], j and j["diagnostics"])
+expect("self_editing", j and j["outputs"] and j["outputs"][0]["shape"] == [1, 2], "outputs %s" % (j and j["outputs"]))
+
+# Resolution order and refusals naming their source.
+rc, j, err = load("missing_python")
+expect("missing_python", rc == 2 and "--python " + work + "/bin/nope: no such executable" in err and
+       "does not switch" in err, err)
+for name, path, origin in (("toml_python", work + "/bin/plain", "tensorviz.toml:"),
+                           ("flag_beats_toml", "/usr/bin/python3", "--python"),
+                           ("remembered_beats_flag", work + "/bin/plain", ".tensorviz-choices.toml python"),
+                           ("user_config", work + "/bin/from_user_config", "config/tvis/config.toml [tool] python_path")):
+    rc, j, err = load(name)
+    expect(name, rc == 0 and j and j["ok"], "exit %d %s" % (rc, err))
+    i = j and j["interpreter"] or {}
+    expect(name, i.get("path") == path and origin in i.get("origin", ""), "interpreter %s" % i)
+for name, text in (("remembered_missing", ".tensorviz-choices.toml python) " + work + "/bin/gone: no such executable"),
+                   ("toml_missing", "[tool] python_path " + work + "/ws/bin/missing-python: no such executable"),
+                   ("user_config_missing", "[tool] python_path " + work + "/bin/absent: no such executable")):
+    rc, j, err = load(name)
+    expect(name, rc == 2 and text in err and j and j["ok"] is False, "exit %d, stderr %r" % (rc, err))
+
+if failures:
+    print("\n".join("FAIL: " + f for f in failures))
+    sys.exit(1)
+print("test_freshness: all checks passed")
+PYSRC

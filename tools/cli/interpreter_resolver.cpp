@@ -1,0 +1,93 @@
+// interpreter_resolver.cpp: resolve_interpreter() (interpreter_resolver.h).
+#include "interpreter_resolver.h"
+
+#include <vector>
+
+#include "tvis/profiles/choices.h"
+#include "tvis/profiles/config.h"
+#include "tvis/profiles/user_config.h"
+#include "tvis/profiles/workspace.h"
+#include "process.h"
+
+namespace tvis::cli {
+
+namespace {
+
+struct Setting {
+  std::string path, origin;
+};
+
+// The explicit settings in resolution order, or "" + `error` when one of their files is unusable.
+std::vector<Setting> explicit_settings(const InterpreterRequest& r, std::string* error) {
+  std::vector<Setting> out;
+  if (!r.workspace_root.empty()) {
+    const profiles::Choices c = profiles::load_choices(r.workspace_root);
+    if (!c.error.empty()) {
+      *error = c.error;
+      return {};
+    }
+    if (!c.python.empty())
+      out.push_back({c.python[0] == '/' ? c.python : r.workspace_root + "/" + c.python,
+                     "the remembered choice (" + r.workspace_root + "/" + profiles::kChoicesName + " python)"});
+  }
+  if (!r.explicit_python.empty()) out.push_back({r.explicit_python, "--python"});
+  if (!r.workspace_root.empty()) {
+    const std::string path = r.workspace_root + "/" + profiles::kConfigName;
+    std::string why;
+    if (profiles::config_state(path, &why) == profiles::ConfigState::file) {
+      const profiles::Config config = profiles::load_config(path, r.workspace_root);
+      for (const auto& p : config.problems)
+        if (p.field.rfind("tool", 0) == 0) {
+          *error = p.text();
+          return {};
+        }
+      if (!config.python_path.empty())
+        out.push_back({config.python_path, path + ":" + std::to_string(config.python_path_line) + " [tool] python_path"});
+    }
+  }
+  const profiles::UserConfig u = profiles::load_user_config();
+  if (!u.error.empty()) {
+    *error = u.error;
+    return {};
+  }
+  if (!u.python_path.empty()) out.push_back({u.python_path, u.path + " [tool] python_path"});
+  return out;
+}
+
+}  // namespace
+
+ResolvedInterpreter resolve_interpreter(const InterpreterRequest& r, const PythonSearch& search) {
+  ResolvedInterpreter out;
+  const std::vector<Setting> settings = explicit_settings(r, &out.error);
+  if (!out.error.empty()) return out;
+  if (!settings.empty()) {
+    const Setting& s = settings.front();
+    out.pin = profiles::pin_interpreter(s.path, s.origin);
+    if (!out.pin.error.empty()) {
+      out.error = out.pin.error + "; tvis does not switch to another interpreter" +
+                  (s.origin == "--python" ? "" : " (fix or remove that setting)");
+    } else if (r.need_torch && !out.pin.has_torch) {
+      out.error = s.origin + " " + s.path + " (Python " + out.pin.version +
+                  ") cannot import torch; tvis does not switch to another interpreter";
+    }
+    return out;
+  }
+  for (const auto& c : python_candidates(search)) {
+    if (r.need_torch ? !has_torch(c) : !is_executable(c)) continue;
+    out.pin = profiles::pin_interpreter(c, "discovery");
+    if (out.pin.error.empty() && (!r.need_torch || out.pin.has_torch)) return out;
+  }
+  out.error = r.need_torch ? "no python3 with torch found on PATH; pass --python PATH or set [tool] python_path"
+                           : "no python3 found on PATH; pass --python PATH";
+  return out;
+}
+
+std::string likely_interpreter(const InterpreterRequest& r, const PythonSearch& search) {
+  std::string error;
+  const std::vector<Setting> settings = explicit_settings(r, &error);
+  if (!error.empty()) return "";
+  if (!settings.empty()) return settings.front().path;
+  return likely_python("", search);
+}
+
+}  // namespace tvis::cli
