@@ -5,6 +5,7 @@
 
 #include "capture_freshness.h"
 #include "capture_run_file.h"
+#include "interpreter_resolver.h"
 #include "python_discovery.h"
 #include "tvis/profiles/capture_evidence.h"
 #include "tvis/profiles/catalog.h"
@@ -50,8 +51,10 @@ bool prepare(const CaptureRequestArgs& request, PreparedCapture* p, CommandOutco
 CommandOutcome profiles_outcome(const std::string& workspace, const std::string& python) {
   CommandOutcome o;
   const profiles::Workspace w = profiles::find_workspace(workspace, std::filesystem::current_path().string());
-  // Reading sources needs no torch: the interpreter tvis run would most likely use, found without running it.
-  const std::string py = !python.empty() ? python : likely_python("", PythonSearch::from_environment());
+  // Reading sources needs no torch: the interpreter check would use (interpreter_resolver.h, the same
+  // order), found without running it.
+  const std::string py =
+      likely_interpreter({python, w.error.empty() ? w.root : "", false}, PythonSearch::from_environment());
   const profiles::Catalog c = profiles::build_catalog(w, py);  // a workspace error: the catalog says only that
   o.exit_code = c.exit_code();
   o.json = profiles::catalog_json(c);

@@ -49,24 +49,6 @@ bool has_torch(const std::string& python) {
                     "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('torch') else 1)"}) == 0;
 }
 
-std::string resolve_python(const std::string& explicit_python, const PythonSearch& s, std::string* error) {
-  if (!explicit_python.empty()) {
-    if (!is_executable(explicit_python)) {
-      *error = "--python " + explicit_python + ": no such executable";
-      return "";
-    }
-    if (!has_torch(explicit_python)) {
-      *error = "--python " + explicit_python + " cannot import torch";
-      return "";
-    }
-    return explicit_python;
-  }
-  for (const auto& c : python_candidates(s))
-    if (has_torch(c)) return c;
-  *error = "no python3 with torch found on PATH; pass --python PATH";
-  return "";
-}
-
 std::string likely_python(const std::string& explicit_python, const PythonSearch& s) {
   if (!explicit_python.empty()) return is_executable(explicit_python) ? explicit_python : "";
   for (const auto& c : python_candidates(s))

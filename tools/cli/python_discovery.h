@@ -1,8 +1,9 @@
-// python_discovery.h: which interpreter `tvis run` starts the recorder in
-// (docs/cli.md). An explicit --python must exist and import torch; else the
-// first of these that imports torch: $TVIS_PYTHON (set by pip's `tvis`
-// console script), python3 beside the tvis executable (a venv's bin/), each
-// PATH entry's python3 in order, /usr/bin/python3.
+// python_discovery.h: where an interpreter is looked for when nothing names
+// one (the last step of interpreter_resolver.h, shared by run, check, graph
+// and mcp; docs/cli.md): the first of these that imports torch:
+// $TVIS_PYTHON (set by pip's `tvis` console script), python3 beside the tvis
+// executable (a venv's bin/), each PATH entry's python3 in order,
+// /usr/bin/python3.
 #pragma once
 
 #include <string>
@@ -25,13 +26,8 @@ std::vector<std::string> python_candidates(const PythonSearch& s);
 /// True when `python` is executable and can import torch (runs it once).
 bool has_torch(const std::string& python);
 
-/// The interpreter to run the script with: `explicit_python` when given (it
-/// must be executable and import torch), else the first candidate with torch.
-/// "" with `error` set (one line) when there is none.
-std::string resolve_python(const std::string& explicit_python, const PythonSearch& s, std::string* error);
-
-/// The interpreter resolve_python() will most likely choose, found without
-/// running anything: `explicit_python`, else the first candidate that is an
+/// The interpreter discovery will most likely choose, found without running
+/// anything: `explicit_python`, else the first candidate that is an
 /// executable ELF binary (a script such as a pyenv shim is slow to probe and
 /// is passed over). Only a guess, used to start the runner early; "" if none.
 std::string likely_python(const std::string& explicit_python, const PythonSearch& s);
