@@ -154,7 +154,7 @@ m = s.request("tools/list")
 tools = {t["name"]: t for t in m.get("result", {}).get("tools", [])}
 expect("tools/list: profiles, check, graph", sorted(tools) == ["check", "graph", "profiles"], sorted(tools))
 for name, props in (("profiles", []), ("check", ["profile", "target", "timeout_ms"]),
-                    ("graph", ["out", "profile", "target", "timeout_ms"])):
+                    ("graph", ["out", "profile", "recapture", "target", "timeout_ms"])):
     schema = tools.get(name, {}).get("inputSchema", {})
     expect("%s: inputSchema is an object schema" % name, schema.get("type") == "object", schema)
     expect("%s: additionalProperties false" % name, schema.get("additionalProperties") is False, schema)
@@ -223,6 +223,11 @@ expect("graph two_blocks: the run under the workspace's graph_runs", run.startsw
 if os.path.isfile(run):
     p = subprocess.run([TVIS, "inspect", run, "--json"], capture_output=True, text=True)
     expect("graph two_blocks: tvis inspect reads the run", p.returncode == 0 and json.loads(p.stdout), p.stderr)
+err, j = s.call("graph", {"profile": "two_blocks", "out": "graph_runs"})
+expect("graph two_blocks again: the unchanged run reopened", err is False and j.get("reopened") is True and j.get("run") == run, j)
+err, j = s.call("graph", {"profile": "two_blocks", "out": "graph_runs", "recapture": True})
+expect("graph two_blocks, recapture: a new run", err is False and j.get("ok") is True and not j.get("reopened") and
+       j.get("run") not in (None, run) and os.path.isfile(j.get("run") or ""), j)
 
 # profiles: exactly what tvis profiles --json prints.
 err, j = s.call("profiles", {})

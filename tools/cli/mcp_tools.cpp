@@ -96,7 +96,8 @@ std::vector<mcp::Tool> profile_tools(const McpToolsSetup& setup) {
   tools.push_back({"graph", "Capture a model's forward as a graph run",
                    "Runs the forward as check does and writes the captured graph (module calls, tensor shapes, the "
                    "failing call) as a run the tvis viewers open on their Graph page. Returns check's object plus "
-                   "run (the run.tvis path) and layout; a failed forward still writes its partial graph.",
+                   "run (the run.tvis path) and layout; a failed forward still writes its partial graph. The same "
+                   "request again reopens its saved run while every file it depended on is unchanged (reopened).",
                    {{"type", "object"},
                     {"properties",
                      {{"target", kTargetSchema},
@@ -105,7 +106,12 @@ std::vector<mcp::Tool> profile_tools(const McpToolsSetup& setup) {
                       {"out",
                        {{"type", "string"},
                         {"minLength", 1},
-                        {"description", "the runs folder to write into (relative: to the workspace; default <workspace>/tvis_runs)"}}}}},
+                        {"description", "the runs folder to write into (relative: to the workspace; default <workspace>/tvis_runs)"}}},
+                      {"recapture",
+                       {{"type", "boolean"},
+                        {"description",
+                         "capture again even when the request's saved run is unchanged (default false: that run is "
+                         "reopened as is, reopened true)"}}}}},
                     {"additionalProperties", false}},
                    [] {
                      json s = capture_output_schema();
@@ -113,7 +119,8 @@ std::vector<mcp::Tool> profile_tools(const McpToolsSetup& setup) {
                      return s;
                    }(),
                    [setup](const json& args) {
-                     const CaptureRequestArgs r = capture_request(setup, args);
+                     CaptureRequestArgs r = capture_request(setup, args);
+                     r.recapture = args.value("recapture", false);
                      std::string out = args.value("out", "");
                      if (!out.empty() && std::filesystem::path(out).is_relative()) out = setup.workspace + "/" + out;
                      return result(setup, "graph", graph_outcome(r, out, graph_argv(r)));
