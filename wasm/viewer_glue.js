@@ -403,7 +403,8 @@
     // pages know) become one {link: {...}} command, applied once the run is open.
     const query = new URLSearchParams(window.location.search);
     const link = {};
-    for (const key of ['page', 'step', 'phase', 'module', 'sample', 'param', 'show', 'head', 'rank']) {
+    for (const key of ['page', 'step', 'phase', 'module', 'sample', 'param', 'show', 'head', 'rank',
+                       'setup_class', 'setup_profile']) {  // setup_*: a run made by tvis graph --setup's form
       if (query.has(key)) link[key] = query.get(key);
     }
     if (Object.keys(link).length) window.tvisViewer.command({ link: link });

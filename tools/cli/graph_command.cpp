@@ -1,5 +1,7 @@
 // tvis graph [MODULE:CLASS] [--profile NAME] [--workspace DIR] [--python PATH]
 //            [--timeout-ms N] [--out RUNS_DIR] [--json]     (docs/profiles.md)
+// tvis graph MODULE:CLASS --setup [--profile NAME] [--no-browser] ...: the
+// browser setup form instead (setup_session.h).
 // Captures one forward in the isolated worker (as tvis check does) and
 // writes it as a run: <RUNS_DIR>/<time>_graph-<Class>_<id>/run.tvis (default
 // RUNS_DIR: <workspace>/tvis_runs), laid out by Graphviz dot, with the
@@ -14,6 +16,7 @@
 
 #include "commands.h"
 #include "profile_commands.h"
+#include "setup_session.h"
 
 namespace tvis::cli {
 
@@ -23,6 +26,7 @@ struct GraphArgs {
   CaptureRequestArgs request;
   std::string out;
   bool json = false;
+  bool setup = false, no_browser = false;
   std::vector<std::string> argv;
 };
 
@@ -49,7 +53,24 @@ void add_graph_command(CLI::App& app) {
   cmd->add_flag("--recapture", a->request.recapture,
                 "capture again even when the saved run of this request is unchanged (default: reopen it as is)");
   cmd->add_flag("--json", a->json, "one JSON object: tvis check's, plus run and layout");
-  cmd->callback([a] {
+  cmd->add_flag("--setup", a->setup, "open the browser setup form for MODULE:CLASS (setup_session.h) instead of capturing");
+  cmd->add_flag("--no-browser", a->no_browser, "with --setup: print the form's URL on stdout's first line");
+  cmd->callback([a, cmd] {
+    if (a->setup) {
+      if (a->json || a->request.timeout_ms) {
+        std::fprintf(stderr, "tvis graph: --setup takes neither --json nor --timeout-ms (the form sets the timeout)\n");
+        set_exit_code(2);
+        return;
+      }
+      set_exit_code(run_setup({a->request.target, a->request.profile, a->request.workspace, a->request.python, a->out,
+                               a->no_browser}));
+      return;
+    }
+    if (a->no_browser) {
+      std::fprintf(stderr, "tvis graph: --no-browser belongs to --setup\n");
+      set_exit_code(2);
+      return;
+    }
     a->argv = graph_argv(a->request);
     set_exit_code(run_graph(*a));
   });

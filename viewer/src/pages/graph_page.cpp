@@ -15,11 +15,19 @@
 // state().view.stale true with its reasons; the browser, which cannot see
 // the files, takes {"freshness": {checked, stale, reasons}} as a command.
 //
+// Setup (docs/profiles.md "The setup form"): a run opened by `tvis graph
+// --setup`'s form carries the link keys setup_class and setup_profile; in a
+// shell that can go to a URL (AppOptions::open_url: the browser) the banner
+// then has "Change inputs" (or "Set up..." when the capture failed before
+// its forward), which opens the form for that profile. Without the keys, or
+// in tvis-view, nothing is shown.
+//
 // State: kept here per AppState and replaced when another run opens (the
 // Selection's run generation), so the page needs no field in AppState.
 #include <imgui.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <string>
@@ -48,6 +56,8 @@ struct GraphState {
   json pending;           // a selection asked for while the capture still loads (the browser reads asynchronously)
   json freshness;         // {checked, stale, reasons}; null: not checked
   int drawn_frame = -2;   // ImGui frame of the last draw: a gap means the page is shown again
+  std::string setup_class, setup_profile;  // link keys of a run made by the setup form ("" = none)
+  json setup_button;      // its rect on screen, last frame: {x, y, w, h}; null when not drawn
 };
 
 bool select_node(GraphState& g, const schema::ProfileCapture* c, const json& cmd);
@@ -164,6 +174,32 @@ void draw_summary(const schema::ProfileCapture* c, const GraphState& g) {
   if (!str(c->label()).empty()) ImGui::TextColored(ImColor(colors::kWarning), "%s", str(c->label()).c_str());
   if (!str(c->automatic()).empty()) ImGui::TextColored(ImColor(colors::kMuted), "automatic input: %s", str(c->automatic()).c_str());
   if (c->truncated()) ImGui::TextColored(ImColor(colors::kWarning), "the graph reached max_capture_bytes: later calls are not shown");
+}
+
+std::string url_encoded(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char ch : s) {
+    if (std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.' || ch == ':') out += char(ch);
+    else out += '%', out += hex[ch >> 4], out += hex[ch & 15];
+  }
+  return out;
+}
+
+// A capture that failed before its forward ran: the setup itself needs changing.
+bool failed_in_setup(const schema::ProfileCapture* c) { return !c->ok() && str(c->stage()) != "forward"; }
+
+// "Change inputs" / "Set up...": back to the setup form of this profile, when the run came from one.
+void draw_setup_link(AppState& s, GraphState& g, const schema::ProfileCapture* c) {
+  g.setup_button = nullptr;
+  if (g.setup_class.empty() || !s.options.open_url) return;
+  if (ImGui::Button(failed_in_setup(c) ? "Set up..." : "Change inputs")) {
+    std::string url = "/setup?class=" + url_encoded(g.setup_class);
+    if (!g.setup_profile.empty()) url += "&profile=" + url_encoded(g.setup_profile);
+    s.options.open_url(url);
+  }
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  g.setup_button = {{"x", a.x}, {"y", a.y}, {"w", b.x - a.x}, {"h", b.y - a.y}};
 }
 
 struct Canvas {
@@ -311,6 +347,7 @@ void draw_graph_page(AppState& s) {
   if (g.drawn_frame >= 0 && frame > g.drawn_frame + 1) recheck(s, g, c);  // shown again after another page
   g.drawn_frame = frame;
   draw_summary(c, g);
+  draw_setup_link(s, g, c);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float inspector = std::min(320.0f, avail.x * 0.3f);
   draw_canvas(g, c, {avail.x - inspector - ImGui::GetStyle().ItemSpacing.x, avail.y});
@@ -332,6 +369,10 @@ json graph_view(AppState& s) {
             {"stale_reasons", stale_reasons(g)}, {"freshness", g.freshness}, {"ok", c->ok()},
             {"stage", c->ok() ? json(nullptr) : json(str(c->stage()))}, {"label", str(c->label())},
             {"partial", c->partial()}, {"layout", str(c->layout())}, {"zoom", g.zoom}, {"boxes", g.boxes}};
+  j["setup"] = g.setup_class.empty() ? json(nullptr)
+                                     : json{{"class", g.setup_class}, {"profile", g.setup_profile},
+                                            {"label", failed_in_setup(c) ? "Set up..." : "Change inputs"},
+                                            {"button", g.setup_button}};
   const schema::GraphNode* n = g.selected ? node_by_id(c, g.selected) : nullptr;
   if (n) {
     json ins = json::array(), outs = json::array();
@@ -368,6 +409,12 @@ json graph_command(AppState& s, const json& cmd) {
     g.freshness = cmd["freshness"];
     return true;
   }
+  for (const char* key : {"setup_class", "setup_profile"})  // link keys of a run made by the setup form
+    if (cmd.contains(key) && (cmd[key].is_string() || cmd[key].is_number_integer())) {  // a link reads "7" as 7
+      (std::string(key) == "setup_class" ? g.setup_class : g.setup_profile) =
+          cmd[key].is_string() ? cmd[key].get<std::string>() : cmd[key].dump();
+      return true;
+    }
   if (cmd.contains("zoom") && cmd["zoom"].is_number()) {
     g.zoom = std::clamp(cmd["zoom"].get<float>(), 0.1f, 4.0f);
     return true;

@@ -62,6 +62,10 @@ struct AppOptions {
   /// (ChunkCache::use_decode_worker), so a frame shows "loading" instead of
   /// decoding; ignored in the browser (its reads are asynchronous already).
   bool decode_in_background = false;
+  /// The browser: goes to `url`, a path of the server that served the page
+  /// (the Graph page's "Change inputs" opens `tvis graph --setup`'s form).
+  /// Null (tvis-view): nothing is offered that needs it.
+  std::function<void(const std::string& url)> open_url;
   /// Native shells: rechecks the files a profile capture depended on, for
   /// the Graph page's freshness (docs/profiles.md "Freshness"). Given the
   /// capture's evidence as a JSON array of {role, path, name, present,
