@@ -87,33 +87,9 @@ ok = v["present"] and v["stats"] is not None and v["optimizer"] in ("Adam", "SGD
 sys.exit(0 if ok else 1)
 PY
 
-# 5. A killed run (SIGKILL in its third step, once the writer thread has put
-# the first two steps on disk: `tvis inspect` reads them back): those two
-# steps are shown, no error.
-/usr/bin/python3 - "$TVIS" "$WORK/runs/killed" "$ROOT/tests/recorder/scripts/killed_mid_run.py" <<'PY' || fail "could not record the killed run"
-import glob, json, os, signal, subprocess, sys, time
-tvis, out, script = sys.argv[1:4]
-p = subprocess.Popen([tvis, "run", "--steps", "3", "--out", out, script, "600"],
-                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-try:
-    lines = []
-    for line in p.stdout:
-        lines.append(line)
-        if line.startswith("waiting"):
-            break
-    assert lines and lines[-1].startswith("waiting"), "script ended early:\n" + "".join(lines)
-    runs = glob.glob(os.path.join(out, "*", "run.tvis"))
-    assert len(runs) == 1, runs
-    deadline = time.time() + 60
-    while json.loads(subprocess.run([tvis, "inspect", "--json", runs[0]], capture_output=True, text=True).stdout or "{}").get("steps", 0) < 2:
-        assert time.time() < deadline, "the second step never reached the file"
-        time.sleep(0.2)
-    assert p.poll() is None, "the script must still be running when it is killed"
-finally:
-    os.killpg(p.pid, signal.SIGKILL)
-    p.wait(timeout=60)
-PY
-KILLED="$(ls "$WORK"/runs/killed/*/run.tvis)"
+# 5. A killed run (tests/recorder/killed_recording.py: SIGKILL in its third
+# step, once the first two are on disk): those two steps are shown, no error.
+KILLED="$(/usr/bin/python3 "$ROOT/tests/recorder/killed_recording.py" "$TVIS" "$WORK/runs/killed")" || fail "could not record the killed run"
 view killed_loss "$KILLED" --page Loss --step 0
 view killed_weights "$KILLED" --page Weights --step 0 --show update
 python3 - "$OUT/killed_loss.json" "$OUT/killed_weights.json" <<'PY' || fail "killed run: $(cat "$OUT/killed_loss.json")"

@@ -10,52 +10,20 @@ in call order), by the Python reader, and by the viewer's run model over the
 real file (tests/viewer Catch2 case tagged [real], when built).
 """
 import os
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import inspect_json, load_run
+from killed_recording import SCRIPT, record_and_kill
 
-HERE = Path(__file__).resolve().parent
-SCRIPT = HERE / "scripts" / "killed_mid_run.py"
 MODULES = ["conv", "act", "pool", "fc", "CrossEntropyLoss"]  # after Net, in call order
-
-
-def _record_and_kill(tvis, out):
-    """Runs the script under `tvis run --steps 3`, SIGKILLs the whole process
-    group once 2 steps are on disk, returns the run file."""
-    p = subprocess.Popen([tvis, "run", "--steps", "3", "--out", str(out), str(SCRIPT), "600"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        lines = []
-        for line in p.stdout:
-            lines.append(line)
-            if line.startswith("waiting"):
-                break
-        assert lines and lines[-1].startswith("waiting"), "script ended early:\n%s%s" % ("".join(lines), p.stderr.read())
-        runs = list(Path(out).glob("*/run.tvis"))
-        assert len(runs) == 1, runs
-        # The writer thread compresses and writes asynchronously: wait until the
-        # second step's optimizer record is on disk (recovered by scanning).
-        deadline = time.time() + 60
-        while True:
-            if inspect_json(tvis, runs[0])["steps"] >= 2:
-                break
-            assert time.time() < deadline, "step 2 never reached the file"
-            time.sleep(0.2)
-        assert p.poll() is None, "the script must still be running when it is killed"
-    finally:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait(timeout=60)
-    return runs[0]
 
 
 @pytest.fixture(scope="module")
 def killed_run(tvis, tmp_path_factory):
-    return _record_and_kill(tvis, tmp_path_factory.mktemp("killed"))
+    return record_and_kill(tvis, tmp_path_factory.mktemp("killed"))
 
 
 def test_sigkilled_run_keeps_finished_steps(tvis, killed_run):
