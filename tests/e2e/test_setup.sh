@@ -3,7 +3,8 @@
 # nets.mixer:Mixer --setup --no-browser` over a copy of tests/e2e/setup/
 # workspace (a hand-written tensorviz.toml: comments, odd spacing, CRLF, no
 # final newline), headless Chromium fills the form (setup/browser_setup.mjs:
-# a refused shape, a new setup, "Change inputs" of the hand-written profile)
+# a refused shape, a new setup, "Change inputs" of the hand-written profile,
+# a setup failure's "Set up...")
 # and lands on the Graph page each time; then tensorviz.toml is checked: the
 # hand-written bytes are exactly the original's, the generated blocks
 # mixer_probe and mixer_setup hold what was typed, and `tvis profiles`
@@ -69,6 +70,7 @@ assert probe["inputs"]["kwargs"] == {"scale": 0.5}, probe["inputs"]
 assert probe["limits"]["timeout_ms"] == 30000, probe
 changed = doc["profiles"]["mixer_setup"]
 assert changed["inputs"]["args"][0]["shape"] == [5, 4] and changed["init"]["kwargs"] == {"width": 4, "depth": 1}, changed
+assert changed["device"] == "cuda", changed  # the last save (step 4) updated the block in place
 assert doc["profiles"]["mixer"]["inputs"]["args"][0]["shape"] == [3, 4], "the hand-written mixer changed"
 print("tensorviz.toml: hand-written bytes kept, blocks", names)
 PY

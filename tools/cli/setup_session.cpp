@@ -139,11 +139,15 @@ class SetupSession {
     if (!w.error.empty()) return refusal("save " + wanted, {w.error});
     if (!w.ok) {
       // The saved profile's own problems first: they are what the form can fix.
-      std::vector<std::string> lines, others;
-      for (const auto& p : w.problems)
-        (p.field.rfind("profiles." + w.name, 0) == 0 ? lines : others).push_back(p.text());
+      // The page gets FIELD: MESSAGE (the line numbers are of a text that was not written); the log, all of it.
+      std::vector<std::string> lines, others, detail;
+      for (const auto& p : w.problems) {
+        (p.field.rfind("profiles." + w.name, 0) == 0 ? lines : others).push_back(p.field.empty() ? p.message : p.field + ": " + p.message);
+        detail.push_back(p.text());
+      }
       lines.insert(lines.end(), others.begin(), others.end());
-      return refusal("save " + w.name + ": " + config_path_ + " would be invalid; nothing was written", lines);
+      log("save " + w.name + ": " + config_path_ + " would be invalid; nothing was written", detail);
+      return reply({{"ok", false}, {"message", bounded(lines, log_)}, {"log", log_}});
     }
     log("saved profile " + w.name + " into " + config_path_, {});
     return reply({{"ok", true}, {"profile", w.name}, {"file", config_path_}, {"created", w.created}, {"replaced", w.replaced}});

@@ -10,7 +10,9 @@
 //   3. the Graph page's "Change inputs" button (ImGui, clicked at the rect the
 //      test surface gives) opens the form of mixer_probe as saved; then the
 //      hand-written profile mixer is picked (its form prefilled from the
-//      file): shape 5, 4; saved as the new generated mixer_setup.
+//      file): shape 5, 4; saved as the new generated mixer_setup;
+//   4. its Change inputs, device cuda (none here): the capture fails in
+//      setup, its Graph page offers "Set up..." instead.
 // Writes OUT_DIR/setup_*.png and OUT_DIR/setup_browser.json; exit 1 on any failure.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,11 +44,12 @@ async function typeInto(selector, text) {
   if (text) await page.keyboard.type(text);
 }
 
-async function graphAfterSave(name) {
+async function graphAfterSave(name, withNodes = true) {
   await page.click('#save');
   await page.waitForURL(/viewer\.html/, { timeout: 60000 });
-  // the capture drawn, and the banner's Change inputs button (drawn the frame after the link applies)
-  const s = await waitForState(page, (x) => x.page === 'Graph' && x.view && x.view.nodes > 0 && x.view.setup && x.view.setup.button, 30000);
+  // the capture drawn, and the banner's setup button (drawn the frame after the link applies)
+  const s = await waitForState(page, (x) => x.page === 'Graph' && x.view && x.view.loading !== true &&
+                                            (!withNodes || x.view.nodes > 0) && x.view.setup && x.view.setup.button, 30000);
   await page.waitForTimeout(300);
   await page.screenshot({ path: path.join(out, `setup_${name}_graph.png`) });
   return { url: page.url(), state: s };
@@ -114,6 +117,18 @@ try {
   const sc = report.steps.change.state;
   check(sc && sc.page === 'Graph' && sc.view.nodes > 0 && report.steps.change.url.includes('setup_profile=mixer_setup'),
         'the Graph page of mixer_setup: ' + report.steps.change.url);
+
+  // 4. a capture that fails in setup (no CUDA here) opens its Graph page with "Set up..."
+  const again = sc.view.setup.button;
+  await page.mouse.click(again.x + again.w / 2, again.y + again.h / 2);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  check((await page.inputValue('#start')) === 'mixer_setup' && (await page.inputValue('#shape-x')) === '5, 4',
+        'Change inputs starts from mixer_setup');
+  await page.selectOption('#device', 'cuda');
+  report.steps.device = await graphAfterSave('device', false);
+  const sd = report.steps.device.state;
+  check(sd && sd.view.ok === false && sd.view.stage === 'device' && sd.view.setup.label === 'Set up...',
+        'a setup failure offers Set up...: ' + JSON.stringify(sd && sd.view));
   report.ok = report.errors.length === 0;
   if (!report.ok) report.failure = 'page errors';
 } catch (e) {

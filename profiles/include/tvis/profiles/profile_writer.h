@@ -49,7 +49,7 @@ std::string setup_profile_name(const std::string& text, const Config& config, co
 
 /// A JSON value as a TOML inline value: strings escaped, floats with a '.'
 /// or an exponent, arrays `[a, b]`, objects `{ k = v }` (keys quoted unless
-/// bare). JSON null has no TOML form and becomes "".
+/// bare). JSON null has no TOML form: it is written as the empty string "".
 std::string toml_inline_value(const nlohmann::json& v);
 
 /// The block text of profile `name` (`eol` ends every line). `profile` holds
