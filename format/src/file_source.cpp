@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -14,13 +15,33 @@ namespace {
 
 class FileSource final : public ByteSource {
  public:
-  FileSource(int fd, uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  FileSource(int fd, const struct stat& st, std::string path)
+      : fd_(fd), size_(uint64_t(st.st_size)), dev_(st.st_dev), ino_(st.st_ino), path_(std::move(path)) {}
   ~FileSource() override { ::close(fd_); }
   uint64_t size() const override { return size_; }
   std::string name() const override { return path_; }
 
+  void recheck_size(SizeDone done) override {
+    struct stat now {}, named {};
+    if (::fstat(fd_, &now) != 0) {
+      done(Status::error(ErrorCode::Io, path_ + ": " + std::strerror(errno)));
+      return;
+    }
+    if (::stat(path_.c_str(), &named) != 0) {
+      done(Status::error(ErrorCode::Io, path_ + ": the run file is gone (" + std::strerror(errno) + ")"));
+      return;
+    }
+    if (named.st_dev != dev_ || named.st_ino != ino_) {
+      done(Status::error(ErrorCode::Corrupt, path_ + ": the run file was replaced by another file; open it again"));
+      return;
+    }
+    size_ = uint64_t(now.st_size);
+    done(uint64_t(now.st_size));
+  }
+
   void read(uint64_t offset, uint64_t length, ReadDone done) override {
-    if (offset > size_ || length > size_ - offset) {
+    const uint64_t size = size_;
+    if (offset > size || length > size - offset) {
       done(Status::error(ErrorCode::Truncated, "read past the end of " + path_));
       return;
     }
@@ -42,7 +63,9 @@ class FileSource final : public ByteSource {
 
  private:
   int fd_;
-  uint64_t size_;
+  std::atomic<uint64_t> size_;  // recheck_size() on the frame's thread, read() on the decode worker's
+  dev_t dev_;
+  ino_t ino_;
   std::string path_;
 };
 
@@ -61,7 +84,7 @@ Result<std::shared_ptr<ByteSource>> open_file_source(const std::string& path) {
     ::close(fd);
     return Status::error(ErrorCode::Io, path + (S_ISDIR(st.st_mode) ? ": is a folder" : ": not a regular file"));
   }
-  return std::shared_ptr<ByteSource>(std::make_shared<FileSource>(fd, uint64_t(st.st_size), path));
+  return std::shared_ptr<ByteSource>(std::make_shared<FileSource>(fd, st, path));
 }
 
 }  // namespace tvis::format

@@ -7,6 +7,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "checksums.h"
@@ -139,6 +140,17 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
       : reader_(new RunReader), done_(std::move(done)) {
     reader_->source_ = std::move(source);
   }
+  // A grow() of `previous` (run_reader.h): the same source, read on from it.
+  RunOpener(std::shared_ptr<RunReader> previous, OpenDone done)
+      : reader_(new RunReader), done_(std::move(done)), previous_(std::move(previous)) {
+    reader_->source_ = previous_->source_;
+    reader_->header_ = previous_->header_;
+  }
+
+  void start_grow() {
+    auto self = shared_from_this();
+    reader_->source_->recheck_size([self](Result<uint64_t> r) { self->on_size(std::move(r)); });
+  }
 
   void start() {
     ByteSource& src = *reader_->source_;
@@ -163,6 +175,53 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
     auto self = shared_from_this();
     reader_->source_->read(file_size() - kTrailerSize, kTrailerSize,
                            [self](Result<Bytes> t) { self->on_trailer(std::move(t)); });
+  }
+
+  // grow(): the size now decides between nothing new, the trailer, and a scan.
+  void on_size(Result<uint64_t> r) {
+    if (!r.ok()) return fail(r.status());
+    const uint64_t was = previous_->size_seen_;
+    if (r.value() < was)
+      return fail(Status::error(ErrorCode::Truncated, reader_->source_->name() + ": the run file shrank from " +
+                                                          std::to_string(was) + " to " + std::to_string(r.value()) +
+                                                          " bytes (truncated or replaced); open it again"));
+    if (r.value() == was) {
+      OpenDone done = std::move(done_);
+      done(previous_);
+      return;
+    }
+    uint64_t chunks_end = kFileHeaderSize;
+    if (!previous_->chunks_.empty()) {
+      const ChunkEntry& last = previous_->chunks_.back();
+      chunks_end = last.offset + kChunkHeaderSize + last.compressed_size;
+    }
+    if (file_size() < chunks_end + kChunkHeaderSize + kTrailerSize) return start_scan("footer missing");
+    auto self = shared_from_this();
+    reader_->source_->read(file_size() - kTrailerSize, kTrailerSize,
+                           [self](Result<Bytes> t) { self->on_trailer(std::move(t)); });
+  }
+
+  Status replaced(const std::string& why) const {
+    return Status::error(ErrorCode::Corrupt, reader_->source_->name() + ": the run file was replaced (" + why +
+                                                 "); open it again");
+  }
+
+  // grow() reached a footer: its index must begin with the chunks read before.
+  Status check_previous_chunks() const {
+    if (!previous_) return Status::ok();
+    const auto& before = previous_->chunks_;
+    const auto& now = reader_->chunks_;
+    if (now.size() < before.size())
+      return replaced("its index lists " + std::to_string(now.size()) + " chunks, " + std::to_string(before.size()) +
+                      " were read before");
+    for (size_t i = 0; i < before.size(); ++i)
+      if (!same_chunk(before[i], now[i])) return replaced(describe_chunk(before[i]) + " differs");
+    return Status::ok();
+  }
+
+  static bool same_chunk(const ChunkEntry& a, const ChunkEntry& b) {
+    return a.offset == b.offset && a.ordinal == b.ordinal && a.info.kind == b.info.kind &&
+           a.compressed_size == b.compressed_size && a.raw_size == b.raw_size && a.payload_xxh64 == b.payload_xxh64;
   }
 
   void on_trailer(Result<Bytes> r) {
@@ -196,6 +255,8 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
     Result<DecodedChunk> d = decode_chunk_payload(footer, b.data() + kChunkHeaderSize, footer.compressed_size);
     if (!d.ok()) return fail(d.status());
     s = parse_index(footer, d.value().bytes());
+    if (!s) return fail(s);
+    s = check_previous_chunks();
     if (!s) return fail(s);
     reader_->complete_ = true;
     succeed();
@@ -234,9 +295,20 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
 
   // ------------------------------------------------------------- scanning --
 
+  // A grow() scans on from the last chunk read before, whose header is read
+  // again and must be unchanged (a file replaced under the same path is not).
   void start_scan(std::string why) {
     scan_why_ = std::move(why);
     scan_offset_ = kFileHeaderSize;
+    reader_->chunks_.clear();
+    recovered_bytes_ = 0;
+    if (previous_ && !previous_->chunks_.empty()) {
+      reader_->chunks_ = previous_->chunks_;
+      expect_ = reader_->chunks_.back();
+      reader_->chunks_.pop_back();
+      scan_offset_ = expect_->offset;
+      for (const ChunkEntry& c : reader_->chunks_) recovered_bytes_ += kChunkHeaderSize + c.compressed_size;
+    }
     scan_loop();
   }
 
@@ -281,6 +353,15 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
     }
     ChunkEntry e;
     Status s = decode_chunk_header(r.value().data(), scan_offset_, &e);
+    if (expect_) {
+      const ChunkEntry expected = *expect_;
+      expect_.reset();
+      if (!s || !same_chunk(e, expected)) {
+        fatal_ = replaced(describe_chunk(expected) + " differs");
+        scan_done_ = true;
+        return;
+      }
+    }
     if (!s) return stop_scan(s.message);
     const uint32_t expected = uint32_t(reader_->chunks_.size());
     if (e.info.kind == uint16_t(ChunkKind::Index)) return stop_scan("reached the footer index");
@@ -328,12 +409,15 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
     done(std::move(s));
   }
   void succeed() {
+    reader_->size_seen_ = file_size();
     OpenDone done = std::move(done_);
     done(std::move(reader_));
   }
 
   std::shared_ptr<RunReader> reader_;
   OpenDone done_;
+  std::shared_ptr<RunReader> previous_;  // grow(): the reader grown from
+  std::optional<ChunkEntry> expect_;     // grow(): the header the scan must read first
   Trailer trailer_;
   // Scan state.
   std::string scan_why_, stop_reason_;
@@ -351,6 +435,14 @@ void RunReader::open(std::shared_ptr<ByteSource> source, OpenDone done) {
     return;
   }
   std::make_shared<RunOpener>(std::move(source), std::move(done))->start();
+}
+
+void RunReader::grow(OpenDone done) {
+  if (complete_) {
+    done(shared_from_this());
+    return;
+  }
+  std::make_shared<RunOpener>(shared_from_this(), std::move(done))->start_grow();
 }
 
 namespace {

@@ -16,6 +16,18 @@
 // size fields exceed the limits in container.h (TooLarge): those are not
 // what a killed writer leaves behind.
 //
+// Live runs (a run still being written): grow() rechecks the source's size
+// (ByteSource::recheck_size) and, when the file grew, reads only what is new:
+// the trailer first (the writer finished: the footer's index, which must
+// list this reader's chunks unchanged, and the run is complete), else the
+// chunk headers after this reader's last chunk, from that chunk on (its
+// header is read again and must be the same). It hands back a new reader
+// over the same source with this reader's chunks and the new ones, ordinals
+// unchanged, or this reader itself when the size did not change; this reader
+// stays valid. A file smaller than this reader saw (Truncated) or one whose
+// chunks are not this reader's (Corrupt) is not grown: the message says the
+// run file shrank or was replaced.
+//
 // Chunks are fetched on demand with read_chunk(): one read of the chunk,
 // payload checksum verified, zstd-decoded, unshuffled, and (for FlatBuffer
 // kinds) verified against schema/recording.fbs before it is handed out.
@@ -81,6 +93,12 @@ class RunReader : public std::enable_shared_from_this<RunReader> {
   /// offset 3355443: chunk extends past end of file".
   const std::string& recovery_notice() const { return recovery_notice_; }
   ByteSource& source() { return *source_; }
+  /// The source's size when this reader's index was built.
+  uint64_t size_seen() const { return size_seen_; }
+
+  /// A live run: the run as the source holds it now (see the header
+  /// comment). On a complete reader it answers this reader at once.
+  void grow(OpenDone done);
 
   /// Fetches, verifies and decodes chunk `ordinal`.
   void read_chunk(uint32_t ordinal, ChunkDone done);
@@ -93,6 +111,7 @@ class RunReader : public std::enable_shared_from_this<RunReader> {
   std::vector<ChunkEntry> chunks_;
   bool complete_ = false;
   std::string recovery_notice_;
+  uint64_t size_seen_ = 0;
 
   friend class RunOpener;
 };
