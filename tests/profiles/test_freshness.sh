@@ -83,6 +83,9 @@ xvfb-run -a -s "-screen 0 1400x900x24" "$BIN/tvis-view" "$FRESH" --size 1200x800
 rm -f "$WORK/bin/edits_on_first_run.ran"
 run graph_refused graph --python "$WORK/bin/edits_on_first_run" --profile two_blocks --out "$WORK/runs"
 echo "$(runs_count)" > "$WORK/out/count_after_refused"
+# Refused before anything ran (a missing interpreter): the previous run is kept too.
+run graph_refused_early graph --python "$WORK/bin/nope" --profile two_blocks --out "$WORK/runs"
+echo "$(runs_count)" > "$WORK/out/count_after_refused_early"
 # A forward that edits its own module: the evidence changed during the capture.
 cat > self_editing.py <<'PYSRC'
 import torch
@@ -186,6 +189,10 @@ expect("graph_refused", rc == 2 and j["stage"] == "interpreter" and j["run"] is 
 expect("graph_refused", j.get("retained", {}).get("run") == after["run"] and
        j["retained"]["label"] == "Previous measurements retained", j.get("retained"))
 expect("graph_refused", count("count_after_refused") == 3, "a refused capture left a run folder")
+rc, j, err = load("graph_refused_early")
+expect("graph_refused_early", rc == 2 and j["stage"] == "request" and j.get("retained", {}).get("run") == after["run"]
+       and j["retained"]["label"] == "Previous measurements retained", "exit %d %s" % (rc, j and j.get("retained")))
+expect("graph_refused_early", count("count_after_refused_early") == 3, "a refused request left a run folder")
 
 # Certification is never given for evidence that changed during the capture.
 rc, j, err = load("self_editing")
