@@ -105,7 +105,7 @@ std::string render_run_list(const std::string& where, const std::string& catalog
     }
   }
   std::string page =
-      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tvis: " + html_escape(where) +
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\"><title>tvis: " + html_escape(where) +
       "</title>\n<style>body{background:#17191d;color:#e6e8ec;font:14px system-ui,sans-serif;margin:24px}"
       "table{border-collapse:collapse}td,th{padding:4px 12px;text-align:left;border-bottom:1px solid #2b2f36}"
       "a{color:#7fb2ff}.status{color:#9aa3ad}</style></head><body>\n<h1>Runs in " + html_escape(where) + "</h1>\n";

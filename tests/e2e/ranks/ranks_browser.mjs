@@ -69,7 +69,11 @@ try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
   // What the page itself reports (a viewer exception, an abort) goes to the log.
   page.on("pageerror", (e) => console.log(`page error: ${e && e.message ? e.message : e}`));
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") console.log(`console ${m.type()}: ${m.text()}`); });
+  const consoleErrors = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") console.log(`console ${m.type()}: ${m.text()}`);
+    if (m.type() === "error") consoleErrors.push(m.text());
+  });
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
   const r = await page.goto(env.TVIS_RANKS_URL);
@@ -127,6 +131,8 @@ try {
     s = await waitFor(page, (s) => s.run && s.run.ranks === 2);
     check('folder input: a listed run opens with its rank picker', s && s.run && s.run.ranks === 2, s && s.run);
   }
+  // Nothing the pages asked for failed (a /favicon.ico 404 was the one error seen).
+  check('no console errors', consoleErrors.length === 0, consoleErrors);
 } finally {
   await browser.close();
 }
