@@ -95,6 +95,11 @@ void DeferredSource::read(uint64_t offset, uint64_t length, format::ReadDone don
   });
 }
 
+void DeferredSource::recheck_size(format::SizeDone done) {
+  auto inner = inner_;
+  queue_.push_back([inner, done = std::move(done)]() mutable { inner->recheck_size(std::move(done)); });
+}
+
 size_t DeferredSource::pump() {
   size_t n = queue_.size();
   for (size_t i = 0; i < n; ++i) {

@@ -54,6 +54,8 @@ class DeferredSource : public format::ByteSource {
   uint64_t size() const override { return inner_->size(); }
   std::string name() const override { return inner_->name(); }
   void read(uint64_t offset, uint64_t length, format::ReadDone done) override;
+  /// The inner source's recheck, answered at pump() as reads are.
+  void recheck_size(format::SizeDone done) override;
   /// Answers every read queued so far (not those queued while answering).
   size_t pump();
   size_t waiting() const { return queue_.size(); }

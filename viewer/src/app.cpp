@@ -7,6 +7,7 @@
 
 #include "app_state.h"
 #include "link.h"
+#include "live_run.h"
 #include "page.h"
 #include "ranks.h"
 #include "test_surface.h"
@@ -108,6 +109,8 @@ std::vector<std::string> AppState::errors() const {
       if (!row.open_error.empty()) out.push_back(row.open_error);
       else if (row.model->status() == RunStatus::Failed) out.push_back(row.entry.name + ": " + row.model->error());
     }
+  if (model.status() == RunStatus::Open && !showing_run_list && !model.live_problem().empty())
+    out.push_back(model.live_problem());
   if (model.status() == RunStatus::Open && !showing_run_list)
     if (const ChunkCache* cache = model.cache_if_open())
       for (const auto& m : cache->failure_messages()) out.push_back(m);
@@ -165,6 +168,7 @@ void App::frame() {
   if (!s.fonts.built) configure_scale(1.0f, 1.0f);
   s.drawn.clear();
   apply_rank_request(s);  // a rank switch asked for last frame: before anything reads the model
+  recheck_live_run(s, ImGui::GetTime());  // a run still being written: its new chunks, without waiting
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);

@@ -47,6 +47,12 @@ struct Rect {
   }
 };
 
+/// When the shown live run is rechecked next (live_run.h).
+struct LiveClock {
+  uint64_t run = UINT64_MAX;  // the Selection generation the clock was set for
+  double next_at = 0;         // ImGui time (seconds) of the next recheck
+};
+
 /// The shell-facing look: UI scale and whether the font atlas was built.
 struct Fonts {
   float ui_scale = 1.0f;
@@ -102,6 +108,7 @@ struct AppState {
   std::string welcome_hint = "Open a run file to begin.";
   std::string error_override;  // set by show_error when no source exists
   FrameTiming timing;
+  LiveClock live;
   Fonts fonts;
   DrawnRows drawn;
 

@@ -4,6 +4,7 @@
 
 #include "app_state.h"
 #include "link.h"
+#include "live_run.h"
 #include "page.h"
 #include "pages/insights_page.h"
 #include "ranks.h"
@@ -18,6 +19,7 @@ json run_object(AppState& s) {
   if (!s.model.ready()) return nullptr;
   json run = {{"source", s.model.source_name()}, {"steps", s.model.step_count()}, {"events", s.model.event_count()},
               {"rank", shown_rank(s)}, {"ranks", rank_count(s)}};
+  add_live_keys(s, run);
   if (!s.ranks.single()) {
     json files = json::array();
     for (const RankSource& src : s.ranks.sources()) files.push_back({{"rank", src.rank}, {"name", src.name}});

@@ -84,7 +84,11 @@ void draw_top_bar(AppState& s) {
       ImGui::SameLine();
       ImGui::TextDisabled("(loading metadata ...)");
     }
-    if (!s.model.complete()) {
+    if (s.model.live() && s.model.growths() > 0) {  // grew since it opened: being written (live_run.h)
+      ImGui::SameLine();
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "live: %d steps so far",
+                         s.model.step_count());
+    } else if (!s.model.complete()) {
       ImGui::SameLine();
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "incomplete");
     }

@@ -7,6 +7,11 @@ ChunkCache::ChunkCache(std::shared_ptr<format::RunReader> reader, uint64_t budge
 
 ChunkCache::ChunkPtr ChunkCache::get(uint32_t ordinal) { return lookup(ordinal, false); }
 
+void ChunkCache::adopt_reader(std::shared_ptr<format::RunReader> grown) {
+  reader_ = std::move(grown);
+  if (worker_) worker_->set_reader(reader_);
+}
+
 bool ChunkCache::use_decode_worker() {
   if (!worker_ && DecodeWorker::supported()) worker_ = std::make_unique<DecodeWorker>(reader_);
   return worker_ != nullptr;

@@ -39,6 +39,11 @@ std::vector<DecodeWorker::Done> DecodeWorker::take_done() {
   return out;
 }
 
+void DecodeWorker::set_reader(std::shared_ptr<format::RunReader> reader) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  reader_ = std::move(reader);
+}
+
 void DecodeWorker::wait_idle() {
   std::unique_lock<std::mutex> lock(mutex_);
   idle_.wait(lock, [this] { return stop_ || (queue_.empty() && !busy_); });
@@ -52,8 +57,9 @@ void DecodeWorker::loop() {
     const uint32_t ordinal = queue_.front();
     queue_.pop_front();
     busy_ = true;
+    const std::shared_ptr<format::RunReader> reader = reader_;
     lock.unlock();
-    format::Result<ChunkPtr> result = reader_->read_chunk_sync(ordinal);  // the decode, off the frame
+    format::Result<ChunkPtr> result = reader->read_chunk_sync(ordinal);  // the decode, off the frame
     lock.lock();
     done_.emplace_back(ordinal, std::move(result));
     busy_ = false;

@@ -30,16 +30,28 @@ RunModel::~RunModel() = default;
 
 void RunModel::clear() {
   pending_.reset();
+  growth_pending_.reset();
+  live_problem_.clear();
+  growths_ = 0;
   source_.reset();
   reader_.reset();
   cache_.reset();
+  reset_indexes();
+  info_ = RunInfo{};
+  info_ordinal_ = -1;
+  error_.clear();
+  source_name_.clear();
+  status_ = RunStatus::Empty;
+}
+
+// The chunk index and every lazy index built from chunks (not the metadata).
+void RunModel::reset_indexes() {
   spans_.clear();
   max_span_len_ = 0;
   event_count_ = 0;
   max_step_ = -1;
   max_optimizer_step_ = -1;
   meta_ordinal_ = -1;
-  info_ = RunInfo{};
   by_kind_.clear();
   tree_.reset();
   files_.reset();
@@ -49,9 +61,6 @@ void RunModel::clear() {
   loss_analysis_.reset();
   optimizer_steps_.reset();
   insights_.reset();
-  error_.clear();
-  source_name_.clear();
-  status_ = RunStatus::Empty;
 }
 
 void RunModel::fail(std::string message) {
@@ -95,6 +104,33 @@ void RunModel::on_open(format::Result<std::shared_ptr<format::RunReader>> result
   prefetch_first_view();
 }
 
+void RunModel::recheck_growth() {
+  if (!live() || growth_pending_) return;
+  auto token = std::make_shared<Pending>();
+  growth_pending_ = token;
+  std::weak_ptr<Pending> weak = token;
+  reader_->grow([this, weak](format::Result<std::shared_ptr<format::RunReader>> result) {
+    if (weak.expired()) return;  // the run was closed or reopened meanwhile
+    on_grown(std::move(result));
+  });
+}
+
+void RunModel::on_grown(format::Result<std::shared_ptr<format::RunReader>> result) {
+  growth_pending_.reset();
+  if (!result.ok()) {
+    live_problem_ = result.status().message.empty() ? "the run file cannot be rechecked" : result.status().message;
+    return;
+  }
+  if (result.value() == reader_) return;  // nothing new
+  const bool more = result.value()->chunks().size() != reader_->chunks().size() || result.value()->complete();
+  reader_ = result.value();
+  cache_->adopt_reader(reader_);
+  if (!more) return;
+  reset_indexes();
+  index_events();
+  ++growths_;
+}
+
 namespace {
 constexpr uint64_t kFirstViewRows = 64;  // ids whose Events chunks the first view asks for
 }  // namespace
@@ -135,18 +171,24 @@ void RunModel::index_events() {
 }
 
 const RunInfo& RunModel::info() {
-  if (info_.loaded || status_ != RunStatus::Open) return info_;
+  if (status_ != RunStatus::Open || (info_.loaded && info_ordinal_ == meta_ordinal_)) return info_;
   if (meta_ordinal_ < 0) {
     info_.loaded = true;
     return info_;
   }
+  // A live run's newer RunMeta replaces the shown metadata once it is read.
   auto chunk = cache_->get_pinned(static_cast<uint32_t>(meta_ordinal_));
   if (!chunk) {
-    if (cache_->failure(static_cast<uint32_t>(meta_ordinal_))) info_.loaded = true;
+    if (cache_->failure(static_cast<uint32_t>(meta_ordinal_))) {
+      info_.loaded = true;
+      info_ordinal_ = meta_ordinal_;
+    }
     return info_;
   }
   const schema::RunMeta* meta = chunk->root() ? chunk->root()->body_as_RunMeta() : nullptr;
+  info_ = RunInfo{};
   info_.loaded = true;
+  info_ordinal_ = meta_ordinal_;
   if (!meta) return info_;
   info_.script = str(meta->script());
   if (meta->argv())

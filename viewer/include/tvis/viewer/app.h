@@ -62,6 +62,9 @@ struct AppOptions {
   /// (ChunkCache::use_decode_worker), so a frame shows "loading" instead of
   /// decoding; ignored in the browser (its reads are asynchronous already).
   bool decode_in_background = false;
+  /// A live run (a run still being written) is rechecked for new chunks
+  /// this often, in seconds, until it is complete (viewer/src/live_run.h).
+  double live_recheck_seconds = 1.0;
   /// The browser: goes to `url`, a path of the server that served the page
   /// (the Graph page's "Change inputs" opens `tvis graph --setup`'s form).
   /// Null (tvis-view): nothing is offered that needs it.

@@ -51,6 +51,10 @@ class ChunkCache : public std::enable_shared_from_this<ChunkCache> {
   /// Like get() but the chunk is never evicted once loaded.
   ChunkPtr get_pinned(uint32_t ordinal);
 
+  /// A live run grew: `grown` holds every chunk of the reader before it,
+  /// ordinals unchanged, and more; what is resident stays resident.
+  void adopt_reader(std::shared_ptr<format::RunReader> grown);
+
   /// Routes every later read to a background decode thread (see contract);
   /// false (and nothing changes) where threads are not available.
   bool use_decode_worker();

@@ -44,6 +44,9 @@ class DecodeWorker {
   DecodeWorker& operator=(const DecodeWorker&) = delete;
 
   void submit(uint32_t ordinal);
+  /// A live run grew (RunModel::recheck_growth): later chunks are read
+  /// through `reader`, which holds every chunk the old one did.
+  void set_reader(std::shared_ptr<format::RunReader> reader);
   /// The chunks finished since the last call, in the order finished.
   std::vector<Done> take_done();
   void wait_idle();

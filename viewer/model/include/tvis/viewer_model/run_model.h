@@ -19,6 +19,16 @@
 // source files, samples, tensors, parameters, losses and their per-sample
 // analysis, optimizer steps, insights). Pages and panels ask it; they
 // never walk chunks themselves. Opening another run resets every index.
+//
+// Live runs (a run still being written: opened without its footer):
+// recheck_growth() asks the reader to grow (RunReader::grow: the source's
+// size now, then only the new chunk headers or the footer) without waiting;
+// when the run grew, the model adopts the grown reader in place: the new
+// chunks join the index (ordinals unchanged), the chunk cache keeps what it
+// holds, the lazy indexes rebuild from it, and info() moves to the newest
+// RunMeta chunk once it is read (the previous metadata stays shown until
+// then). A run whose file shrank or was replaced stops being live and
+// live_problem() says why; what was read stays shown.
 #pragma once
 
 #include <cstdint>
@@ -119,6 +129,17 @@ class RunModel {
   bool ready() const { return status_ == RunStatus::Open && info_.loaded; }
   bool complete() const;
   const std::string& recovery_notice() const;
+
+  // --- live runs (see the header comment) -----------------------------------
+  /// Open, not complete, and no recheck failed: the file may still grow.
+  bool live() const { return status_ == RunStatus::Open && !complete() && live_problem_.empty(); }
+  /// Starts one recheck unless one is in flight or the run is not live.
+  void recheck_growth();
+  bool recheck_in_flight() const { return growth_pending_ != nullptr; }
+  /// Why the run stopped being live (it shrank, was replaced, is gone), else "".
+  const std::string& live_problem() const { return live_problem_; }
+  /// How many times the run grew since it opened.
+  int growths() const { return growths_; }
   uint64_t event_count() const { return event_count_; }
   int step_count() const;
   uint64_t file_size() const;
@@ -170,6 +191,8 @@ class RunModel {
  private:
   struct Pending;
   void on_open(format::Result<std::shared_ptr<format::RunReader>> result);
+  void on_grown(format::Result<std::shared_ptr<format::RunReader>> result);
+  void reset_indexes();
   void index_events();
   void prefetch_first_view();
 
@@ -195,7 +218,11 @@ class RunModel {
   int max_step_ = -1;
   int max_optimizer_step_ = -1;
   int meta_ordinal_ = -1;
+  int info_ordinal_ = -1;  // the RunMeta chunk info_ was read from (-1: none yet)
   RunInfo info_;
+  std::shared_ptr<Pending> growth_pending_;  // identity of the recheck in flight
+  std::string live_problem_;
+  int growths_ = 0;
   std::vector<std::vector<uint32_t>> by_kind_;  // kind -> ordinals
   EventTree tree_{*this};
   SourceFiles files_{*this};
