@@ -5,11 +5,20 @@
 #     page reports equals the recorded map, which equals a Grad-CAM the checker
 #     recomputes from the script's saved weights and batch; the Embeddings
 #     PCA equals NumPy's SVD of the recorded vectors up to sign, at every depth;
+#     the true-class hint (tvis run --gradcam-true) shown exactly for samples
+#     the run has no true-class map of;
 #   - a hand-written-attention char LM: [Attention, Embeddings]; the shown
 #     weights (mean and each head) and the rollout over every layer range equal
-#     NumPy computations from the softmax weights the script saved itself;
+#     NumPy computations from the softmax weights the script saved itself, the
+#     tokens are the sample's characters, the map is causal; the token table's
+#     PCA equals NumPy's SVD of the script's own table;
 #   - torchvision's ViT (nn.MultiheadAttention): no Attention page, its
-#     library attention named on the Insights page; Grad-CAM on conv_proj.
+#     library attention named (state().library_attention is the script's
+#     nn.MultiheadAttention modules); Grad-CAM on conv_proj;
+#   - a small ViT with its own attention (T = 1 + 4x4 patches): [Attention,
+#     Grad-CAM, Embeddings]; weights and rollout against NumPy as for the LM,
+#     tokens [CLS] and (r,c), the picture painting [CLS]'s rollout row, or a
+#     patch's row of the layer map when asked (query, paint).
 # Then the same pages in viewer.html (headless Chromium over nginx) must each
 # show their view with no error. Screenshots of every page land in $OUT (look
 # at them).
@@ -47,14 +56,16 @@ check() { /usr/bin/python3 "$DIR/check_insights.py" "$@" || fail "check_insights
 # 1. CNN
 CNN="$(record cnn)"
 view cnn_replay "$CNN"
-check insights "$OUT/cnn_replay.json" Grad-CAM Embeddings
+check insights "$OUT/cnn_replay.json" "$WORK/ref_cnn.pt" Grad-CAM Embeddings
 for step in 0 2; do
   for layer in 0 2; do
     view "cnn_gradcam_${step}_$layer" "$CNN" --page Grad-CAM --step "$step" --module "$layer"
     check gradcam "$WORK/ref_cnn.pt" "$OUT/cnn_gradcam_${step}_$layer.json" "$CNN"
+    check hint "$OUT/cnn_gradcam_${step}_$layer.json" "$CNN"
   done
 done
 view cnn_gradcam_true "$CNN" --page Grad-CAM --step 1 --link target=true
+check hint "$OUT/cnn_gradcam_true.json" "$CNN"
 for depth in 0 2 6; do
   view "cnn_embeddings_$depth" "$CNN" --page Embeddings --link "depth=$depth"
   check pca "$OUT/cnn_embeddings_$depth.json" "$CNN"
@@ -63,7 +74,7 @@ done
 # 2. Character LM with its own attention
 LM="$(record lm)"
 view lm_replay "$LM"
-check insights "$OUT/lm_replay.json" Attention Embeddings
+check insights "$OUT/lm_replay.json" "$WORK/ref_lm.pt" Attention Embeddings
 for head in mean 0 1; do
   view "lm_attention_$head" "$LM" --page Attention --step 1 --module blocks.1.attn --head "$head"
   check rollout "$WORK/ref_lm.pt" "$OUT/lm_attention_$head.json"
@@ -73,17 +84,27 @@ done
 view lm_rollout_one "$LM" --page Attention --step 2 --link 'rollout=[1,1]'
 check rollout "$WORK/ref_lm.pt" "$OUT/lm_rollout_one.json"
 view lm_embeddings "$LM" --page Embeddings --link table=true
+check table "$WORK/ref_lm.pt" "$OUT/lm_embeddings.json"
 
 # 3. torchvision ViT: library attention named, no Attention page
 VIT="$(record vit)"
 view vit_insights "$VIT" --page Attention
-check insights "$OUT/vit_insights.json" Grad-CAM Embeddings
+check insights "$OUT/vit_insights.json" "$WORK/ref_vit.pt" Grad-CAM Embeddings
 view vit_gradcam "$VIT" --page Grad-CAM
 /usr/bin/python3 - "$OUT/vit_insights.json" <<'PY' || fail "vit: $(head -c 400 "$OUT/vit_insights.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert "Insights" in s["pages"] and s["page"] == "Insights" and s["insight"] != "Attention", s
 PY
+# 4. A small ViT with its own attention: patch tokens, [CLS], the picture
+VITOWN="$(record vit_own)"
+view vit_own_replay "$VITOWN"
+check insights "$OUT/vit_own_replay.json" "$WORK/ref_vit_own.pt" Attention Grad-CAM Embeddings
+view vit_own_attention "$VITOWN" --page Attention --step 1 --module blocks.1.attn
+check rollout "$WORK/ref_vit_own.pt" "$OUT/vit_own_attention.json"
+view vit_own_patch "$VITOWN" --page Attention --step 2 --link query=6 --link paint=layer --link 'rollout=[0,0]'
+check rollout "$WORK/ref_vit_own.pt" "$OUT/vit_own_patch.json" 6 layer
+
 # The same insight pages in viewer.html (headless Chromium, the run read by
 # Range from nginx, chunks answered asynchronously as in any browser): each
 # shows its view with no error, as the native window does.
@@ -94,6 +115,9 @@ cp "$WEB"/viewer.html "$WEB"/viewer.js "$WEB"/viewer.wasm "$WWW/"
 ln -s "$WORK/runs" "$WWW/runs"
 PORT="$(free_port)"
 start_nginx "$WWW" "$PORT"
+# 60 changing frames a page here (a few seconds each with software GL);
+# TVIS_INSIGHTS_FRAMES=600 for the figures of tools/bench/results/insights.md.
+export TVIS_INSIGHTS_FRAMES="${TVIS_INSIGHTS_FRAMES:-60}"
 shots() {  # shots RUN PAGE...: browser_shots.mjs on RUN (a run.tvis under $WORK/runs)
   local run="/runs/${1#"$WORK/runs/"}"; shift
   (cd "$ROOT/tests/e2e" && node insights/browser_shots.mjs "http://127.0.0.1:$PORT" "$OUT" "$run" "$@") \
@@ -102,4 +126,5 @@ shots() {  # shots RUN PAGE...: browser_shots.mjs on RUN (a run.tvis under $WORK
 shots "$CNN" Grad-CAM Embeddings
 shots "$LM" Attention Embeddings
 shots "$VIT" Grad-CAM
+shots "$VITOWN" Attention
 echo "insights e2e: ok (screenshots in $OUT)"

@@ -99,6 +99,8 @@ TEST_CASE("the Insights page lists and shows a synthetic run's insight pages", "
   CHECK_FALSE(insights.empty());
   CHECK(std::find(s["pages"].begin(), s["pages"].end(), "Insights") != s["pages"].end());
   CHECK(s["insight"].is_null());
+  // tools/synth writes one library attention record (step 0): named, as recorded.
+  CHECK(s["library_attention"] == json::parse(R"([{"module": "blocks.0.attn", "kind": "nn.MultiheadAttention"}])"));
   for (const auto& name : insights) {
     REQUIRE(h.app().command(json{{"page", name}}.dump()) == "true");
     h.frame(20);
@@ -148,6 +150,7 @@ TEST_CASE("a run without insight records (the golden recording) has no Insights 
   h.frame(30);
   const json s = h.state();
   CHECK(s["insights"].empty());
+  CHECK(s["library_attention"] == json::array());
   CHECK(std::find(s["pages"].begin(), s["pages"].end(), "Insights") == s["pages"].end());
   CHECK(h.app().command(json{{"page", "Attention"}}.dump()) == "true");  // asked for, says what is missing
   h.frame(5);

@@ -123,6 +123,7 @@ json state_object(AppState& s) {
   j["pages"] = run_open ? page_names(s) : json::array();
   j["insights"] = run_open ? insight_pages_json(s) : json::array();
   j["insight"] = run_open ? shown_insight(s) : json(nullptr);
+  j["library_attention"] = run_open ? library_attention_json(s) : json::array();
   j["selection"] = selection_object(s);
   j["view"] = shown && shown->view ? shown->view(s) : json(nullptr);
   j["errors"] = s.errors();

@@ -1,9 +1,17 @@
 """Checks of the Insights pages' state().view against independent references.
 
-    check_insights.py rollout REF.pt VIEW.json      rollout + shown weights vs NumPy from the script's own softmax
+    check_insights.py rollout REF.pt VIEW.json [QUERY PAINTED]
+        rollout + shown weights vs NumPy from the script's own softmax; the
+        tokens (the LM's characters, or [CLS] and patch positions) and, for an
+        image model, the picture's query row (default 0) and map (rollout)
     check_insights.py gradcam REF.pt VIEW.json RUN  page map == recorded map == a Grad-CAM recomputed here
     check_insights.py pca VIEW.json RUN             PCA points vs NumPy's SVD of the recorded vectors, up to sign
-    check_insights.py insights STATE.json NAME...   state().insights is exactly NAME... (library attention noted)
+    check_insights.py table REF.pt VIEW.json        nn.Embedding table PCA vs NumPy's SVD of the script's own table
+    check_insights.py hint VIEW.json RUN            Grad-CAM: the true-class hint exactly when the run has no true map
+    check_insights.py insights STATE.json REF.pt NAME...
+        state().insights is exactly NAME...; state().library_attention names
+        exactly the script's nn.MultiheadAttention modules (REF.pt's
+        "library_attention", none when it has no such key)
 
 Exit 0 on agreement; otherwise a message naming the first difference.
 """
@@ -30,7 +38,7 @@ def insight_records(run_path, kind):
     return run, out
 
 
-def rollout(ref_path, view_path):
+def rollout(ref_path, view_path, query="0", painted="rollout"):
     v = view_of(view_path)
     step = torch.load(ref_path)["steps"][v["step"]]
     layers = [a[v["row"]].double().numpy() for a in step["att"]]  # [H, T, T] per layer, forward order
@@ -47,6 +55,19 @@ def rollout(ref_path, view_path):
         aug /= aug.sum(1, keepdims=True)
         r = aug @ r
     np.testing.assert_allclose(np.array(v["rollout"]), r, atol=1e-6, err_msg="rollout")
+    ref = torch.load(ref_path)
+    if "chars" in ref:  # the character LM: its tokens, a causal mask, no picture
+        chars = ref["chars"]
+        want_tokens = ["_" if chars[i] == " " else chars[i] for i in step["x"][v["row"]].tolist()]  # a space drawn _
+        assert v["tokens"] == want_tokens, ("tokens", v["tokens"], want_tokens)
+        assert v["causal"] is True, "the script's masked attention is not reported causal"
+        assert v["query"] is None and v["painted"] is None, "a character LM is not a patch grid"
+    else:  # the image model: [CLS], then its n x n patches row by row; the picture shows where [CLS] looks
+        n = int(round((t - 1) ** 0.5))
+        want_tokens = ["[CLS]"] + ["(%d,%d)" % (k // n, k % n) for k in range(n * n)]
+        assert v["tokens"] == want_tokens, ("tokens", v["tokens"], want_tokens)
+        assert v["causal"] is False, "unmasked attention reported causal"
+        assert v["query"] == int(query) and v["painted"] == painted, ("picture", v["query"], v["painted"], query, painted)
     print("rollout: layers %s..%s agree (T=%d)" % (names[first], names[last], t))
 
 
@@ -76,6 +97,48 @@ def gradcam(ref_path, view_path, run_path):
           (v["module"], v["step"], v["sample"], v["class"]))
 
 
+def same_signs(*ms):
+    """Each component's largest-magnitude coordinate made positive, in place."""
+    for k in range(2):
+        for m in ms:
+            if m[np.argmax(np.abs(m[:, k])), k] < 0:
+                m[:, k] *= -1
+
+
+def svd_points(x):
+    x = x - x.mean(0)
+    u, sig, _ = np.linalg.svd(x, full_matrices=False)
+    return u[:, :2] * sig[:2], sig[:2] ** 2 / (sig ** 2).sum()
+
+
+def table(ref_path, view_path):
+    ref = torch.load(ref_path)
+    v = view_of(view_path)
+    assert v["table"] is True, "not a table's PCA"
+    w = ref["tok"].double().numpy()
+    want, explained = svd_points(w)
+    got = np.array(v["points"])
+    assert got.shape == want.shape, (got.shape, want.shape)
+    same_signs(want, got)
+    np.testing.assert_allclose(got, want, atol=1e-6 * max(1, np.abs(want).max()), err_msg="table PCA points")
+    np.testing.assert_allclose(v["explained"], explained, atol=1e-9, err_msg="table explained")
+    assert [str(l) for l in v["labels"]] == ref["chars"], ("table labels", v["labels"], ref["chars"])
+    print("table: %s, %d rows, explained %s" % (v["module"], len(got), v["explained"]))
+
+
+def hint(view_path, run_path):
+    v = view_of(view_path)
+    _, recs = insight_records(run_path, "gradcam")
+    has_true = any(r.get("step", 0) == v["step"] and r.get("sample", 0) == v["sample"]
+                   and r.get("target", "Predicted") != "Predicted" for r in recs)
+    h = v["true_class_hint"]
+    if has_true:
+        assert h is None, "sample %d has a true-class map at step %d, yet the page says %r" % (v["sample"], v["step"], h)
+    else:
+        assert h and "--gradcam-true" in h, "no true-class map, and the hint does not say how to record one: %r" % h
+    print("hint: step %d sample %d, true-class map %s, hint %s" % (v["step"], v["sample"], has_true, bool(h)))
+
+
 def pca(view_path, run_path):
     v = view_of(view_path)
     run, recs = insight_records(run_path, "embeddings")
@@ -86,26 +149,22 @@ def pca(view_path, run_path):
         vec = run.values(r["vectors"]).double().numpy()
         rows += [(r.get("step", 0), s, vec[k]) for k, s in enumerate(r.get("samples", []))]
     assert [(st, s) for st, s, _ in rows] == list(zip(v["steps"], v["samples"])), "points are not the records' samples"
-    x = np.stack([x for _, _, x in rows])
-    x = x - x.mean(0)
-    u, sig, _ = np.linalg.svd(x, full_matrices=False)
-    want = u[:, :2] * sig[:2]
+    want, explained = svd_points(np.stack([x for _, _, x in rows]))
     got = np.array(v["points"])
-    for k in range(2):  # normalise signs: the largest-magnitude coordinate positive
-        for m in (want, got):
-            if m[np.argmax(np.abs(m[:, k])), k] < 0:
-                m[:, k] *= -1
+    same_signs(want, got)
     np.testing.assert_allclose(got, want, atol=1e-6 * max(1, np.abs(want).max()), err_msg="PCA points")
-    np.testing.assert_allclose(v["explained"], sig[:2] ** 2 / (sig ** 2).sum(), atol=1e-9, err_msg="explained")
+    np.testing.assert_allclose(v["explained"], explained, atol=1e-9, err_msg="explained")
     print("pca: %s, %d points, explained %s" % (v["module"], len(got), v["explained"]))
 
 
-def insights(state_path, *names):
+def insights(state_path, ref_path, *names):
     st = json.load(open(state_path))
     assert st["insights"] == list(names), (st["insights"], names)
-    assert ("Insights" in st["pages"]) == bool(names) or "library" in state_path, st["pages"]
-    print("insights: %s" % st["insights"])
+    assert ("Insights" in st["pages"]) == bool(names), st["pages"]
+    want = [{"module": m, "kind": "nn.MultiheadAttention"} for m in torch.load(ref_path).get("library_attention", [])]
+    assert st["library_attention"] == want, ("library_attention", st["library_attention"], want)
+    print("insights: %s; library attention: %s" % (st["insights"], [m["module"] for m in want]))
 
 
 if __name__ == "__main__":
-    {"rollout": rollout, "gradcam": gradcam, "pca": pca, "insights": insights}[sys.argv[1]](*sys.argv[2:])
+    {"rollout": rollout, "gradcam": gradcam, "pca": pca, "table": table, "hint": hint, "insights": insights}[sys.argv[1]](*sys.argv[2:])

@@ -3,7 +3,8 @@
 
 argv[1]: where to torch.save, per step, the softmax weights the script itself
 computed ([B, H, T, T] per layer, in forward order) and the batch's token ids,
-for the test's independent rollout.
+for the test's independent rollout; and the token table `tok` before training
+(its PCA is checked against the page's).
 """
 import math
 import sys
@@ -67,7 +68,7 @@ def main(ref_path):
     ids = torch.tensor([chars.index(c) for c in TEXT])
     model = CharLM(len(chars))
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
-    ref = {"steps": [], "chars": chars}
+    ref = {"steps": [], "chars": chars, "tok": model.tok.weight.detach().clone()}
     for step in range(3):
         starts = torch.randint(0, len(TEXT) - 17, (8,))
         x = torch.stack([ids[s:s + 16] for s in starts])

@@ -4,7 +4,8 @@
 // hover, a causal mask drawn as such; a head grid of the layer (click one to
 // show it); the attention rollout over a chosen range of layers
 // (attention_rollout.h); for image models, where [CLS] or a clicked patch
-// looks, painted over the sample's picture.
+// looks (the rollout's row, or the shown layer's: the radio buttons say
+// which), painted over the sample's picture.
 #include <imgui.h>
 
 #include <algorithm>
@@ -180,18 +181,28 @@ void draw_head_grid(AppState& s, AttentionState& a, const AttentionWeights& w, u
   }
 }
 
-// For image models: row `query` of `m` (a T x T map) painted over the picture.
-void draw_on_picture(AppState& s, InsightsState& st, const AttentionEntry& e, const std::vector<double>& m, int t) {
+// For image models: row `query` of the rollout (when `a.paint_rollout` and it
+// is computed) or of the shown layer map `m` (T x T), painted over the
+// picture; the caption says which. Returns whether the run is an image model
+// (a patch grid, no token ids).
+bool draw_on_picture(AppState& s, InsightsState& st, const AttentionEntry& e, const std::vector<double>& m, int t) {
   AttentionState& a = st.attention;
   bool cls = false;
   const int n = e.tokens.empty() ? patch_side(t, &cls) : 0;
-  if (!n) return;
+  if (!n) return false;
   const Decoded* pic = sample_picture(s, st, e.step, e.sample);
   if (a.query < 0 || a.query >= t) a.query = 0;
+  const bool rollout = a.paint_rollout && static_cast<int>(a.rollout.size()) == t * t;
+  if (ImGui::RadioButton("rollout##paint", a.paint_rollout)) a.paint_rollout = true;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("this layer##paint", !a.paint_rollout)) a.paint_rollout = false;
+  ImGui::SameLine();
   ImGui::TextUnformatted(a.query == 0 && cls ? "Where [CLS] looks (click a patch for its own row)"
                                              : "Where the clicked patch looks (click another)");
+  if (a.paint_rollout && !rollout) insight_hint("no rollout for this range: this layer's map painted instead");
+  const std::vector<double>& src = rollout ? a.rollout : m;
   std::vector<double> grid(static_cast<size_t>(n) * n);
-  for (int k = 0; k < n * n; ++k) grid[k] = m[static_cast<size_t>(a.query) * t + k + cls];
+  for (int k = 0; k < n * n; ++k) grid[k] = src[static_cast<size_t>(a.query) * t + k + cls];
   const float side = std::min(ImGui::GetContentRegionAvail().x, 260.0f);
   const ImVec2 p0 = ImGui::GetCursorScreenPos(), p1(p0.x + side, p0.y + side);
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -207,6 +218,8 @@ void draw_on_picture(AppState& s, InsightsState& st, const AttentionEntry& e, co
   if (!pic) insight_hint("no picture of the sample recorded: the map alone");
   ImGui::SetNextItemWidth(side);
   ImGui::SliderFloat("opacity##att", &a.opacity, 0.0f, 1.0f, "opacity %.2f");
+  a.painted = rollout ? "rollout" : "layer";
+  return true;
 }
 
 void draw_controls(AppState& s, InsightsState& st, const std::vector<const AttentionEntry*>& layers, int layer,
@@ -280,8 +293,12 @@ void draw_attention(AppState& s, InsightsState& st) {
   const std::vector<int> samples = samples_at(s, step);
   const int sample = insight_sample(s, st, samples);
   const std::vector<const AttentionEntry*> layers = layers_of(s, step, sample);
-  a.view = nullptr;
+  const auto no_view = [&a] {
+    a.view = nullptr;
+    a.view_key.clear();
+  };
   if (layers.empty()) {
+    no_view();
     std::string steps;
     for (const AttentionEntry& e : s.model.insights().attention())
       if (steps.find(" " + std::to_string(e.step) + ",") == std::string::npos) steps += " " + std::to_string(e.step) + ",";
@@ -299,6 +316,7 @@ void draw_attention(AppState& s, InsightsState& st) {
   const AttentionEntry& e = *layers[layer];
   Shown shown = load_layer(s, st, e);
   if (!shown.problem.empty()) {
+    no_view();
     insight_hint(e.module + ": " + shown.problem);
     return;
   }
@@ -346,8 +364,16 @@ void draw_attention(AppState& s, InsightsState& st) {
   } else {
     insight_hint(a.rollout_problem);
   }
-  draw_on_picture(s, st, e, a.rollout.empty() ? m : m, w.rows == w.cols ? w.rows : 0);
+  const bool image = draw_on_picture(s, st, e, m, w.rows == w.cols ? w.rows : 0);
   ImGui::EndGroup();
+
+  // state().view, rebuilt only when what it reports changed (at T ~ 200 the
+  // matrices cost more than the frame's drawing).
+  const std::string key = std::to_string(e.weights) + "|" + std::to_string(a.head) + "|" + std::to_string(a.first) + ":" +
+                          std::to_string(a.last) + "|" + a.rollout_key + "|" + std::to_string(a.rollout.size()) + "|" +
+                          std::to_string(a.version) + "|" + std::to_string(step) + "|" + std::to_string(sample) + "|" +
+                          (image ? std::to_string(a.query) + a.painted : std::string("-"));
+  if (key == a.view_key) return;
 
   json rollout_layers = json::array();
   const int rl = a.last < 0 ? n - 1 : std::clamp(a.last, 0, n - 1);
@@ -363,7 +389,10 @@ void draw_attention(AppState& s, InsightsState& st) {
             {"causal", causal},
             {"layers", [&] { json l = json::array(); for (auto* x : layers) l.push_back(x->module); return l; }()},
             {"rollout", a.rollout.empty() ? json(nullptr) : matrix_json(a.rollout, w.rows, w.rows)},
-            {"rollout_layers", rollout_layers}};
+            {"rollout_layers", rollout_layers},
+            {"query", image ? json(a.query) : json(nullptr)},
+            {"painted", image ? json(a.painted) : json(nullptr)}};
+  a.view_key = key;
 }
 
 json attention_command(AppState& s, InsightsState& st, const json& cmd) {
@@ -386,6 +415,11 @@ json attention_command(AppState& s, InsightsState& st, const json& cmd) {
     if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() || !v[1].is_number_integer()) return false;
     a.first = v[0].get<int>();
     a.last = v[1].get<int>();
+    return true;
+  }
+  if (cmd.contains("paint")) {  // {"paint": "rollout" | "layer"}: what an image model's picture shows
+    if (cmd["paint"] != "rollout" && cmd["paint"] != "layer") return false;
+    a.paint_rollout = cmd["paint"] == "rollout";
     return true;
   }
   if (cmd.contains("query")) {

@@ -163,7 +163,10 @@ void draw_gradcam(AppState& s, InsightsState& st) {
   const int sample = insight_sample(s, st, samples);
   std::vector<const GradCamEntry*> maps = maps_of(s, step, sample, g.true_class);
   if (maps.empty() && g.true_class && !maps_of(s, step, sample, false).empty()) {
-    insight_hint(missing_true_reason(s, step, sample));
+    const std::string reason = missing_true_reason(s, step, sample);
+    insight_hint(reason);
+    g.view = {{"module", nullptr}, {"step", step}, {"sample", sample}, {"row", insight_row(s, step, sample)},
+              {"class", nullptr}, {"target", "true"}, {"map", nullptr}, {"true_class_hint", reason}};
     if (ImGui::Button("show the predicted class")) g.true_class = false;
     return;
   }
@@ -191,7 +194,8 @@ void draw_gradcam(AppState& s, InsightsState& st) {
   ImGui::SameLine(0, ImGui::GetFontSize() * 2);
   ImGui::BeginGroup();
   draw_scores(s, st, step, row, e.class_index);
-  if (!g.true_class && maps_of(s, step, sample, true).empty()) {
+  const bool no_true = maps_of(s, step, sample, true).empty();
+  if (!g.true_class && no_true) {
     ImGui::Spacing();
     insight_hint(missing_true_reason(s, step, sample));
   }
@@ -205,7 +209,8 @@ void draw_gradcam(AppState& s, InsightsState& st) {
   for (const auto* x : maps) layers.push_back(x->module);
   g.view = {{"module", e.module}, {"step", step},       {"sample", sample}, {"row", row},
             {"class", e.class_index}, {"target", e.true_class ? "true" : "predicted"}, {"map", map},
-            {"layers", layers}, {"opacity", g.opacity}};
+            {"layers", layers}, {"opacity", g.opacity},
+            {"true_class_hint", no_true ? json(missing_true_reason(s, step, sample)) : json(nullptr)}};
 }
 
 json gradcam_command(AppState& s, InsightsState& st, const json& cmd) {

@@ -175,6 +175,14 @@ json insight_pages_json(AppState& s) {
   return out;
 }
 
+json library_attention_json(AppState& s) {
+  json out = json::array();
+  if (s.model.status() != RunStatus::Open) return out;
+  for (const LibraryAttentionEntry& e : s.model.insights().library_attention())
+    out.push_back({{"module", e.module}, {"kind", e.kind}});
+  return out;
+}
+
 json insights_link_key(AppState& s, const std::string& key, const json& value) {
   return insights_command(s, json{{key, value}});
 }

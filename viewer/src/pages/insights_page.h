@@ -12,6 +12,10 @@ struct AppState;
 
 /// state()["insights"]: the insight pages this run has what they need for.
 nlohmann::json insight_pages_json(AppState& s);
+/// state()["library_attention"]: [{module, kind}] of attention computed
+/// inside torch (the recorder names it; no weights exist to show), the
+/// modules the Insights page's note names; empty when none.
+nlohmann::json library_attention_json(AppState& s);
 /// state()["insight"]: the insight page shown, null off the Insights page.
 nlohmann::json shown_insight(AppState& s);
 /// `name` is an insight page: the Insights page is asked for, on it. False otherwise.

@@ -40,6 +40,8 @@ struct AttentionState {
   int head = -1;                    // -1: mean over heads
   int first = 0, last = -1;         // rollout range, indices into the step's layers (-1: the last)
   int query = -1;                   // image models: the patch row painted over the picture (-1: [CLS] or the first)
+  bool paint_rollout = true;        // image models: paint the rollout's row (false: the shown layer's map)
+  std::string painted;              // what the picture showed last: "rollout" or "layer"
   float opacity = 0.6f;
   widgets::HeatmapTexture map_texture, rollout_texture;
   std::vector<std::unique_ptr<widgets::HeatmapTexture>> head_textures;
@@ -48,6 +50,7 @@ struct AttentionState {
   std::vector<double> rollout;
   std::string rollout_problem;
   nlohmann::json view;              // what the last frame showed (state().view)
+  std::string view_key;             // what `view` was built for ("" = rebuild)
 };
 
 struct GradCamState {
