@@ -11,7 +11,7 @@
 // Grad-CAM the conv layer, Embeddings the depth (first pass computes each
 // module's PCA, later passes hit the cache). Then pca2() alone on random
 // matrices of sizes an Embeddings page meets (why PCA is computed in the
-// viewer: tools/bench/README.md). Goal (issue 14): open < 100 ms, p99 < 16 ms.
+// viewer: tools/bench/results/insights.md). Goal (issue 14): open < 100 ms, p99 < 16 ms.
 // Exit 0 when met, 3 otherwise, 2 on a run it cannot read.
 #include <imgui.h>
 
@@ -92,7 +92,10 @@ int main(int argc, char** argv) {
   }
   std::mt19937 rng(1);
   std::normal_distribution<double> normal;
-  for (auto [rows, dims] : {std::pair{64, 512}, {256, 512}, {1024, 768}, {4096, 64}}) {
+  // Rows: recorded steps x followed samples (ResNet-18's 3 steps x 4 = 12;
+  // 100 and 1000 steps); dims: a module's channels.
+  for (auto [rows, dims] : {std::pair{12, 512}, {64, 512}, {256, 512}, {400, 512}, {4000, 64}, {4000, 512},
+                            {1024, 768}}) {
     std::vector<double> x(static_cast<size_t>(rows) * dims);
     for (double& e : x) e = normal(rng);
     const auto t0 = Clock::now();

@@ -8,7 +8,7 @@
 // variance along component k. Signs are fixed so that each component's
 // coordinate of largest magnitude is positive (SVD leaves them free; this makes
 // the picture stable across layers and runs). Why in the viewer and not the
-// recorder: tools/bench/viewer/bench_insights (docs in tools/bench/README.md).
+// recorder: tools/bench/results/insights.md (measured with bench_insights).
 //
 // Contracts: n >= 2 and d >= 1, values.size() >= n * d, every value finite;
 // otherwise `problem` says which and nothing is computed. With d == 1 (or a
