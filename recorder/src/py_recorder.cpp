@@ -91,7 +91,7 @@ std::unique_ptr<schema::TokenLayoutT> token_layout_from(const py::dict& td) {
   return tl;
 }
 
-/// {step, event, call, reduction, args: [(k, v)], value, value_repr, targets, logits,
+/// {step, event, call, reduction, args: [(k, v)], value, value_repr, targets, logits, outer,
 ///  samples: [{sample, batch_row, logits, target, p_target, neg_log_p, loss, predicted}],
 ///  tokens: None | {batch, tokens, vocab, ignore_index, ignored, token_losses}}
 std::unique_ptr<schema::LossRecordT> loss_from(const py::dict& d, int default_step) {
@@ -109,6 +109,7 @@ std::unique_ptr<schema::LossRecordT> loss_from(const py::dict& d, int default_st
     for (py::handle s : d["samples"]) r->samples.push_back(sample_loss_from(py::reinterpret_borrow<py::dict>(s)));
   if (d.contains("tokens") && !d["tokens"].is_none())
     r->tokens = token_layout_from(py::reinterpret_borrow<py::dict>(d["tokens"]));
+  r->outer = get<std::string>(d, "outer", "");
   return r;
 }
 

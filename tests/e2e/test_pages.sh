@@ -19,9 +19,9 @@ TVIS="${TVIS_E2E_TVIS:-$BIN/tvis}"
 /usr/bin/python3 -c 'import torch' 2>/dev/null || fail "/usr/bin/python3 has no torch (run tools/bootstrap)"
 PAGES="$ROOT/tests/e2e/pages"
 
-record() {  # record NAME: runs pages/NAME.py under tvis run --steps 3; prints run.tvis
-  local name="$1" log="$WORK/rec_$1.log"
-  "$TVIS" run --steps 3 --out "$WORK/runs/$name" "$PAGES/$name.py" "$WORK/ref_$name.pt" >"$log" 2>&1 \
+record() {  # record NAME [ARG]: runs pages/NAME.py [ARG] under tvis run --steps 3; prints run.tvis
+  local name="$1${2:+_$2}" log="$WORK/rec_$1${2:+_$2}.log"
+  "$TVIS" run --steps 3 --out "$WORK/runs/$name" "$PAGES/$1.py" "$WORK/ref_$name.pt" ${2:+"$2"} >"$log" 2>&1 \
     || fail "tvis run $name failed: $(tail -5 "$log")"
   sed -n 's/^tvis run: recorded //p' "$log" | tail -1
 }
@@ -41,6 +41,7 @@ for step in 0 2; do
   view "cls_loss_$step" "$CLS" --page Loss --step "$step"
   check loss "$WORK/ref_classifier.pt" "$OUT/cls_loss_$step.json" "$step"
 done
+check explains "$OUT/cls_loss_0.json" reduction_words "mean over 24 samples of −log p(target)"  # classifier.py's batch
 for param in conv.weight conv.bias fc.weight fc.bias; do
   for show in weight grad update; do
     view "cls_${param}_$show" "$CLS" --page Weights --step 1 --param "$param" --show "$show"
@@ -49,6 +50,7 @@ for param in conv.weight conv.bias fc.weight fc.bias; do
 done
 view cls_fc_update_2 "$CLS" --page Weights --step 2 --param fc.weight --show update
 check weights "$WORK/ref_classifier.pt" "$OUT/cls_fc_update_2.json" 2 fc.weight update
+check optimizer "$WORK/ref_classifier.pt" "$OUT/cls_fc_update_2.json" SGD
 
 # 2. A language model: token losses with padding, worst tokens, no confusion.
 LM="$(record lm)"
@@ -64,14 +66,17 @@ PY
 MAN="$(record manual_update)"
 view man_update "$MAN" --page Weights --step 1 --param 0.weight --show update
 check weights "$WORK/ref_manual_update.pt" "$OUT/man_update.json" 1 0.weight update
+check optimizer "$WORK/ref_manual_update.pt" "$OUT/man_update.json" ""  # no optimizer, no hyper-parameters
 view man_loss "$MAN" --page Loss --step 1
 PYTHONPATH="$PAGES" /usr/bin/python3 - "$WORK/ref_manual_update.pt" "$OUT/man_loss.json" <<'PY' || fail "manual: losses differ"
 import json, sys, torch
 sys.exit(0 if json.load(open(sys.argv[2]))["view"]["losses"] == torch.load(sys.argv[1])["losses"] else 1)
 PY
 
-# 4. Two optimizers (a GAN): every backward of a step on the Loss page; a
-# parameter of the other optimizer explained in place on Weights.
+# 4. Two optimizers (a GAN): every backward of a step on the Loss page; on
+# Weights one D parameter (Adam) and one G parameter (SGD), each with its
+# own optimizer, lr and Δw / weight / gradient statistics as the script
+# computed them around that optimizer's step.
 GAN="$(record two_optimizers)"
 view gan_loss "$GAN" --page Loss --step 0
 check backwards "$WORK/ref_two_optimizers.pt" "$OUT/gan_loss.json"
@@ -86,6 +91,14 @@ ok = v["present"] and v["stats"] is not None and v["optimizer"] in ("Adam", "SGD
     and v["optimizers"] and set(v["optimizers"]) <= {"Adam", "SGD"}
 sys.exit(0 if ok else 1)
 PY
+for spec in D.0.weight:Adam:D G.2.bias:SGD:G; do
+  IFS=: read -r param cls who <<<"$spec"
+  for show in weight grad update; do
+    view "gan_${param}_$show" "$GAN" --page Weights --step 1 --param "$param" --show "$show"
+    check weights "$WORK/ref_two_optimizers.pt" "$OUT/gan_${param}_$show.json" 1 "$param" "$show"
+  done
+  check optimizer "$WORK/ref_two_optimizers.pt" "$OUT/gan_${param}_update.json" "$cls" "$who"
+done
 
 # 5. A killed run (tests/recorder/killed_recording.py: SIGKILL in its third
 # step, once the first two are on disk): those two steps are shown, no error.
@@ -100,4 +113,14 @@ assert loss["run"]["steps"] == 2 and len(loss["view"]["losses"]) == 2, (loss["ru
 assert len(loss["view"]["worst"]) > 0 and loss["view"]["confusion"], loss["view"]
 assert w["view"]["present"] and w["view"]["stats"] is not None, w["view"]
 PY
+# 6. Losses no single recognised call computed (pages/custom_loss.py): a
+# hand-written regression loss shows its value and says its call is not
+# available (no source line of another event); cross-entropy plus a
+# regulariser shows the cross_entropy call at its line and says the value is
+# more than that call's reduction.
+for kind in mse ce_reg; do
+  RUN="$(record custom_loss "$kind")"
+  view "custom_${kind}_loss" "$RUN" --page Loss --step 1
+  check custom "$WORK/ref_custom_loss_$kind.pt" "$OUT/custom_${kind}_loss.json" 1
+done
 echo "pages e2e: ok (screenshots in $OUT)"

@@ -43,3 +43,28 @@ def test_loss_module_is_the_call(tvis, tmp_path):
     ev = run.events[l0["event"]]
     assert ev["name"] == "CrossEntropyLoss" and ev["phase"] == "Loss"
     assert run.values(l0["targets"]).shape == (16,)
+
+
+def test_custom_and_composite_losses(tvis, tmp_path):
+    """No recognised call fed a hand-written loss: no event (UINT64_MAX), no
+    call, its grad_fn as `outer` (an F.l1_loss logged beside it is not taken
+    for it). Cross-entropy plus a regulariser: the cross_entropy call, and
+    `outer` says backward() ran on more than its output."""
+    script = SCRIPTS.parent.parent / "e2e" / "pages" / "custom_loss.py"
+    for kind, call, outer in (("mse", "", "MeanBackward0"),
+                              ("ce_reg", "torch.nn.functional.cross_entropy", "AddBackward0")):
+        out = tmp_path / kind
+        ref_path = tmp_path / (kind + "_ref.pt")
+        rec = run_tvis(tvis, script, str(ref_path), kind, steps=2, out=out)
+        assert rec.returncode == 0, rec.stderr
+        run = load_run(run_file_of(rec.stdout))
+        ref = torch.load(ref_path)
+        assert [l["value_repr"] for l in sorted(run.losses, key=lambda l: l["step"])] == [repr(v) for v in ref["losses"][:2]]
+        for l in run.losses:
+            assert l.get("call", "") == call and l.get("outer", "") == outer, l
+            if kind == "mse":
+                assert l["event"] == 2 ** 64 - 1 and not l.get("args") and not l.get("samples")
+            else:
+                ev = run.events[l["event"]]
+                assert ev["kind"] == "LossCall" and ev["name"] == call, ev
+                assert ev["call_line"] == ref["ce_line"]

@@ -6,7 +6,11 @@
 // end to end by tests/e2e/test_pages.sh.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "headless_app.h"
 #include "tvis/format/byte_source.h"
@@ -70,7 +74,19 @@ TEST_CASE("LossAnalysis recomputes every sample of a recorded cross_entropy batc
   for (int64_t n : c->counts) total += n;
   CHECK(total == c->samples);
   CHECK(c->batches == 2);
-  CHECK(vw::reduction_in_words(*records[0], b).find("mean over") == 0);
+  // golden_tiny.py: batches of 8, F.cross_entropy with its defaults.
+  CHECK(vw::reduction_in_words(*records[0], b) == "mean over 8 samples of −log p(target)");
+  // Row-normalised: each count over its row's sum.
+  const std::vector<double> norm = vw::row_normalised(*c);
+  REQUIRE(norm.size() == c->counts.size());
+  for (int t = 0; t < c->classes; ++t) {
+    int64_t row = 0;
+    for (int p = 0; p < c->classes; ++p) row += c->counts[static_cast<size_t>(t * c->classes + p)];
+    for (int p = 0; p < c->classes; ++p) {
+      const size_t k = static_cast<size_t>(t * c->classes + p);
+      CHECK(norm[k] == (row ? static_cast<double>(c->counts[k]) / static_cast<double>(row) : 0.0));
+    }
+  }
 }
 
 TEST_CASE("OptimizerSteps names each step's parameters and their optimizer", "[viewer][model][weights]") {
@@ -149,4 +165,113 @@ TEST_CASE("the pages say in place what a run does not hold", "[viewer][pages]") 
   CHECK(v["param"] == "no.such.param");
   CHECK(v["present"] == false);
   CHECK(v["stats"].is_null());
+}
+
+namespace {
+
+json page_view(tvis::test::HeadlessApp& h, int frames = 8) {
+  h.frame(frames);
+  return h.state()["view"];
+}
+
+}  // namespace
+
+TEST_CASE("the Loss page's view: the reduction in words, the confusion row-normalised", "[viewer][pages][loss]") {
+  tvis::test::HeadlessApp h;
+  h.app().command(json{{"link", {{"page", "Loss"}, {"step", "0"}}}}.dump());
+  h.app().open(tvis::test::file_source_for(TVIS_TEST_GOLDEN_RUN));
+  json v = page_view(h, 16);
+  REQUIRE(v["confusion"].is_array());
+  CHECK(v["reduction_words"] == "mean over 8 samples of −log p(target)");
+  CHECK(v["call"] == "torch.nn.functional.cross_entropy");
+  CHECK(v["outer"] == "");
+  CHECK(v["not_available"].empty());
+  // The call site is the loss call's own line of golden_tiny.py.
+  REQUIRE(v["source"].is_string());
+  CHECK(v["source"].get<std::string>().find("golden_tiny.py:") != std::string::npos);
+  const json& counts = v["confusion"];
+  const json& norm = v["confusion_normalised"];
+  REQUIRE(norm.size() == counts.size());
+  for (size_t t = 0; t < counts.size(); ++t) {
+    int64_t row = 0;
+    for (const json& n : counts[t]) row += n.get<int64_t>();
+    for (size_t p = 0; p < counts.size(); ++p)
+      CHECK(norm[t][p].get<double>() == (row ? counts[t][p].get<double>() / static_cast<double>(row) : 0.0));
+    // golden_tiny.py's digits have no class names: each class is its index.
+    CHECK(v["confusion_labels"][t] == std::to_string(t));
+  }
+  CHECK(v["normalised"] == false);
+  CHECK(h.app().command(json{{"confusion_normalised", true}}.dump()) == "true");
+  CHECK(page_view(h, 2)["normalised"] == true);
+}
+
+TEST_CASE("Weights: All layers sorted by size and by update ratio", "[viewer][pages][weights]") {
+  tvis::test::HeadlessApp h;
+  h.app().command(json{{"link", {{"page", "Weights"}, {"step", "1"}}}}.dump());
+  h.app().open(tvis::test::file_source_for(TVIS_TEST_GOLDEN_RUN));
+  json v = page_view(h, 16);
+  // golden_tiny.py: conv 4x1x3x3 (+4), fc 10x64 (+10), sorted by name first.
+  const std::vector<std::string> by_name = {"conv.bias", "conv.weight", "fc.bias", "fc.weight"};
+  CHECK(v["thumbnails"]["order"] == json(by_name));
+  CHECK(h.app().command(json{{"weights_sort", "size"}}.dump()) == "true");
+  v = page_view(h, 4);
+  CHECK(v["thumbnails"]["order"] == json({"fc.weight", "conv.weight", "fc.bias", "conv.bias"}));
+  // By update ratio: each parameter's own view gives its ratio; largest first.
+  std::vector<std::pair<double, std::string>> ratios;
+  for (const std::string& name : by_name) {
+    REQUIRE(h.app().command(json{{"param", name}}.dump()) == "true");
+    const json pv = page_view(h, 6);
+    REQUIRE(pv["update_ratio"].is_number());
+    ratios.emplace_back(pv["update_ratio"].get<double>(), name);
+  }
+  std::stable_sort(ratios.begin(), ratios.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  json want = json::array();
+  for (const auto& r : ratios) want.push_back(r.second);
+  CHECK(h.app().command(json{{"weights_sort", "update_ratio"}}.dump()) == "true");
+  CHECK(page_view(h, 4)["thumbnails"]["order"] == want);
+}
+
+TEST_CASE("Weights: a parameter past --max-elems keeps its leading rows and says so", "[viewer][pages][weights]") {
+  // golden_v1.tvis was recorded with --max-elems 256: fc.weight [10, 64] is
+  // 640 values, so its leading 256 / 64 = 4 rows were kept.
+  tvis::test::HeadlessApp h;
+  h.app().command(json{{"link", {{"page", "Weights"}, {"step", "0"}, {"param", "fc.weight"}, {"show", "weight"}}}}.dump());
+  h.app().open(tvis::test::file_source_for(TVIS_TEST_GOLDEN_RUN));
+  json v = page_view(h, 16);
+  REQUIRE(v["present"] == true);
+  CHECK(v["shape"] == json({10, 64}));
+  CHECK(v["kept"] == "leading_rows");
+  CHECK(v["kept_rows"] == 256 / 64);
+  CHECK(v["values"] == "drawn");
+  REQUIRE(v["kept_note"].is_string());
+  const std::string note = v["kept_note"];
+  CHECK(note.find("--max-elems") != std::string::npos);
+  CHECK(note.find("leading 4 of 10 rows") != std::string::npos);
+  // A small parameter is kept whole and has no note.
+  REQUIRE(h.app().command(json{{"param", "conv.weight"}}.dump()) == "true");
+  v = page_view(h, 6);
+  CHECK(v["kept"] == "full");
+  CHECK(v["kept_note"].is_null());
+}
+
+TEST_CASE("Loss: a sample row the recorder did not follow says why on a click", "[viewer][pages][loss]") {
+  // golden_v1.tvis: --samples 2 over batches of 8, so rows 0 and 1 are followed.
+  tvis::test::HeadlessApp h;
+  h.app().command(json{{"link", {{"page", "Loss"}, {"step", "0"}}}}.dump());
+  h.app().open(tvis::test::file_source_for(TVIS_TEST_GOLDEN_RUN));
+  json v = page_view(h, 16);
+  REQUIRE(v["analysis"] == "ready");
+  CHECK(v["unfollowed"].is_null());
+  CHECK(h.app().command(json{{"click_row", 99}}.dump()) == "false");
+  CHECK(h.app().command(json{{"click_row", 5}}.dump()) == "true");
+  v = page_view(h, 2);
+  REQUIRE(v["unfollowed"].is_object());
+  CHECK(v["unfollowed"]["row"] == 5);
+  const std::string why = v["unfollowed"]["why"];
+  CHECK(why.find("first 2 rows") != std::string::npos);
+  CHECK(why.find("--samples 6") != std::string::npos);
+  CHECK(h.state()["page"] == "Loss");
+  CHECK(h.app().command(json{{"click_row", 1}}.dump()) == "true");  // followed: Replay
+  h.frame(3);
+  CHECK(h.state()["page"] == "Replay");
 }

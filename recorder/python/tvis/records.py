@@ -68,10 +68,15 @@ def library_attention(*, module, kind):
 
 
 # ------------------------------------------------------------------- loss --
+NO_EVENT = 2 ** 64 - 1  # LossRecord.event when no recognised loss call fed the loss
+
+
 def loss(*, step, event, call, value, value_repr, reduction, args, samples, logits=None, targets=None,
-         tokens=None):
+         tokens=None, outer=""):
     """LossRecord (``args``: [(name, repr)]; ``samples``: sample_loss();
-    ``tokens``: token_layout() or None)."""
+    ``tokens``: token_layout() or None; ``event``: NO_EVENT and ``call`` ""
+    when no recognised call fed the loss; ``outer``: the loss's grad_fn name
+    when it is not the call's output)."""
     return _given(locals())
 
 

@@ -2,8 +2,8 @@
 24, SGD with momentum. After each step it saves (torch.save, argv[1]) what
 the Loss and Weights pages must show (reference.py): the loss values, every
 sample's p(target), -log p, loss and predicted class, the confusion matrix
-over every batch so far, and each parameter's weight / gradient / update
-statistics. Prints `step k loss L`."""
+over every batch so far, each parameter's weight / gradient / update
+statistics, and the optimizer's lr. Prints `step k loss L`."""
 import sys
 
 import torch
@@ -29,9 +29,10 @@ def main():
     x = torch.randn(96, 1, 10, 10)
     y = torch.randint(0, 5, (96,))
     model = Net()
-    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    lr = 0.05
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
-    saved = {"losses": [], "samples": {}, "confusion": [[0] * 5 for _ in range(5)], "params": {}}
+    saved = {"losses": [], "samples": {}, "confusion": [[0] * 5 for _ in range(5)], "params": {}, "lr": lr}
     for step in range(4):
         xb, yb = x[step * 24:(step + 1) * 24], y[step * 24:(step + 1) * 24]
         opt.zero_grad()

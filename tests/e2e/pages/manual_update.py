@@ -10,11 +10,14 @@ import torch.nn.functional as F
 import reference as ref
 
 
+LR = 0.1  # the hand-written SGD's step size
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else ""
     torch.manual_seed(3)
     model = nn.Sequential(nn.Linear(6, 12), nn.Tanh(), nn.Linear(12, 3))
-    saved = {"losses": [], "params": {}}
+    saved = {"losses": [], "params": {}, "lr": LR}
     for step in range(4):
         x, y = torch.randn(16, 6), torch.randint(0, 3, (16,))
         loss = F.cross_entropy(model(x), y)
@@ -23,7 +26,7 @@ def main():
         grads = {n: p.grad.detach().clone() for n, p in model.named_parameters()}
         with torch.no_grad():
             for p in model.parameters():
-                p -= 0.1 * p.grad
+                p -= LR * p.grad
                 p.grad = None
         saved["losses"].append(float(loss.detach().reshape(-1)[0].item()))
         saved["params"][step] = ref.param_stats(model.named_parameters(), before, grads)

@@ -116,7 +116,8 @@ void LossAnalysis::analyse(const schema::LossRecord& rec, LossBatch* out) {
     b.why = std::move(why);
   };
   if (b.function.empty()) {
-    return unavailable(call.empty() ? "The loss call was not recognised: no per-sample analysis."
+    return unavailable(call.empty() ? "A custom loss: no loss function or nn loss module tvis recognises produced "
+                                      "it, so there is no per-sample analysis; its value is shown above."
                                     : call + " is not a classification loss tvis analyses (it analyses "
                                              "cross_entropy and nll_loss over class indices); its value and call "
                                              "are shown above.");
@@ -272,7 +273,51 @@ const Confusion& LossAnalysis::confusion() {
   return confusion_;
 }
 
+std::vector<double> row_normalised(const Confusion& c) {
+  const size_t n = static_cast<size_t>(std::max(c.classes, 0));
+  std::vector<double> out(n * n, 0.0);
+  if (c.counts.size() < n * n) return out;
+  for (size_t t = 0; t < n; ++t) {
+    int64_t sum = 0;
+    for (size_t p = 0; p < n; ++p) sum += c.counts[t * n + p];
+    if (sum == 0) continue;
+    for (size_t p = 0; p < n; ++p)
+      out[t * n + p] = static_cast<double>(c.counts[t * n + p]) / static_cast<double>(sum);
+  }
+  return out;
+}
+
+bool is_loss_call_event(const schema::LossRecord& rec, const schema::Event& e) {
+  const std::string call = rec.call() ? rec.call()->str() : "";
+  if (call.empty() || rec.event() == kNoLossEvent || e.id() != rec.event()) return false;
+  if (e.kind() == schema::EventKind::LossCall) return e.name() && e.name()->str() == call;
+  if (e.kind() == schema::EventKind::ModuleCall)
+    return e.class_name() && "torch.nn." + e.class_name()->str() == call;
+  return false;
+}
+
+namespace {
+
+// The call's own reduction in words (reduction_in_words without the outer note).
+std::string call_reduction_in_words(const schema::LossRecord& rec, const LossBatch* a);
+
+}  // namespace
+
 std::string reduction_in_words(const schema::LossRecord& rec, const LossBatch* a) {
+  const std::string call = rec.call() ? rec.call()->str() : "";
+  const std::string outer = rec.outer() ? rec.outer()->str() : "";
+  if (call.empty())
+    return "not available: no loss function or nn loss module tvis recognises produced the tensor backward() ran "
+           "on" + (outer.empty() ? std::string() : " (" + outer + ")");
+  const std::string words = call_reduction_in_words(rec, a);
+  if (outer.empty()) return words;
+  return words + "; but backward() ran on " + outer + " of this call's output and more (a composite loss, e.g. "
+         "plus a regulariser), so the loss value is not this reduction alone";
+}
+
+namespace {
+
+std::string call_reduction_in_words(const schema::LossRecord& rec, const LossBatch* a) {
   const std::string reduction = rec.reduction() && rec.reduction()->size() ? rec.reduction()->str() : "mean";
   const std::string call = rec.call() ? rec.call()->str() : "";
   const std::string fn = classification_function(call);
@@ -301,5 +346,7 @@ std::string reduction_in_words(const schema::LossRecord& rec, const LossBatch* a
   if (a->weighted) return "weighted mean over " + over + " of " + term + ", divided by Σ w[target]";
   return "mean over " + over + " of " + term;
 }
+
+}  // namespace
 
 }  // namespace tvis::viewer

@@ -1,11 +1,13 @@
 // The Loss page's confusion matrix: true class (rows) against predicted
 // class (columns), counted over every sample of every recorded batch, as
-// counts or row-normalised. Up to kTableClasses classes it is a table with
+// counts or row-normalised (row_normalised()), classes named where the
+// followed samples carry their labels (class_names_recorded()). Up to kTableClasses classes it is a table with
 // coloured cells (numbers readable), beyond that a heatmap (hover: exact).
 #include <imgui.h>
 
 #include <algorithm>
 #include <cinttypes>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,15 @@ namespace tvis::viewer {
 namespace {
 
 constexpr int kTableClasses = 16;
+constexpr size_t kColumnName = 6;  // a column shows at most this many characters of its class's name
+
+// A column's header: the class's index, or its name cut to kColumnName
+// characters (the row labels and the tooltip give it in full).
+std::string column_label(const std::map<int64_t, std::string>& names, int64_t c) {
+  auto it = names.find(c);
+  if (it == names.end()) return std::to_string(c);
+  return it->second.size() <= kColumnName ? it->second : it->second.substr(0, kColumnName - 1) + ".";
+}
 
 }  // namespace
 
@@ -38,15 +49,8 @@ void draw_loss_confusion(AppState& s, LossState& l) {
   ImGui::Checkbox("row-normalised", &l.normalised);
   if (c.classes == 0) return;
   const int n = c.classes;
-  std::vector<double> shown(static_cast<size_t>(n) * static_cast<size_t>(n), 0.0);
-  for (int t = 0; t < n; ++t) {
-    int64_t row_sum = 0;
-    for (int p = 0; p < n; ++p) row_sum += c.counts[static_cast<size_t>(t * n + p)];
-    for (int p = 0; p < n; ++p) {
-      const double v = static_cast<double>(c.counts[static_cast<size_t>(t * n + p)]);
-      shown[static_cast<size_t>(t * n + p)] = l.normalised ? (row_sum ? v / static_cast<double>(row_sum) : 0.0) : v;
-    }
-  }
+  std::vector<double> shown = l.normalised ? row_normalised(c) : std::vector<double>(c.counts.begin(), c.counts.end());
+  const auto& names = class_names_recorded(s, l);
   const double hi = *std::max_element(shown.begin(), shown.end());
   const widgets::ColorRange range{0, hi > 0 ? hi : 1};
   if (n > kTableClasses) {
@@ -69,12 +73,12 @@ void draw_loss_confusion(AppState& s, LossState& l) {
   ImGui::TextDisabled("t \\ p");
   for (int p = 0; p < n; ++p) {
     ImGui::TableNextColumn();
-    ImGui::TextDisabled("%d", p);
+    ImGui::TextDisabled("%s", column_label(names, p).c_str());
   }
   for (int t = 0; t < n; ++t) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextDisabled("%d", t);
+    ImGui::TextDisabled("%s", class_label(names, t).c_str());
     for (int p = 0; p < n; ++p) {
       ImGui::TableNextColumn();
       const double v = shown[static_cast<size_t>(t * n + p)];
@@ -86,7 +90,8 @@ void draw_loss_confusion(AppState& s, LossState& l) {
       else ImGui::Text("%" PRId64, c.counts[static_cast<size_t>(t * n + p)]);
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("true %d, predicted %d: %" PRId64 " samples%s", t, p, c.counts[static_cast<size_t>(t * n + p)],
+        ImGui::SetTooltip("true %s, predicted %s: %" PRId64 " samples%s", class_label(names, t).c_str(),
+                          class_label(names, p).c_str(), c.counts[static_cast<size_t>(t * n + p)],
                           t == p ? " (correct)" : "");
     }
   }

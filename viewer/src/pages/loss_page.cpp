@@ -152,6 +152,42 @@ void draw_rank_values(AppState& s, LossState& l, int step) {
   }
 }
 
+// The call site of `rec`'s loss call: its Event when that event is really
+// the call the record names (is_loss_call_event); nullptr when the record
+// has none (a custom loss) or while the Events chunk is read (*loading).
+const schema::Event* loss_call_site(AppState& s, const schema::LossRecord& rec, bool* loading) {
+  *loading = false;
+  if (!rec.call() || rec.call()->size() == 0 || rec.event() == kNoLossEvent) return nullptr;
+  const schema::Event* e = s.model.event(rec.event());
+  if (!e) {
+    *loading = !s.model.event_failure(rec.event()) && s.model.event_count() > rec.event();
+    return nullptr;
+  }
+  return is_loss_call_event(rec, *e) ? e : nullptr;
+}
+
+// What the page says is not available about the shown loss's call, each a
+// sentence shown in place (and state()'s view.not_available).
+std::vector<std::string> call_not_available(AppState& s, const schema::LossRecord& rec) {
+  std::vector<std::string> out;
+  const std::string outer = rec.outer() ? rec.outer()->str() : "";
+  bool loading = false;
+  const schema::Event* e = loss_call_site(s, rec, &loading);
+  if (!rec.call() || rec.call()->size() == 0) {
+    out.push_back("Not available: the loss call. No loss function or nn loss module tvis recognises produced the "
+                  "tensor backward() ran on" + (outer.empty() ? std::string() : " (its grad_fn: " + outer + ")") +
+                  ": a custom loss. Its value is recorded; its call, arguments, source line and per-sample losses "
+                  "are not.");
+  } else if (!e && !loading) {
+    out.push_back("Not available: the call's source line (the recorded event is not this loss call).");
+  }
+  if (!outer.empty() && rec.call() && rec.call()->size())
+    out.push_back("The loss backward() ran on is " + outer + " of " + rec.call()->str() +
+                  "'s output and more (a composite loss, e.g. plus a regulariser): its value is not the call's "
+                  "reduction alone, and the per-sample losses are the call's, not the whole loss's.");
+  return out;
+}
+
 void draw_call(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b) {
   const auto records = s.model.losses().all_at_step(rec.step());
   if (records.size() > 1) {
@@ -170,13 +206,15 @@ void draw_call(AppState& s, LossState& l, const schema::LossRecord& rec, const L
                                                                          : widgets::format_exact(rec.value());
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kAccent), "%s", value.c_str());
   draw_rank_values(s, l, rec.step());
-  const std::string call = rec.call() && rec.call()->size() ? rec.call()->str() : "(unknown call)";
-  ImGui::TextDisabled("call");
-  ImGui::SameLine();
-  ImGui::TextUnformatted(call.c_str());
-  ImGui::TextDisabled("reduces");
-  ImGui::SameLine();
-  ImGui::TextWrapped("%s", reduction_in_words(rec, &b).c_str());
+  for (const std::string& note : call_not_available(s, rec)) muted(note.c_str());
+  if (rec.call() && rec.call()->size()) {
+    ImGui::TextDisabled("call");
+    ImGui::SameLine();
+    ImGui::TextUnformatted(rec.call()->c_str());
+    ImGui::TextDisabled("reduces");
+    ImGui::SameLine();
+    ImGui::TextWrapped("%s", reduction_in_words(rec, &b).c_str());
+  }
   if (rec.args() && rec.args()->size()) {
     if (ImGui::BeginTable("loss_args", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
       for (const auto* kv : *rec.args()) {
@@ -189,8 +227,10 @@ void draw_call(AppState& s, LossState& l, const schema::LossRecord& rec, const L
       ImGui::EndTable();
     }
   }
-  // Where it was called: the Events chunk of the call (read on demand).
-  const schema::Event* e = s.model.event(rec.event());
+  // Where it was called: the Events chunk of the call (read on demand),
+  // only when that event is the call the record names.
+  bool loading = false;
+  const schema::Event* e = loss_call_site(s, rec, &loading);
   const std::string file = e ? s.model.source_files().name(e->call_file()) : std::string();
   if (e && !file.empty()) {
     ImGui::TextDisabled("at");
@@ -281,12 +321,18 @@ json loss_view(AppState& s) {
   }
   json v = {{"step", s.selection.step}, {"losses", losses}, {"backwards", backwards}, {"backward", l.backward},
             {"rank", shown_rank(s)}, {"rank_losses", rank_losses},
-            {"call", nullptr}, {"reduction", nullptr}, {"reduction_words", nullptr}, {"worst", json::array()},
+            {"call", nullptr}, {"outer", nullptr}, {"source", nullptr}, {"not_available", json::array()},
+            {"reduction", nullptr}, {"reduction_words", nullptr}, {"worst", json::array()},
             {"confusion", nullptr}, {"tokens", nullptr}, {"analysis", nullptr}, {"why", nullptr}};
   const schema::LossRecord* rec = shown_loss(s, l);
   if (rec) {
     const LossBatch& b = s.model.loss_analysis().batch(*rec);
     v["call"] = rec->call() ? rec->call()->str() : "";
+    v["outer"] = rec->outer() ? rec->outer()->str() : "";
+    v["not_available"] = call_not_available(s, *rec);
+    bool loading = false;
+    if (const schema::Event* e = loss_call_site(s, *rec, &loading))
+      v["source"] = s.model.source_files().name(e->call_file()) + ":" + std::to_string(e->call_line());
     v["reduction"] = rec->reduction() ? rec->reduction()->str() : "";
     v["reduction_words"] = reduction_in_words(*rec, &b);
     v["analysis"] = b.state == AnalysisState::Ready ? "ready" : b.state == AnalysisState::Loading ? "loading" : "unavailable";
@@ -315,7 +361,19 @@ json loss_view(AppState& s) {
       m.push_back(rowj);
     }
     v["confusion"] = m;
+    const std::vector<double> norm = row_normalised(c);
+    json nm = json::array(), labels = json::array();
+    const auto& names = class_names_recorded(s, l);
+    for (int t = 0; t < c.classes; ++t) {
+      nm.push_back(std::vector<double>(norm.begin() + t * c.classes, norm.begin() + (t + 1) * c.classes));
+      labels.push_back(class_label(names, t));
+    }
+    v["confusion_normalised"] = nm;
+    v["confusion_labels"] = labels;
+    v["normalised"] = l.normalised;
   }
+  const bool unfollowed = l.unfollowed_row >= 0 && l.unfollowed_step == s.selection.step;
+  v["unfollowed"] = unfollowed ? json{{"row", l.unfollowed_row}, {"why", l.unfollowed_why}} : json(nullptr);
   v["hovered"] = l.hovered_row < 0 ? json(nullptr) : json{{"row", l.hovered_row}, {"picture", l.hovered_picture}};
   v["confusion_state"] = c.state == AnalysisState::Ready ? "ready" : c.state == AnalysisState::Loading ? "loading" : "unavailable";
   v["confusion_batches"] = c.batches;
@@ -325,7 +383,8 @@ json loss_view(AppState& s) {
 
 // {"token_row": B} shows sequence B of a language model's batch;
 // {"backward": K} the step's K-th loss record (0-based);
-// {"confusion_normalised": bool}.
+// {"confusion_normalised": bool}; {"click_row": R} clicks the sample list's
+// row of logits row R (false when the shown batch has none).
 json loss_command(AppState& s, const json& cmd) {
   LossState& l = loss_state(s);
   if (cmd.contains("token_row")) {
@@ -337,6 +396,13 @@ json loss_command(AppState& s, const json& cmd) {
     if (!cmd["backward"].is_number_integer()) return false;
     l.backward = std::max(0, cmd["backward"].get<int>());
     return true;
+  }
+  if (cmd.contains("click_row")) {  // a click on the sample list's row of that logits row
+    if (!cmd["click_row"].is_number_integer()) return false;
+    const schema::LossRecord* rec = shown_loss(s, l);
+    if (!rec) return false;
+    const LossBatch& b = s.model.loss_analysis().batch(*rec);
+    return b.state == AnalysisState::Ready && click_loss_row(s, l, *rec, b, cmd["click_row"].get<int64_t>());
   }
   if (cmd.contains("confusion_normalised")) {
     if (!cmd["confusion_normalised"].is_boolean()) return false;

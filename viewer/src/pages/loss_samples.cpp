@@ -24,21 +24,6 @@ namespace tvis::viewer {
 
 namespace {
 
-// Class names where the followed samples carry them (label_index -> label).
-std::map<int64_t, std::string> class_names(AppState& s, int step) {
-  std::map<int64_t, std::string> out;
-  s.model.samples().for_step(step, [&](const schema::Sample* smp) {
-    if (smp && smp->label_index() >= 0 && smp->label() && smp->label()->size())
-      out.emplace(smp->label_index(), smp->label()->str());
-  });
-  return out;
-}
-
-std::string class_label(const std::map<int64_t, std::string>& names, int64_t c) {
-  auto it = names.find(c);
-  return it == names.end() ? std::to_string(c) : std::to_string(c) + " " + it->second;
-}
-
 // The k most likely classes of row `row` of the kept logits, as (class, p).
 std::vector<std::pair<int64_t, double>> top_predictions(const LossBatch& b, int64_t row, int k) {
   std::vector<std::pair<int64_t, double>> out;
@@ -96,6 +81,30 @@ void follow_in_replay(AppState& s, int sample) {
 
 }  // namespace
 
+bool click_loss_row(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b, int64_t row) {
+  const SampleLossRow* r = nullptr;
+  for (const SampleLossRow& x : b.rows)
+    if (x.row == row) r = &x;
+  if (!r) return false;
+  if (r->followed) {
+    l.unfollowed_row = -1;
+    l.unfollowed_why.clear();
+    follow_in_replay(s, r->sample);
+    return true;
+  }
+  const int64_t followed = rec.samples() ? static_cast<int64_t>(rec.samples()->size()) : 0;
+  char why[320];
+  std::snprintf(why, sizeof why,
+                "Row %" PRId64 " cannot be followed in Replay: the recorder followed %s%" PRId64
+                " row%s of this batch (tvis run --samples %" PRId64 "). Record again with --samples %" PRId64
+                " or more to follow it.",
+                row, followed ? "only the first " : "", followed, followed == 1 ? "" : "s", followed, row + 1);
+  l.unfollowed_row = row;
+  l.unfollowed_step = rec.step();
+  l.unfollowed_why = why;
+  return true;
+}
+
 void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b) {
   const auto names = class_names(s, rec.step());
   l.hovered_row = -1;
@@ -109,6 +118,8 @@ void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec,
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kMuted),
                        "Class weights: the weighted loss is known only for the followed samples; the list is ordered "
                        "by -log p.");
+  if (l.unfollowed_row >= 0 && l.unfollowed_step == rec.step())
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", l.unfollowed_why.c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("worst", 7, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
@@ -134,6 +145,7 @@ void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec,
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
         if (r.followed) ImGui::Text("Followed sample %d: click to follow it in Replay", r.sample);
+        else ImGui::TextDisabled("Not followed by the recorder (click: why)");
         l.hovered_row = r.row;
         l.hovered_picture = tokens ? "none" : draw_row_picture(s, l, rec.step(), r.row, static_cast<int64_t>(b.rows.size()));
         ImGui::TextDisabled("Top predictions:");
@@ -142,7 +154,7 @@ void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec,
                       c == r.target ? "  (target)" : "");
         ImGui::EndTooltip();
       }
-      if (clicked && r.followed) follow_in_replay(s, r.sample);
+      if (clicked) click_loss_row(s, l, rec, b, r.row);
       ImGui::TableNextColumn();
       if (tokens)
         ImGui::Text("%" PRId64 ", %" PRId64, r.row / b.tokens.tokens, r.row % b.tokens.tokens);

@@ -1,10 +1,12 @@
 // loss_state.h: what the Loss page remembers between frames (AppState::loss,
 // replaced when another run opens). The page's files: loss_page.cpp (layout,
 // the curve and the call, view and commands), loss_samples.cpp (the
-// worst-first list and a language model's tokens), loss_confusion.cpp.
+// worst-first list and a language model's tokens), loss_confusion.cpp,
+// loss_class_names.cpp (the classes' names where the samples carry them).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "../app_state.h"
@@ -24,11 +26,30 @@ struct LossState {
   int token_row = 0;            // the language model's sequence shown
   bool normalised = false;      // confusion matrix: row-normalised instead of counts
   widgets::HeatmapTexture confusion_texture;
+  int64_t unfollowed_row = -1;  // the last clicked row the recorder did not follow (-1: none)
+  int unfollowed_step = -1;     // ... of the batch of this step
+  std::string unfollowed_why;   // why it cannot be followed, said in place
+  std::map<int64_t, std::string> recorded_names;  // class_names_recorded(), once complete
+  bool recorded_names_complete = false;
 };
+
+/// Class names where the followed samples of `step` carry them
+/// (label_index -> label); loss_class_names.cpp.
+std::map<int64_t, std::string> class_names(AppState& s, int step);
+/// The same over every step with a loss record (the confusion matrix's
+/// batches), kept in `l` once every Samples chunk of those steps was read.
+const std::map<int64_t, std::string>& class_names_recorded(AppState& s, LossState& l);
+/// "3 cat" where class 3 has a name, else "3".
+std::string class_label(const std::map<int64_t, std::string>& names, int64_t c);
 
 LossState& loss_state(AppState& s);
 /// The loss record the page shows at the Selection's step, or nullptr.
 const schema::LossRecord* shown_loss(AppState& s, LossState& l);
+
+/// A click on sample row `row` of `b`: a followed row opens Replay on its
+/// sample; any other row sets l.unfollowed_row / unfollowed_why (which flag
+/// would follow it). False when the batch has no such row.
+bool click_loss_row(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b, int64_t row);
 
 void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b);
 void draw_loss_tokens(AppState& s, LossState& l, const LossBatch& b);

@@ -112,6 +112,18 @@ void draw_stats_and_histogram(const schema::TensorRecord& rec) {
   }
 }
 
+// What a tensor past --max-elems kept, said where its values are drawn
+// (and state()'s view.kept_note); "" when every value was kept.
+std::string kept_note(const schema::TensorRecord& rec) {
+  if (rec.kept() != schema::ValuesKept::LeadingRows) return "";
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "Beyond --max-elems: the leading %" PRId64 " of %" PRId64
+                " rows were kept (drawn); the statistics are over the whole tensor.",
+                rec.kept_rows(), rec.shape() && rec.shape()->size() ? rec.shape()->Get(0) : int64_t{0});
+  return text;
+}
+
 // The shown tensor's values as an image: bars for vectors, else a heatmap
 // of the reduced image (conv kernels with their tile grid); the tooltip
 // names the exact cell of the full image (filter, channel and kernel
@@ -127,10 +139,7 @@ void draw_values(AppState& s, WeightsState& w, const ShownImage& si, const schem
     return;
   }
   if (si.partial)
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning),
-                       "Beyond --max-elems: the leading %" PRId64 " of %" PRId64
-                       " rows were kept (drawn); the statistics are over the whole tensor.",
-                       rec.kept_rows(), rec.shape() && rec.shape()->size() ? rec.shape()->Get(0) : 0);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", kept_note(rec).c_str());
   if (img.vector && img.cols <= 4096) {
     widgets::BarChartOptions o;
     o.size = ImVec2(0, height);
@@ -321,7 +330,9 @@ std::vector<ParamRow> param_rows(AppState& s, WeightsState& w) {
     }
     rows.push_back(std::move(r));
   }
-  if (w.sort == WeightSort::Size)
+  if (w.sort == WeightSort::Name)  // "name": alphabetical (the run names them in the model's order)
+    std::stable_sort(rows.begin(), rows.end(), [](const ParamRow& a, const ParamRow& b) { return a.name < b.name; });
+  else if (w.sort == WeightSort::Size)
     std::stable_sort(rows.begin(), rows.end(), [](const ParamRow& a, const ParamRow& b) { return a.size > b.size; });
   else if (w.sort == WeightSort::UpdateRatio)
     std::stable_sort(rows.begin(), rows.end(), [](const ParamRow& a, const ParamRow& b) {
@@ -463,9 +474,14 @@ json weights_view(AppState& s) {
     const std::string key = name + "/" + show_name(w.show) + "/" + std::to_string(step);
     auto img = w.images.find(key);
     v["values"] = img == w.images.end() ? "loading" : img->second.error.empty() ? "drawn" : "unavailable";
-    if (shown) v["kept"] = shown.rec->kept() == schema::ValuesKept::Full          ? "full"
-                           : shown.rec->kept() == schema::ValuesKept::LeadingRows ? "leading_rows"
-                                                                                  : "none";
+    if (shown) {
+      v["kept"] = shown.rec->kept() == schema::ValuesKept::Full          ? "full"
+                  : shown.rec->kept() == schema::ValuesKept::LeadingRows ? "leading_rows"
+                                                                         : "none";
+      v["kept_rows"] = shown.rec->kept_rows();
+      const std::string note = kept_note(*shown.rec);
+      v["kept_note"] = note.empty() ? json(nullptr) : json(note);
+    }
   } else if (!name.empty()) {
     json steps = json::array();
     for (int k : opt.steps_of(name)) steps.push_back(k);
@@ -475,7 +491,9 @@ json weights_view(AppState& s) {
   for (const schema::OptimizerStepRecord* r : opt.all_at_step(step))
     optimizers.push_back(r->optimizer_class() ? r->optimizer_class()->str() : "");
   v["optimizers"] = optimizers;
-  v["thumbnails"] = {{"visible", w.thumbs_visible}, {"drawn", w.thumbs_drawn}};
+  json order = json::array();  // every parameter in All layers' sort order (weights_sort)
+  for (const ParamRow& r : param_rows(s, w)) order.push_back(r.name);
+  v["thumbnails"] = {{"visible", w.thumbs_visible}, {"drawn", w.thumbs_drawn}, {"order", order}};
   v["across_ranks"] = across_ranks_view(s, w, name, step);
   return v;
 }

@@ -38,18 +38,48 @@ def _source_shape(logits):
     return None
 
 
-def analyze_loss(session, loss, cand):
+def grad_fn_name(t):
+    """The name of the autograd node that made `t` ("AddBackward0"), or ""."""
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else ""
+
+
+def feeds(out, loss, limit=4096):
+    """True when `out` is `loss` or an input of the graph that computed it:
+    a walk back from loss.grad_fn that reaches out.grad_fn (at most `limit`
+    nodes; a graph larger than that counts as not fed)."""
+    if out is loss:
+        return True
+    target = out.grad_fn
+    if target is None or loss.grad_fn is None:
+        return False
+    seen, todo = set(), [loss.grad_fn]
+    while todo and len(seen) < limit:
+        fn = todo.pop()
+        if fn is target:
+            return True
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        todo.extend(f for f, _ in fn.next_functions if f is not None)
+    return False
+
+
+def analyze_loss(session, loss, cand, outer=""):
+    """The LossRecord of the backward() on `loss`. `cand`: the recognised loss
+    call whose output `loss` is or is computed from (None: a custom loss);
+    `outer`: grad_fn_name(loss) when `loss` is not `cand`'s output itself."""
     rec = session.rec
     value = float(loss.detach().reshape(-1)[0].item()) if loss.numel() >= 1 else 0.0
     f = {  # the LossRecord's fields, filled in below
         "step": session.steps_done,
-        "event": cand["event"] if cand else 0,
-        "call": cand["call"] if cand else (type(loss.grad_fn).__name__ if loss.grad_fn is not None else ""),
+        "event": cand["event"] if cand else R.NO_EVENT,
+        "call": cand["call"] if cand else "",
         "value": value,
         "value_repr": repr(value),
         "reduction": "",
         "args": [],
         "samples": [],
+        "outer": outer,
     }
     if cand is None:
         return R.loss(**f)

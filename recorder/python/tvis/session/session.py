@@ -46,7 +46,7 @@ from ..captures import Extensions
 from .all_reduce import AllReduceProbe
 from .context import CaptureContext
 from .fetch import FetchRecorder
-from .loss import analyze_loss
+from .loss import analyze_loss, feeds, grad_fn_name
 from .names import ModuleNames
 from .project_code import ProjectFiles
 
@@ -464,16 +464,17 @@ class Session:
         return any(x is dataset for x in self._training_data)
 
     def _on_backward(self, loss):
-        cand = None  # the outermost call that returned `loss` (nn.CrossEntropyLoss over F.cross_entropy)
+        cand, outer = None, ""  # the outermost call that returned `loss` (nn.CrossEntropyLoss over F.cross_entropy)
         for out, info in reversed(self._loss_candidates):
             if out is loss:
                 cand = info
                 break
-        if cand is None and self._loss_candidates:
-            cand = self._loss_candidates[-1][1]
+        if cand is None:  # a composite loss (cross-entropy + a regulariser): the latest call that fed it
+            outer = grad_fn_name(loss)
+            cand = next((info for out, info in reversed(self._loss_candidates) if feeds(out, loss)), None)
         self._loss_depth += 1  # its own F.cross_entropy is not a loss call of the script
         try:
-            rec = analyze_loss(self, loss, cand)
+            rec = analyze_loss(self, loss, cand, outer)
         except Exception as e:  # analysis must never break training
             self.notice("loss_analysis_failed", "loss analysis failed: %s: %s" % (type(e).__name__, e))
             rec = None

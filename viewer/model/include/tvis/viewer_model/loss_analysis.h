@@ -89,6 +89,11 @@ struct Confusion {
   int64_t samples = 0;
 };
 
+/// `c` row-normalised: [t * classes + p] = counts[t][p] / Σ_p' counts[t][p'],
+/// the sum taken left to right as int64 and the division in double; a row
+/// without samples is all 0.
+std::vector<double> row_normalised(const Confusion& c);
+
 class LossAnalysis {
  public:
   explicit LossAnalysis(RunModel& model) : model_(model) {}
@@ -119,8 +124,19 @@ std::string classification_function(const std::string& call);
 /// The arithmetic `rec`'s reduction performs, in words: "mean over 32
 /// samples of −log p(target)", "sum over 24 tokens (8 padding tokens
 /// ignored) of −log p(target)", "mean of binary cross-entropy (no
-/// per-sample analysis)".
+/// per-sample analysis)". A composite loss (rec.outer set: backward() ran on
+/// a tensor computed from the call's output) says the value is more than
+/// the call's reduction; with no recognised call (rec.call empty) it says
+/// the reduction is not available.
 std::string reduction_in_words(const schema::LossRecord& rec, const LossBatch* analysed);
+
+/// LossRecord.event when no recognised loss call fed the loss (a custom loss).
+inline constexpr uint64_t kNoLossEvent = UINT64_MAX;
+
+/// Whether `e` is the call `rec` names: a LossCall of that function, or the
+/// ModuleCall of that nn loss module ("torch.nn." + class name). A record
+/// whose event is kNoLossEvent, or is another event, has no call site.
+bool is_loss_call_event(const schema::LossRecord& rec, const schema::Event& e);
 
 /// The value of argument `key` as recorded (Python repr), or "".
 std::string loss_arg(const schema::LossRecord& rec, const char* key);
