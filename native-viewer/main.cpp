@@ -8,6 +8,9 @@
 // --frames N     render N frames, then exit 0 (default with --screenshot: 10)
 // --screenshot   after the last frame, write the window as a PNG
 // --state-json   at exit, write App::state_json() (docs/viewer_test_surface.md)
+// --state-every S  also write it every S seconds while the window runs (each
+//                write replaces the file whole; frames are then paced at about
+//                30 a second): a test watches a live run grow.
 // --select ID, --panel NAME   start with event ID selected and panel NAME
 //                shown (the pages say which names they know; Explore's
 //                bottom panels: Timeline, Source, ...): scripted screenshots.
@@ -50,6 +53,7 @@ struct Args {
   std::string run;
   std::string screenshot;
   std::string state_json;
+  double state_every = 0;  // seconds; 0: only at exit
   int frames = 0;
   std::string size = "1400x900";
   float scale = 0;
@@ -125,6 +129,15 @@ bool write_text(const std::string& path, const std::string& text) {
   return static_cast<bool>(out.flush());
 }
 
+// Replaces `path` whole (a reader never sees half a state).
+bool replace_text(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  if (!write_text(tmp, text)) return false;
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  return !ec;
+}
+
 std::string take_screenshot(const tvis::shell::Shell& shell, const std::string& path) {
   int w = 0, h = 0;
   tvis::shell::shell_framebuffer_size(shell, &w, &h);
@@ -158,6 +171,8 @@ int main(int argc, char** argv) {
   cli.add_option("--screenshot", args.screenshot, "write a PNG of the window after the last frame, then exit");
   cli.add_option("--frames", args.frames, "render this many frames, then exit")->check(CLI::Range(1, 1000000));
   cli.add_option("--state-json", args.state_json, "write the viewer's state (JSON) at exit");
+  cli.add_option("--state-every", args.state_every, "with --state-json: also write it every this many seconds")
+      ->check(CLI::Range(0.05, 3600.0));
   cli.add_option("--size", args.size, "window size WxH in window units")->capture_default_str();
   cli.add_option("--select", args.select, "select this event id at start, as a click on its row would")
       ->check(CLI::NonNegativeNumber);
@@ -239,16 +254,26 @@ int main(int argc, char** argv) {
   }
   int status = 0;
   std::string shot_problem = args.screenshot.empty() ? "" : "window closed before the last frame";
+  const bool periodic = args.state_every > 0 && !args.state_json.empty();
+  uint64_t next_state = 0;
   for (int frame = 0; args.frames == 0 || frame < args.frames; ++frame) {
     if (frame + 1 == args.frames && !args.screenshot.empty())
       shell.before_swap = [&] { shot_problem = take_screenshot(shell, args.screenshot); };
     if (!tvis::shell::shell_frame(shell, app)) break;
+    if (!periodic) continue;
+    const uint64_t now = SDL_GetTicks64();
+    if (now >= next_state) {
+      if (!replace_text(args.state_json, app.state_json()))
+        std::fprintf(stderr, "tvis-view: cannot write %s\n", args.state_json.c_str());
+      next_state = now + static_cast<uint64_t>(args.state_every * 1000);
+    }
+    SDL_Delay(33);
   }
   if (!shot_problem.empty()) {
     std::fprintf(stderr, "tvis-view: %s\n", shot_problem.c_str());
     status = 1;
   }
-  if (!args.state_json.empty() && !write_text(args.state_json, app.state_json())) {
+  if (!args.state_json.empty() && !replace_text(args.state_json, app.state_json())) {
     std::fprintf(stderr, "tvis-view: cannot write %s\n", args.state_json.c_str());
     status = 1;
   }

@@ -19,6 +19,17 @@ struct Request {
   JsByteSource* source = nullptr;
 };
 
+struct SizeRequest {
+  format::SizeDone done;
+  std::weak_ptr<bool> source_alive;
+  JsByteSource* source = nullptr;
+};
+
+std::unordered_map<int, SizeRequest>& size_requests() {
+  static std::unordered_map<int, SizeRequest> r;
+  return r;
+}
+
 std::unordered_map<int, Request>& requests() {
   static std::unordered_map<int, Request> r;
   return r;
@@ -32,7 +43,20 @@ EM_JS(void, tvis_js_read, (int source, int request, double offset, double length
   Module.tvisRead(source, request, offset, length, dest);
 });
 
+// Implemented in viewer_glue.js (Module.tvisSize): asks JS source `source`
+// for its size now, then calls _tvis_size_done(request, ok, size, message).
+EM_JS(void, tvis_js_size, (int source, int request), { Module.tvisSize(source, request); });
+
 }  // namespace
+
+void JsByteSource::recheck_size(format::SizeDone done) {
+  const int id = g_next_request++;
+  SizeRequest& r = size_requests()[id];
+  r.done = std::move(done);
+  r.source_alive = alive_;
+  r.source = this;
+  tvis_js_size(js_id_, id);
+}
 
 JsByteSource::JsByteSource(int js_id, uint64_t size, std::string name)
     : js_id_(js_id), size_(size), name_(std::move(name)), alive_(std::make_shared<bool>(true)) {}
@@ -86,6 +110,23 @@ EMSCRIPTEN_KEEPALIVE void tvis_read_done(int request, int ok, const char* messag
   }
   if (!r.source_alive.expired()) r.source->count_delivered(r.buffer.size());
   r.done(std::move(r.buffer));
+}
+
+/// Called by the JS glue when size request `request` finished: ok != 0 with
+/// the source's size now, else `message` says why.
+EMSCRIPTEN_KEEPALIVE void tvis_size_done(int request, int ok, double size, const char* message) {
+  auto& all = tvis::web::size_requests();
+  auto it = all.find(request);
+  if (it == all.end()) return;
+  tvis::web::SizeRequest r = std::move(it->second);
+  all.erase(it);
+  if (!ok || !(size >= 0)) {
+    r.done(tvis::format::Status::error(tvis::format::ErrorCode::Io, message ? message : "size unknown"));
+    return;
+  }
+  const uint64_t bytes = static_cast<uint64_t>(size);
+  if (!r.source_alive.expired()) r.source->set_size(bytes);
+  r.done(bytes);
 }
 
 }  // extern "C"

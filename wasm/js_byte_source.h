@@ -8,6 +8,11 @@
 // bits). The buffer lives in the request, not in the source, so a source
 // dropped while reads are in flight is safe: late answers are delivered to
 // their callback, which the reader side ignores if it no longer cares.
+//
+// recheck_size() (a live run) asks JS, through tvis_js_size(), for the
+// source's size now (an HTTP source: the total of a one-byte Range
+// request's Content-Range; a File never changes), answered later with
+// tvis_size_done(request, ok, size, message).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +30,8 @@ class JsByteSource : public format::ByteSource {
   ~JsByteSource() override;
   uint64_t size() const override { return size_; }
   void read(uint64_t offset, uint64_t length, format::ReadDone done) override;
+  void recheck_size(format::SizeDone done) override;
+  void set_size(uint64_t size) { size_ = size; }
   std::string name() const override { return name_; }
   void count_delivered(uint64_t n) { bytes_read_ += n; }
 

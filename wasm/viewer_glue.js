@@ -52,10 +52,24 @@
     return null;
   }
 
+  // recheck() (a live run, still being written): the size now, from a
+  // one-byte Range request's Content-Range total; the bytes before the old
+  // size never change (runs only grow), so `blocks` stay valid.
   function httpSource(url, size, blocks) {
-    return {
+    const src = {
       size: size,
       name: url,
+      recheck: async () => {
+        const r = await fetch(url, { headers: { Range: 'bytes=0-0' }, cache: 'no-store' });
+        if (r.status === 416) return 0;  // empty now
+        const total = r.status === 206 ? rangeTotal(r) : null;
+        if (total === null) {
+          const why = (await r.text().catch(() => '')).trim().split('\n')[0];
+          throw new Error(`HTTP ${r.status} ${r.statusText} rechecking the size of ${url}${why ? ': ' + why : ''}`);
+        }
+        src.size = total;
+        return total;
+      },
       read: async (offset, length) => {
         const held = fromBlocks(blocks, offset, length);
         if (held) return held;
@@ -68,6 +82,7 @@
         throw new Error(`HTTP ${r.status} ${r.statusText} for bytes ${offset}-${last} of ${url}${why ? ': ' + why : ''}`);
       },
     };
+    return src;
   }
 
   function callString(fn, args) {
@@ -86,6 +101,15 @@
       HEAPU8.set(new Uint8Array(buf), dest);  // HEAPU8 as of now: memory may have grown
       _tvis_read_done(request, 1, 0);
     }, (err) => fail(`${src.name}: ${err && err.message ? err.message : err}`));
+  };
+
+  // A source's size now (ByteSource::recheck_size); a File's never changes.
+  Module.tvisSize = function (sourceId, request) {
+    const src = sources.get(sourceId);
+    const fail = (msg) => callString('tvis_size_done', [request, 0, 0, String(msg)]);
+    if (!src) { fail('the run was closed'); return; }
+    const asked = src.recheck ? src.recheck() : Promise.resolve(src.size);
+    asked.then((size) => _tvis_size_done(request, 1, size, 0), (err) => fail(`${src.name}: ${errorText(err)}`));
   };
 
   function openSource(src) {
