@@ -2,7 +2,9 @@
 # Replay in tvis-view under Xvfb over a real `tvis run` of
 # tests/e2e/replay/followed_activation.py, whose forward hooks torch.save the
 # followed samples' activations and gradients: the layer view's On image map,
-# Neurons order and Stats equal the script's own (replay/check_layer.py), and
+# Neurons order, Stats and the diagram's colours equal the script's own
+# (replay/check_layer.py; test_viewer "[replay]" over the run), a vector's
+# picked bar gives its value, a small --max-elems is named in place, and
 # one screenshot per phase (data, forward, loss, backward, optimizer) is taken
 # through the --page/--step/--phase/--module flags and checked not blank.
 source "$(dirname "$0")/lib.sh"
@@ -17,6 +19,47 @@ RUN="$(sed -n 's/^tvis run: recorded //p' "$WORK/record.log" | tail -1)"
 
 /usr/bin/python3 "$ROOT/tests/e2e/replay/check_layer.py" "$RUN" "$WORK/saved.pt" "$BIN/tvis-view" "$WORK/states" \
   || fail "the layer view differs from the script's tensors"
+
+# The head's logits are a vector: Neurons shows labelled bars, and a picked
+# bar (the click's command) gives its exact value, the script's own.
+xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$RUN" --page Replay --step 2 --phase forward --module head \
+  --sample 1 --link layer_tab=Neurons --link layer_neuron=2 --size 1400x900 --frames 12 \
+  --screenshot "$OUT/replay_bars.png" --state-json "$OUT/replay_bars.json" 2>"$OUT/replay_bars.stderr" \
+  || fail "tvis-view (bars) exited $?: $(cat "$OUT/replay_bars.stderr")"
+/usr/bin/python3 - "$OUT/replay_bars.json" "$WORK/saved.pt" <<'PY' || fail "the picked bar's value differs: $(cat "$OUT/replay_bars.json")"
+import json, sys, torch
+L = json.load(open(sys.argv[1]))["view"]["layer"]
+want = torch.load(sys.argv[2])["activation"][2]["head"][L["row"], 2].item()
+assert L["tab"] == "Neurons" and L["picked_neuron"] == 2, L
+assert abs(L["picked_value"] - want) <= 1e-6 * max(1.0, abs(want)), (L["picked_value"], want)
+PY
+
+# The diagram's colours against the file's own values, headless (test_viewer).
+TVIS_TEST_REPLAY_RUNS="$RUN" "$BIN/test_viewer" "[replay]" >"$WORK/test_viewer.log" 2>&1 \
+  || fail "test_viewer [replay] on $RUN: $(tail -20 "$WORK/test_viewer.log")"
+
+# A small --max-elems, and followed sample 0 at row 6 of step 1 (the
+# `repeat` sampler), past the leading rows kept: the layer panel says its
+# values were not kept and names the flag; the diagram colours those layers
+# by the batch and its legend says so.
+"$BIN/tvis" run --steps 3 --max-elems 2048 --out "$WORK/runs_small" "$ROOT/tests/e2e/replay/followed_activation.py" \
+  "$WORK/saved_small.pt" repeat >"$WORK/record_small.log" 2>&1 || fail "tvis run --max-elems failed: $(tail -5 "$WORK/record_small.log")"
+SMALL="$(sed -n 's/^tvis run: recorded //p' "$WORK/record_small.log" | tail -1)"
+xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$SMALL" --page Replay --step 1 --phase forward \
+  --module blocks.0.conv --sample 0 --size 1400x900 --frames 30 \
+  --screenshot "$OUT/replay_max_elems.png" --state-json "$OUT/replay_max_elems.json" 2>"$OUT/replay_max_elems.stderr" \
+  || fail "tvis-view (--max-elems) exited $?: $(cat "$OUT/replay_max_elems.stderr")"
+/usr/bin/python3 - "$OUT/replay_max_elems.json" <<'PY' || fail "--max-elems not named: $(cat "$OUT/replay_max_elems.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+v, L = s["view"], s["view"]["layer"]
+assert s["errors"] == [] and (v["step"], v["module"], L["row"]) == (1, "blocks.0.conv", 6), (v, L)
+assert L["map"] is None and "not kept" in L["problem"] and "--max-elems" in L["problem"], L
+legend = v["diagram"]["legend"]
+assert "the batch's" in legend and "--max-elems" in legend, legend
+PY
+TVIS_TEST_REPLAY_RUNS="$SMALL" "$BIN/test_viewer" "[replay]" >"$WORK/test_viewer_small.log" 2>&1 \
+  || fail "test_viewer [replay] on $SMALL: $(tail -20 "$WORK/test_viewer_small.log")"
 
 json_get() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(json.dumps(eval("v"+sys.argv[2])))' "$@"; }
 for phase in data forward loss backward optimizer; do

@@ -5,6 +5,8 @@
 // a link lands where it says. The truth is read straight from the file.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -342,4 +344,111 @@ TEST_CASE("Explore's inspector shows the same layer panel for a module call", "[
   CHECK(layer["of"] == "activation");
   CHECK(layer["step"] == 0);
   CHECK((layer["map"].is_array() || layer["neurons_order"].is_array() || layer.contains("problem")));
+}
+
+namespace {
+
+// Forward module calls of `step`, their Output record (lowest slot), the
+// followed sample's row (or -1), all read from the file without the viewer.
+struct FileOutputs {
+  std::map<uint64_t, double> batch_mean_abs;  // event -> the record's mean |x| (whole batch)
+  std::map<uint64_t, double> row_mean_abs;    // event -> mean |x[row]| from the kept float32 values
+  int row = -1;                               // the followed sample's batch row (-1: no samples)
+};
+
+FileOutputs file_outputs(const std::string& path, int step, int sample) {
+  auto reader = tvis::format::RunReader::open_sync(tvis::test::file_source_for(path));
+  REQUIRE(reader.ok());
+  const auto events = file_events(path);
+  using tvis::format::ChunkKind;
+  FileOutputs out;
+  std::map<uint32_t, std::shared_ptr<const tvis::format::DecodedChunk>> chunks;
+  for (const auto& c : reader.value()->chunks()) {
+    auto chunk = reader.value()->read_chunk_sync(c.ordinal);
+    REQUIRE(chunk.ok());
+    chunks[c.ordinal] = chunk.value();
+    if (c.info.kind == static_cast<uint16_t>(ChunkKind::Samples))
+      for (const auto* smp : *chunk.value()->root()->body_as_SampleBatch()->samples())
+        if (smp->step() == step && smp->id() == sample && out.row < 0) out.row = smp->batch_position();
+  }
+  std::map<uint64_t, const schema::TensorRecord*> output;
+  for (const auto& [ordinal, chunk] : chunks) {
+    const auto* body = chunk->root()->body_as_TensorBatch();
+    if (!body || !body->tensors()) continue;
+    for (const auto* t : *body->tensors()) {
+      if (t->role() != schema::TensorRole::Output || t->event() < 0) continue;
+      auto e = events.find(static_cast<uint64_t>(t->event()));
+      if (e == events.end() || e->second.step != step || e->second.phase != schema::Phase::Forward ||
+          e->second.kind != schema::EventKind::ModuleCall)
+        continue;
+      auto& best = output[e->first];
+      if (!best || t->slot() < best->slot()) best = t;
+    }
+  }
+  for (const auto& [event, t] : output) {
+    if (t->stats()) out.batch_mean_abs[event] = t->stats()->mean_abs();
+    const int64_t rows = t->kept() == schema::ValuesKept::LeadingRows ? t->kept_rows()
+                         : t->kept() == schema::ValuesKept::Full && t->shape()->size() ? t->shape()->Get(0)
+                                                                                         : 0;
+    if (out.row < 0 || out.row >= rows || t->dtype() != schema::DType::Float32) continue;
+    size_t per = 1;
+    for (size_t d = 1; d < t->shape()->size(); ++d) per *= static_cast<size_t>(t->shape()->Get(d));
+    const auto* bytes = chunks.at(t->data_chunk())->root()->body_as_TensorData()->bytes();
+    REQUIRE(t->data_offset() + static_cast<uint64_t>(rows) * per * 4 <= bytes->size());
+    double sum = 0;
+    for (size_t i = 0; i < per; ++i) {
+      float f;
+      std::memcpy(&f, bytes->data() + t->data_offset() + (static_cast<size_t>(out.row) * per + i) * 4, 4);
+      sum += std::fabs(static_cast<double>(f));
+    }
+    out.row_mean_abs[event] = sum / static_cast<double>(per);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("forward colours: the followed sample's mean |output[row]| where kept, else the batch's", "[viewer][replay]") {
+  for (const std::string& path : runs_under_test())
+  for (int step : {0, 1}) {
+    INFO(path << " step " << step);
+    HeadlessApp h;
+    open(h, path);
+    if (step >= h.state()["run"]["steps"].get<int>()) continue;
+    REQUIRE(command(h, {{"link", {{"page", "Replay"}, {"step", step}, {"phase", "forward"}}}}) == true);
+    json d;
+    for (int i = 0; i < 120; ++i) {  // until every call is decided (bounded decodes per frame)
+      h.frame(1);
+      d = view(h)["diagram"];
+      if (d["legend"].get<std::string>().find("loading") == std::string::npos) break;
+    }
+    const json v = view(h);
+    REQUIRE(v["phase"] == "forward");
+    REQUIRE(v["step"] == step);
+    const FileOutputs f = file_outputs(path, v["step"].get<int>(), v["sample"].get<int>());
+    const std::string legend = d["legend"].get<std::string>();
+    INFO(legend);
+    REQUIRE(!f.batch_mean_abs.empty());
+    size_t from_batch = 0;
+    for (const auto& [event, batch] : f.batch_mean_abs) {
+      INFO("event " << event);
+      REQUIRE(d["values"].contains(std::to_string(event)));
+      const double got = d["values"][std::to_string(event)].get<double>();
+      auto own = f.row_mean_abs.find(event);
+      if (own != f.row_mean_abs.end()) {
+        CHECK(got == Approx(own->second).epsilon(1e-9));
+      } else {
+        CHECK(got == Approx(batch).epsilon(1e-12));
+        ++from_batch;
+      }
+    }
+    if (f.row < 0) {
+      CHECK(legend.find("of the batch") != std::string::npos);
+    } else if (from_batch == 0) {
+      CHECK(legend == "activation: mean |output| of sample " + std::to_string(v["sample"].get<int>()));
+    } else {
+      CHECK(legend.find("not kept") != std::string::npos);
+      CHECK(legend.find("--max-elems") != std::string::npos);
+    }
+  }
 }

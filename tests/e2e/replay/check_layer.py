@@ -11,7 +11,10 @@ module, sample) this opens `tvis-view RUN --page Replay --step .. --phase ..
   - LAYER.map == mean over channels of |x[row]| (H x W), computed here;
   - LAYER.neurons_order == channels sorted by mean |x[row, c]|, largest
     first (ties in index order), computed here;
-  - LAYER.stats.activation == the script's statistics of the whole output.
+  - LAYER.stats.activation (forward) / LAYER.stats.gradient (backward) ==
+    the script's statistics of the whole output / dL/d(output);
+  - forward: the diagram colours the call by the followed sample's
+    mean |x[row]| (view.diagram.values[event]), its legend says so.
 Prints one line per position; exits 1 on the first mismatch."""
 import json
 import os
@@ -103,12 +106,23 @@ for step, phase, module, sample in POSITIONS:
     if not order_ok(L["neurons_order"], strength):
         fail("%s: neurons_order %s, want %s" % (where, L["neurons_order"],
                                                  sorted(range(len(strength)), key=lambda c: (-strength[c], c))))
+    of = "activation" if phase == "forward" else "gradient"
+    want = saved["stats" if phase == "forward" else "grad_stats"][step][module]
+    got = L["stats"][of]
+    if got is None:
+        fail("%s: stats.%s not shown" % (where, of))
+    for k in ("mean", "std", "min", "max", "mean_abs", "l2"):
+        # float32 sums in the recorder: a mean near 0 is exact only to a fraction of the scale
+        if not close(got[k], want[k], rtol=1e-4, atol=1e-6 if of == "activation" else 1e-5 * want["mean_abs"]):
+            fail("%s: stats.%s.%s %r, script %r" % (where, of, k, got[k], want[k]))
     if phase == "forward":
-        want = saved["stats"][step][module]
-        got = L["stats"]["activation"]
-        for k in ("mean", "std", "min", "max", "mean_abs"):
-            if not close(got[k], want[k], rtol=1e-4, atol=1e-6):
-                fail("%s: stats.%s %r, script %r" % (where, k, got[k], want[k]))
+        d = v["diagram"]
+        if d["legend"] != "activation: mean |output| of sample %d" % sample:
+            fail("%s: diagram legend %r" % (where, d["legend"]))
+        got_c = d["values"].get(str(v["event"]))
+        want_c = x.abs().mean().item()
+        if got_c is None or not close(got_c, want_c, rtol=1e-6, atol=1e-9):
+            fail("%s: diagram colour %r, script's mean |x[row]| %r" % (where, got_c, want_c))
     print("ok  %-38s row %d  map %s  neurons %d" % (where, row, "none" if L["map"] is None else
                                                   "%dx%d" % (len(L["map"]), len(L["map"][0])), len(strength)))
 print("layer views: all %d positions match the script's own tensors" % len(POSITIONS))

@@ -5,9 +5,14 @@ each layer's output and their statistics; tensor hooks keep the gradients
 dL/d(output). After each optimizer step everything so far is saved with
 torch.save(argv[1]) (tvis stops the script after the last recorded step,
 so the file is rewritten each step). The Replay test (check_layer.py)
-compares the viewer's On image map, Neurons order and Stats with these.
+compares the viewer's On image map, Neurons order, Stats (the activation's
+and the gradient's) and the diagram's colours with these.
 
-    python followed_activation.py OUT.pt
+With `repeat` as argv[2] the sampler repeats dataset index 0 at row 6 of
+the second batch: followed sample 0 sits there in step 1, past the leading
+rows a small `--max-elems` keeps (test_replay.sh's --max-elems case).
+
+    python followed_activation.py OUT.pt [repeat]
     tvis run --steps 3 followed_activation.py OUT.pt
 """
 import sys
@@ -20,6 +25,13 @@ from torch.utils.data import DataLoader, Dataset
 from torchvision import transforms
 
 ROWS_KEPT = 4  # rows of each batch the script keeps (the followed samples are among the first)
+
+
+def stats_of(t):
+    """The statistics tvis records of a tensor (whole batch), in float64."""
+    o = t.detach().double()
+    return {"mean": o.mean().item(), "std": o.std(unbiased=False).item(), "min": o.min().item(),
+            "max": o.max().item(), "mean_abs": o.abs().mean().item(), "l2": o.norm().item()}
 
 
 class Pictures(Dataset):
@@ -71,21 +83,24 @@ def main():
     torch.manual_seed(0)
     model = Net()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    loader = DataLoader(Pictures(), batch_size=8, shuffle=False)
-    saved = {"activation": {}, "gradient": {}, "stats": {}, "losses": []}
+    data = Pictures()
+    order = list(range(len(data)))
+    if len(sys.argv) > 2 and sys.argv[2] == "repeat":
+        order[14] = 0  # batch 1, row 6: dataset index 0, which sample 0 follows
+    loader = DataLoader(data, batch_size=8, sampler=order)
+    saved = {"activation": {}, "gradient": {}, "stats": {}, "grad_stats": {}, "losses": []}
     step = [0]
 
     def keep(name):
         def hook(module, inputs, output):
             s = step[0]
             saved["activation"].setdefault(s, {})[name] = output[:ROWS_KEPT].detach().clone()
-            o = output.detach().double()
-            saved["stats"].setdefault(s, {})[name] = {"mean": o.mean().item(), "std": o.std(unbiased=False).item(),
-                                                      "min": o.min().item(), "max": o.max().item(),
-                                                      "mean_abs": o.abs().mean().item()}
+            saved["stats"].setdefault(s, {})[name] = stats_of(output)
             if output.requires_grad:
-                output.register_hook(lambda g: saved["gradient"].setdefault(s, {}).__setitem__(
-                    name, g[:ROWS_KEPT].detach().clone()))
+                def grad_hook(g):
+                    saved["gradient"].setdefault(s, {})[name] = g[:ROWS_KEPT].detach().clone()
+                    saved["grad_stats"].setdefault(s, {})[name] = stats_of(g)
+                output.register_hook(grad_hook)
         return hook
 
     for name, m in model.named_modules():

@@ -1,5 +1,6 @@
 #include "tvis/viewer_model/layer_magnitudes.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "tvis/viewer_model/chunk_body.h"
@@ -55,6 +56,7 @@ const StepMagnitudes& LayerMagnitudes::at(const StepPlan& plan) {
     }
     if (!read.body || read.body->step() != step || !read.body->params()) continue;
     m.optimizer_recorded = true;
+    if (read.body->optimizer_class() && m.optimizer_class.empty()) m.optimizer_class = read.body->optimizer_class()->str();
     for (const auto* p : *read.body->params()) {
       if (!p->name() || p->update() < 0) continue;
       bool done = true;
@@ -73,6 +75,61 @@ const StepMagnitudes& LayerMagnitudes::at(const StepPlan& plan) {
   }
   m.complete = complete;
   out = std::move(m);
+  return out;
+}
+
+const SampleActivation& LayerMagnitudes::sample_activation(const StepPlan& plan, int row) {
+  SampleActivation& out = rows_[{plan.step, row}];
+  if (out.complete) return out;
+  if (!out.started) {
+    for (const Stop& s : plan.stops)
+      if (s.phase == schema::Phase::Forward && s.kind == schema::EventKind::ModuleCall) out.pending.push_back(s.event);
+    out.started = true;
+  }
+  int decodes = 0;
+  std::vector<uint64_t> still;
+  for (uint64_t event : out.pending) {
+    if (decodes >= kDecodesPerCall || row < 0) {
+      still.push_back(event);
+      continue;
+    }
+    bool done = true;
+    TensorRef output;
+    for (const TensorRef& t : model_.tensors().for_event(model_, event, plan.step, &done))
+      if (t.rec->role() == schema::TensorRole::Output && (!output || t.rec->slot() < output.rec->slot())) output = t;
+    if (!output) {
+      if (done) out.not_kept[event] = true;
+      else still.push_back(event);
+      continue;
+    }
+    const schema::TensorRecord& rec = *output.rec;
+    const int64_t rows = rec.kept() == schema::ValuesKept::LeadingRows ? rec.kept_rows()
+                         : rec.kept() == schema::ValuesKept::Full && rec.shape() && rec.shape()->size() > 0
+                             ? rec.shape()->Get(0)
+                             : 0;
+    if (row >= rows) {  // statistics only, a 0-d output, or the row past the kept leading rows
+      out.not_kept[event] = true;
+      continue;
+    }
+    TensorValues v;
+    std::string error;
+    if (model_.tensors().read_values(model_, rec, &v, &error) == ChunkRead::Loading) {
+      still.push_back(event);
+      continue;
+    }
+    ++decodes;
+    const size_t kept = v.shape.empty() ? 0 : static_cast<size_t>(std::max<int64_t>(v.shape[0], 0));
+    if (!error.empty() || kept == 0 || static_cast<size_t>(row) >= kept || v.values.size() % kept) {
+      out.not_kept[event] = true;
+      continue;
+    }
+    const size_t per = v.values.size() / kept;
+    double sum = 0;
+    for (size_t i = 0; i < per; ++i) sum += std::fabs(v.values[static_cast<size_t>(row) * per + i]);
+    out.mean_abs[event] = per ? sum / static_cast<double>(per) : 0.0;
+  }
+  out.pending = std::move(still);
+  out.complete = out.pending.empty() && row >= 0;
   return out;
 }
 

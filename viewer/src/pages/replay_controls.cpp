@@ -23,19 +23,6 @@ ImU32 dim(ImU32 c, float k) {
   return ImGui::ColorConvertFloat4ToU32(ImVec4(v.x * k, v.y * k, v.z * k, 1.0f));
 }
 
-// Why a phase is missing from a step, in the user's words.
-const char* missing_phase_reason(AppState& s, schema::Phase p) {
-  switch (p) {
-    case schema::Phase::Data: return "no data phase: the batch did not come from a torch DataLoader";
-    case schema::Phase::Loss: return "no loss phase: no loss call was recognised before backward()";
-    case schema::Phase::Backward: return "no backward phase recorded in this step";
-    case schema::Phase::Optimizer:
-      return s.model.info().optimizer_class.empty() ? "no optimizer phase: no torch.optim step and no update recorded"
-                                                    : "no optimizer phase recorded in this step";
-    default: return "not recorded";
-  }
-}
-
 void draw_timeline_strip(AppState& s, ReplayState& r) {
   const int steps = s.model.step_count();
   const float em = ImGui::GetFontSize();
@@ -101,6 +88,18 @@ void draw_timeline_strip(AppState& s, ReplayState& r) {
 
 }  // namespace
 
+const char* missing_phase_reason(AppState& s, schema::Phase p) {
+  switch (p) {
+    case schema::Phase::Data: return "no data phase: the batch did not come from a torch DataLoader";
+    case schema::Phase::Loss: return "no loss phase: no loss call was recognised before backward()";
+    case schema::Phase::Backward: return "no backward phase recorded in this step";
+    case schema::Phase::Optimizer:
+      return s.model.info().optimizer_class.empty() ? "no optimizer phase: no torch.optim step and no update recorded"
+                                                    : "no optimizer phase recorded in this step";
+    default: return "not recorded";
+  }
+}
+
 void draw_replay_controls(AppState& s, ReplayState& r) {
   const float em = ImGui::GetFontSize();
   if (ImGui::Button(r.playing ? "Pause" : "Play", ImVec2(em * 4, 0))) r.playing = !r.playing;
@@ -142,10 +141,12 @@ void draw_replay_controls(AppState& s, ReplayState& r) {
   else ImGui::TextDisabled("no followed samples");
   draw_timeline_strip(s, r);
   // Where the run is incomplete, say so here.
-  if (!s.model.complete())
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning),
-                       "The run ended early (killed or still writing): Replay shows the %d step(s) on disk.",
-                       s.model.step_count());
+  if (!s.model.complete()) {
+    const std::string early = "The run ended early (killed or still writing): Replay shows the " +
+                              std::to_string(s.model.step_count()) + " step(s) on disk.";
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", early.c_str());
+    r.notes.push_back(early);
+  }
 }
 
 }  // namespace tvis::viewer

@@ -78,7 +78,9 @@ struct Scale {
 
 void draw_legend(const Scale& sc) {
   const float em = ImGui::GetFontSize();
-  ImGui::TextDisabled("%s", sc.what);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s", sc.what);  // a fallback's reason is long: wrapped, never clipped
+  ImGui::PopStyleColor();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x;
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -97,6 +99,20 @@ void draw_legend(const Scale& sc) {
   ImGui::TextDisabled("%s", b.c_str());
   ImGui::SameLine(std::max(0.0f, w - ImGui::CalcTextSize(c.c_str()).x));
   ImGui::TextDisabled("%s", c.c_str());
+}
+
+// The forward legend: whose mean |output| the boxes show.
+std::string activation_legend(int sample, int row, const SampleActivation* own, int from_sample, int from_batch) {
+  const std::string base = "activation: mean |output|";
+  if (sample < 0) return base + " of the batch (the run follows no samples)";
+  const std::string who = " of sample " + std::to_string(sample);
+  if (row < 0) return base + " of the batch (sample " + std::to_string(sample) + "'s row is loading or not in this batch)";
+  if (from_batch == 0) return base + who + (from_sample == 0 ? " (loading ...)" : "");
+  const std::string why = own && own->complete ? " beyond `tvis run --max-elems`)" : " yet: loading ...)";
+  if (from_sample == 0) return base + " of the batch (sample " + std::to_string(sample) + "'s values not kept" + why;
+  const std::string out = base + who + " (" + std::to_string(from_batch) + " layer" + (from_batch > 1 ? "s" : "") +
+                          ": the batch's, their values not kept" + why;
+  return out;
 }
 
 }  // namespace
@@ -127,6 +143,7 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
       if (d.nodes[i].event == here->event) current = static_cast<int>(i);
   std::vector<double> value(d.nodes.size(), -1.0);
   Scale sc;
+  std::string legend;
   if (phase == schema::Phase::Backward) {
     sc.log = true;
     sc.what = mag.sample_gradient.empty() ? "||dL/d(output)||, batch (log scale)"
@@ -140,11 +157,30 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
       if (u != mag.update_ratio.end()) value[i] = u->second;
     }
   } else {
-    sc.what = "activation: mean |output| of the batch";
+    // The followed sample's row where its values are kept, else the batch's
+    // recorded statistics; the legend says which.
+    const int sample = replay_sample(s);
+    const int row = sample >= 0 ? sample_row(s.model, r.step, sample) : -1;
+    const SampleActivation* own = row >= 0 ? &r.magnitudes.sample_activation(*plan, row) : nullptr;
+    int from_sample = 0, from_batch = 0;
     for (size_t i = 0; i < d.nodes.size(); ++i) {
-      auto a = mag.activation.find(d.nodes[i].event);
-      if (a != mag.activation.end()) value[i] = a->second;
+      const uint64_t ev = d.nodes[i].event;
+      if (own) {
+        auto a = own->mean_abs.find(ev);
+        if (a != own->mean_abs.end()) {
+          value[i] = a->second;
+          ++from_sample;
+          continue;
+        }
+      }
+      auto a = mag.activation.find(ev);
+      if (a != mag.activation.end()) {
+        value[i] = a->second;
+        ++from_batch;
+      }
     }
+    legend = activation_legend(sample, row, own, from_sample, from_batch);
+    sc.what = legend.c_str();
   }
   double lo = INFINITY, hi = -INFINITY;
   for (double v : value)
@@ -153,6 +189,10 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
       lo = std::min(lo, x);
       hi = std::max(hi, x);
     }
+  r.diagram_legend = sc.what;
+  r.diagram_values.clear();
+  for (size_t i = 0; i < d.nodes.size(); ++i)
+    if (value[i] >= 0) r.diagram_values[d.nodes[i].event] = value[i];
   if (!(hi >= lo)) lo = 0, hi = 1;
   if (!sc.log) lo = 0;
   sc.lo = lo;

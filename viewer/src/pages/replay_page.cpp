@@ -5,6 +5,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
 
 #include "../page.h"
 #include "../theme.h"
@@ -33,6 +36,7 @@ void draw_replay_page(AppState& s) {
   handle_replay_keys(s, r);
   update_position(s, r);
   r.layer_shown = false;
+  r.notes.clear();
 
   {
     const Stop* st = current_stop(s, r);
@@ -73,11 +77,32 @@ nlohmann::json replay_view(AppState& s) {
   v["stops"] = plan ? static_cast<int>(plan->stops.size()) : 0;
   v["kind"] = st ? event_kind_label(st->kind) : "";
   v["loading"] = st == nullptr;
+  json missing = json::object();  // the phases this step lacks, and why (the controls' tooltips)
+  if (plan)
+    for (schema::Phase ph : {schema::Phase::Data, schema::Phase::Forward, schema::Phase::Loss, schema::Phase::Backward,
+                             schema::Phase::Optimizer})
+      if (plan->first_of(ph) < 0) missing[phase_label(ph)] = missing_phase_reason(s, ph);
+  v["missing"] = missing;
+  v["notes"] = r.notes;  // what the last frame said in place about a missing part
+  json colours = json::object();
+  for (const auto& [event, value] : r.diagram_values) colours[std::to_string(event)] = value;
+  v["diagram"] = {{"legend", r.diagram_legend}, {"values", colours}};
   json by_phase = json::object();
   for (const auto& [phase, stats] : r.frame_ms_by_phase)
     by_phase[phase] = {{"frames", stats.count()}, {"median", stats.median()}, {"p99", stats.p99()}};
   v["frame_ms_by_phase"] = by_phase;  // the last 600 frames drawn in each phase
   return v;
+}
+
+// A number, or a link's text of one ("60", "2.5"); nothing otherwise.
+std::optional<double> number_of(const nlohmann::json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (!v.is_string()) return std::nullopt;
+  const std::string t = v.get<std::string>();
+  char* end = nullptr;
+  const double x = std::strtod(t.c_str(), &end);
+  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(x)) return std::nullopt;
+  return x;
 }
 
 // Commands (docs/viewer_test_surface.md, Replay): keys, and the parts of a
@@ -144,8 +169,15 @@ nlohmann::json replay_command(AppState& s, const nlohmann::json& cmd) {
     return true;
   }
   if (cmd.contains("speed")) {
-    if (!cmd["speed"].is_number()) return false;
-    r.speed = std::clamp(cmd["speed"].get<float>(), 0.25f, 240.0f);
+    const std::optional<double> v = number_of(cmd["speed"]);
+    if (!v) return false;
+    r.speed = std::clamp(static_cast<float>(*v), 0.25f, 240.0f);
+    return true;
+  }
+  if (cmd.contains("layer_neuron")) {  // what a click on a neuron (a bar, a map) picks; -1 drops it
+    const std::optional<double> n = number_of(cmd["layer_neuron"]);
+    if (!n || *n < -1 || *n != std::floor(*n)) return false;
+    r.layer.picked_neuron = static_cast<int>(*n);
     return true;
   }
   if (cmd.contains("layer_tab")) {

@@ -23,14 +23,16 @@ namespace tvis::viewer {
 
 namespace {
 
-void say(const std::string& text, unsigned color = colors::kMuted) {
+// Says `text` in place and keeps it for state() (view.notes).
+void say(ReplayState& r, const std::string& text, unsigned color = colors::kMuted) {
+  r.notes.push_back(text);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(color));
   ImGui::TextWrapped("%s", text.c_str());
   ImGui::PopStyleColor();
 }
 
 // The batch: the DataFetch call's outputs, first one drawn row by row.
-void draw_batch(AppState& s, const schema::Event& holder, int step, int followed_row,
+void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int step, int followed_row,
                 const flatbuffers::Vector<uint64_t>* parts) {
   bool done = true;
   TensorRef ref = s.model.tensors().by_id(s.model, parts->Get(0), step, &done);
@@ -52,7 +54,7 @@ void draw_batch(AppState& s, const schema::Event& holder, int step, int followed
                        : rec.kept() == schema::ValuesKept::Full     ? shape[0]
                                                                     : 0;
   if (rows == 0) {
-    say("Only the batch's statistics were kept (beyond --max-elems).");
+    say(r, "Only the batch's statistics were kept (beyond --max-elems).");
     return;
   }
   const std::vector<int64_t> one(shape.begin() + 1, shape.end());
@@ -147,12 +149,12 @@ void draw_data_view(AppState& s, ReplayState& r, const Stop& here) {
   const int row = sample_row(s.model, r.step, sample);
   const StepBatch batch = step_batch(s.model, *plan);
   if (ImGui::CollapsingHeader("The batch as loaded", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (batch.holder) draw_batch(s, *batch.holder, r.step, row, batch.parts);
-    else if (!batch.fetch) say("No DataLoader fetch in this step: the script built its batches itself.");
+    if (batch.holder) draw_batch(s, r, *batch.holder, r.step, row, batch.parts);
+    else if (!batch.fetch) say(r, "No DataLoader fetch in this step: the script built its batches itself.");
     else ImGui::TextDisabled("The batch's tensors were not recorded.");
   }
   if (ImGui::CollapsingHeader("The followed sample through its transforms", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (sample < 0) say("The run follows no samples (no torch DataLoader, or --samples 0).");
+    if (sample < 0) say(r, "The run follows no samples (no torch DataLoader, or --samples 0).");
     else draw_followed_sample(s, here, r.step, sample);
   }
 }
@@ -162,7 +164,7 @@ void draw_loss_view(AppState& s, ReplayState& r, const Stop& here) {
   const float em = ImGui::GetFontSize();
   if (!loss) {
     if (!s.model.losses().ready()) ImGui::TextDisabled("loading the loss ...");
-    else say("No loss record for this step: backward() ran on a value tvis did not see computed by a known loss.");
+    else say(r, "No loss record for this step: backward() ran on a value tvis did not see computed by a known loss.");
   } else {
     ImGui::PushFont(nullptr);
     ImGui::SetWindowFontScale(1.8f);
@@ -219,12 +221,15 @@ void draw_loss_view(AppState& s, ReplayState& r, const Stop& here) {
 void draw_optimizer_view(AppState& s, ReplayState& r) {
   const StepPlan* plan = r.stops.plan(r.step);
   const StepMagnitudes& m = r.magnitudes.at(*plan);
-  const std::string& cls = s.model.info().optimizer_class;
-  if (cls.empty()) say("A hand-written update (no torch.optim optimizer): the parameters' changes as recorded.");
+  // The step's own record names its optimizer (a killed run has no end-of-run metadata).
+  const std::string& cls = m.optimizer_recorded ? m.optimizer_class : s.model.info().optimizer_class;
+  if (!m.optimizer_recorded && !m.complete) {
+    // said below
+  } else if (cls.empty()) say(r, "A hand-written update (no torch.optim optimizer): the parameters' changes as recorded.");
   else ImGui::Text("%s.step()", cls.c_str());
   if (!m.optimizer_recorded) {
     if (!m.complete) ImGui::TextDisabled("loading the update ...");
-    else say("No parameter update was recorded for this step.");
+    else say(r, "No parameter update was recorded for this step.");
     return;
   }
   ImGui::TextDisabled("update per layer: ||dw|| and ||dw|| / ||w|| (bar: log scale)");
@@ -278,7 +283,7 @@ void draw_replay_phase_view(AppState& s, ReplayState& r) {
   const Stop* here = current_stop(s, r);
   const StepPlan* plan = r.stops.plan(r.step);
   if (!plan || !here) {
-    if (plan && plan->stops.empty()) say("Nothing was recorded in step " + std::to_string(r.step) + ".");
+    if (plan && plan->stops.empty()) say(r, "Nothing was recorded in step " + std::to_string(r.step) + ".");
     else ImGui::TextDisabled("loading step %d ...", r.step);
     return;
   }
@@ -293,7 +298,7 @@ void draw_replay_phase_view(AppState& s, ReplayState& r) {
     ImGui::SameLine();
     ImGui::TextDisabled("| %" PRIu64 " calls outside training's phases (setup, evaluation) not played", plan->other_events);
   }
-  if (plan->unreadable) say("Part of this step is unreadable (a damaged chunk): its calls are not played.", colors::kWarning);
+  if (plan->unreadable) say(r, "Part of this step is unreadable (a damaged chunk): its calls are not played.", colors::kWarning);
   ImGui::Separator();
   switch (here->phase) {
     case schema::Phase::Data: draw_data_view(s, r, *here); break;
@@ -302,7 +307,7 @@ void draw_replay_phase_view(AppState& s, ReplayState& r) {
     case schema::Phase::Forward:
     case schema::Phase::Backward: {
       if (here->kind != schema::EventKind::ModuleCall) {
-        say(std::string("A ") + event_kind_label(here->kind) + " in " + phase_label(here->phase) +
+        say(r, std::string("A ") + event_kind_label(here->kind) + " in " + phase_label(here->phase) +
             ": no layer view (step by layer to visit only module calls).");
         if (const schema::Event* e = s.model.event(here->event))
           ImGui::TextDisabled("called at %s", call_site(s.model, e->call_file(), e->call_line()).c_str());

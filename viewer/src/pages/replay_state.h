@@ -85,6 +85,9 @@ struct ReplayState {
   LayerViewState layer;
   bool layer_shown = false;          // this frame drew the layer panel
   std::string drawn_phase;           // the phase the last drawn frame showed ("" : none / not drawn)
+  std::vector<std::string> notes;    // what the last drawn frame said in place about a missing part
+  std::string diagram_legend;        // the diagram's colour legend, as the last frame drew it
+  std::map<uint64_t, double> diagram_values;  // forward call -> the value its box was coloured by
   std::map<std::string, FrameStats> frame_ms_by_phase;  // measured frames, by the phase they showed
 
   explicit ReplayState(RunModel& model) : stops(model), magnitudes(model) {}
@@ -110,6 +113,8 @@ int replay_sample(AppState& s);
 
 // --- the parts ------------------------------------------------------------
 void draw_replay_controls(AppState& s, ReplayState& r);
+/// Why `phase` is missing from a step, in the user's words.
+const char* missing_phase_reason(AppState& s, schema::Phase phase);
 void draw_replay_diagram(AppState& s, ReplayState& r);
 void draw_replay_phase_view(AppState& s, ReplayState& r);
 PanelContext replay_panel_context(AppState& s);

@@ -237,8 +237,22 @@ void draw_neurons(PanelContext& c, LayerViewState& v) {
     }
     widgets::BarChartOptions o;
     o.size = ImVec2(0, std::max(em * 6, ImGui::GetContentRegionAvail().y - 4));
+    // The picked bar's exact number above the chart (a click picks, another click on it drops).
+    const bool picked = v.picked_neuron >= 0 && v.picked_neuron < m.neurons;
+    if (picked) {
+      const int n = v.picked_neuron;
+      const int rank = static_cast<int>(std::find(m.order.begin(), m.order.end(), n) - m.order.begin());
+      ImGui::Text("value %d = %s", n, widgets::format_exact(m.values[static_cast<size_t>(n)]).c_str());
+      ImGui::SameLine();
+      ImGui::TextDisabled("(rank %d of %d by |x|)", rank + 1, m.neurons);
+      ImGui::SameLine();
+      if (ImGui::SmallButton("clear")) v.picked_neuron = -1;
+    } else {
+      ImGui::TextDisabled("click a bar for its exact value");
+    }
+    o.size = ImVec2(0, std::max(em * 6, ImGui::GetContentRegionAvail().y - 4));
     widgets::BarChartResult r = widgets::bar_chart("##bars", widgets::ValueSpan(ordered), ordered_labels.data(), o);
-    if (r.clicked && r.index >= 0) v.picked_neuron = m.order[r.index];
+    if (r.clicked && r.index >= 0) v.picked_neuron = v.picked_neuron == m.order[r.index] ? -1 : m.order[r.index];
     return;
   }
   if (v.picked_neuron >= 0 && v.picked_neuron < m.neurons) {
@@ -600,6 +614,13 @@ nlohmann::json layer_view_json(const LayerViewState& v) {
     out["map"] = nullptr;
   }
   out["neurons_order"] = ok ? json(v.maps.order) : json(nullptr);
+  // The clicked neuron and its exact value (a vector's bar; a map's mean |x|).
+  const bool picked = ok && v.picked_neuron >= 0 && v.picked_neuron < v.maps.neurons;
+  out["picked_neuron"] = picked ? json(v.picked_neuron) : json(nullptr);
+  out["picked_value"] = !picked ? json(nullptr)
+                        : v.maps.layout == LayerMaps::Layout::Vector || v.maps.layout == LayerMaps::Layout::Other
+                            ? json(v.maps.values[static_cast<size_t>(v.picked_neuron)])
+                            : json(v.maps.strength[static_cast<size_t>(v.picked_neuron)]);
   out["stats"] = v.stats;
   if (!v.problem.empty()) out["problem"] = v.problem;
   out["thumbnail"] = v.thumbnail;

@@ -1,6 +1,7 @@
 // layer_magnitudes.h: one number per layer and step, what Replay's model
 // diagram is coloured by: the forward output's mean |x| (recorded statistics
-// of the whole batch), ||dL/d(output)|| (per followed sample when the
+// of the whole batch; of one batch row, the followed sample's, from the kept
+// values: sample_activation()), ||dL/d(output)|| (per followed sample when the
 // recorder kept per-row norms, else the batch's) and the optimizer's relative
 // update ||dw|| / ||w|| per module (its parameters together).
 //
@@ -28,19 +29,38 @@ struct StepMagnitudes {
   std::map<std::string, double> update_ratio;       // module path -> ||dw|| / ||w||
   std::map<std::string, double> update_norm;        // module path -> ||dw||
   bool optimizer_recorded = false;                  // an OptimizerStep record exists for the step
+  std::string optimizer_class;                      // its optimizer ("SGD"; "" for a hand-written update)
   /// ||dL/d(output)|| of `event` for followed sample at `position` when
   /// recorded, else the batch's; -1 when unknown.
   double gradient_of(uint64_t event, int position) const;
+};
+
+/// mean |output[row]| of each forward module call of a step, from the kept
+/// values (the whole row: every element after the batch dim).
+struct SampleActivation {
+  bool complete = false;                            // every call is decided (computed or not kept)
+  std::unordered_map<uint64_t, double> mean_abs;    // forward call -> mean |output[row]|
+  std::unordered_map<uint64_t, bool> not_kept;      // forward call -> its row's values are not in the file
+  std::vector<uint64_t> pending;                    // calls still to decide (their chunks load)
+  bool started = false;
 };
 
 class LayerMagnitudes {
  public:
   explicit LayerMagnitudes(RunModel& model) : model_(model) {}
   const StepMagnitudes& at(const StepPlan& plan);
+  /// mean |output[row]| per forward module call of `plan`'s step. Non-blocking
+  /// and bounded: each call decodes at most kDecodesPerCall tensors (a frame
+  /// never decodes a whole step); complete once every call is decided. A call
+  /// whose output is kept as statistics only, or whose kept leading rows end
+  /// before `row`, is in not_kept.
+  const SampleActivation& sample_activation(const StepPlan& plan, int row);
+  static constexpr int kDecodesPerCall = 4;
 
  private:
   RunModel& model_;
   std::map<int, StepMagnitudes> steps_;
+  std::map<std::pair<int, int>, SampleActivation> rows_;  // (step, row)
 };
 
 /// "layer1.0.conv1.weight" -> "layer1.0.conv1" ("" for a top-level name).
