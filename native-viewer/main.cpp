@@ -1,6 +1,10 @@
 // tvis-view: the native viewer window (SDL2 + OpenGL3) around the shared App.
 //
-//   tvis-view [RUN | RUN_DIR | RUNS_DIR] [--screenshot PATH --frames N] [--state-json PATH]
+//   tvis-view [RUN | RUN_DIR | RUNS_DIR | HOST:PATH | TARGET] [--screenshot PATH --frames N] [--state-json PATH]
+//
+// HOST:PATH and a saved target's name (one that is not a local path) read the
+// runs over ssh through `tvis agent --stdio`, as `tvis open` does, with
+// --via HOP[,HOP] (repeatable), --remote-tvis PATH and --ssh-config FILE.
 //
 // A run folder of a distributed run (run.tvis and rank<k>.tvis), or any of
 // its rank files, opens as one run with a rank picker (App::open_ranks).
@@ -38,6 +42,7 @@
 
 #include "capture_recheck.h"
 #include "png_writer.h"
+#include "remote_runs.h"
 #include "tvis/format/byte_source.h"
 #include "tvis/runs/rank_files.h"
 #include "tvis/runs/run_resolve.h"
@@ -66,6 +71,8 @@ struct Args {
   std::string head;               // Attention's head: a number, or "mean" (the average of the heads)
   int rank = -1;
   std::vector<std::string> link;  // KEY=VALUE: other keys of the start link
+  std::vector<std::string> via;   // HOST:PATH / TARGET: jump hosts
+  std::string remote_tvis, ssh_config;
 };
 
 // The rank files of the run folder `dir` as the App takes them; empty for a
@@ -167,7 +174,7 @@ bool start_panel(tvis::viewer::App& app, const std::string& name) {
 int main(int argc, char** argv) {
   Args args;
   CLI::App cli{"tvis-view: the native tvis viewer"};
-  cli.add_option("run", args.run, "run.tvis, its run folder, or a runs folder");
+  cli.add_option("run", args.run, "run.tvis, its run folder, a runs folder, HOST:PATH or a saved target");
   cli.add_option("--screenshot", args.screenshot, "write a PNG of the window after the last frame, then exit");
   cli.add_option("--frames", args.frames, "render this many frames, then exit")->check(CLI::Range(1, 1000000));
   cli.add_option("--state-json", args.state_json, "write the viewer's state (JSON) at exit");
@@ -194,6 +201,10 @@ int main(int argc, char** argv) {
   cli.add_option("--param", args.param, "Weights: the parameter shown (e.g. fc.weight)");
   cli.add_option("--show", args.show, "Weights: weight, grad or update")->check(CLI::IsMember({"weight", "grad", "update"}));
   cli.add_option("--link", args.link, "KEY=VALUE: another key of the start link (a page's own), repeatable");
+  cli.add_option("--via", args.via, "HOST:PATH or a target: jump hosts (comma-separated or repeated)")
+      ->allow_extra_args(false);  // one value per --via: the argument after it is the run
+  cli.add_option("--remote-tvis", args.remote_tvis, "HOST:PATH or a target: the tvis to run on the remote");
+  cli.add_option("--ssh-config", args.ssh_config, "HOST:PATH or a target: ssh's -F FILE");
   cli.add_option("--scale", args.scale, "UI scale (default: from the display's DPI)")->check(CLI::Range(0.5, 4.0));
   CLI11_PARSE(cli, argc, argv);
 
@@ -215,11 +226,22 @@ int main(int argc, char** argv) {
   // so that scripted screenshots and states are the same on every machine.
   app_options.decode_in_background = args.frames == 0;
   app_options.recheck_files = recheck_capture_evidence;  // the Graph page's freshness
+  std::shared_ptr<tvis::remote::OpenedStore> remote_runs;  // the ssh session, up while the window runs
   tvis::viewer::App app(app_options);
   app.set_welcome_hint("Start tvis-view with a run: tvis-view RUN | RUN_DIR | RUNS_DIR");
   if (!args.run.empty()) {
     std::string problem;
-    if (!open_location(app, args.run, args.rank, &problem)) {
+    const bool remote = tvis::native::names_remote_runs(args.run);
+    if (!remote && (!args.via.empty() || !args.remote_tvis.empty())) {
+      std::fprintf(stderr, "tvis-view: --via and --remote-tvis apply to HOST:PATH or a saved target, not the local path %s\n",
+                   args.run.c_str());
+      return 2;
+    }
+    if (remote) {
+      remote_runs = tvis::native::open_remote_runs(app, {args.run, args.via, args.remote_tvis, args.ssh_config}, args.rank,
+                                                   &problem);
+    }
+    if (remote ? !remote_runs : !open_location(app, args.run, args.rank, &problem)) {
       std::fprintf(stderr, "tvis-view: %s\n", problem.c_str());
       return 2;
     }

@@ -3,7 +3,8 @@
 # local server, and remote runs through two real sshd (a target and a jump
 # host on 127.0.0.1) reached by an ssh config alias with ProxyJump, by --via,
 # and by a saved target, with --ssh-config and --remote-tvis. Headless
-# Chromium drives the printed URL (run list, an opened run via state()).
+# Chromium drives the printed URL (run list, an opened run via state());
+# tvis-view opens the same arguments natively under Xvfb.
 # Checked: the token, path escapes (.., absolute, symlink), one
 # authentication per hop across listing, opening, 50 range reads and a
 # reconnect, a dead agent, an agent of another protocol version, a missing
@@ -156,7 +157,8 @@ echo "ok   remote via ProxyJump alias: run list, viewer, 50 reads, reconnect; on
 
 # 3b. --via (jump host on the command line), comma form.
 read -r T0 J0 <<<"$(auths)"
-start_open "$WORK/via" --ssh-config "$SSH_CONFIG" --via jump --remote-tvis "$WORK/remote-tvis" "tgt:$RUNS"
+# --via right before the target: it takes one value, the target stays the target.
+start_open "$WORK/via" --ssh-config "$SSH_CONFIG" --remote-tvis "$WORK/remote-tvis" --via jump "tgt:$RUNS"
 [ "$(curl -s "$BASE/api/runs?token=$TOKEN" | python3 -c 'import json,sys; print([r["name"] for r in json.load(sys.stdin)][0])')" = "$NEW" ] \
   || fail "--via: run list"
 [ "$(status_of -H "Range: bytes=0-99" "$BASE/run/$OLD/run.tvis?token=$TOKEN")" = 206 ] || fail "--via: range read"
@@ -176,6 +178,48 @@ grep -q '\[targets.lab\]' "$XDG_CONFIG_HOME/tvis/targets.toml" || fail "targets.
 start_open "$WORK/target" --ssh-config "$SSH_CONFIG" lab
 [ "$(curl -s "$BASE/api/runs?token=$TOKEN" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 2 ] || fail "target: run list"
 stop_open "$WORK/target"
+# tvis-view reads the same argument natively: HOST:PATH through ProxyJump (the
+# run list), a run folder through --via (the run itself, the page asked for),
+# and the saved target; one authentication per hop each time.
+view_remote() {  # STATE ARGS...: tvis-view ARGS under Xvfb; its state at exit in STATE
+  local state="$1"; shift
+  timeout 120 xvfb-run -a -s "-screen 0 1400x900x24" "$BIN/tvis-view" --ssh-config "$SSH_CONFIG" --size 1200x800 \
+    --frames 30 --state-json "$state" "$@" 2> "$state.err" || fail "tvis-view $*: $(tail -3 "$state.err")"
+}
+read -r T0 J0 <<<"$(auths)"
+view_remote "$WORK/view_list.json" --remote-tvis "$WORK/remote-tvis" "tgt-j:$RUNS"
+read -r T1 J1 <<<"$(auths)"
+[ $((T1-T0)) = 1 ] && [ $((J1-J0)) = 1 ] || fail "tvis-view: authentications target $((T1-T0)), jump $((J1-J0))"
+view_remote "$WORK/view_run.json" --remote-tvis "$WORK/remote-tvis" --page Loss --via jump "tgt:$RUNS/$OLD"
+view_remote "$WORK/view_target.json" lab
+python3 - "$WORK" "$NEW" "$OLD" "$(steps_of "$WORK/old.json")" "$(steps_of "$WORK/new.json")" <<'PY' || fail "tvis-view over ssh"
+import json, sys
+work, new, old, old_steps, new_steps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+def state(name):
+    return json.load(open("%s/%s.json" % (work, name)))
+ok = True
+def expect(what, cond, got):
+    global ok
+    print(("ok  " if cond else "FAIL") + " tvis-view " + what + ("" if cond else ": %r" % (got,)))
+    ok = ok and bool(cond)
+s = state("view_list")
+expect("HOST:PATH lists the runs, newest first", [(r["name"], r["steps"]) for r in s["runs"] or []] == [(new, new_steps), (old, old_steps)], s["runs"])
+expect("HOST:PATH: no errors", s["errors"] == [], s["errors"])
+s = state("view_run")
+expect("a remote run folder opens as the run", s["run"] and s["run"]["steps"] == old_steps and s["runs"] is None, s["run"])
+expect("its source names the remote", s["run"] and s["run"]["source"].startswith("tgt:"), s["run"] and s["run"]["source"])
+expect("the page asked for", s["page"] == "Loss" and s["errors"] == [], (s["page"], s["errors"]))
+s = state("view_target")
+expect("a saved target lists its runs", [r["name"] for r in s["runs"] or []] == [new, old], s["runs"])
+sys.exit(0 if ok else 1)
+PY
+# Failures are one line and exit 2, as tvis open's.
+rc=0; "$BIN/tvis-view" --ssh-config "$SSH_CONFIG" --frames 1 "tgt:$WORK/nowhere" 2> "$WORK/view_fail.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "agent could not be started.*--remote-tvis" "$WORK/view_fail.err" \
+  || fail "tvis-view without a remote tvis: exit $rc, $(cat "$WORK/view_fail.err")"
+rc=0; "$BIN/tvis-view" --frames 1 --via jump "$RUNS" 2> "$WORK/view_fail.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "apply to HOST:PATH" "$WORK/view_fail.err" || fail "tvis-view --via on a local path: exit $rc"
+echo "ok   tvis-view HOST:PATH, a remote run folder and a saved target; one authentication per hop"
 "$TVIS" target remove lab >/dev/null
 [ -z "$("$TVIS" target list)" ] || fail "target remove"
 echo "ok   saved target: add, list, open NAME, remove"

@@ -12,7 +12,8 @@ void add_open_command(CLI::App& app) {
   auto req = std::make_shared<OpenRequest>();
   cmd->add_option("WHERE", req->what, "a runs folder, run folder or run.tvis; HOST:PATH; or a saved target's name")->required();
   cmd->add_flag("--no-browser", req->no_browser, "print the URL on stdout's first line instead of opening a browser");
-  cmd->add_option("--via", req->via, "jump host (repeatable or comma-separated), as ssh -J");
+  cmd->add_option("--via", req->via, "jump host (repeatable or comma-separated), as ssh -J")
+      ->allow_extra_args(false);  // one value per --via: the argument after it is the target
   cmd->add_option("--remote-tvis", req->remote_tvis, "the tvis program on the remote host (default: tvis)");
   cmd->add_option("--ssh-config", req->ssh_config, "ssh configuration file, passed to every ssh as -F FILE");
   cmd->callback([req] { set_exit_code(run_open(*req)); });

@@ -1,7 +1,6 @@
-// open_session.h: `tvis open` (docs/cli.md): what the argument names (a saved
-// target, HOST:PATH, or a local path), the store that serves it (local files,
-// or an agent over one ssh master connection), the HTTP server, the printed
-// URL and the browser, until SIGINT or SIGTERM.
+// open_session.h: `tvis open` (docs/cli.md): the store its argument names
+// (remote/store_opener.h: a saved target, HOST:PATH, or a local path), the
+// HTTP server over it, the printed URL and the browser, until SIGINT or SIGTERM.
 #pragma once
 
 #include <signal.h>
@@ -18,17 +17,6 @@ struct OpenRequest {
   std::string remote_tvis;       // "" = the target's or "tvis"
   std::string ssh_config;        // -F FILE
 };
-
-/// How `what` is read: Kind::Target when a saved target has that name and it
-/// has no ':' or '/', Remote when it has ':', else Local.
-struct OpenTarget {
-  enum class Kind { Local, Remote, Target } kind = Kind::Local;
-  std::string host, path;  // Remote / Target
-  std::vector<std::string> via;
-  std::string remote_tvis;
-  std::string problem;  // the targets file could not be read
-};
-OpenTarget classify_open_argument(const std::string& what);
 
 /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (call it before
 /// any thread starts, so every thread inherits the mask) and ignores

@@ -78,7 +78,7 @@ void add_target_command(CLI::App& app) {
   auto* add = cmd->add_subcommand("add", "Save (or replace) a target");
   add->add_option("NAME", a->name, "the target's name")->required();
   add->add_option("--host", a->host, "ssh destination or ~/.ssh/config alias")->required();
-  add->add_option("--via", a->via, "jump hosts (repeatable or comma-separated)");
+  add->add_option("--via", a->via, "jump hosts (repeatable or comma-separated)")->allow_extra_args(false);
   add->add_option("--path", a->path, "the runs folder on the host")->required();
   add->add_option("--remote-tvis", a->remote_tvis, "the tvis program on the host");
   add->callback([a] { set_exit_code(add_target(*a)); });
