@@ -123,4 +123,32 @@ for kind in mse ce_reg; do
   view "custom_${kind}_loss" "$RUN" --page Loss --step 1
   check custom "$WORK/ref_custom_loss_$kind.pt" "$OUT/custom_${kind}_loss.json" 1
 done
+# 6. Replay on the same degraded runs (none builds its batches with a
+# DataLoader): at step 1's data and optimizer phases each lands where it can,
+# shows no error, and says in place what is missing and why (view.missing,
+# view.notes).
+for run in "man:$MAN" "lm:$LM" "killed:$KILLED"; do
+  name="${run%%:*}"
+  for phase in data optimizer; do
+    view "${name}_replay_$phase" "${run#*:}" --page Replay --step 1 --phase "$phase"
+  done
+  python3 - "$name" "$OUT/${name}_replay_data.json" "$OUT/${name}_replay_optimizer.json" <<'PY' || fail "replay on $name: $(cat "$OUT/${name}_replay_data.json")"
+import json, sys
+name, data, opt = sys.argv[1], *(json.load(open(p)) for p in sys.argv[2:4])
+for s in (data, opt):
+    assert s["page"] == "Replay" and s["errors"] == [], (s["page"], s["errors"])
+    assert s["view"]["step"] == 1 and not s["view"]["loading"], s["view"]
+    # no DataLoader: no data phase, and the reason
+    assert "DataLoader" in s["view"]["missing"].get("data", ""), s["view"]["missing"]
+    early = [n for n in s["view"]["notes"] if n.startswith("The run ended early")]
+    assert bool(early) == (name == "killed"), s["view"]["notes"]
+# data asked for, none recorded: the step's first phase instead
+assert data["view"]["phase"] == "forward", data["view"]["phase"]
+assert opt["view"]["phase"] == "optimizer", opt["view"]["phase"]
+hand = [n for n in opt["view"]["notes"] if n.startswith("A hand-written update")]
+assert bool(hand) == (name == "man"), opt["view"]["notes"]  # lm: AdamW, killed: SGD
+print("replay %s: data -> %s (%s); optimizer notes %s" % (name, data["view"]["phase"], data["view"]["missing"]["data"],
+                                                         opt["view"]["notes"]))
+PY
+done
 echo "pages e2e: ok (screenshots in $OUT)"
