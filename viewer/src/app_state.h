@@ -22,6 +22,7 @@ struct ReplayState;   // pages/replay_state.h
 struct LossState;     // pages/loss_state.h
 struct WeightsState;  // pages/weights_state.h
 struct InsightsState; // pages/insights_state.h
+struct GraphState;    // pages/graph_page.cpp
 
 /// A rank switch asked for (ranks.h), performed at the next frame's start.
 struct RankRequest {
@@ -104,6 +105,7 @@ struct AppState {
   std::shared_ptr<LossState> loss;
   std::shared_ptr<WeightsState> weights;
   std::shared_ptr<InsightsState> insights;
+  std::shared_ptr<GraphState> graph;
 
   std::string welcome_hint = "Open a run file to begin.";
   std::string error_override;  // set by show_error when no source exists

@@ -29,7 +29,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -43,8 +42,7 @@ namespace tvis::viewer {
 
 using nlohmann::json;
 
-namespace {
-
+// The Graph page's own state (AppState::graph), replaced when selection.run changes.
 struct GraphState {
   uint64_t generation = ~0ull;
   ChunkBody<schema::ProfileCapture> capture;
@@ -60,14 +58,17 @@ struct GraphState {
   json setup_button;      // its rect on screen, last frame: {x, y, w, h}; null when not drawn
 };
 
+namespace {
+
 bool select_node(GraphState& g, const schema::ProfileCapture* c, const json& cmd);
 void recheck(AppState& s, GraphState& g, const schema::ProfileCapture* c);
 
 GraphState& graph_state(AppState& s) {
-  static std::map<const AppState*, GraphState> states;
-  GraphState& g = states[&s];
-  if (g.generation != s.selection.run) g = GraphState{}, g.generation = s.selection.run;
-  return g;
+  if (!s.graph || s.graph->generation != s.selection.run) {
+    s.graph = std::make_shared<GraphState>();
+    s.graph->generation = s.selection.run;
+  }
+  return *s.graph;
 }
 
 bool has_capture(AppState& s) {
