@@ -21,6 +21,11 @@ using nlohmann::json;
 namespace {
 
 constexpr int kViewMax = 256;  // state().view matrices are at most 256 x 256
+constexpr float kPictureMaxSide = 260.0f, kPictureMinSide = 96.0f;  // an image model's painted picture
+
+// The height left in the window above the status bar (error_panel.cpp: it
+// lies over the window's last frame height).
+float height_left() { return ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeight(); }
 
 // The step's records for `sample`, in forward order.
 std::vector<const AttentionEntry*> layers_of(AppState& s, int step, int sample) {
@@ -203,11 +208,19 @@ bool draw_on_picture(AppState& s, InsightsState& st, const AttentionEntry& e, co
   const std::vector<double>& src = rollout ? a.rollout : m;
   std::vector<double> grid(static_cast<size_t>(n) * n);
   for (int k = 0; k < n * n; ++k) grid[k] = src[static_cast<size_t>(a.query) * t + k + cls];
-  const float side = std::min(ImGui::GetContentRegionAvail().x, 260.0f);
+  // Fits the height left (the opacity slider and a hint line below it).
+  const float below = ImGui::GetFrameHeightWithSpacing() + (pic ? 0.0f : ImGui::GetTextLineHeightWithSpacing());
+  const float side = std::max(kPictureMinSide, std::min({ImGui::GetContentRegionAvail().x, kPictureMaxSide,
+                                                         height_left() - below}));
   const ImVec2 p0 = ImGui::GetCursorScreenPos(), p1(p0.x + side, p0.y + side);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (pic) draw_picture(dl, p0, p1, pic->values.values.data(), pic->values.values.size(), picture_layout(pic->values.shape), pic->bytes);
-  draw_map_over(dl, p0, p1, grid, n, n, pic ? a.opacity : 1.0f, 0);
+  if (pic)
+    draw_picture(dl, p0, p1, pic->values.values.data(), pic->values.values.size(), picture_layout(pic->values.shape),
+                 pic->bytes, texture_target(s, st, std::to_string(pic->id)));
+  const std::string grid_key = rollout ? "rollout" + std::to_string(a.version)
+                                       : "layer" + std::to_string(e.weights) + "|" + std::to_string(a.head);
+  draw_map_over(dl, p0, p1, grid, n, n, pic ? a.opacity : 1.0f, 0,
+                texture_target(s, st, grid_key + "|query" + std::to_string(a.query)));
   ImGui::InvisibleButton("##patches", ImVec2(side, side));
   if (ImGui::IsItemClicked()) {
     const ImVec2 mp = ImGui::GetIO().MousePos;
@@ -358,8 +371,17 @@ void draw_attention(AppState& s, InsightsState& st) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
   if (ImGui::SliderInt("##roll_last", &last, 0, n - 1, "to %d")) a.last = last;
   update_rollout(s, st, layers);
+  // An image model's picture goes below the rollout, both in the window's
+  // height: the picture gets up to 45% of what the fixed rows (rollout
+  // labels, radio line, slider, a hint) leave, the rollout the rest.
+  bool cls = false;
+  const bool image_model = e.tokens.empty() && w.rows == w.cols && patch_side(w.rows, &cls) > 0;
+  const float room = height_left() - 3 * ImGui::GetFrameHeightWithSpacing() -
+                     2 * ImGui::GetTextLineHeightWithSpacing();
+  const float picture_side = image_model ? std::min({ImGui::GetContentRegionAvail().x, kPictureMaxSide, room * 0.45f}) : 0.0f;
+  const float rollout_room = room - picture_side;
   if (!a.rollout.empty()) {
-    const float rside = std::max(100.0f, std::min(ImGui::GetContentRegionAvail().x - 140, avail.y * 0.45f));
+    const float rside = std::max(100.0f, std::min({ImGui::GetContentRegionAvail().x - 140, avail.y * 0.45f, rollout_room}));
     token_map(s, "##rollout", a.rollout, w.rows, w.rows, names, rside, &a.rollout_texture, a.version);
   } else {
     insight_hint(a.rollout_problem);

@@ -55,8 +55,11 @@ void draw_cam(AppState& s, InsightsState& st, const GradCamEntry& e, const std::
   const ImVec2 p0 = ImGui::GetCursorScreenPos(), p1(p0.x + box.x, p0.y + box.y);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddRectFilled(p0, p1, IM_COL32(20, 20, 20, 255));
-  if (pic) draw_picture(dl, p0, p1, pic->values.values.data(), pic->values.values.size(), pl, pic->bytes);
-  draw_map_over(dl, p0, p1, map, rows, cols, pic ? opacity : 1.0f, st.gradcam.colormap);
+  if (pic)
+    draw_picture(dl, p0, p1, pic->values.values.data(), pic->values.values.size(), pl, pic->bytes,
+                 texture_target(s, st, std::to_string(pic->id)));
+  draw_map_over(dl, p0, p1, map, rows, cols, pic ? opacity : 1.0f, st.gradcam.colormap,
+                texture_target(s, st, std::to_string(e.map)));
   ImGui::Dummy(box);
 }
 

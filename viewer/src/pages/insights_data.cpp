@@ -55,6 +55,7 @@ const Decoded& decoded_tensor(AppState& s, InsightsState& st, uint64_t id, int s
   if (s.model.tensors().read_values(s.model, *ref.rec, &d.values, &d.error) == ChunkRead::Loading) return d;
   d.loading = false;
   d.bytes = ref.rec->dtype() == schema::DType::UInt8;
+  d.id = id;
   return d;
 }
 
@@ -82,19 +83,40 @@ int insight_row(AppState& s, int step, int sample) {
 }
 
 void draw_map_over(ImDrawList* dl, ImVec2 min, ImVec2 max, const std::vector<double>& map, int rows, int cols,
-                   float opacity, int colormap) {
+                   float opacity, int colormap, const TextureTarget& target) {
   if (rows <= 0 || cols <= 0 || map.size() < static_cast<size_t>(rows) * cols) return;
   double hi = 0;
   for (double v : map) hi = std::max(hi, v);
   const widgets::ColorRange range{0, hi > 0 ? hi : 1};
   const auto cmap = colormap == 1 ? widgets::Colormap::Diverging : widgets::Colormap::Sequential;
-  const float cw = (max.x - min.x) / cols, ch = (max.y - min.y) / rows;
   const ImU32 alpha = static_cast<ImU32>(std::clamp(opacity, 0.0f, 1.0f) * 255) << 24;
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) {
-      const ImU32 col = (widgets::colormap_color(cmap, range, map[static_cast<size_t>(r) * cols + c]) & 0x00FFFFFF) | alpha;
-      dl->AddRectFilled(ImVec2(min.x + c * cw, min.y + r * ch), ImVec2(min.x + (c + 1) * cw, min.y + (r + 1) * ch), col);
+  auto color = [&](int r, int c) {
+    return widgets::colormap_color(cmap, range, map[static_cast<size_t>(r) * cols + c]) & 0x00FFFFFF;
+  };
+  if (target.textures && target.uploader) {
+    const std::string key = target.key + "|map|" + std::to_string(colormap);
+    ImTextureID id = target.textures->get(target.uploader, key, [&](std::vector<std::uint8_t>* rgba, int* w, int* h) {
+      *w = cols;
+      *h = rows;
+      rgba->assign(static_cast<size_t>(rows) * cols * 4, 0);
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) fill_texels(rgba, cols, c, r, c + 1, r + 1, color(r, c) | 0xFF000000u);
+      return true;
+    });
+    if (id) {
+      dl->AddImage(id, min, max, ImVec2(0, 0), ImVec2(1, 1), 0x00FFFFFF | alpha);  // the tint sets the opacity
+      return;
     }
+  }
+  const float cw = (max.x - min.x) / cols, ch = (max.y - min.y) / rows;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      dl->AddRectFilled(ImVec2(min.x + c * cw, min.y + r * ch), ImVec2(min.x + (c + 1) * cw, min.y + (r + 1) * ch),
+                        color(r, c) | alpha);
+}
+
+TextureTarget texture_target(AppState& s, InsightsState& st, const std::string& key) {
+  return TextureTarget{&st.textures, s.options.texture_uploader, key};
 }
 
 void insight_hint(const std::string& text) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../app_state.h"
+#include "../panels/picture_textures.h"
 #include "tvis/viewer_model/attention_rollout.h"
 #include "tvis/viewer_model/pca.h"
 #include "tvis/viewer_model/tensor_index.h"
@@ -33,6 +34,7 @@ struct Decoded {
   std::string error;  // "" with values
   TensorValues values;
   bool bytes = false;  // uint8 (a picture as recorded)
+  uint64_t id = UINT64_MAX;  // the tensor's id (names its textures)
 };
 
 struct AttentionState {
@@ -90,6 +92,7 @@ struct InsightsState {
   AttentionState attention;
   GradCamState gradcam;
   EmbeddingsState embeddings;
+  PictureTextures textures;         // pictures and maps as drawn (keys: texture_target)
 };
 
 InsightsState& insights_state(AppState& s);
@@ -115,9 +118,13 @@ int insight_sample(AppState& s, InsightsState& st, const std::vector<int>& have)
 /// The batch row of `sample` at `step` (the sample id itself for runs that follow none).
 int insight_row(AppState& s, int step, int sample);
 /// Draws `map` (rows x cols, >= 0) over the picture into [min, max], with
-/// `opacity`; the picture's rectangle is the caller's.
+/// `opacity`; the picture's rectangle is the caller's. With a target (its
+/// key naming the map's values), one texture drawn at `opacity`, uploaded
+/// once per key and colormap; else one rectangle per cell.
 void draw_map_over(ImDrawList* dl, ImVec2 min, ImVec2 max, const std::vector<double>& map, int rows, int cols,
-                   float opacity, int colormap);
+                   float opacity, int colormap, const TextureTarget& target = {});
+/// A texture target in the sub-pages' set for values named `key` (a tensor id and more).
+TextureTarget texture_target(AppState& s, InsightsState& st, const std::string& key);
 /// Muted wrapped text (a reason, a hint).
 void insight_hint(const std::string& text);
 

@@ -69,7 +69,7 @@ const char* draw_row_picture(AppState& s, LossState& l, int step, int64_t row, i
   }
   if (!error.empty()) return "none";
   draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(ref.rec->id()), step, ImGui::GetFontSize() * 6,
-                      static_cast<int>(row));
+                      static_cast<int>(row), &l.pictures, s.options.texture_uploader);
   return "drawn";
 }
 

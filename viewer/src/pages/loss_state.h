@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../app_state.h"
+#include "../panels/picture_textures.h"
 #include "tvis/viewer_model/loss_analysis.h"
 #include "tvis/viewer_model/step_stops.h"
 #include "tvis/widgets/heatmap.h"
@@ -20,6 +21,7 @@ struct LossState {
   explicit LossState(RunModel& model) : stops(model) {}
   uint64_t generation = 0;      // Selection::run this state belongs to
   StepStops stops;              // where each step's batch is (the samples' pictures)
+  PictureTextures pictures;     // the samples' pictures as drawn (tensor_picture.h)
   int64_t hovered_row = -1;     // the sample row under the mouse last frame (-1: none)
   const char* hovered_picture = "none";  // its picture in the tooltip: "drawn", "loading" or "none"
   int backward = 0;             // which of the step's loss records is shown (0: the first)

@@ -68,7 +68,7 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
     for (int i = 0; i < shown; ++i) {
       if (i % per_line) ImGui::SameLine();
       const ImVec2 p0 = ImGui::GetCursorScreenPos();
-      draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(rec.id()), step, side, i);
+      draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(rec.id()), step, side, i, &r.pictures, s.options.texture_uploader);
       if (i == followed_row)
         ImGui::GetWindowDrawList()->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + side + 2, p0.y + side + 2),
                                             colors::kAccent, 0, 0, 2.0f);
@@ -97,7 +97,7 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
   }
 }
 
-void draw_followed_sample(AppState& s, const Stop& here, int step, int sample) {
+void draw_followed_sample(AppState& s, ReplayState& r, const Stop& here, int step, int sample) {
   const float em = ImGui::GetFontSize();
   bool found = false;
   s.model.samples().for_step(step, [&](const schema::Sample* smp) {
@@ -110,7 +110,7 @@ void draw_followed_sample(AppState& s, const Stop& here, int step, int sample) {
                         smp->label() ? smp->label()->c_str() : "");
     if (!smp->transforms() || smp->transforms()->size() == 0) {
       ImGui::TextDisabled("No transforms recorded for it (the dataset returns it as stored).");
-      draw_tensor_picture(s.model, s.selection.run, smp->input(), step, em * 8);
+      draw_tensor_picture(s.model, s.selection.run, smp->input(), step, em * 8, -1, &r.pictures, s.options.texture_uploader);
       return;
     }
     const auto* ts = smp->transforms();
@@ -118,7 +118,7 @@ void draw_followed_sample(AppState& s, const Stop& here, int step, int sample) {
     // Stage 0: the input of the first transform, then each transform's output.
     ImGui::BeginGroup();
     ImGui::TextDisabled("item");
-    draw_tensor_picture(s.model, s.selection.run, ts->Get(0)->input(), step, side);
+    draw_tensor_picture(s.model, s.selection.run, ts->Get(0)->input(), step, side, -1, &r.pictures, s.options.texture_uploader);
     ImGui::EndGroup();
     for (unsigned k = 0; k < ts->size(); ++k) {
       const schema::TransformStep* t = ts->Get(k);
@@ -131,7 +131,7 @@ void draw_followed_sample(AppState& s, const Stop& here, int step, int sample) {
       const std::string cls = t->class_name() && t->class_name()->size() ? t->class_name()->str()
                                                                           : name.substr(0, name.find('('));
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(current ? colors::kAccent : 0xFFFFFFFFu), "%s", cls.c_str());
-      draw_tensor_picture(s.model, s.selection.run, t->output(), step, side);
+      draw_tensor_picture(s.model, s.selection.run, t->output(), step, side, -1, &r.pictures, s.options.texture_uploader);
       ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + side);
       const size_t open = name.find('(');
       if (open != std::string::npos) ImGui::TextDisabled("%s", name.substr(open).c_str());
@@ -155,7 +155,7 @@ void draw_data_view(AppState& s, ReplayState& r, const Stop& here) {
   }
   if (ImGui::CollapsingHeader("The followed sample through its transforms", ImGuiTreeNodeFlags_DefaultOpen)) {
     if (sample < 0) say(r, "The run follows no samples (no torch DataLoader, or --samples 0).");
-    else draw_followed_sample(s, here, r.step, sample);
+    else draw_followed_sample(s, r, here, r.step, sample);
   }
 }
 

@@ -26,6 +26,7 @@
 #include "../app_state.h"
 #include "../panels/layer_view.h"
 #include "../panels/panel_context.h"
+#include "../panels/picture_textures.h"
 #include "tvis/viewer_model/layer_magnitudes.h"
 #include "tvis/viewer_model/step_stops.h"
 
@@ -60,6 +61,7 @@ struct Diagram {
 
 struct ReplayState {
   uint64_t generation = 0;
+  PictureTextures pictures;  // the data view's pictures as drawn (tensor_picture.h)
   StepStops stops;
   LayerMagnitudes magnitudes;
 

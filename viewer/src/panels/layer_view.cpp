@@ -70,21 +70,42 @@ ImU32 heat(double v, double hi, float alpha) {
 }
 
 // Draws a rows x cols grid of values in [min, max], blocks merged to at most
-// max_blocks a side (block mean). Returns the cell under the mouse (-1 none).
+// max_blocks a side (block mean): one texture (target.key naming the values)
+// drawn at `alpha` when target has textures and an uploader, else one
+// rectangle per block. Returns the cell under the mouse (-1 none).
 std::pair<int, int> draw_grid(ImDrawList* dl, ImVec2 min, ImVec2 max, int rows, int cols,
-                              const std::function<double(int, int)>& at, double hi, float alpha, int max_blocks) {
+                              const std::function<double(int, int)>& at, double hi, float alpha, int max_blocks,
+                              const TextureTarget& target) {
   if (rows <= 0 || cols <= 0) return {-1, -1};
   const int br = std::max(1, (rows + max_blocks - 1) / max_blocks), bc = std::max(1, (cols + max_blocks - 1) / max_blocks);
   const float cw = (max.x - min.x) / cols, ch = (max.y - min.y) / rows;
-  for (int r0 = 0; r0 < rows; r0 += br)
-    for (int c0 = 0; c0 < cols; c0 += bc) {
-      const int r1 = std::min(rows, r0 + br), c1 = std::min(cols, c0 + bc);
-      double sum = 0;
-      for (int r = r0; r < r1; ++r)
-        for (int c = c0; c < c1; ++c) sum += at(r, c);
-      dl->AddRectFilled(ImVec2(min.x + c0 * cw, min.y + r0 * ch), ImVec2(min.x + c1 * cw, min.y + r1 * ch),
-                        heat(sum / ((r1 - r0) * (c1 - c0)), hi, alpha));
-    }
+  auto blocks = [&](const std::function<void(int, int, int, int, ImU32)>& block) {
+    for (int r0 = 0; r0 < rows; r0 += br)
+      for (int c0 = 0; c0 < cols; c0 += bc) {
+        const int r1 = std::min(rows, r0 + br), c1 = std::min(cols, c0 + bc);
+        double sum = 0;
+        for (int r = r0; r < r1; ++r)
+          for (int c = c0; c < c1; ++c) sum += at(r, c);
+        block(r0, c0, r1, c1, heat(sum / ((r1 - r0) * (c1 - c0)), hi, 1.0f));
+      }
+  };
+  ImTextureID id = nullptr;
+  if (target.textures && target.uploader)
+    id = target.textures->get(target.uploader, target.key + "|grid|" + std::to_string(max_blocks),
+                              [&](std::vector<std::uint8_t>* rgba, int* w, int* h) {
+                                *w = cols;
+                                *h = rows;
+                                rgba->assign(static_cast<size_t>(rows) * cols * 4, 0);
+                                blocks([&](int r0, int c0, int r1, int c1, ImU32 col) { fill_texels(rgba, cols, c0, r0, c1, r1, col); });
+                                return true;
+                              });
+  const ImU32 a = static_cast<ImU32>(alpha * 255) << 24;
+  if (id)
+    dl->AddImage(id, min, max, ImVec2(0, 0), ImVec2(1, 1), 0x00FFFFFF | a);  // the tint sets the opacity
+  else
+    blocks([&](int r0, int c0, int r1, int c1, ImU32 col) {
+      dl->AddRectFilled(ImVec2(min.x + c0 * cw, min.y + r0 * ch), ImVec2(min.x + c1 * cw, min.y + r1 * ch), (col & 0x00FFFFFF) | a);
+    });
   const ImVec2 m = ImGui::GetIO().MousePos;
   if (m.x < min.x || m.y < min.y || m.x >= max.x || m.y >= max.y) return {-1, -1};
   return {std::clamp(static_cast<int>((m.y - min.y) / ch), 0, rows - 1),
@@ -131,12 +152,14 @@ void draw_on_image(PanelContext& c, LayerViewState& v) {
   const bool hovered = ImGui::IsItemHovered();
   const bool clicked = ImGui::IsItemClicked();
   if (has_picture)
-    draw_picture(dl, p0, p1, v.picture.values.data(), v.picture.values.size(), pl, v.picture_bytes);
+    draw_picture(dl, p0, p1, v.picture.values.data(), v.picture.values.size(), pl, v.picture_bytes,
+                 TextureTarget{&v.textures, c.options.texture_uploader, "picture" + std::to_string(v.picture_tensor)});
   else
     dl->AddRectFilled(p0, p1, IM_COL32(20, 20, 24, 255));
   auto cell = draw_grid(
       dl, p0, p1, m.map_rows, m.map_cols, [&](int r, int col) { return m.map[static_cast<size_t>(r) * m.map_cols + col]; },
-      hi, has_picture ? v.opacity : 1.0f, kMapMaxBlocks);
+      hi, has_picture ? v.opacity : 1.0f, kMapMaxBlocks,
+      TextureTarget{&v.textures, c.options.texture_uploader, "maps" + std::to_string(v.texture_version)});
   if (v.picked_r >= 0 && v.picked_r < m.map_rows && v.picked_c < m.map_cols) {
     const float cw = size.x / m.map_cols, ch = size.y / m.map_rows;
     dl->AddRect(ImVec2(p0.x + v.picked_c * cw, p0.y + v.picked_r * ch),
@@ -286,7 +309,9 @@ void draw_neurons(PanelContext& c, LayerViewState& v) {
         if (ImGui::IsItemClicked()) v.picked_neuron = n;
         ImGui::PopID();
         draw_grid(dl, p0, ImVec2(p0.x + thumb, p0.y + thumb), m.neuron_rows, m.neuron_cols,
-                  [&](int r, int col) { return std::fabs(m.neuron_at(n, r, col)); }, hi, 1.0f, kNeuronMaxBlocks);
+                  [&](int r, int col) { return std::fabs(m.neuron_at(n, r, col)); }, hi, 1.0f, kNeuronMaxBlocks,
+                  TextureTarget{&v.textures, c.options.texture_uploader,
+                                "neuron" + std::to_string(v.texture_version) + "|" + std::to_string(n)});
         if (hover) {
           dl->AddRect(p0, ImVec2(p0.x + thumb, p0.y + thumb), IM_COL32(255, 255, 255, 255));
           ImGui::SetTooltip("%s %d: mean |x| = %s", m.layout == LayerMaps::Layout::Conv ? "channel" : "dim", n,

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "panel_context.h"
+#include "picture_textures.h"
 #include "tvis/viewer_model/layer_maps.h"
 #include "tvis/viewer_model/tensor_index.h"
 #include "tvis/widgets/heatmap.h"
@@ -75,6 +76,7 @@ struct LayerViewState {
   widgets::HeatmapTexture neuron_texture;
   widgets::HeatmapTexture thumbnail_texture;
   uint64_t texture_version = 1;
+  PictureTextures textures;  // On image: the picture ("picture" + tensor) and the map ("maps" + texture_version)
   struct StepRow {
     int step = 0;
     double mean = NAN, std = NAN, mean_abs = NAN, grad = NAN;

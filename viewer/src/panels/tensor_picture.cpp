@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <map>
+#include <string>
 #include <vector>
 
 #include "panel_labels.h"
@@ -40,7 +41,8 @@ const TensorValues* cached_tensor_values(RunModel& model, uint64_t run, const sc
   return &(c.values[rec.id()] = std::move(v));
 }
 
-void draw_tensor_picture(RunModel& model, uint64_t run, int64_t id, int step, float side, int row) {
+void draw_tensor_picture(RunModel& model, uint64_t run, int64_t id, int step, float side, int row,
+                         PictureTextures* textures, widgets::TextureUploader* uploader) {
   if (id < 0) {
     ImGui::TextDisabled("(no value)");
     return;
@@ -74,7 +76,10 @@ void draw_tensor_picture(RunModel& model, uint64_t run, int64_t id, int step, fl
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::Dummy(size);
   draw_picture(ImGui::GetWindowDrawList(), p0, ImVec2(p0.x + size.x, p0.y + size.y), v->values.data() + offset, per,
-               pl, ref.rec->dtype() == schema::DType::UInt8, 48);
+               pl, ref.rec->dtype() == schema::DType::UInt8,
+               TextureTarget{textures, uploader,
+                             "run" + std::to_string(run) + "|tensor" + std::to_string(id) + "|row" + std::to_string(row)},
+               48);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s %s", shape_label(ref.rec->shape()).c_str(), dtype_label(ref.rec->dtype()));
 }

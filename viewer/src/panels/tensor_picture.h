@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "picture_textures.h"
 #include "tvis/viewer_model/run_model.h"
 
 namespace tvis::viewer {
@@ -22,7 +23,9 @@ const TensorValues* cached_tensor_values(RunModel& model, uint64_t run, const sc
 
 /// Draws tensor `id` of `step` fitted into `side` x `side` (a picture), or
 /// its shape. `row` >= 0: that row of a batch ("(row not kept)" past the
-/// rows kept).
-void draw_tensor_picture(RunModel& model, uint64_t run, int64_t id, int step, float side, int row = -1);
+/// rows kept). With `textures` and `uploader`, drawn as one texture of
+/// `textures` (named by run, tensor and row, uploaded once).
+void draw_tensor_picture(RunModel& model, uint64_t run, int64_t id, int step, float side, int row = -1,
+                         PictureTextures* textures = nullptr, widgets::TextureUploader* uploader = nullptr);
 
 }  // namespace tvis::viewer
