@@ -5,6 +5,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="${TVIS_E2E_BIN:-$ROOT/build/bin}"  # another build's bin/ (tvis, tvis-synth, tvis-view)
+TEST_BIN="${TVIS_E2E_TEST_BIN:-$ROOT/build/native/bin}"  # the Catch2 binaries (test_viewer), not copied to bin/
 WEB="${TVIS_E2E_WEB:-$ROOT/build/web}"  # another build's web/ (viewer.html, viewer.js, viewer.wasm)
 TEST_NAME="$(basename "${BASH_SOURCE[1]}" .sh)"
 OUT="${TVIS_E2E_OUT:-$ROOT/build/e2e/$TEST_NAME}"

@@ -417,6 +417,18 @@ TEST_CASE("forward colours: the followed sample's mean |output[row]| where kept,
     if (step >= h.state()["run"]["steps"].get<int>()) continue;
     REQUIRE(command(h, {{"link", {{"page", "Replay"}, {"step", step}, {"phase", "forward"}}}}) == true);
     json d;
+    for (int i = 0; i < 120; ++i) {  // the forward's first stop: only the calls it has reached are lit
+      h.frame(1);
+      const json at = view(h);
+      d = at["diagram"];
+      if (at["phase"] == "forward" && d["legend"].get<std::string>().find("loading") == std::string::npos) break;
+    }
+    const size_t lit_first = d["values"].size();
+    // To the forward's last stop (the next phase, one stop back): every call has run.
+    REQUIRE(command(h, {{"key", "down"}}) == true);
+    h.frame(2);
+    REQUIRE(command(h, {{"key", "left"}}) == true);
+    h.frame(2);
     for (int i = 0; i < 120; ++i) {  // until every call is decided (bounded decodes per frame)
       h.frame(1);
       d = view(h)["diagram"];
@@ -429,6 +441,7 @@ TEST_CASE("forward colours: the followed sample's mean |output[row]| where kept,
     const std::string legend = d["legend"].get<std::string>();
     INFO(legend);
     REQUIRE(!f.batch_mean_abs.empty());
+    CHECK(lit_first < f.batch_mean_abs.size());  // at the forward's first stop the later layers are not lit yet
     size_t from_batch = 0;
     for (const auto& [event, batch] : f.batch_mean_abs) {
       INFO("event " << event);

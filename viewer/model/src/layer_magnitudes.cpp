@@ -78,13 +78,16 @@ const StepMagnitudes& LayerMagnitudes::at(const StepPlan& plan) {
   return out;
 }
 
-const SampleActivation& LayerMagnitudes::sample_activation(const StepPlan& plan, int row) {
+const SampleActivation& LayerMagnitudes::sample_activation(const StepPlan& plan, int row, size_t through) {
   SampleActivation& out = rows_[{plan.step, row}];
-  if (out.complete) return out;
-  if (!out.started) {
-    for (const Stop& s : plan.stops)
-      if (s.phase == schema::Phase::Forward && s.kind == schema::EventKind::ModuleCall) out.pending.push_back(s.event);
-    out.started = true;
+  through = std::min(through, plan.stops.size());
+  for (; out.scanned < through; ++out.scanned) {
+    const Stop& s = plan.stops[out.scanned];
+    if (s.phase == schema::Phase::Forward && s.kind == schema::EventKind::ModuleCall) out.pending.push_back(s.event);
+  }
+  if (out.pending.empty()) {
+    out.complete = row >= 0;
+    return out;
   }
   int decodes = 0;
   std::vector<uint64_t> still;

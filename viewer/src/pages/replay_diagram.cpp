@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_set>
 
 #include "../panels/panel_labels.h"
 #include "../theme.h"
@@ -104,6 +105,8 @@ void draw_legend(const Scale& sc) {
 // The forward legend: whose mean |output| the boxes show.
 std::string activation_legend(int sample, int row, const SampleActivation* own, int from_sample, int from_batch) {
   const std::string base = "activation: mean |output|";
+  if (from_sample == 0 && from_batch == 0 && (!own || own->complete))
+    return base + ", each layer as the forward reaches it";
   if (sample < 0) return base + " of the batch (the run follows no samples)";
   const std::string who = " of sample " + std::to_string(sample);
   if (row < 0) return base + " of the batch (sample " + std::to_string(sample) + "'s row is loading or not in this batch)";
@@ -157,14 +160,21 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
       if (u != mag.update_ratio.end()) value[i] = u->second;
     }
   } else {
-    // The followed sample's row where its values are kept, else the batch's
-    // recorded statistics; the legend says which.
+    // The forward lights the layers up in turn: a call is coloured once the
+    // position has reached it (so a first page reads no layer's values), by
+    // the followed sample's row where its values are kept, else by the
+    // batch's recorded statistics; the legend says which.
+    const size_t through = r.stop >= 0 ? static_cast<size_t>(r.stop) + 1 : 0;
+    std::unordered_set<uint64_t> reached;
+    for (size_t i = 0; i < std::min(through, plan->stops.size()); ++i) reached.insert(plan->stops[i].event);
     const int sample = replay_sample(s);
     const int row = sample >= 0 ? sample_row(s.model, r.step, sample) : -1;
-    const SampleActivation* own = row >= 0 ? &r.magnitudes.sample_activation(*plan, row) : nullptr;
+    const SampleActivation* own = row >= 0 ? &r.magnitudes.sample_activation(*plan, row, through) : nullptr;
     int from_sample = 0, from_batch = 0;
     for (size_t i = 0; i < d.nodes.size(); ++i) {
       const uint64_t ev = d.nodes[i].event;
+      // not run yet at this position (a container, until its last part has run)
+      if (!reached.count(ev) || !reached.count(d.nodes[static_cast<size_t>(d.nodes[i].end)].event)) continue;
       if (own) {
         auto a = own->mean_abs.find(ev);
         if (a != own->mean_abs.end()) {

@@ -35,26 +35,30 @@ struct StepMagnitudes {
   double gradient_of(uint64_t event, int position) const;
 };
 
-/// mean |output[row]| of each forward module call of a step, from the kept
-/// values (the whole row: every element after the batch dim).
+/// mean |output[row]| of the forward module calls of a step, from the kept
+/// values (the whole row: every element after the batch dim), for the calls
+/// among the step's first `through` stops (those the position has reached).
 struct SampleActivation {
-  bool complete = false;                            // every call is decided (computed or not kept)
+  bool complete = false;                            // every call asked for so far is decided
   std::unordered_map<uint64_t, double> mean_abs;    // forward call -> mean |output[row]|
   std::unordered_map<uint64_t, bool> not_kept;      // forward call -> its row's values are not in the file
   std::vector<uint64_t> pending;                    // calls still to decide (their chunks load)
-  bool started = false;
+  size_t scanned = 0;                               // stops looked at for forward calls
 };
 
 class LayerMagnitudes {
  public:
   explicit LayerMagnitudes(RunModel& model) : model_(model) {}
   const StepMagnitudes& at(const StepPlan& plan);
-  /// mean |output[row]| per forward module call of `plan`'s step. Non-blocking
-  /// and bounded: each call decodes at most kDecodesPerCall tensors (a frame
-  /// never decodes a whole step); complete once every call is decided. A call
-  /// whose output is kept as statistics only, or whose kept leading rows end
-  /// before `row`, is in not_kept.
-  const SampleActivation& sample_activation(const StepPlan& plan, int row);
+  /// mean |output[row]| per forward module call among the first `through`
+  /// stops of `plan` (Replay: the stops up to its position, so a step's values
+  /// are read as the forward reaches each layer, never the whole step on a
+  /// first page). Non-blocking and bounded: each call decodes at most
+  /// kDecodesPerCall tensors (a frame never decodes a whole step); complete
+  /// once every call asked for so far is decided. A call whose output is kept
+  /// as statistics only, or whose kept leading rows end before `row`, is in
+  /// not_kept.
+  const SampleActivation& sample_activation(const StepPlan& plan, int row, size_t through);
   static constexpr int kDecodesPerCall = 4;
 
  private:
