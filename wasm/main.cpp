@@ -41,6 +41,9 @@ EM_JS(void, tvis_js_clipboard_write, (const char* text), {
 EM_JS(void, tvis_js_start, (), { Module.tvisStart(); });
 // AppOptions::open_url: the page goes to a path of its own server.
 EM_JS(void, tvis_js_open_url, (const char* url), { window.location.href = UTF8ToString(url); });
+// AppOptions::recheck_files: asks the page's server to recheck (viewer_glue.js);
+// the answer comes later as a {"freshness": ...} command.
+EM_JS(void, tvis_js_recheck_files, (), { if (Module.tvisRecheckFiles) Module.tvisRecheckFiles(); });
 EM_JS(int, tvis_js_hold_frames, (), { return Module.tvisHoldFrames ? 1 : 0; });
 EM_JS(void, tvis_js_first_frame, (), { Module.tvisFirstFrame(); });
 EM_JS(void, tvis_js_fatal, (const char* message), {
@@ -165,6 +168,10 @@ int main() {
   tvis::viewer::AppOptions app_options;
   app_options.texture_uploader = &g_textures;
   app_options.open_url = [](const std::string& url) { tvis_js_open_url(url.c_str()); };
+  app_options.recheck_files = [](const std::string&) {
+    tvis_js_recheck_files();
+    return std::string("null");  // not an answer: the page keeps what it had until the command arrives
+  };
   g_app = std::make_unique<tvis::viewer::App>(app_options);
   g_app->set_welcome_hint(
       "Drop a run file (run.tvis) or a runs folder here, use Open run / Open folder, or add ?url=<run URL> to the "

@@ -112,16 +112,41 @@
     asked.then((size) => _tvis_size_done(request, 1, size, 0), (err) => fail(`${src.name}: ${errorText(err)}`));
   };
 
+  // The URL of the run shown, when it came from a URL (else null).
+  let currentRunUrl = null;
+
   function openSource(src) {
     resetSources();
     const id = addSource(src);
+    currentRunUrl = /^https?:/.test(src.name) ? src.name : null;
     callString('tvis_open_js_source', [id, src.size, src.name]);
   }
 
   function showError(message) {
     resetSources();
+    currentRunUrl = null;
     callString('tvis_show_error', [message]);
   }
+
+  // The Graph page's freshness (AppOptions::recheck_files; main.cpp calls
+  // this): the page sees no files, so the server that served the run, when
+  // it is tvis open (its /run/PATH), rechecks the files the profile capture
+  // read (/api/freshness?run=PATH) and the answer reaches the page as a
+  // {freshness} command. A run from elsewhere (a dropped file, a plain web
+  // server) stays "not checked".
+  Module.tvisRecheckFiles = function () {
+    const url = currentRunUrl;
+    let u = null;
+    try { u = url ? new URL(url) : null; } catch (err) { u = null; }
+    if (!u || u.origin !== window.location.origin || !u.pathname.startsWith('/run/')) return;
+    const run = decodeURIComponent(u.pathname.slice('/run/'.length));
+    fetch('/api/freshness?run=' + encodeURIComponent(run), { cache: 'no-store' })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((f) => {
+        if (f && typeof f === 'object' && !Array.isArray(f) && currentRunUrl === url) window.tvisViewer.command({ freshness: f });
+      })
+      .catch(() => {});  // no answer: the page keeps saying "not checked"
+  };
 
   function openFile(file) {
     openSource(blobSource(file, file.name));

@@ -87,6 +87,12 @@ class LocalRunStore : public RunStore {
 
   std::string describe() const override { return shown_; }
 
+  Outcome<std::string> local_file(const std::string& path) const override {
+    std::string error;
+    const std::string full = resolve(path, &error);
+    return full.empty() ? Outcome<std::string>::bad(error) : Outcome<std::string>::good(full);
+  }
+
  private:
   // A rank file named alone serves its run's other rank files too (the
   // viewer opens them with it: run_catalog.h's rank_files).

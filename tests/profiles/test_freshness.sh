@@ -26,6 +26,8 @@ PY=/usr/bin/python3
 "$PY" -c "import torch" 2>/dev/null || { echo "skip: $PY has no torch" >&2; exit 77; }
 command -v xvfb-run >/dev/null || { echo "skip: xvfb-run not installed (tvis-view's Graph view)" >&2; exit 77; }
 [ -x "$BIN/tvis-view" ] || { echo "FAIL: $BIN/tvis-view missing" >&2; exit 1; }
+[ -d "$ROOT/tests/e2e/node_modules" ] || { echo "FAIL: tests/e2e/node_modules missing (tools/bootstrap installs it)" >&2; exit 1; }
+[ -x /usr/bin/chromium ] || { echo "FAIL: /usr/bin/chromium missing (tools/packages.txt)" >&2; exit 1; }
 WORK="$(mktemp -d /tmp/tvis-freshness.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 export XDG_CACHE_HOME="$WORK/cache" XDG_CONFIG_HOME="$WORK/config"
@@ -60,6 +62,23 @@ run() {
 }
 runs_count() { ls -d "$WORK/runs"/*_graph-* 2>/dev/null | wc -l; }
 
+# browser_freshness RUN NAME: RUN's Graph page in headless Chromium, served
+# by `tvis open` over the runs folder; the page's state() in out/NAME.json.
+browser_freshness() {
+  local run="$1" name="$2" url rc=0
+  "$TVIS" open --no-browser "$WORK/runs" > "$WORK/out/open_$name.out" 2> "$WORK/out/open_$name.err" &
+  local pid=$!
+  for _ in $(seq 1 300); do [ -s "$WORK/out/open_$name.out" ] && break; sleep 0.1; done
+  url="$(head -1 "$WORK/out/open_$name.out")"
+  [[ "$url" =~ ^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]{32}$ ]] || { kill "$pid"; echo "FAIL: tvis open printed '$url'" >&2; exit 1; }
+  # the freshness answer as the server gives it, and the Graph page showing it
+  curl -s "${url%%/\?token=*}/api/freshness?token=${url##*token=}&run=${run#"$WORK/runs/"}" > "$WORK/out/api_$name.json" || rc=$?
+  node "$ROOT/tests/profiles/browser_freshness.mjs" "${url%%/\?token=*}" "${url##*token=}" "$WORK/out" "$name" \
+    "${run#"$WORK/runs/"}" > "$WORK/out/$name.log" 2>&1 || rc=$?
+  kill -TERM "$pid"; wait "$pid" || true
+  [ "$rc" = 0 ] || { echo "FAIL: browser Graph page of $run: $(cat "$WORK/out/$name.log")" >&2; exit 1; }
+}
+
 # Pinning.
 run pin_before check --python "$WORK/bin/edits_on_first_run" --profile two_blocks
 run pin_after check --python "$WORK/bin/edits_during_worker" --profile two_blocks
@@ -79,6 +98,9 @@ echo "$(runs_count)" > "$WORK/out/count_after_edit"
 FRESH="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "$WORK/out/graph_after_edit.json")"
 xvfb-run -a -s "-screen 0 1400x900x24" "$BIN/tvis-view" "$FRESH" --size 1200x800 --frames 8 \
   --state-json "$WORK/out/view_fresh.json" 2> "$WORK/out/view_fresh.err"
+# The browser's Graph page through `tvis open`: the server rechecks the files (/api/freshness).
+browser_freshness "$RECAPTURED" browser_stale
+browser_freshness "$FRESH" browser_fresh
 # A refused recapture (the interpreter changes between plan and run) keeps the previous run.
 rm -f "$WORK/bin/edits_on_first_run.ran"
 run graph_refused graph --python "$WORK/bin/edits_on_first_run" --profile two_blocks --out "$WORK/runs"
@@ -182,6 +204,14 @@ expect("graph_after_edit", rc == 0 and not after.get("reopened") and after["run"
        "the edited workspace was not captured again: %s" % after.get("run"))
 v = json.load(open(os.path.join(out, "view_fresh.json")))["view"]
 expect("view_fresh", v["stale"] is False and v["freshness"] == {"checked": True, "stale": False, "reasons": []}, v)
+# The browser (through tvis open's /api/freshness) shows what tvis-view shows.
+for name, stale, reasons in (("browser_stale", True, ["audit_models.py changed"]), ("browser_fresh", False, [])):
+    api = json.load(open(os.path.join(out, "api_%s.json" % name)))
+    expect(name, api == {"checked": True, "stale": stale, "reasons": reasons}, api)
+    b = json.load(open(os.path.join(out, name + ".json")))
+    v = b["state"]["view"]
+    expect(name, b["errors"] == [] and v["stale"] is stale and v["stale_reasons"] == reasons and
+           v["freshness"] == {"checked": True, "stale": stale, "reasons": reasons}, (b["errors"], v.get("freshness")))
 
 # A refused recapture keeps the previous run.
 rc, j, err = load("graph_refused")

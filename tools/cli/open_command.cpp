@@ -2,6 +2,7 @@
 //           (LOCAL_PATH | HOST:PATH | TARGET)      (docs/cli.md; the work is open_session.h)
 #include <CLI/CLI.hpp>
 
+#include "capture_freshness.h"
 #include "commands.h"
 #include "open_session.h"
 
@@ -16,6 +17,7 @@ void add_open_command(CLI::App& app) {
       ->allow_extra_args(false);  // one value per --via: the argument after it is the target
   cmd->add_option("--remote-tvis", req->remote_tvis, "the tvis program on the remote host (default: tvis)");
   cmd->add_option("--ssh-config", req->ssh_config, "ssh configuration file, passed to every ssh as -F FILE");
+  req->freshness = [](const std::string& run_file) { return run_freshness_json(run_file).dump(); };
   cmd->callback([req] { set_exit_code(run_open(*req)); });
 }
 

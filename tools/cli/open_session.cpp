@@ -26,6 +26,24 @@ int fail(const std::string& why) {
 
 }  // namespace
 
+serve::Route freshness_route(std::shared_ptr<remote::RunStore> store, RunFreshness freshness) {
+  return {"GET", "/api/freshness", [store, freshness](const serve::RouteRequest& q) {
+            auto unchecked = [](const std::string& why) {
+              return serve::RouteReply{200, "application/json",
+                                       nlohmann::json{{"checked", false}, {"stale", false}, {"reasons", nlohmann::json::array()},
+                                                      {"why", why}}
+                                           .dump()};
+            };
+            const auto run = q.params.find("run");
+            if (run == q.params.end() || run->second.empty())
+              return serve::RouteReply{400, "application/json", nlohmann::json{{"error", "run=PATH is missing"}}.dump()};
+            if (!freshness) return unchecked("this server does not recheck files");
+            auto file = store->local_file(run->second);
+            if (!file.ok) return unchecked(file.error);
+            return serve::RouteReply{200, "application/json", freshness(file.value)};
+          }};
+}
+
 void open_browser(const std::string& url) {
   const char* env = std::getenv("BROWSER");
 #ifdef __APPLE__
@@ -75,6 +93,7 @@ int run_open(const OpenRequest& request) {
 
   serve::ServeOptions options;
   options.web_dir = web_dir;
+  options.routes.push_back(freshness_route(store, request.freshness));
   if (agent) {
     options.extra_stats = [agent] {
       const auto t = agent->traffic();

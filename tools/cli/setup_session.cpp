@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "capture_freshness.h"
 #include "capture_request.h"
 #include "open_session.h"
 #include "profile_commands.h"
@@ -217,6 +218,8 @@ int run_setup(const SetupRequest& request) {
   serve::ServeOptions options;
   options.web_dir = web_dir;
   options.routes = session.routes();
+  options.routes.push_back(  // the Graph page opened after a save rechecks its capture too
+      freshness_route(store.value, [](const std::string& run_file) { return run_freshness_json(run_file).dump(); }));
   serve::RunServer server(store.value, options);
   auto started = server.start();
   if (!started.ok) return fail(started.error);

@@ -41,6 +41,13 @@ class RunStore {
   virtual Outcome<ReadResult> read(const std::string& path, uint64_t offset, uint32_t length) = 0;
   /// Where the runs are, for messages and page titles ("host:path" or a path).
   virtual std::string describe() const = 0;
+  /// This machine's path of the run file `path` (sandboxed as read() is), for
+  /// work that needs the file itself (a capture's freshness recheck). A store
+  /// whose files are elsewhere (an agent's) refuses, saying where they are.
+  virtual Outcome<std::string> local_file(const std::string& path) const {
+    (void)path;
+    return Outcome<std::string>::bad("the runs are on " + describe() + ", not on this machine");
+  }
 };
 
 /// The runs under a local `path`: a runs folder or a run folder (everything

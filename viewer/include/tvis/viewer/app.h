@@ -74,9 +74,11 @@ struct AppOptions {
   /// capture's evidence as a JSON array of {role, path, name, present,
   /// resolved, size, mtime_ns, inode, xxh64}, returns {"checked": bool,
   /// "stale": bool, "reasons": [str]} as JSON. The page calls it when the
-  /// capture arrives and each time the page is shown again. Null (the
-  /// browser, which sees no files): the page reports what a
-  /// {"freshness": {...}} command told it, else "not checked".
+  /// capture arrives and each time the page is shown again. An answer that
+  /// is not a JSON object (the browser's "null": it asks its server and the
+  /// answer arrives later as a {"freshness": {...}} command) or no function
+  /// at all leaves what the page has: what such a command told it, else
+  /// "not checked".
   std::function<std::string(const std::string& evidence_json)> recheck_files;
 };
 
