@@ -73,7 +73,7 @@ if(TVIS_IMGUI_DIR)
   target_compile_definitions(tvis_imgui PUBLIC IMGUI_USER_CONFIG="imconfig_tvis.h")
   add_library(tvis::imgui ALIAS tvis_imgui)
   set(TVIS_IMGUI_BACKENDS_DIR "${TVIS_IMGUI_DIR}/backends" CACHE INTERNAL "")
-else()
+elseif(NOT TVIS_PYTHON_PACKAGE_ONLY AND NOT TVIS_ONLY_FORMAT)  # those builds have no viewer
   message(FATAL_ERROR "Dear ImGui sources not found under ${TVIS_THIRD_PARTY_DIR}: run tools/bootstrap")
 endif()
 

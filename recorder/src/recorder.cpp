@@ -1,6 +1,7 @@
 #include "tvis/recorder/recorder.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>  // c10::NoGradGuard (ATen.h no longer brings it in torch 2.x)
 
 #include <chrono>
 #include <cmath>
