@@ -146,6 +146,12 @@ def test_a_rank_that_raises_ends_every_recording_with_the_reason(tvis, tmp_path)
     assert "rank 1 fails at step 1" in failed["exception"] and failed["steps_recorded"] == 1
     ended = load_run(folders[0] / "run.tvis").meta
     assert ended.get("exception"), "rank 0's recording does not say why it ended"
+    # rank 0 waited in step 1's all-reduce until its peer went: its file is
+    # finalized (not a recovered, torn one) with step 0 and the reason
+    assert "Connection closed by peer" in ended["exception"], ended["exception"]
+    assert ended["steps_recorded"] == 1 and ended["complete"] and failed["complete"], (ended, failed)
+    assert [(r["steps"], r["complete"]) for r in info["ranks"]] == [(1, True), (1, True)], info["ranks"]
+    assert ended["hostname"] == failed["hostname"] == socket.gethostname()
 
 
 def test_all_reduce_is_timed_inside_backward_with_each_ranks_local_gradient(tvis, tmp_path):
