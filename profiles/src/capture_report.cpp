@@ -38,6 +38,7 @@ json capture_json(const Capture& c) {
                                                  : json{{"path", c.python}, {"origin", c.interpreter_origin},
                                                         {"version", c.interpreter_version}};
   j["refused"] = c.refused;
+  j["cancelled"] = c.cancelled;
   j["stale"] = c.freshness.stale;
   j["freshness"] = freshness_json(c.freshness);
   j["evidence"] = c.evidence.size();

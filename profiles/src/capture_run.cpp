@@ -146,6 +146,10 @@ Capture run_capture(const std::string& python, const CaptureJob& job, const std:
   if (!p.started) {
     c.stage = "worker";
     c.diagnostics.push_back(diagnostic("setup", p.error));
+  } else if (p.cancelled) {
+    c.cancelled = true;
+    c.stage = reader.last_stage.empty() ? "startup" : reader.last_stage;
+    c.diagnostics.push_back(diagnostic("cancelled", "cancelled during " + c.stage + " (Ctrl-C); the worker was stopped"));
   } else if (p.timed_out) {
     c.stage = reader.last_stage.empty() ? "startup" : reader.last_stage;
     c.diagnostics.push_back(

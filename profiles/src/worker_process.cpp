@@ -1,6 +1,7 @@
 #include "worker_process.h"
 
 #include "child_process.h"
+#include "tvis/profiles/capture.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -9,9 +10,21 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+
+namespace tvis::profiles {
+
+namespace {
+volatile std::sig_atomic_t g_cancel = 0;  // set by request_capture_cancel(), from a signal handler too
+}  // namespace
+
+void request_capture_cancel() { g_cancel = 1; }
+bool capture_cancel_requested() { return g_cancel != 0; }
+
+}  // namespace tvis::profiles
 
 namespace tvis::profiles::detail {
 
@@ -71,6 +84,11 @@ WorkerProcessResult run_worker_process(const std::vector<std::string>& argv, con
   std::string line_buf;
   char buf[65536];
   while (fds[1] >= 0 || fds[2] >= 0) {
+    if (capture_cancel_requested()) {  // polled at least once a second (and at once: a signal ends poll)
+      kill(-pid, SIGKILL);
+      r.cancelled = true;
+      break;
+    }
     const int64_t left = ms_until(deadline);
     if (left <= 0) {
       kill(-pid, SIGKILL);
@@ -114,7 +132,7 @@ WorkerProcessResult run_worker_process(const std::vector<std::string>& argv, con
   for (int& fd : fds) close_fd(fd);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  if (!r.timed_out) kill(-pid, SIGKILL);  // anything the worker left running in its group
+  if (!r.timed_out && !r.cancelled) kill(-pid, SIGKILL);  // anything the worker left running in its group
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (log) std::fclose(log);
   return r;

@@ -18,6 +18,7 @@ struct WorkerProcessResult {
   int exit_code = -1;     // -1 when ended by a signal
   bool timed_out = false;  // killed at a deadline
   bool startup_timed_out = false;  // killed before it said `ready`
+  bool cancelled = false;  // killed because request_capture_cancel() was called
   std::string log_error;  // the log could not be written (one line)
 };
 

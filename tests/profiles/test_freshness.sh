@@ -108,6 +108,21 @@ echo "$(runs_count)" > "$WORK/out/count_after_refused"
 # Refused before anything ran (a missing interpreter): the previous run is kept too.
 run graph_refused_early graph --python "$WORK/bin/nope" --profile two_blocks --out "$WORK/runs"
 echo "$(runs_count)" > "$WORK/out/count_after_refused_early"
+# Ctrl-C during a capture: the worker is stopped, no run is written, the request's previous run is kept.
+run graph_sleeps graph --python "$PY" --profile sleeps --out "$WORK/runs"  # its forward outlives 1000 ms: a run
+echo "$(runs_count)" > "$WORK/out/count_before_cancel"
+"$TVIS" graph --python "$PY" --profile sleeps --timeout-ms 120000 --out "$WORK/runs" --json \
+  > "$WORK/out/graph_cancel.json" 2> "$WORK/out/graph_cancel.err" &
+cancel_pid=$!
+for _ in $(seq 1 600); do  # the capture's folder exists from the moment its worker starts
+  [ "$(runs_count)" -gt "$(cat "$WORK/out/count_before_cancel")" ] && break; sleep 0.05
+done
+sleep 1
+kill -INT "$cancel_pid"
+rc=0; wait "$cancel_pid" || rc=$?
+echo "$rc" > "$WORK/out/graph_cancel.rc"
+echo "$(runs_count)" > "$WORK/out/count_after_cancel"
+pgrep -f "profile-capture worker" > "$WORK/out/workers_after_cancel" || true
 # A forward that edits its own module: the evidence changed during the capture.
 cat > self_editing.py <<'PYSRC'
 import torch
@@ -223,6 +238,19 @@ rc, j, err = load("graph_refused_early")
 expect("graph_refused_early", rc == 2 and j["stage"] == "request" and j.get("retained", {}).get("run") == after["run"]
        and j["retained"]["label"] == "Previous measurements retained", "exit %d %s" % (rc, j and j.get("retained")))
 expect("graph_refused_early", count("count_after_refused_early") == 3, "a refused request left a run folder")
+
+# Cancelled (SIGINT): exit 130, no run, the previous run of the request retained, no worker left.
+rc, sleeps, err = load("graph_sleeps")
+expect("graph_sleeps", rc == 1 and sleeps["run"] and [d["kind"] for d in sleeps["diagnostics"]] == ["timeout"], "exit %d" % rc)
+rc, j, err = load("graph_cancel")
+expect("graph_cancel", rc == 130 and j and j["cancelled"] is True and j["run"] is None and j["ok"] is False,
+       "exit %d %s" % (rc, j and {k: j.get(k) for k in ("cancelled", "run", "stage")}))
+expect("graph_cancel", j and [d["kind"] for d in j["diagnostics"]] == ["cancelled"] and
+       "(Ctrl-C); the worker was stopped" in j["diagnostics"][0]["message"], j and j["diagnostics"])
+expect("graph_cancel", j and j.get("retained", {}).get("run") == sleeps["run"] and
+       j["retained"]["label"] == "Previous measurements retained", j and j.get("retained"))
+expect("graph_cancel", count("count_after_cancel") == count("count_before_cancel"), "a cancelled capture left a run folder")
+expect("graph_cancel", open(os.path.join(out, "workers_after_cancel")).read().strip() == "", "a worker outlived the cancel")
 
 # Certification is never given for evidence that changed during the capture.
 rc, j, err = load("self_editing")

@@ -26,7 +26,8 @@ json asked_json(const CaptureRequestArgs& a) { return {{"target", a.target}, {"p
 
 json request_json(const CaptureRequestArgs& a, const PreparedCapture& p) {
   return {{"workspace", p.catalog.workspace.root}, {"asked", asked_json(a)}, {"model", p.job.model},
-          {"profile", p.job.profile}, {"source", p.job.source}, {"job", p.job.job}, {"python", p.pin.path}};
+          {"profile", p.job.profile}, {"source", p.job.source}, {"job", p.job.job}, {"python", p.pin.path},
+          {"timeout_ms", p.job.timeout_ms}};
 }
 
 SavedCapture read_saved_capture(const std::string& run_file) {
@@ -93,6 +94,9 @@ bool reusable(const SavedCapture& s, const json& request, std::string* why) {
     return *why = "the request resolves to another job than " + s.run_file + "'s", false;
   if (s.request.value("python", "") != request.value("python", ""))
     return *why = "another interpreter than " + s.run_file + "'s", false;
+  if (s.request.value("timeout_ms", json()) != request.value("timeout_ms", json()))  // --timeout-ms, limits.timeout_ms
+    return *why = "another forward limit (" + request.value("timeout_ms", json()).dump() + " ms) than " + s.run_file +
+                  "'s (" + s.request.value("timeout_ms", json()).dump() + " ms)", false;
   const profiles::Freshness f = saved_freshness(s);
   if (f.stale) {
     std::string list;

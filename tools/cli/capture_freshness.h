@@ -30,7 +30,7 @@ constexpr const char* kRetainedLabel = "Previous measurements retained";
 nlohmann::json asked_json(const CaptureRequestArgs& a);
 
 /// What a capture run records as its request: {workspace, asked, model,
-/// profile, source, job, python}.
+/// profile, source, job, python, timeout_ms}.
 nlohmann::json request_json(const CaptureRequestArgs& a, const PreparedCapture& p);
 
 struct SavedCapture {

@@ -22,6 +22,7 @@ struct CheckArgs {
 };
 
 int run_check(const CheckArgs& a) {
+  cancel_capture_on_stop_signals();
   const CommandOutcome o = check_outcome(a.request, a.log);
   for (const auto& line : o.problems) std::fprintf(stderr, "tvis check: %s\n", line.c_str());
   if (a.json) std::printf("%s\n", o.json.dump(2).c_str());

@@ -31,6 +31,7 @@ struct GraphArgs {
 };
 
 int run_graph(const GraphArgs& a) {
+  cancel_capture_on_stop_signals();
   const CommandOutcome o = graph_outcome(a.request, a.out, a.argv);
   for (const auto& line : o.problems) std::fprintf(stderr, "tvis graph: %s\n", line.c_str());
   if (a.json) std::printf("%s\n", o.json.dump(2).c_str());

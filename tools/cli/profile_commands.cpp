@@ -1,5 +1,7 @@
 #include "profile_commands.h"
 
+#include <signal.h>
+
 #include <chrono>
 #include <filesystem>
 
@@ -113,8 +115,9 @@ CommandOutcome graph_outcome(const CaptureRequestArgs& request, const std::strin
   info.started_unix_ms = now_ms();
   const profiles::Capture c = profiles::run_pinned_capture(p.pin, p.catalog, p.job, folder + "/worker.log");
   info.finished_unix_ms = now_ms();
-  if (c.refused || ((c.stage == "worker" || c.stage == "startup") && c.python_version.empty())) {
-    // Refused (the interpreter changed) or the worker never started: no new run; the previous one stays.
+  if (c.refused || c.cancelled || ((c.stage == "worker" || c.stage == "startup") && c.python_version.empty())) {
+    // Refused (the interpreter changed), cancelled (Ctrl-C) or the worker never started: no new run;
+    // the previous one stays.
     std::error_code ec;
     std::filesystem::remove_all(folder, ec);
     o.exit_code = c.exit_code();
@@ -140,6 +143,14 @@ CommandOutcome graph_outcome(const CaptureRequestArgs& request, const std::strin
   o.text += profiles::capture_text(c) + "tvis graph: recorded " + folder + "/run.tvis (" + std::to_string(nodes.size()) +
             " nodes, " + std::to_string(edges.size()) + " edges)\n";
   return o;
+}
+
+void cancel_capture_on_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { profiles::request_capture_cancel(); };
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;  // no SA_RESTART: the worker loop's poll() returns at once; a second signal kills
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
 std::vector<std::string> graph_argv(const CaptureRequestArgs& request) {

@@ -48,4 +48,10 @@ CommandOutcome graph_outcome(const CaptureRequestArgs& request, const std::strin
 /// without a shell, by `tvis mcp`, records as its argv).
 std::vector<std::string> graph_argv(const CaptureRequestArgs& request);
 
+/// `tvis check` and `tvis graph` at a terminal: the first SIGINT, SIGTERM or
+/// SIGHUP cancels the capture (its worker is killed; graph writes no run and
+/// keeps the previous one, "Previous measurements retained"; exit 130); a
+/// second one ends tvis at once.
+void cancel_capture_on_stop_signals();
+
 }  // namespace tvis::cli

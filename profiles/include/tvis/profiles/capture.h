@@ -101,14 +101,22 @@ struct Capture {
   std::string interpreter_origin;      // where the interpreter choice came from ("" = not pinned)
   std::string interpreter_version;     // as pinned
   bool refused = false;                // the interpreter changed between plan and run: nothing is certified
+  bool cancelled = false;              // stopped by request_capture_cancel() (Ctrl-C): nothing is certified
   std::vector<FileIdentity> evidence;  // the files the capture depended on, as they were before it ran
   Freshness freshness;                 // the evidence rechecked right after the capture
-  /// 0 when setup and forward succeeded on fresh evidence, 2 when refused, 1 otherwise.
-  int exit_code() const { return refused ? 2 : ok ? 0 : 1; }
+  /// 0 when setup and forward succeeded on fresh evidence, 2 when refused,
+  /// 130 when cancelled (as a shell reports Ctrl-C), 1 otherwise.
+  int exit_code() const { return cancelled ? 130 : refused ? 2 : ok ? 0 : 1; }
 };
 
 /// Runs `job` in `python`, the worker's stderr written to `log_path`.
 Capture run_capture(const std::string& python, const CaptureJob& job, const std::string& log_path);
+
+/// Asks the capture running in this process (and any started later) to stop:
+/// its worker is killed within a second and the Capture comes back
+/// `cancelled`. Async-signal-safe: a command's SIGINT/SIGTERM handler calls it.
+void request_capture_cancel();
+bool capture_cancel_requested();
 
 /// `tvis check --json`: ok, profile, model, source, stage, outputs, inputs,
 /// diagnostics, label, automatic, log, partial, nodes (count), seconds.
