@@ -10,7 +10,13 @@
 #   - resolution order: the remembered `python` of .tensorviz-choices.toml
 #     beats --python; --python beats tensorviz.toml's [tool] python_path,
 #     which beats the user config's; a missing path from any of them
-#     refuses, naming where it came from;
+#     refuses, naming where it came from; `tvis run` resolves the same way
+#     (the configured interpreter runs the script, --python beats it, a
+#     missing one refuses before anything runs);
+#   - cancel: SIGINT during a capture stops its worker (exit 130), writes no
+#     run and keeps the request's previous one;
+#   - the browser: the Graph page served by `tvis open` shows a capture stale
+#     or fresh as tvis-view does (the server's /api/freshness);
 #   - freshness: `tvis graph` again reopens an unchanged run as is
 #     (--recapture captures anyway); after a source edit the old run is
 #     stale (tvis inspect --json, tvis-view's Graph view and banner) and
@@ -167,6 +173,32 @@ printf '[tool]\npython_path = "%s"\n' "$WORK/bin/from_user_config" > "$XDG_CONFI
 run user_config check --profile two_blocks
 printf '[tool]\npython_path = "%s"\n' "$WORK/bin/absent" > "$XDG_CONFIG_HOME/tvis/config.toml"
 run user_config_missing check --profile two_blocks
+# tvis run resolves its interpreter the same way: a missing configured one
+# refuses, the configured one runs the script, --python beats it.
+cat > tiny_train.py <<'PYSRC'
+import os
+import torch
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    print("step %d wrapper %s" % (step, os.environ.get("TVIS_TEST_WRAPPER", "none")), flush=True)
+PYSRC
+printf '#!/bin/sh\nTVIS_TEST_WRAPPER=marking exec /usr/bin/python3 "$@"\n' > "$WORK/bin/marking"
+chmod +x "$WORK/bin/marking"
+tvis_run() {  # tvis_run NAME ARGS...: stdout, stderr and exit code of `tvis run ARGS`
+  local name="$1" rc=0; shift
+  "$TVIS" run --steps 1 --out "$WORK/train_runs" "$@" > "$WORK/out/$name.out" 2> "$WORK/out/$name.err" || rc=$?
+  echo "$rc" > "$WORK/out/$name.rc"
+}
+tvis_run run_config_missing tiny_train.py
+printf '[tool]\npython_path = "%s"\n' "$WORK/bin/marking" > "$XDG_CONFIG_HOME/tvis/config.toml"
+tvis_run run_config tiny_train.py
+tvis_run run_flag --python "$PY" tiny_train.py
 
 "$PY" - "$WORK" <<'PYSRC'
 import json, os, sys
@@ -276,6 +308,18 @@ for name, text in (("remembered_missing", ".tensorviz-choices.toml python) " + w
                    ("user_config_missing", "[tool] python_path " + work + "/bin/absent: no such executable")):
     rc, j, err = load(name)
     expect(name, rc == 2 and text in err and j and j["ok"] is False, "exit %d, stderr %r" % (rc, err))
+
+# tvis run through the same resolver.
+def run_result(name):
+    return (int(open(os.path.join(out, name + ".rc")).read()), open(os.path.join(out, name + ".out")).read(),
+            open(os.path.join(out, name + ".err")).read())
+rc, o, e = run_result("run_config_missing")
+expect("run_config_missing", rc == 2 and "[tool] python_path " + work + "/bin/absent: no such executable" in e and
+       "step 0" not in o, "exit %d, stderr %r" % (rc, e))
+rc, o, e = run_result("run_config")
+expect("run_config", rc == 0 and "step 0 wrapper marking" in o, "exit %d, stdout %r, stderr %r" % (rc, o, e[-500:]))
+rc, o, e = run_result("run_flag")
+expect("run_flag", rc == 0 and "step 0 wrapper none" in o, "exit %d, stdout %r, stderr %r" % (rc, o, e[-500:]))
 
 if failures:
     print("\n".join("FAIL: " + f for f in failures))
