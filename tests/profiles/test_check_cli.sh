@@ -6,8 +6,10 @@
 # stage failing with its name, the timeout (a forward that sleeps, killed),
 # binding errors with the parameter names, the linear / matmul / bmm / conv /
 # embedding diagnostics from operands, a misleading exception, automatic
-# inputs (and a failed guess), a declaration, and exit 2 for an invalid
-# configuration. Tracebacks must be in the named log, never in a diagnostic.
+# inputs (and a failed guess), a declaration, every setting applied before
+# the model's import (Python / NumPy / torch seeds, deterministic, cwd,
+# grad_enabled, each input generator's own seed: settings_probe.py), a
+# factory's namesake class refused, and exit 2 for an invalid configuration. Tracebacks must be in the named log, never in a diagnostic.
 # Exit 0 pass, 77 skip.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -32,7 +34,8 @@ check() {
 for p in audit_small audit_large two_blocks sleeps binding_missing binding_unexpected named_inputs args_kwargs_inputs \
          inputs_not_dict inputs_raise linear_mismatch matmul_mismatch bmm_mismatch conv_channels embedding_range \
          embedding_float linear_dtype misleading misleading_no_op assertion import_fails device_missing \
-         checkpoint_missing init_unexpected init_missing whisper factory_subclass factory_kwargs seeded tiny_budget; do
+         checkpoint_missing init_unexpected init_missing whisper factory_subclass factory_kwargs seeded tiny_budget \
+         settings_probe settings_default factory_namesake; do
   check "$p" --profile "$p"
 done
 for c in AutoLinear AutoConv AutoEmbedding AutoFails AutoVariadic AutoKeywordOnly Declared; do check "$c" "auto_models:$c"; done
@@ -99,6 +102,23 @@ ok("whisper", [[1, 4, 32]])
 import subprocess
 n = int(subprocess.check_output(["/usr/bin/python3", "-c", "import torch; torch.manual_seed(1234); print(int(torch.randint(1, 50, (1,)).item()))"]))
 ok("seeded", [[n]])
+# Every setting is applied before the import (settings_probe.py reports each as an output's length):
+# Python's and NumPy's seeds, deterministic, cwd, grad_enabled in train mode, and each input its own generator seed.
+import random, numpy, torch
+def code(t):
+    return int(t.double().abs().sum().item() * 1000) % 97 + 1
+def normal(shape, seed):
+    return torch.empty(shape, dtype=torch.float32).normal_(0.0, 1.0, generator=torch.Generator().manual_seed(seed))
+def uniform(shape, seed):
+    return torch.empty(shape, dtype=torch.float32).uniform_(0.0, 1.0, generator=torch.Generator().manual_seed(seed))
+random.seed(77)
+numpy.random.seed(77)
+py_draw, np_draw = random.randint(1, 50), int(numpy.random.randint(1, 50))
+ok("settings_probe", [[py_draw], [np_draw], [1], [len("probe_cwd")], [2], [code(normal([2, 3], 5))], [code(uniform([4], 5 + 1))]])
+rc, secs, j, err = load("settings_default")  # unseeded draws: their lengths are not predictable
+shapes = [o["shape"] for o in j["outputs"]] if j else []
+expect("settings_default", rc == 0 and shapes[2:] == [[2], [len("ws")], [1], [code(normal([2, 3], 6))], [code(uniform([4], 5))]],
+       "exit %d, outputs %s (deterministic by default, the workspace root as cwd, no grad)" % (rc, shapes))
 j = ok("tiny_budget", [[2, 4]])
 expect("tiny_budget", j and j["truncated"] and j["nodes"] < 10, "max_capture_bytes = 1024: truncated %s, nodes %s" % (j and j["truncated"], j and j["nodes"]))
 ok("Declared", [[3, 2]])
@@ -133,6 +153,7 @@ failed("checkpoint_missing", "fixture", "setup", ["weights/missing.pt"])
 j = failed("init_unexpected", "construction", "binding", ["unexpected depth", "missing width"])
 failed("init_missing", "construction", "binding", ["missing width"])
 failed("factory_subclass", "factory", "setup", ["NotWhisper", "not exactly whisperish.model:Whisper"])
+failed("factory_namesake", "factory", "setup", ["namesake.Whisper", "not exactly whisperish.model:Whisper"])
 failed("factory_kwargs", "factory", "binding", ["unexpected depth", "missing width"])
 j = failed("AutoFails", "forward", "shape", ["inner dims 3 ≠ 5"])
 expect("AutoFails", j and j["label"] == "failed guess", "label %s" % (j and j["label"]))
