@@ -40,7 +40,10 @@ EXPECTED="[{\"name\":\"$NEW\",\"steps\":$(steps_of "$WORK/new.json")},{\"name\":
 # sets OPEN_PID, URL, BASE, TOKEN once the first line is printed.
 start_open() {
   local log="$1"; shift
-  "$TVIS" open --no-browser "$@" > "$log.out" 2> "$log.err" &
+  # As a terminal's foreground job gets it: SIGINT not ignored (a script's
+  # background job starts with SIGINT ignored), so Ctrl-C can be tested.
+  python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+    "$TVIS" open --no-browser "$@" > "$log.out" 2> "$log.err" &
   OPEN_PID=$!
   PIDS+=($OPEN_PID)
   local i
@@ -55,13 +58,15 @@ start_open() {
   TOKEN="${URL##*token=}"
 }
 
-stop_open() {
-  kill -TERM "$OPEN_PID"
-  local rc=0
+stop_open() {  # stop_open LOG [SIGNAL]: TERM by default; INT is Ctrl-C's
+  local sig="${2:-TERM}" rc=0 i
+  kill -"$sig" "$OPEN_PID"
+  for i in $(seq 1 100); do kill -0 "$OPEN_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$OPEN_PID" 2>/dev/null && { kill -KILL "$OPEN_PID"; fail "tvis open still runs 10 s after SIG$sig"; }
   wait "$OPEN_PID" || rc=$?
-  [ "$rc" = 0 ] || fail "tvis open exited $rc after SIGTERM: $(tail -3 "$1.err")"
-  grep -q 'tvis open: stopped' "$1.err" || fail "tvis open did not stop cleanly: $(cat "$1.err")"
-  ! (exec 3<>"/dev/tcp/127.0.0.1/${BASE##*:}") 2>/dev/null || fail "the port still answers after SIGTERM"
+  [ "$rc" = 0 ] || fail "tvis open exited $rc after SIG$sig: $(tail -3 "$1.err")"
+  grep -q 'tvis open: stopped' "$1.err" || fail "tvis open did not stop cleanly on SIG$sig: $(cat "$1.err")"
+  ! (exec 3<>"/dev/tcp/127.0.0.1/${BASE##*:}") 2>/dev/null || fail "the port still answers after SIG$sig"
 }
 
 status_of() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
@@ -92,8 +97,8 @@ for esc in "..%2F..%2Fetc%2Fpasswd" "$NEW/..%2F..%2Fsecret.txt" "%2Fetc%2Fpasswd
   grep -q 'escapes\|refused' "$WORK/esc" || fail "escape $esc: no reason given: $(cat "$WORK/esc")"
 done
 browser_check "$URL" 1 "$WORK/old.json" "$OUT/local.png"
-stop_open "$WORK/local"
-echo "ok   local: token, ranges, escapes, run list, viewer, SIGTERM"
+stop_open "$WORK/local" INT  # Ctrl-C
+echo "ok   local: token, ranges, escapes, run list, viewer, Ctrl-C (SIGINT)"
 
 # --- 2. the agent alone (pipes), refusals -------------------------------------
 printf 'not a frame' | "$TVIS" agent --stdio "$RUNS" >/dev/null 2>"$WORK/agent.err" && fail "agent accepted garbage"
