@@ -98,6 +98,29 @@ for esc in "..%2F..%2Fetc%2Fpasswd" "$NEW/..%2F..%2Fsecret.txt" "%2Fetc%2Fpasswd
 done
 browser_check "$URL" 1 "$WORK/old.json" "$OUT/local.png"
 stop_open "$WORK/local" INT  # Ctrl-C
+
+# cmake --install: the installed tvis serves the viewer installed beside it
+# (<prefix>/share/tvis/web), not the build tree's.
+NATIVE="${TVIS_E2E_NATIVE_BUILD:-$ROOT/build/native}"
+if [ -f "$NATIVE/cmake_install.cmake" ]; then
+  cmake --install "$NATIVE" --prefix "$WORK/prefix" > "$WORK/install.log" 2>&1 || fail "cmake --install: $(tail -5 "$WORK/install.log")"
+  for f in bin/tvis share/tvis/web/viewer.html share/tvis/web/viewer.js share/tvis/web/viewer.wasm; do
+    [ -e "$WORK/prefix/$f" ] || fail "cmake --install left out $f"
+  done
+  SAVED_TVIS="$TVIS" TVIS="$WORK/prefix/bin/tvis"
+  unset TVIS_WEB_DIR
+  start_open "$WORK/installed" "$RUNS"
+  grep -q "with the viewer in $WORK/prefix/share/tvis/web;" "$WORK/installed.err" \
+    || fail "the installed tvis serves another viewer: $(cat "$WORK/installed.err")"
+  cmp -s <(curl -s "$BASE/viewer.html?token=$TOKEN") "$WORK/prefix/share/tvis/web/viewer.html" || fail "installed viewer.html not served"
+  [ "$(status_of -H "Range: bytes=0-15" "$BASE/run/$NEW/run.tvis?token=$TOKEN")" = 206 ] || fail "installed tvis: range read"
+  stop_open "$WORK/installed"
+  export TVIS_WEB_DIR="$WEB"
+  TVIS="$SAVED_TVIS"
+  echo "ok   cmake --install: tvis and the viewer in the prefix, served from there"
+else
+  fail "no $NATIVE/cmake_install.cmake (tools/bootstrap configures build/native)"
+fi
 echo "ok   local: token, ranges, escapes, run list, viewer, Ctrl-C (SIGINT)"
 
 # --- 2. the agent alone (pipes), refusals -------------------------------------

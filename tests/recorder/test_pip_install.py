@@ -83,3 +83,34 @@ def test_install_without_torch(tmp_path):
         pkg = subprocess.run([str(py), "-c", "import tvis, os; print(os.path.dirname(tvis.__file__))"], capture_output=True,
                              text=True, check=True).stdout.strip()
         assert sorted(os.listdir(os.path.join(pkg, "web"))) == ["viewer.html", "viewer.js", "viewer.wasm"]
+        serves_from_install(tvis, os.path.join(pkg, "web"), golden, tmp_path)
+
+
+def serves_from_install(tvis, web, run_file, tmp_path):
+    """`tvis open` of the installed package (no TVIS_WEB_DIR) serves the
+    viewer installed with it, the run list and the run's bytes; Ctrl-C stops it."""
+    import shutil
+    import signal
+    import urllib.request
+    runs = tmp_path / "served" / "20260101-120000_golden_aaaaaa"
+    runs.mkdir(parents=True)
+    shutil.copy(run_file, runs / "run.tvis")
+    env = {k: v for k, v in os.environ.items() if k != "TVIS_WEB_DIR"}
+    p = subprocess.Popen([tvis, "open", "--no-browser", str(runs.parent)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        url = p.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and "?token=" in url, (url, p.stderr.read() if p.poll() is not None else "")
+        base, token = url.split("/?token=")
+        page = urllib.request.urlopen("%s/viewer.html?token=%s" % (base, token), timeout=30).read()
+        assert page == open(os.path.join(web, "viewer.html"), "rb").read()
+        listed = json.loads(urllib.request.urlopen("%s/api/runs?token=%s" % (base, token), timeout=30).read())
+        assert [r["name"] for r in listed] == [runs.name]
+        head = urllib.request.urlopen(urllib.request.Request("%s/run/%s/run.tvis?token=%s" % (base, runs.name, token),
+                                                             headers={"Range": "bytes=0-15"}), timeout=30).read()
+        assert head == open(run_file, "rb").read(16)
+    finally:
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    assert "with the viewer in %s" % os.path.realpath(web) in err and "tvis open: stopped" in err, err

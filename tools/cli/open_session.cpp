@@ -110,7 +110,8 @@ int run_open(const OpenRequest& request) {
   if (!started.ok) return fail(started.error);
   std::printf("%s\n", server.url().c_str());
   std::fflush(stdout);
-  std::fprintf(stderr, "tvis open: serving %s; Ctrl-C stops\n", store->describe().c_str());
+  std::fprintf(stderr, "tvis open: serving %s with the viewer in %s; Ctrl-C stops\n", store->describe().c_str(),
+               web_dir.c_str());
   if (!request.no_browser) open_browser(server.url());
 
   int sig = 0;
