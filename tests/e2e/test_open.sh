@@ -96,6 +96,18 @@ for esc in "..%2F..%2Fetc%2Fpasswd" "$NEW/..%2F..%2Fsecret.txt" "%2Fetc%2Fpasswd
   ! grep -q 'secret outside\|root:x' "$WORK/esc" || fail "escape $esc leaked bytes"
   grep -q 'escapes\|refused' "$WORK/esc" || fail "escape $esc: no reason given: $(cat "$WORK/esc")"
 done
+# The run list's fields against the files: size, complete, steps as inspect, a start time, the script.
+curl -s "$BASE/api/runs?token=$TOKEN" > "$WORK/catalog.json"
+python3 - "$WORK/catalog.json" "$RUNS" "$WORK/new.json" "$WORK/old.json" "$NEW" "$OLD" <<'PY' || fail "run list fields"
+import json, os, sys
+rows, runs = json.load(open(sys.argv[1])), sys.argv[2]
+for row, inspected, name in zip(rows, map(lambda f: json.load(open(f)), sys.argv[3:5]), sys.argv[5:7]):
+    assert row["name"] == name and row["path"] == name + "/run.tvis", row
+    assert row["size"] == os.path.getsize(os.path.join(runs, row["path"])), row
+    assert row["complete"] == inspected["complete"] and row["steps"] == inspected["steps"], (row, inspected)
+    assert row["started_unix_ms"] > 0 and isinstance(row["argv"], list), row
+    assert isinstance(row["script"], str) and row["script"].endswith(".py"), row
+PY
 browser_check "$URL" 1 "$WORK/old.json" "$OUT/local.png"
 stop_open "$WORK/local" INT  # Ctrl-C
 
