@@ -1,21 +1,16 @@
 """A small CNN (conv, BatchNorm, dropout, linear) trained on random images on
 CUDA with SGD + momentum: the single-process script of gpu_check.sh.
 
-After every optimizer step it prints, like tests/recorder/scripts/fidelity_util.py,
-    step <k> loss <repr(loss.item())> weights <sha256 of all parameters>
-and then `timing <k> <ms>`: the step's wall time (forward to optimizer step,
-the GPU synchronized at both ends). cuDNN is set deterministic so that two
+After every optimizer step it prints its loss, weights digest and time
+(train_util.py). cuDNN is set deterministic so that two
 plain runs train bit for bit alike; BatchNorm's running statistics and
 dropout's CUDA generator are what a recorder's extra passes would disturb.
 TVIS_GPU_CHECK_CPU=1: the same on the CPU (gpu_fidelity.py --cpu, a dry run)."""
-import argparse
-import hashlib
-import os
-import time
-
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from train_util import on_cpu, parse_args, train_step
 
 
 class Net(nn.Module):
@@ -33,28 +28,12 @@ class Net(nn.Module):
         return self.fc(self.drop(torch.flatten(x, 1)))
 
 
-def digest(model):
-    h = hashlib.sha256()
-    for name, t in list(model.named_parameters()) + list(model.named_buffers()):
-        h.update(name.encode())
-        h.update(t.detach().cpu().contiguous().numpy().tobytes())
-    return h.hexdigest()[:32]
-
-
-def sync(dev):
-    if dev.type == "cuda":
-        torch.cuda.synchronize(dev)
-
-
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--steps", type=int, default=6)
-    p.add_argument("--seed", type=int, default=0)
-    args = p.parse_args()
+    args = parse_args()
     torch.backends.cudnn.deterministic = True
     torch.backends.cudnn.benchmark = False
     torch.manual_seed(args.seed)
-    dev = torch.device("cpu" if os.environ.get("TVIS_GPU_CHECK_CPU") == "1" else "cuda")
+    dev = torch.device("cpu" if on_cpu() else "cuda")
     data = torch.Generator().manual_seed(1234)
     batches = [(torch.randn(32, 3, 32, 32, generator=data).to(dev), torch.randint(0, 10, (32,), generator=data).to(dev))
                for _ in range(4)]
@@ -62,16 +41,7 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     for step in range(args.steps):
         x, y = batches[step % len(batches)]
-        sync(dev)
-        t0 = time.perf_counter()
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        sync(dev)
-        ms = (time.perf_counter() - t0) * 1e3
-        print("step %d loss %r weights %s" % (step, loss.item(), digest(model)), flush=True)
-        print("timing %d %.3f" % (step, ms), flush=True)
+        train_step(step, model, opt, x, y, dev)
 
 
 if __name__ == "__main__":
