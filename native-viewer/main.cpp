@@ -60,6 +60,7 @@ struct Args {
   std::string state_json;
   double state_every = 0;  // seconds; 0: only at exit
   int frames = 0;
+  bool decode_worker = false;  // a bounded run that still decodes on the worker (frame timing as interactive)
   std::string size = "1400x900";
   float scale = 0;
   int64_t select = -1;  // event to select at start (scripted screenshots)
@@ -177,6 +178,9 @@ int main(int argc, char** argv) {
   cli.add_option("run", args.run, "run.tvis, its run folder, a runs folder, HOST:PATH or a saved target");
   cli.add_option("--screenshot", args.screenshot, "write a PNG of the window after the last frame, then exit");
   cli.add_option("--frames", args.frames, "render this many frames, then exit")->check(CLI::Range(1, 1000000));
+  cli.add_flag("--decode-worker", args.decode_worker,
+               "with --frames: decode chunks on the worker thread as an interactive window does (frame timing "
+               "benchmarks; screenshots and states then depend on timing)");
   cli.add_option("--state-json", args.state_json, "write the viewer's state (JSON) at exit");
   cli.add_option("--state-every", args.state_every, "with --state-json: also write it every this many seconds")
       ->check(CLI::Range(0.05, 3600.0));
@@ -224,7 +228,7 @@ int main(int argc, char** argv) {
   // Interactive windows decode chunks on a worker thread (a frame shows
   // "loading" rather than stall); bounded (--frames) runs decode in the frame
   // so that scripted screenshots and states are the same on every machine.
-  app_options.decode_in_background = args.frames == 0;
+  app_options.decode_in_background = args.frames == 0 || args.decode_worker;
   app_options.recheck_files = recheck_capture_evidence;  // the Graph page's freshness
   std::shared_ptr<tvis::remote::OpenedStore> remote_runs;  // the ssh session, up while the window runs
   tvis::viewer::App app(app_options);
