@@ -84,7 +84,8 @@ def main():
             fail("no confusion matrix")
     elif kind == "lm":
         row = int(sys.argv[5])
-        same("tokens", v["tokens"], {"step": step, "row": row, "losses": ref["tokens"][step][row]})
+        same("tokens", v["tokens"], {"step": step, "row": row, "losses": ref["tokens"][step][row],
+                                     "labels": ref["token_labels"][step][row]})
         same("confusion", v["confusion"], None)
     elif kind == "weights":
         param, show = sys.argv[5], sys.argv[6]

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 import reference as ref
 
 V, B, T, PAD = 12, 3, 8, 0
+itos = ["<pad>"] + list("etaoin shrd")  # the vocabulary (id -> text): the Loss page shows tokens by it
 
 
 class LM(nn.Module):
@@ -49,6 +50,8 @@ def main():
             nlp = -torch.log_softmax(flat, dim=1).gather(1, safe.unsqueeze(1)).squeeze(1)
             nlp = torch.where(valid, nlp, torch.zeros_like(nlp)).reshape(B, T).float().double().tolist()
         saved["tokens"][step] = [[None if tgt[b, i].item() == PAD else nlp[b][i] for i in range(T)] for b in range(B)]
+        saved.setdefault("token_labels", {})[step] = [[None if tgt[b, i].item() == PAD else itos[tgt[b, i].item()]
+                                                       for i in range(T)] for b in range(B)]
         saved["samples"][step] = ref.per_sample(logits.detach().view(-1, V), tgt.reshape(-1), step, ignore_index=PAD)
         saved["losses"].append(float(loss.detach().reshape(-1)[0].item()))
         saved["steps"] = step + 1

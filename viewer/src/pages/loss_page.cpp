@@ -346,9 +346,17 @@ json loss_view(AppState& s) {
       }
       if (b.has_tokens && b.tokens.batch > 0 && b.tokens.tokens > 0 && !b.tokens.losses.empty()) {
         const int64_t row = std::clamp<int64_t>(l.token_row, 0, b.tokens.batch - 1);
-        json tl = json::array();
+        json tl = json::array(), labels = json::array();
         for (int64_t t = 0; t < b.tokens.tokens; ++t) tl.push_back(number_or_null(b.tokens.losses[static_cast<size_t>(row * b.tokens.tokens + t)]));
-        v["tokens"] = {{"step", rec->step()}, {"row", row}, {"losses", tl}};
+        const std::map<int64_t, std::string>& names = token_names(s, l);
+        std::vector<json> text(static_cast<size_t>(b.tokens.tokens), nullptr);  // the row's targets' texts
+        for (const SampleLossRow& r : b.rows) {
+          if (r.row / b.tokens.tokens != row) continue;
+          auto it = names.find(r.target);
+          if (it != names.end()) text[static_cast<size_t>(r.row % b.tokens.tokens)] = it->second;
+        }
+        for (json& j : text) labels.push_back(std::move(j));
+        v["tokens"] = {{"step", rec->step()}, {"row", row}, {"losses", tl}, {"labels", labels}};
       }
     }
   }

@@ -106,7 +106,12 @@ bool click_loss_row(AppState& s, LossState& l, const schema::LossRecord& rec, co
 }
 
 void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b) {
-  const auto names = class_names(s, rec.step());
+  // Classes by their names; a language model's target and predicted tokens by their text ("9 s").
+  std::map<int64_t, std::string> names;
+  if (b.has_tokens)
+    for (const auto& [id, text] : token_names(s, l)) names.emplace(id, token_text(token_names(s, l), id));
+  else
+    names = class_names(s, rec.step());
   l.hovered_row = -1;
   l.hovered_picture = "none";
   const bool tokens = b.has_tokens && b.tokens.tokens > 0;
@@ -179,8 +184,8 @@ void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec,
 }
 
 void draw_loss_tokens(AppState& s, LossState& l, const LossBatch& b) {
-  (void)s;
   const TokenLosses& tk = b.tokens;
+  const std::map<int64_t, std::string>& names = token_names(s, l);
   if (tk.batch <= 0 || tk.tokens <= 0 || tk.losses.empty()) {
     ImGui::TextDisabled("The token layout does not match the logits: tokens not shown.");
     return;
@@ -209,9 +214,8 @@ void draw_loss_tokens(AppState& s, LossState& l, const LossBatch& b) {
   for (int64_t t = 0; t < tk.tokens; ++t) {
     const size_t i = static_cast<size_t>(row * tk.tokens + t);
     const bool pad = tk.ignored[i];
-    char text[32];
-    if (pad) std::snprintf(text, sizeof text, "pad");
-    else std::snprintf(text, sizeof text, "%" PRId64, targets[static_cast<size_t>(t)]);
+    const std::string shown_text = pad ? "pad" : token_text(names, targets[static_cast<size_t>(t)]);
+    const char* text = shown_text.c_str();
     const ImVec2 ts = ImGui::CalcTextSize(text);
     const ImVec2 box(std::max(ts.x + em * 0.8f, em * 2.2f), ts.y + em * 0.5f);
     if (t > 0) {
@@ -240,13 +244,15 @@ void draw_loss_tokens(AppState& s, LossState& l, const LossBatch& b) {
       if (pad) {
         ImGui::Text("padding (target = ignore_index %" PRId64 "): not in the loss", tk.ignore_index);
       } else {
-        ImGui::Text("target token %" PRId64 ", loss %s", targets[static_cast<size_t>(t)], widgets::format_exact(v).c_str());
+        const int64_t id = targets[static_cast<size_t>(t)];
+        ImGui::Text("target token %s (id %" PRId64 "), loss %s", token_text(names, id).c_str(), id,
+                    widgets::format_exact(v).c_str());
         const int64_t flat = row * tk.tokens + t;
         for (const SampleLossRow& r : b.rows)
           if (r.row == flat) ImGui::Text("p(target) = %s", widgets::format_exact(r.p_target).c_str());
         ImGui::TextDisabled("Top predictions:");
         for (const auto& [c, pr] : top_predictions(b, flat, 5))
-          ImGui::Text("token %" PRId64 "  p = %s", c, widgets::format_exact(pr).c_str());
+          ImGui::Text("token %s (id %" PRId64 ")  p = %s", token_text(names, c).c_str(), c, widgets::format_exact(pr).c_str());
       }
       ImGui::EndTooltip();
     }

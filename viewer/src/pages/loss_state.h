@@ -2,7 +2,8 @@
 // replaced when another run opens). The page's files: loss_page.cpp (layout,
 // the curve and the call, view and commands), loss_samples.cpp (the
 // worst-first list and a language model's tokens), loss_confusion.cpp,
-// loss_class_names.cpp (the classes' names where the samples carry them).
+// loss_class_names.cpp (the classes' names where the samples carry them),
+// loss_token_names.cpp (a language model's token texts where a vocabulary was found).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,8 @@ struct LossState {
   std::string unfollowed_why;   // why it cannot be followed, said in place
   std::map<int64_t, std::string> recorded_names;  // class_names_recorded(), once complete
   bool recorded_names_complete = false;
+  std::map<int64_t, std::string> token_names;     // token_names(), once complete
+  bool token_names_complete = false;
 };
 
 /// Class names where the followed samples of `step` carry them
@@ -43,6 +46,11 @@ std::map<int64_t, std::string> class_names(AppState& s, int step);
 const std::map<int64_t, std::string>& class_names_recorded(AppState& s, LossState& l);
 /// "3 cat" where class 3 has a name, else "3".
 std::string class_label(const std::map<int64_t, std::string>& names, int64_t c);
+/// Token id -> its text where the recorder labelled it (loss_token_names.cpp);
+/// kept in `l` once every insight record is indexed.
+const std::map<int64_t, std::string>& token_names(AppState& s, LossState& l);
+/// The token's text with whitespace made visible ("_", "\n"), else its id.
+std::string token_text(const std::map<int64_t, std::string>& names, int64_t id);
 
 LossState& loss_state(AppState& s);
 /// The loss record the page shows at the Selection's step, or nullptr.
