@@ -61,6 +61,10 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("add_insights", &PyRecorder::add_insights)
       .def("write_meta", &PyRecorder::write_meta)
       .def("flush", [](PyRecorder& r) { r.core().flush(); })
+      .def("relabel_as_evaluation",
+           [](PyRecorder& r, const std::vector<uint64_t>& roots) { return r.core().relabel_as_evaluation(roots); })
+      .def("drop_sample_batches",
+           [](PyRecorder& r, const std::vector<uint64_t>& events) { r.core().drop_sample_batches(events); })
       .def("finalize", &PyRecorder::finalize)
       .def("stats", &PyRecorder::stats)
       .def("start_profile", &PyRecorder::start_profile)

@@ -357,6 +357,17 @@ void Recorder::write_meta(schema::RunMetaT meta) {
   builder_->write_meta(meta);
 }
 
+size_t Recorder::relabel_as_evaluation(const std::vector<uint64_t>& roots) {
+  for (uint64_t id : roots) {
+    const schema::EventT* ev = builder_->find_event(id);
+    if (!ev || ev->phase != schema::Phase::Forward || ev->t_end_ns < ev->t_begin_ns) continue;
+    const int64_t spent = ev->t_end_ns - ev->t_begin_ns;
+    timings_[{ev->step, static_cast<int>(schema::Phase::Forward)}] -= spent;
+    timings_[{ev->step, static_cast<int>(schema::Phase::Evaluation)}] += spent;
+  }
+  return builder_->relabel_subtrees(roots, schema::Phase::Evaluation);
+}
+
 void Recorder::flush() {
   builder_->flush();
   schema::SourceFilesT fresh = new_sources();

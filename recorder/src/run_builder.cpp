@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "tvis/format/chunk_kind.h"
 
@@ -83,6 +84,24 @@ void RunBuilder::end_event(uint64_t id, int64_t t_end_ns) {
 schema::EventT* RunBuilder::find_event(uint64_t id) {
   auto it = events_.find(id);
   return it == events_.end() ? nullptr : it->second.get();
+}
+
+size_t RunBuilder::relabel_subtrees(const std::vector<uint64_t>& roots, schema::Phase phase) {
+  std::set<uint64_t> in(roots.begin(), roots.end());
+  size_t changed = 0;
+  for (auto& [id, ev] : events_) {  // by id: a parent comes before its children
+    if (!in.count(id) && !(ev->parent >= 0 && in.count(static_cast<uint64_t>(ev->parent)))) continue;
+    in.insert(id);
+    if (ev->phase != phase) ev->phase = phase, ++changed;
+  }
+  return changed;
+}
+
+void RunBuilder::drop_sample_batches(const std::vector<uint64_t>& events) {
+  const std::set<uint64_t> drop(events.begin(), events.end());
+  samples_.erase(std::remove_if(samples_.begin(), samples_.end(),
+                                [&](const std::unique_ptr<schema::SampleBatchT>& b) { return drop.count(b->batch_event); }),
+                 samples_.end());
 }
 
 RunBuilder::Data RunBuilder::data_class(const schema::TensorRecordT& rec, bool f32, bool sparse) {

@@ -134,7 +134,8 @@ def test_gan_step_is_an_iteration_of_both_models(tvis, tmp_path):
     expected = torch.load(dump / "losses.pt")  # [errD_real, errD_fake, errG] per iteration
     assert summary["step_losses"] == expected
     assert summary["losses"] == [s[0] for s in expected]
-    # the fixed-noise sample under no_grad after iteration 0 ends: an evaluation at the head of step 1
+    # the fixed-noise sample after iteration 0 ends (gradients on, no backward reaches it): an
+    # evaluation at the head of step 1
     fixed = [e for e in top_level_calls(run, 1) if e["name"] == "netG" and e["phase"] == "Evaluation"]
     assert len(fixed) == 1
 
@@ -163,3 +164,27 @@ def test_a_run_without_an_optimizer_counts_backward_passes(tvis, tmp_path):
     assert "stopped after 3 steps (backward passes) as requested" in notices, notices
     plain = run_plain(SCRIPTS / "manual_sgd.py", "--steps", 5)
     assert script_lines(p.stdout) == script_lines(plain.stdout)[:3]
+
+
+def test_forwards_no_backward_reaches_are_evaluations(tvis, tmp_path):
+    """A probe forward with gradients on (its graph never backpropagated) and
+    a frozen teacher (no graph) are Evaluation; the student's forward is the
+    step's Forward and, without a DataLoader, its batch is the one followed."""
+    dump = tmp_path / "dump"
+    path, out, plain = record_matching_plain(tvis, SCRIPTS / "grad_on_side_forwards.py", 3, tmp_path / "runs",
+                                             "--dump", dump)
+    assert script_lines(out) == script_lines(plain)[:len(script_lines(out))]
+    run = load_run(path)
+    for step in range(3):
+        calls = [(e["class_name"], e["phase"]) for e in top_level_calls(run, step)]
+        assert calls == [("Sequential", "Evaluation"), ("Teacher", "Evaluation"), ("Sequential", "Forward")], \
+            (step, calls)
+        inner = [e for e in run.events.values() if e["step"] == step and e["kind"] == "ModuleCall"
+                 and e["name"].startswith("teacher.body")]
+        assert len(inner) == 4 and all(e["phase"] == "Evaluation" for e in inner), "the teacher's layers"
+        x = torch.load(dump / ("x_step%d.pt" % step))
+        rows = followed_inputs(run, step)
+        assert len(rows) == 4 and all(torch.equal(values, x[row]) for row, values in rows), step
+    # their time counts as Evaluation in every step's phase timings
+    timed = {(t.get("step", 0), t["phase"]) for t in run.meta["phase_timings"]}
+    assert all((step, "Evaluation") in timed for step in range(3)), timed

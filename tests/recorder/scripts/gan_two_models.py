@@ -5,7 +5,8 @@ G's fakes (errD_fake.backward()), optimizerD.step(); then G through D
 (errG.backward()), optimizerG.step(); then the iteration's line
     step <i> loss_d <repr> loss_g <repr> weights <digest of D and G>
 (Loss_D is errD_real + errD_fake, as DCGAN prints it). A fixed-noise sample
-under no_grad after each iteration is an evaluation.
+after each iteration, with gradients on as in PyTorch's DCGAN but never
+backpropagated, is an evaluation.
 
 With --dump DIR: losses.pt holds each iteration's [errD_real, errD_fake, errG].
 """
@@ -86,8 +87,7 @@ def main():
             errG = criterion(netD(fake), label)
             errG.backward()
             optimizerG.step()
-            with torch.no_grad():
-                netG(fixed_noise)
+            netG(fixed_noise).detach()  # as PyTorch's DCGAN: gradients on, never backpropagated
             record.append([errD_real.item(), errD_fake.item(), errG.item()])
             if args.dump:
                 os.makedirs(args.dump, exist_ok=True)

@@ -142,6 +142,14 @@ class Recorder {
   /// Writes what the step produced, then the sources first seen since the
   /// last flush (a killed run keeps both).
   void flush();
+  /// The step's top-level forwards that no backward reached (the Session
+  /// decides at the step's end, before flush()): their calls become the
+  /// Evaluation phase, and their time moves from Forward to Evaluation in
+  /// the phase timings. Their tensors keep what they kept (values as a
+  /// forward's). Returns how many events changed.
+  size_t relabel_as_evaluation(const std::vector<uint64_t>& roots);
+  /// Drops the step's sample batches recorded at these events (not yet written).
+  void drop_sample_batches(const std::vector<uint64_t>& events) { builder_->drop_sample_batches(events); }
   /// Ends the run: phase none, open events end now, the remaining sources
   /// and the final RunMeta are written, the file is closed. A second call
   /// only returns the stats. Throws std::runtime_error on a write error.

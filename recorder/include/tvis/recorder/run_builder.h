@@ -68,6 +68,12 @@ class RunBuilder {
   void end_event(uint64_t id, int64_t t_end_ns);
   /// The event if it is still in memory, else nullptr.
   schema::EventT* find_event(uint64_t id);
+  /// Sets `phase` on the events of the subtrees rooted at `roots` that are
+  /// still in memory (the current step's: events are written by flush()).
+  /// Returns how many changed.
+  size_t relabel_subtrees(const std::vector<uint64_t>& roots, schema::Phase phase);
+  /// Drops the sample batches not yet written whose batch_event is one of `events`.
+  void drop_sample_batches(const std::vector<uint64_t>& events);
   uint64_t events_begun() const { return next_event_id_; }
 
   /// Adds a tensor record (id, data_* fields are filled here) with `size`

@@ -14,7 +14,12 @@ ends when each of them has stepped (each update recorded inside it). Without
 next top-level module call or data fetch (a hand-written update belongs to
 it). ``optimizer.step(closure)`` records each closure call as a forward, loss
 and backward inside the step. A top-level forward, loss call or fetch with
-gradients off is an Evaluation (statistics only; not followed).
+gradients off is an Evaluation (statistics only; not followed). A top-level
+forward with gradients on that no backward of its step reached (it built no
+graph, or one the step's backwards never ran through: a logging or probe
+forward, a frozen teacher) becomes an Evaluation at the step's end; its
+tensors keep what a forward keeps, and without a DataLoader the followed
+samples are those of the first forward a backward reached.
 
 Where a stopped script ends: after the N-th step it runs on, unrecorded, until
 it begins the next step's work: a fetch from a DataLoader whose batch fed a
@@ -62,6 +67,18 @@ _CALL_IMPL = torch.nn.Module._call_impl.__code__
 # latest ones only (each holds its output's graph; an evaluation loop with
 # grad enabled and no backward would otherwise keep every batch's graph).
 _MAX_LOSS_CANDIDATES = 8
+
+
+def _output_tensors(output):
+    """The tensors a forward returned: the output itself, or those one level
+    inside a tuple, list or mapping (a ModelOutput is one)."""
+    if isinstance(output, torch.Tensor):
+        return [output]
+    if isinstance(output, (tuple, list)):
+        return [t for t in output if isinstance(t, torch.Tensor)]
+    if isinstance(output, dict):
+        return [t for t in output.values() if isinstance(t, torch.Tensor)]
+    return []
 
 
 def _call_kwargs(frame):
@@ -115,6 +132,14 @@ class Session:
         self.names = ModuleNames()  # module and parameter paths (names.py)
         self._class_defs = {}       # class -> (file id, line)
         self._loss_candidates = []  # [(output tensor, info dict)] of this step
+        # This step's top-level forwards: event id -> "pending" (its output not
+        # seen yet), "built" (a graph a backward may reach), "reached" (one did),
+        # "no graph" (nothing in it required grad), "unknown" (no tensor output:
+        # never relabelled). Those no backward reached become Evaluation at the
+        # step's end (_close_forwards).
+        self._top_forwards = {}
+        self._model_batches = []    # events whose model input gave this step's followed samples (no DataLoader)
+        self._backwards = 0         # backward() calls recorded in this step
         self._step_depth = 0
         self._bw_depth = 0
         self._loss_depth = 0
@@ -269,9 +294,13 @@ class Session:
             self.rec.tensors(eid, P.INPUT, args)
         elif kwargs is None:
             self._kwargs_only += 1
-        if top_forward and self.followed_step != self.steps_done and not self._training_data:
-            # no DataLoader feeds training (else its batches are followed, not, say, a logging forward's)
+        if top_forward:
+            self._top_forwards[eid] = "pending"
+        if top_forward and not self._training_data and (self.followed_step != self.steps_done or self._model_batches):
+            # No DataLoader feeds training (else its batches are followed): each top-level forward's
+            # input is followed for now; the step's end keeps the first one a backward reached.
             self.fetch.follow_model_input(eid, args)
+            self._model_batches.append(eid)
         self._stack.append((module, eid))
         self._frames.append(call)
         self.ext.call("on_module_pre", module, eid, args)
@@ -293,6 +322,8 @@ class Session:
             out = out[0]
         if isinstance(out, torch.Tensor) and out.grad_fn is not None:
             out.grad_fn.register_hook(functools.partial(self.rec.on_grad, eid, out.output_nr))
+        if eid in self._top_forwards:
+            self._watch_forward(eid, output)
         self.ext.call("on_module_post", module, eid, args, output)
         self.rec.end(eid)
         if isinstance(module, torch.nn.modules.loss._Loss) and isinstance(output, torch.Tensor):
@@ -302,6 +333,40 @@ class Session:
                     "fn": type(module).__name__}
             self._add_loss_candidate(output, info)
         return None
+
+    def _watch_forward(self, eid, output):
+        """Whether a backward reaches this top-level forward: a hook on each
+        output's grad_fn (reading only: it returns None)."""
+        tensors = _output_tensors(output)
+        if not tensors:
+            self._top_forwards[eid] = "unknown"
+            return
+        built = [t for t in tensors if t.grad_fn is not None]
+        self._top_forwards[eid] = "built" if built else "no graph"
+        for t in built:
+            t.grad_fn.register_hook(functools.partial(self._forward_reached, eid))
+
+    def _forward_reached(self, eid, *_):
+        if eid in self._top_forwards:
+            self._top_forwards[eid] = "reached"
+
+    def _close_forwards(self):
+        """The step's end: a top-level forward that built no graph, or one no
+        backward of the step reached (a logging or probe forward with gradients
+        on, a frozen teacher), is an evaluation; the followed samples are the
+        first reached forward's (without a DataLoader)."""
+        unreached = [e for e, state in self._top_forwards.items() if state in ("built", "no graph")]
+        if unreached and self._backwards:
+            self.rec.relabel_as_evaluation(unreached)
+        else:
+            unreached = []
+        keep = next((e for e in self._model_batches if e not in unreached), None)
+        drop = [e for e in self._model_batches if e != keep]
+        if drop:
+            self.rec.drop_sample_batches(drop)
+        self._top_forwards = {}
+        self._model_batches = []
+        self._backwards = 0
 
     def _budget_parameters(self, root):
         """The byte budget keeps room for each step's weights and gradients:
@@ -430,6 +495,7 @@ class Session:
                 loss = tensors if isinstance(tensors, torch.Tensor) else None
                 if loss is None and isinstance(tensors, (tuple, list)) and len(tensors) == 1:
                     loss = tensors[0]
+                session._backwards += 1
                 if loss is not None:
                     session._on_backward(loss)
                     if not session._optimizers_seen and session._step_depth == 0 and loss.grad_fn is not None:
@@ -665,6 +731,7 @@ class Session:
     def _end_step(self):
         self._stepped = []
         self.ext.call("on_step_end", self.steps_done)
+        self._close_forwards()
         self.rec.flush()
         self.mark("step_%d_end" % self.steps_done)
         self.steps_done += 1
