@@ -188,3 +188,16 @@ def test_forwards_no_backward_reaches_are_evaluations(tvis, tmp_path):
     # their time counts as Evaluation in every step's phase timings
     timed = {(t.get("step", 0), t["phase"]) for t in run.meta["phase_timings"]}
     assert all((step, "Evaluation") in timed for step in range(3)), timed
+
+
+def test_an_optimizer_that_skips_iterations_still_ends_each_iteration(tvis, tmp_path):
+    """WGAN's critic steps every iteration, its generator every second: a
+    step is still one iteration (a D-only one ends at the next fetch)."""
+    path, out, plain = record_matching_plain(tvis, SCRIPTS / "wgan_critic.py", 4, tmp_path / "runs")
+    lines = script_lines(out)
+    assert [l.split()[1] for l in lines if l.startswith("step ")] == ["0", "1", "2", "3"]
+    assert lines == script_lines(plain)[:len(lines)]
+    assert inspect_json(tvis, path)["steps"] == 4
+    run = load_run(path)
+    assert [(o["step"], o["params"][0]["name"].split(".")[0]) for o in run.optimizer_steps] == \
+        [(0, "netD"), (1, "netD"), (1, "netG"), (2, "netD"), (3, "netD"), (3, "netG")]
