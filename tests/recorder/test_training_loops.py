@@ -129,6 +129,8 @@ def test_gan_step_is_an_iteration_of_both_models(tvis, tmp_path):
     modules = set(summary["modules"])
     assert {"netD", "netG", "netD.main.0", "netG.main.0", "netD.main.6", "netG.main.7"} <= modules, modules
     assert not [m for m in modules if m.startswith("main")]
+    embedded = summary["captured"]["embeddings"]  # the captures use the qualified paths too
+    assert "netD.main" in embedded and not [m for m in embedded if m.startswith("main")], embedded
     names = {p["name"] for o in run.optimizer_steps for p in o["params"]}
     assert "netD.main.0.weight" in names and "netG.main.1.bias" in names
     expected = torch.load(dump / "losses.pt")  # [errD_real, errD_fake, errG] per iteration
