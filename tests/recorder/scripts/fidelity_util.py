@@ -25,11 +25,13 @@ def parse(extra=None):
     return p.parse_args()
 
 
-def digest(model):
+def digest(*models):
+    """sha256 of every parameter of `models`, in order (a GAN passes D and G)."""
     h = hashlib.sha256()
-    for name, p in model.named_parameters():
-        h.update(name.encode())
-        h.update(p.detach().cpu().contiguous().numpy().tobytes())
+    for model in models:
+        for name, p in model.named_parameters():
+            h.update(name.encode())
+            h.update(p.detach().cpu().contiguous().numpy().tobytes())
     return h.hexdigest()[:32]
 
 

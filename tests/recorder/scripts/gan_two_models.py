@@ -10,14 +10,13 @@ backpropagated, is an evaluation.
 
 With --dump DIR: losses.pt holds each iteration's [errD_real, errD_fake, errG].
 """
-import hashlib
 import os
 
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from fidelity_util import parse
+from fidelity_util import digest, parse
 
 NZ, NGF, NDF = 8, 8, 8
 
@@ -44,15 +43,6 @@ class Discriminator(nn.Module):
 
     def forward(self, x):
         return self.main(x).view(-1, 1).squeeze(1)
-
-
-def digest(*models):
-    h = hashlib.sha256()
-    for m in models:
-        for name, p in m.named_parameters():
-            h.update(name.encode())
-            h.update(p.detach().contiguous().numpy().tobytes())
-    return h.hexdigest()[:32]
 
 
 def main():

@@ -3,24 +3,14 @@ critic (D) steps every iteration, the generator (G) every N_CRITIC-th, from a
 DataLoader of "real" vectors. Each iteration prints
     step <i> loss_d <repr> loss_g <repr|None> weights <digest of D and G>
 """
-import hashlib
 
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from fidelity_util import parse
+from fidelity_util import digest, parse
 
 N_CRITIC = 2
-
-
-def digest(*models):
-    h = hashlib.sha256()
-    for m in models:
-        for name, p in m.named_parameters():
-            h.update(name.encode())
-            h.update(p.detach().contiguous().numpy().tobytes())
-    return h.hexdigest()[:32]
 
 
 def main():
