@@ -31,6 +31,7 @@ import json, sys, torch
 L = json.load(open(sys.argv[1]))["view"]["layer"]
 want = torch.load(sys.argv[2])["activation"][2]["head"][L["row"], 2].item()
 assert L["tab"] == "Neurons" and L["picked_neuron"] == 2, L
+assert L["neuron_labels"] == ["ant", "bee", "cat", "dog"], L  # head's output is the loss's logits: bars by class
 assert abs(L["picked_value"] - want) <= 1e-6 * max(1.0, abs(want)), (L["picked_value"], want)
 PY
 

@@ -42,6 +42,7 @@ class Pictures(Dataset):
             y, x = 2 + (k * 3) % 12, 2 + (k * 5) % 12
             im[y:y + 6, x:x + 6] = 255
         self.labels = [k % 4 for k in range(n)]
+        self.classes = ["ant", "bee", "cat", "dog"]  # the recorder names each sample's class by it
         self.transform = transforms.Compose([
             transforms.Resize((16, 16)),
             transforms.ToTensor(),

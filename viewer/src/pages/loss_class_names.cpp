@@ -5,25 +5,11 @@
 #include <set>
 
 #include "loss_state.h"
+#include "tvis/viewer_model/class_names.h"
 
 namespace tvis::viewer {
 
-namespace {
-
-template <typename Map>
-void add_name(Map& out, const schema::Sample* smp) {
-  if (!smp || smp->label_index() < 0 || !smp->label() || smp->label()->size() == 0) return;
-  const std::string label = smp->label()->str();
-  if (label != std::to_string(smp->label_index())) out.emplace(smp->label_index(), label);
-}
-
-}  // namespace
-
-std::map<int64_t, std::string> class_names(AppState& s, int step) {
-  std::map<int64_t, std::string> out;
-  s.model.samples().for_step(step, [&](const schema::Sample* smp) { add_name(out, smp); });
-  return out;
-}
+std::map<int64_t, std::string> class_names(AppState& s, int step) { return class_names_at(s.model, step); }
 
 const std::map<int64_t, std::string>& class_names_recorded(AppState& s, LossState& l) {
   if (l.recorded_names_complete || !s.model.losses().ready()) return l.recorded_names;
@@ -31,7 +17,7 @@ const std::map<int64_t, std::string>& class_names_recorded(AppState& s, LossStat
   for (const schema::LossRecord* rec : s.model.losses().all()) steps.insert(rec->step());
   bool complete = true;
   for (int step : steps)
-    complete = s.model.samples().for_step(step, [&](const schema::Sample* smp) { add_name(l.recorded_names, smp); }) &&
+    complete = s.model.samples().for_step(step, [&](const schema::Sample* smp) { add_class_name(l.recorded_names, smp); }) &&
                complete;
   l.recorded_names_complete = complete;
   return l.recorded_names;

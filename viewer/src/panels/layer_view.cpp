@@ -11,6 +11,7 @@
 #include "../theme.h"
 #include "budget_thumbnail.h"
 #include "picture.h"
+#include "tvis/viewer_model/class_names.h"
 #include "tvis/widgets/bar_chart.h"
 #include "tvis/widgets/colormap.h"
 #include "tvis/widgets/format_number.h"
@@ -244,11 +245,22 @@ void draw_neurons(PanelContext& c, LayerViewState& v) {
     return;
   }
   if (m.layout == LayerMaps::Layout::Vector || m.layout == LayerMaps::Layout::Other) {
-    ImGui::TextDisabled("%d values, largest |x| first", m.neurons);
+    // A classifier's logits (the output a loss of the step took as logits):
+    // each bar named by its class where the samples carry class names.
+    v.neuron_labels.clear();
+    if (produced_logits(c.model, v.event, v.step)) {
+      const std::map<int64_t, std::string> classes = class_names_at(c.model, v.step);
+      for (int i = 0; i < m.neurons && !classes.empty(); ++i) {
+        auto it = classes.find(i);
+        v.neuron_labels.push_back(it == classes.end() ? std::to_string(i) : it->second);
+      }
+    }
+    ImGui::TextDisabled("%d values, largest |x| first%s", m.neurons,
+                        v.neuron_labels.empty() ? "" : "; the logits, by class");
     std::vector<std::string> names(static_cast<size_t>(m.neurons));
     std::vector<const char*> labels(names.size());
     for (int i = 0; i < m.neurons; ++i) {
-      names[i] = std::to_string(i);
+      names[i] = v.neuron_labels.empty() ? std::to_string(i) : v.neuron_labels[static_cast<size_t>(i)];
       labels[i] = names[i].c_str();
     }
     std::vector<double> shown(m.values.begin(), m.values.end());
@@ -265,7 +277,9 @@ void draw_neurons(PanelContext& c, LayerViewState& v) {
     if (picked) {
       const int n = v.picked_neuron;
       const int rank = static_cast<int>(std::find(m.order.begin(), m.order.end(), n) - m.order.begin());
-      ImGui::Text("value %d = %s", n, widgets::format_exact(m.values[static_cast<size_t>(n)]).c_str());
+      ImGui::Text("value %d%s%s = %s", n, v.neuron_labels.empty() ? "" : " ",
+                  v.neuron_labels.empty() ? "" : v.neuron_labels[static_cast<size_t>(n)].c_str(),
+                  widgets::format_exact(m.values[static_cast<size_t>(n)]).c_str());
       ImGui::SameLine();
       ImGui::TextDisabled("(rank %d of %d by |x|)", rank + 1, m.neurons);
       ImGui::SameLine();
@@ -543,6 +557,7 @@ void draw_layer_view(PanelContext& c, LayerViewState& v, const LayerTarget& t) {
   }
   v.shown = true;
   v.module = e->name() ? e->name()->str() : std::string();
+  v.event = t.event;
   v.of_gradient = t.gradient ? *t.gradient : v.gradient;
   v.step = t.step;
   v.sample = t.sample;
@@ -639,6 +654,7 @@ nlohmann::json layer_view_json(const LayerViewState& v) {
     out["map"] = nullptr;
   }
   out["neurons_order"] = ok ? json(v.maps.order) : json(nullptr);
+  out["neuron_labels"] = ok && !v.neuron_labels.empty() ? json(v.neuron_labels) : json(nullptr);
   // The clicked neuron and its exact value (a vector's bar; a map's mean |x|).
   const bool picked = ok && v.picked_neuron >= 0 && v.picked_neuron < v.maps.neurons;
   out["picked_neuron"] = picked ? json(v.picked_neuron) : json(nullptr);

@@ -56,6 +56,8 @@ struct LayerViewState {
   // What the last frame showed (for layer_view_json).
   bool shown = false;
   std::string module;
+  uint64_t event = 0;  // the module call shown
+  std::vector<std::string> neuron_labels;  // a classifier's logits: each value's class ("cat", else its index); else empty
   bool of_gradient = false;
   int step = 0, sample = -1, row = -1;
   std::string problem;  // why no map / neurons ("" when computed)
