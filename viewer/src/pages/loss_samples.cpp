@@ -108,10 +108,12 @@ bool click_loss_row(AppState& s, LossState& l, const schema::LossRecord& rec, co
 void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b) {
   // Classes by their names; a language model's target and predicted tokens by their text ("9 s").
   std::map<int64_t, std::string> names;
-  if (b.has_tokens)
-    for (const auto& [id, text] : token_names(s, l)) names.emplace(id, token_text(token_names(s, l), id));
-  else
+  if (b.has_tokens) {
+    const std::map<int64_t, std::string>& tokens = token_names(s, l);
+    for (const auto& entry : tokens) names.emplace(entry.first, token_text(tokens, entry.first));
+  } else {
     names = class_names(s, rec.step());
+  }
   l.hovered_row = -1;
   l.hovered_picture = "none";
   const bool tokens = b.has_tokens && b.tokens.tokens > 0;
