@@ -104,6 +104,13 @@ view vit_own_attention "$VITOWN" --page Attention --step 1 --module blocks.1.att
 check rollout "$WORK/ref_vit_own.pt" "$OUT/vit_own_attention.json"
 view vit_own_patch "$VITOWN" --page Attention --step 2 --link query=6 --link paint=layer --link 'rollout=[0,0]'
 check rollout "$WORK/ref_vit_own.pt" "$OUT/vit_own_patch.json" 6 layer
+# Replay's layer panel on an attention call: where [CLS], then a clicked
+# patch, looks in that layer, painted On image (the Replay link keys).
+view vit_own_layer_cls "$VITOWN" --page Replay --step 1 --phase forward --module blocks.1.attn --sample 2
+check layer_attention "$WORK/ref_vit_own.pt" "$OUT/vit_own_layer_cls.json" 0
+view vit_own_layer_patch "$VITOWN" --page Replay --step 2 --phase forward --module blocks.0.attn --sample 5 \
+  --link layer_query=7
+check layer_attention "$WORK/ref_vit_own.pt" "$OUT/vit_own_layer_patch.json" 7
 
 # The same insight pages in viewer.html (headless Chromium, the run read by
 # Range from nginx, chunks answered asynchronously as in any browser): each

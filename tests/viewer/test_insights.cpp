@@ -54,6 +54,26 @@ TEST_CASE("rollout and attention weights refuse what they cannot use, with a rea
   CHECK_FALSE(problem.empty());
 }
 
+TEST_CASE("a patch grid: n^2 tokens or [CLS] + n^2; where a token looks, [CLS]'s column left out", "[viewer][insights]") {
+  bool cls = true;
+  CHECK(vw::patch_grid_side(16, &cls) == 4);
+  CHECK_FALSE(cls);
+  CHECK(vw::patch_grid_side(17, &cls) == 4);
+  CHECK(cls);
+  CHECK(vw::patch_grid_side(18, &cls) == 0);
+  CHECK(vw::patch_grid_side(1, &cls) == 0);  // a single token is no grid
+  // T = 5: [CLS] and a 2 x 2 grid; row q holds 10 q + s at column s.
+  std::vector<double> square(25);
+  for (int q = 0; q < 5; ++q)
+    for (int s = 0; s < 5; ++s) square[q * 5 + s] = 10 * q + s;
+  CHECK(vw::query_row_on_grid(square, 5, 0, 2, true) == std::vector<double>{1, 2, 3, 4});
+  CHECK(vw::query_row_on_grid(square, 5, 3, 2, true) == std::vector<double>{31, 32, 33, 34});
+  const std::vector<double> no_cls(square.begin(), square.begin() + 16);  // T = 4, row q at 4 q
+  CHECK(vw::query_row_on_grid(no_cls, 4, 1, 2, false) == std::vector<double>{4, 10, 11, 12});
+  CHECK(vw::query_row_on_grid(square, 5, 5, 2, true).empty());  // no such token
+  CHECK(vw::query_row_on_grid(square, 5, 0, 3, true).empty());  // T is not 3^2 + 1
+}
+
 TEST_CASE("PCA of points on a line and in a plane: coordinates, variance shares, signs", "[viewer][insights]") {
   // Points along (1, 2, 2)/3 at t = -2, -1, 0, 1, 2 (+ 5 offset): one direction, all the variance.
   std::vector<double> x;

@@ -4,6 +4,10 @@
         rollout + shown weights vs NumPy from the script's own softmax; the
         tokens (the LM's characters, or [CLS] and patch positions) and, for an
         image model, the picture's query row (default 0) and map (rollout)
+    check_insights.py layer_attention REF.pt STATE.json QUERY
+        Replay's layer panel on an attention call: where token QUERY looks
+        (head mean of the script's own softmax, [CLS] left off the patch
+        grid) painted On image, the module's layer by forward order
     check_insights.py gradcam REF.pt VIEW.json RUN  page map == recorded map == a Grad-CAM recomputed here
     check_insights.py pca VIEW.json RUN             PCA points vs NumPy's SVD of the recorded vectors, up to sign
     check_insights.py table REF.pt VIEW.json        nn.Embedding table PCA vs NumPy's SVD of the script's own table
@@ -69,6 +73,26 @@ def rollout(ref_path, view_path, query="0", painted="rollout"):
         assert v["causal"] is False, "unmasked attention reported causal"
         assert v["query"] == int(query) and v["painted"] == painted, ("picture", v["query"], v["painted"], query, painted)
     print("rollout: layers %s..%s agree (T=%d)" % (names[first], names[last], t))
+
+
+def layer_attention(ref_path, state_path, query):
+    s = json.load(open(state_path))
+    v, L = s["view"], s["view"]["layer"]
+    A = L["attention"]
+    assert A is not None and A["painted"] is True and A["problem"] is None, A
+    assert A["module"] == L["module"] == v["module"], (A["module"], L["module"], v["module"])
+    step = torch.load(ref_path)["steps"][L["step"]]
+    layer = int(L["module"].split(".")[1])  # blocks.K.attn: the K-th softmax of the forward
+    mean = step["att"][layer][L["row"]].double().mean(0).numpy()  # [T, T], this sample's row of the batch
+    t = mean.shape[0]
+    n = int(round((t - 1) ** 0.5))
+    assert A["cls"] is True and A["grid_side"] == n and n * n + 1 == t, (A["cls"], A["grid_side"], t)
+    q = int(query)
+    assert A["query"] == q, (A["query"], q)
+    want_label = "[CLS]" if q == 0 else "patch (%d,%d)" % ((q - 1) // n, (q - 1) % n)
+    assert A["query_label"] == want_label, (A["query_label"], want_label)
+    np.testing.assert_allclose(np.array(A["grid"]), mean[q, 1:].reshape(n, n), atol=1e-6, err_msg="layer attention")
+    print("layer attention: %s step %d row %d, query %s agrees" % (L["module"], L["step"], L["row"], want_label))
 
 
 def gradcam(ref_path, view_path, run_path):
@@ -167,4 +191,4 @@ def insights(state_path, ref_path, *names):
 
 
 if __name__ == "__main__":
-    {"rollout": rollout, "gradcam": gradcam, "pca": pca, "table": table, "hint": hint, "insights": insights}[sys.argv[1]](*sys.argv[2:])
+    {"rollout": rollout, "layer_attention": layer_attention, "gradcam": gradcam, "pca": pca, "table": table, "hint": hint, "insights": insights}[sys.argv[1]](*sys.argv[2:])

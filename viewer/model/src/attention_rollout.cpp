@@ -1,5 +1,7 @@
 #include "tvis/viewer_model/attention_rollout.h"
 
+#include <cmath>
+
 namespace tvis::viewer {
 
 double AttentionWeights::at(int h, int r, int c) const {
@@ -33,6 +35,27 @@ AttentionWeights attention_weights(const std::vector<double>& values, const std:
   }
   a.w.assign(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
   return a;
+}
+
+int patch_grid_side(int t, bool* cls) {
+  for (int extra : {0, 1}) {
+    const int n = static_cast<int>(std::lround(std::sqrt(static_cast<double>(t - extra))));
+    if (n >= 2 && n * n == t - extra) {
+      *cls = extra == 1;
+      return n;
+    }
+  }
+  return 0;
+}
+
+std::vector<double> query_row_on_grid(const std::vector<double>& square, int t, int query, int n, bool cls) {
+  std::vector<double> grid;
+  if (n <= 0 || query < 0 || query >= t || n * n + (cls ? 1 : 0) != t ||
+      square.size() < static_cast<size_t>(t) * t)
+    return grid;
+  grid.resize(static_cast<size_t>(n) * n);
+  for (int k = 0; k < n * n; ++k) grid[k] = square[static_cast<size_t>(query) * t + k + (cls ? 1 : 0)];
+  return grid;
 }
 
 std::vector<double> head_mean(const AttentionWeights& a) {

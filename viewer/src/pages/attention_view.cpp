@@ -42,18 +42,6 @@ std::vector<int> samples_at(AppState& s, int step) {
   return out;
 }
 
-// Patch grid side n when T = n^2 (+1 with [CLS] first), else 0.
-int patch_side(int t, bool* cls) {
-  for (int extra : {0, 1}) {
-    const int n = static_cast<int>(std::lround(std::sqrt(static_cast<double>(t - extra))));
-    if (n >= 2 && n * n == t - extra) {
-      *cls = extra == 1;
-      return n;
-    }
-  }
-  return 0;
-}
-
 // The tokens on the axes: labels, else ids, else patch positions / indices.
 std::vector<std::string> token_names(const AttentionEntry& e, int t) {
   std::vector<std::string> out;
@@ -64,7 +52,7 @@ std::vector<std::string> token_names(const AttentionEntry& e, int t) {
       out.push_back(std::to_string(e.tokens[i]));
     } else {
       bool cls = false;
-      const int n = e.tokens.empty() ? patch_side(t, &cls) : 0;
+      const int n = e.tokens.empty() ? patch_grid_side(t, &cls) : 0;
       if (n && cls && i == 0) out.push_back("[CLS]");
       else if (n) out.push_back("(" + std::to_string((i - cls) / n) + "," + std::to_string((i - cls) % n) + ")");
       else out.push_back(std::to_string(i));
@@ -193,7 +181,7 @@ void draw_head_grid(AppState& s, AttentionState& a, const AttentionWeights& w, u
 bool draw_on_picture(AppState& s, InsightsState& st, const AttentionEntry& e, const std::vector<double>& m, int t) {
   AttentionState& a = st.attention;
   bool cls = false;
-  const int n = e.tokens.empty() ? patch_side(t, &cls) : 0;
+  const int n = e.tokens.empty() ? patch_grid_side(t, &cls) : 0;
   if (!n) return false;
   const Decoded* pic = sample_picture(s, st, e.step, e.sample);
   if (a.query < 0 || a.query >= t) a.query = 0;
@@ -206,8 +194,7 @@ bool draw_on_picture(AppState& s, InsightsState& st, const AttentionEntry& e, co
                                              : "Where the clicked patch looks (click another)");
   if (a.paint_rollout && !rollout) insight_hint("no rollout for this range: this layer's map painted instead");
   const std::vector<double>& src = rollout ? a.rollout : m;
-  std::vector<double> grid(static_cast<size_t>(n) * n);
-  for (int k = 0; k < n * n; ++k) grid[k] = src[static_cast<size_t>(a.query) * t + k + cls];
+  const std::vector<double> grid = query_row_on_grid(src, t, a.query, n, cls);
   // Fits the height left (the opacity slider and a hint line below it).
   const float below = ImGui::GetFrameHeightWithSpacing() + (pic ? 0.0f : ImGui::GetTextLineHeightWithSpacing());
   const float side = std::max(kPictureMinSide, std::min({ImGui::GetContentRegionAvail().x, kPictureMaxSide,
@@ -375,7 +362,7 @@ void draw_attention(AppState& s, InsightsState& st) {
   // height: the picture gets up to 45% of what the fixed rows (rollout
   // labels, radio line, slider, a hint) leave, the rollout the rest.
   bool cls = false;
-  const bool image_model = e.tokens.empty() && w.rows == w.cols && patch_side(w.rows, &cls) > 0;
+  const bool image_model = e.tokens.empty() && w.rows == w.cols && patch_grid_side(w.rows, &cls) > 0;
   const float room = height_left() - 3 * ImGui::GetFrameHeightWithSpacing() -
                      2 * ImGui::GetTextLineHeightWithSpacing();
   const float picture_side = image_model ? std::min({ImGui::GetContentRegionAvail().x, kPictureMaxSide, room * 0.45f}) : 0.0f;

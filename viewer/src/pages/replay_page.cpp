@@ -180,6 +180,18 @@ nlohmann::json replay_command(AppState& s, const nlohmann::json& cmd) {
     r.layer.picked_neuron = static_cast<int>(*n);
     return true;
   }
+  if (cmd.contains("layer_query")) {  // On image of an attention layer: the token whose row is painted; -1: [CLS]
+    const std::optional<double> n = number_of(cmd["layer_query"]);
+    if (!n || *n < -1 || *n != std::floor(*n)) return false;
+    r.layer.attention.query = static_cast<int>(*n);
+    r.layer.attention.show = true;
+    return true;
+  }
+  if (cmd.contains("layer_paint")) {  // On image of an attention layer: "attention" or "strength"
+    if (cmd["layer_paint"] != "attention" && cmd["layer_paint"] != "strength") return false;
+    r.layer.attention.show = cmd["layer_paint"] == "attention";
+    return true;
+  }
   if (cmd.contains("layer_tab")) {
     static const char* kTabs[] = {"On image", "Neurons", "Stats"};
     for (int i = 0; i < 3; ++i)

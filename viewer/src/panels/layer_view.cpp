@@ -35,16 +35,19 @@ std::vector<int64_t> shape_of(const schema::TensorRecord& r) {
 }
 
 // The tensor the panel shows for `e`: its first output, or its first
-// gradient (dL/d(output)).
+// gradient (dL/d(output)). A call whose output was recorded by another call
+// first (a container returning its last child's output, the same tensor)
+// lists that record's id among its outputs / grad_outputs.
 TensorRef pick_tensor(RunModel& model, const schema::Event& e, bool gradient, bool* complete) {
   std::vector<TensorRef> all = model.tensors().for_event(model, e.id(), e.step(), complete);
   const schema::TensorRole want = gradient ? schema::TensorRole::GradOutput : schema::TensorRole::Output;
   TensorRef best;
   for (auto& t : all)
     if (t.rec->role() == want && (!best || t.rec->slot() < best.rec->slot())) best = t;
-  if (best || !gradient || !e.grad_outputs() || e.grad_outputs()->size() == 0) return best;
+  const auto* listed = gradient ? e.grad_outputs() : e.outputs();
+  if (best || !listed || listed->size() == 0) return best;
   bool done = true;
-  best = model.tensors().by_id(model, e.grad_outputs()->Get(0), e.step(), &done);
+  best = model.tensors().by_id(model, listed->Get(0), e.step(), &done);
   if (!done) *complete = false;
   return best;
 }
@@ -123,28 +126,39 @@ void say(const std::string& text, unsigned color = colors::kMuted) {
 
 void draw_on_image(PanelContext& c, LayerViewState& v) {
   const LayerMaps& m = v.maps;
+  const LayerAttention& att = v.attention;
   const float em = ImGui::GetFontSize();
-  if (m.map.empty()) {
+  draw_layer_attention_choice(v.attention);
+  const bool attention = att.painting();
+  if (m.map.empty() && !attention) {
     say(std::string("A ") + layout_label(m.layout) + " has no spatial map; see Neurons for its values.");
     return;
   }
+  // What is painted: where a token looks (attention), or mean |x| per location.
+  const int rows = attention ? att.side : m.map_rows, cols = attention ? att.side : m.map_cols;
+  const std::vector<double>& cells = attention ? att.grid : m.map;
+  const std::string key = attention ? "attention" + std::to_string(att.tensor) + "|" + std::to_string(att.query_token())
+                                    : "maps" + std::to_string(v.texture_version);
   ImGui::SetNextItemWidth(em * 8);
   ImGui::SliderFloat("opacity", &v.opacity, 0.0f, 1.0f, "%.2f");
   ImGui::SameLine();
-  ImGui::TextDisabled("map %d x %d%s, mean |x| over %d %s", m.map_rows, m.map_cols,
-                      m.skipped_cls ? " (without [CLS])" : "", m.neurons,
-                      m.layout == LayerMaps::Layout::Conv ? "channels" : "dims");
-  const double hi = *std::max_element(m.map.begin(), m.map.end());
+  if (attention)
+    ImGui::TextDisabled("patch grid %d x %d%s", rows, cols, att.cls ? " (without [CLS])" : "");
+  else
+    ImGui::TextDisabled("map %d x %d%s, mean |x| over %d %s", m.map_rows, m.map_cols,
+                        m.skipped_cls ? " (without [CLS])" : "", m.neurons,
+                        m.layout == LayerMaps::Layout::Conv ? "channels" : "dims");
+  const double hi = *std::max_element(cells.begin(), cells.end());
   const PictureLayout pl = picture_layout(v.picture.shape);
   const bool has_picture = pl.ok && !v.picture.values.empty();
-  const float aspect_w = has_picture ? static_cast<float>(pl.width) : static_cast<float>(m.map_cols);
-  const float aspect_h = has_picture ? static_cast<float>(pl.height) : static_cast<float>(m.map_rows);
+  const float aspect_w = has_picture ? static_cast<float>(pl.width) : static_cast<float>(cols);
+  const float aspect_h = has_picture ? static_cast<float>(pl.height) : static_cast<float>(rows);
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  const bool listing = v.picked_r >= 0;
+  const bool listing = v.picked_r >= 0 && !attention;
   const float list_w = listing ? std::min(em * 14, avail.x * 0.4f) : 0.0f;
   ImVec2 box(avail.x - list_w - em * 4, std::max(em * 6, avail.y - em * 1.5f));
-  if (m.map_rows == 1) box.y = std::min(box.y, em * 3);  // a token strip
-  ImVec2 size = fit_picture(aspect_w, m.map_rows == 1 && !has_picture ? aspect_w / 24 : aspect_h, box);
+  if (rows == 1) box.y = std::min(box.y, em * 3);  // a token strip
+  ImVec2 size = fit_picture(aspect_w, rows == 1 && !has_picture ? aspect_w / 24 : aspect_h, box);
   if (size.x < 4) size = ImVec2(em * 8, em * 8);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const ImVec2 p1(p0.x + size.x, p0.y + size.y);
@@ -158,20 +172,27 @@ void draw_on_image(PanelContext& c, LayerViewState& v) {
   else
     dl->AddRectFilled(p0, p1, IM_COL32(20, 20, 24, 255));
   auto cell = draw_grid(
-      dl, p0, p1, m.map_rows, m.map_cols, [&](int r, int col) { return m.map[static_cast<size_t>(r) * m.map_cols + col]; },
-      hi, has_picture ? v.opacity : 1.0f, kMapMaxBlocks,
-      TextureTarget{&v.textures, c.options.texture_uploader, "maps" + std::to_string(v.texture_version)});
-  if (v.picked_r >= 0 && v.picked_r < m.map_rows && v.picked_c < m.map_cols) {
-    const float cw = size.x / m.map_cols, ch = size.y / m.map_rows;
-    dl->AddRect(ImVec2(p0.x + v.picked_c * cw, p0.y + v.picked_r * ch),
-                ImVec2(p0.x + (v.picked_c + 1) * cw, p0.y + (v.picked_r + 1) * ch), IM_COL32(255, 255, 255, 255), 0, 0,
-                2.0f);
+      dl, p0, p1, rows, cols, [&](int r, int col) { return cells[static_cast<size_t>(r) * cols + col]; }, hi,
+      has_picture ? v.opacity : 1.0f, kMapMaxBlocks, TextureTarget{&v.textures, c.options.texture_uploader, key});
+  const int patch = att.query_token() - (att.cls ? 1 : 0);  // -1: [CLS], on no patch
+  const int mark_r = !attention ? v.picked_r : patch >= 0 ? patch / cols : -1;
+  const int mark_c = !attention ? v.picked_c : patch >= 0 ? patch % cols : -1;
+  if (mark_r >= 0 && mark_r < rows && mark_c >= 0 && mark_c < cols) {  // the clicked location / the looking patch
+    const float cw = size.x / cols, ch = size.y / rows;
+    dl->AddRect(ImVec2(p0.x + mark_c * cw, p0.y + mark_r * ch), ImVec2(p0.x + (mark_c + 1) * cw, p0.y + (mark_r + 1) * ch),
+                IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
   }
   if (hovered && cell.first >= 0) {
-    const double val = m.map[static_cast<size_t>(cell.first) * m.map_cols + cell.second];
-    ImGui::SetTooltip("row %d, col %d: mean |x| = %s\n(click: every neuron's value here)", cell.first, cell.second,
-                      widgets::format_exact(val).c_str());
-    if (clicked) {
+    const double val = cells[static_cast<size_t>(cell.first) * cols + cell.second];
+    if (attention)
+      ImGui::SetTooltip("patch (%d, %d): weight %s\n(click: where this patch looks)", cell.first, cell.second,
+                        widgets::format_exact(val).c_str());
+    else
+      ImGui::SetTooltip("row %d, col %d: mean |x| = %s\n(click: every neuron's value here)", cell.first, cell.second,
+                        widgets::format_exact(val).c_str());
+    if (clicked && attention) {
+      v.attention.query = cell.first * cols + cell.second + (att.cls ? 1 : 0);
+    } else if (clicked) {
       v.picked_r = cell.first;
       v.picked_c = cell.second;
     }
@@ -588,6 +609,8 @@ void draw_layer_view(PanelContext& c, LayerViewState& v, const LayerTarget& t) {
 
   TensorRef keep;
   const schema::TensorRecord* shown = resolve(c, v, t, *e, &keep);
+  if (v.of_gradient) v.attention.found = false;  // attention weights are the forward's: a gradient shows its strength
+  else resolve_layer_attention(c, v.attention, t.event, t.step, t.sample);
   const bool thumbnail = !v.problem.empty() && shown && has_budget_thumbnail(*shown);
   v.thumbnail = thumbnail ? budget_thumbnail_json(*shown) : nlohmann::json(nullptr);
   {
@@ -663,6 +686,7 @@ nlohmann::json layer_view_json(const LayerViewState& v) {
                             ? json(v.maps.values[static_cast<size_t>(v.picked_neuron)])
                             : json(v.maps.strength[static_cast<size_t>(v.picked_neuron)]);
   out["stats"] = v.stats;
+  out["attention"] = layer_attention_json(v.attention);
   if (!v.problem.empty()) out["problem"] = v.problem;
   out["thumbnail"] = v.thumbnail;
   return out;

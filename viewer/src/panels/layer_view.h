@@ -5,7 +5,9 @@
 //             the map (layer_maps.h: mean |x| over channels per location,
 //             per-token strength on the patch grid) painted over the sample's
 //             picture, opacity adjustable; a click on a location lists every
-//             neuron's raw value there.
+//             neuron's raw value there. A call the recorder found softmax
+//             attention in paints where [CLS] (or a clicked patch) looks
+//             instead, by default (layer_attention.h).
 //   Neurons   every channel / hidden dim as its own small map, strongest
 //             first (virtualized rows), or labelled bars for vectors; a click
 //             shows that neuron's exact numbers.
@@ -27,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "layer_attention.h"
 #include "panel_context.h"
 #include "picture_textures.h"
 #include "tvis/viewer_model/layer_maps.h"
@@ -52,6 +55,7 @@ struct LayerViewState {
   float opacity = 0.6f;
   int picked_r = -1, picked_c = -1;  // the clicked location (On image)
   int picked_neuron = -1;            // the clicked neuron (Neurons)
+  LayerAttention attention;          // On image of a call with softmax attention: where a token looks
 
   // What the last frame showed (for layer_view_json).
   bool shown = false;

@@ -40,6 +40,14 @@ std::vector<double> head_mean(const AttentionWeights& a);
 /// *problem set when a layer is not square or T differs.
 std::vector<double> attention_rollout(const std::vector<const AttentionWeights*>& layers, std::string* problem);
 
+/// The patch grid of an image model's T tokens: side n when T = n^2, or
+/// T = n^2 + 1 with [CLS] first (*cls set); 0 when T is neither (n >= 2).
+int patch_grid_side(int t, bool* cls);
+
+/// Row `query` of `square` (T x T, row-major) laid on the n x n patch grid
+/// (T = n^2 + cls): where token `query` looks, [CLS]'s own column left out.
+std::vector<double> query_row_on_grid(const std::vector<double>& square, int t, int query, int n, bool cls);
+
 /// True when every entry above the diagonal is exactly 0 and some entry
 /// below it is not: a causal mask (a token sees only itself and earlier ones).
 bool is_causal(const std::vector<double>& square, int t);

@@ -1,0 +1,105 @@
+// The layer panel's attention view (layer_attention.h).
+#include "layer_attention.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+
+namespace tvis::viewer {
+
+int LayerAttention::query_token() const {
+  return query >= 0 && query < weights.rows ? query : 0;
+}
+
+namespace {
+
+const AttentionEntry* entry_of(RunModel& model, uint64_t event, int step, int sample) {
+  const int want = sample >= 0 ? sample : 0;  // without followed samples the records name batch rows
+  for (const AttentionEntry& e : model.insights().attention())
+    if (e.event == event && e.step == step && e.sample == want) return &e;
+  return nullptr;
+}
+
+std::string query_label(const LayerAttention& a, int token) {
+  if (a.cls && token == 0) return "[CLS]";
+  if (a.side <= 0) return "token " + std::to_string(token);
+  const int k = token - (a.cls ? 1 : 0);
+  return "patch (" + std::to_string(k / a.side) + "," + std::to_string(k % a.side) + ")";
+}
+
+}  // namespace
+
+void resolve_layer_attention(PanelContext& c, LayerAttention& a, uint64_t event, int step, int sample) {
+  const AttentionEntry* e = entry_of(c.model, event, step, sample);
+  a.found = e != nullptr;
+  a.grid.clear();
+  if (!e) return;
+  a.module = e->module;
+  if (a.tensor != e->weights) {
+    bool found = true;
+    TensorRef ref = c.model.tensors().by_id(c.model, e->weights, e->step, &found);
+    if (!ref) {
+      a.problem = found ? "the attention weights' record is missing from the run" : "loading the attention weights ...";
+      return;
+    }
+    TensorValues values;
+    std::string error;
+    if (c.model.tensors().read_values(c.model, *ref.rec, &values, &error) == ChunkRead::Loading) {
+      a.problem = "loading the attention weights ...";
+      return;
+    }
+    a.tensor = e->weights;
+    a.problem.clear();
+    a.weights = {};
+    a.mean.clear();
+    if (!error.empty()) a.problem = "the attention weights are unreadable: " + error;
+    else if (values.partial) a.problem = "only the leading rows of the attention weights were kept (tvis run --max-elems)";
+    else a.weights = attention_weights(values.values, values.shape, &a.problem);
+    if (a.problem.empty()) a.mean = head_mean(a.weights);
+    a.side = 0;
+    a.cls = false;
+    if (a.problem.empty() && a.weights.rows == a.weights.cols && e->tokens.empty())
+      a.side = patch_grid_side(a.weights.rows, &a.cls);
+    if (a.problem.empty() && a.side == 0)
+      a.problem = e->tokens.empty()
+                      ? "its " + std::to_string(a.weights.rows) + " x " + std::to_string(a.weights.cols) +
+                            " weights are not an image's patch grid; the Attention page shows them"
+                      : "a token model's attention has no picture; the Attention page shows which tokens each looks at";
+  }
+  if (a.problem.empty()) a.grid = query_row_on_grid(a.mean, a.weights.rows, a.query_token(), a.side, a.cls);
+}
+
+void draw_layer_attention_choice(LayerAttention& a) {
+  if (!a.found) return;
+  int paint = a.show ? 1 : 0;
+  const std::string looks = "where " + query_label(a, a.query_token()) + " looks##layer_att";
+  if (ImGui::RadioButton(looks.c_str(), &paint, 1)) a.show = true;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("output strength##layer_att", &paint, 0)) a.show = false;
+  if (a.show) {
+    ImGui::SameLine();
+    if (!a.problem.empty()) ImGui::TextDisabled("(%s)", a.problem.c_str());
+    else ImGui::TextDisabled("head mean of its softmax weights; click a patch for where that patch looks");
+  }
+}
+
+nlohmann::json layer_attention_json(const LayerAttention& a) {
+  using nlohmann::json;
+  if (!a.found) return nullptr;
+  json grid = nullptr;
+  if (!a.grid.empty()) {
+    grid = json::array();
+    for (int r = 0; r < a.side; ++r)
+      grid.push_back(std::vector<double>(a.grid.begin() + r * a.side, a.grid.begin() + (r + 1) * a.side));
+  }
+  return {{"painted", a.painting()},
+          {"module", a.module},
+          {"query", a.weights.rows > 0 ? json(a.query_token()) : json(nullptr)},
+          {"query_label", a.weights.rows > 0 ? json(query_label(a, a.query_token())) : json(nullptr)},
+          {"cls", a.cls},
+          {"grid_side", a.side},
+          {"grid", grid},
+          {"problem", a.problem.empty() ? json(nullptr) : json(a.problem)}};
+}
+
+}  // namespace tvis::viewer

@@ -1,0 +1,56 @@
+// layer_attention.h: the layer panel's attention view. For a module call
+// that the recorder found softmax attention in (an AttentionRecord on that
+// call, for the shown sample), On image can paint where one token looks:
+// row `query` of the head-mean weights laid on the image's patch grid,
+// [CLS] (token 0 when the tokens are n^2 + 1) by default, any patch by a
+// click. Token models (an LM's ids) have no patch grid: the panel says so
+// and points at the Attention page, which draws token-to-token weights.
+//
+// LayerAttention is the panel's memory of it (the decoded weights, keyed by
+// tensor id); resolve_layer_attention() fills it without blocking (a
+// frame whose weights are still loading says "loading").
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "panel_context.h"
+#include "tvis/viewer_model/attention_rollout.h"
+
+namespace tvis::viewer {
+
+struct LayerAttention {
+  bool found = false;      // the call has an attention record for the sample
+  bool show = true;        // On image paints the attention (else the output's strength)
+  int query = -1;          // the token whose row is painted; -1: [CLS] / token 0
+  std::string module;      // the record's module
+  uint64_t tensor = UINT64_MAX;  // the weights' tensor id (decoded into `weights`)
+  AttentionWeights weights;
+  std::vector<double> mean;  // head mean, T x T
+  std::string problem;       // why nothing can be painted ("" when it can)
+  int side = 0;              // patch grid side n (0: not an image's patches)
+  bool cls = false;          // token 0 is [CLS], not on the grid
+  std::vector<double> grid;  // where `query` looks, n x n
+
+  /// The token painted: `query` when valid, else [CLS] / token 0.
+  int query_token() const;
+  /// True when On image paints the attention this frame.
+  bool painting() const { return found && show && problem.empty() && !grid.empty(); }
+};
+
+/// Finds the attention record of call `event` at `step` for `sample`
+/// (followed id; -1: batch row 0) and decodes its weights (cached by tensor
+/// id). Never blocks.
+void resolve_layer_attention(PanelContext& c, LayerAttention& a, uint64_t event, int step, int sample);
+
+/// The radio buttons choosing what On image paints, and the caption; only
+/// when the call has attention.
+void draw_layer_attention_choice(LayerAttention& a);
+
+/// The LAYER.attention object: null when the call has no attention record;
+/// else {painted, query, query_label, cls, grid_side, grid, problem}.
+nlohmann::json layer_attention_json(const LayerAttention& a);
+
+}  // namespace tvis::viewer
