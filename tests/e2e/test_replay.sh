@@ -6,7 +6,8 @@
 # (replay/check_layer.py; test_viewer "[replay]" over the run), a vector's
 # picked bar gives its value, a small --max-elems is named in place, and
 # one screenshot per phase (data, forward, loss, backward, optimizer) is taken
-# through the --page/--step/--phase/--module flags and checked not blank.
+# through the --page/--step/--phase/--module flags and checked not blank;
+# the data phase's stages and a token batch equal the scripts' own data.
 source "$(dirname "$0")/lib.sh"
 command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
 [ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
@@ -74,4 +75,17 @@ for phase in data forward loss backward optimizer; do
   colors=$(identify -format '%k' "$OUT/replay_$phase.png")
   [ "$colors" -gt 50 ] || fail "replay_$phase.png looks blank ($colors colours)"
 done
+# The data phase against the scripts' own data: the followed sample through
+# Resize -> ToTensor -> Normalize (names, arguments, values at each stage),
+# and a token batch drawn as strips (replay/check_data.py).
+/usr/bin/python3 "$ROOT/tests/e2e/replay/check_data.py" pictures "$OUT/replay_data.json" \
+  || fail "the data phase differs from followed_activation.py's pipeline"
+"$BIN/tvis" run --steps 3 --out "$WORK/runs_tokens" "$ROOT/tests/e2e/replay/token_batches.py" \
+  >"$WORK/record_tokens.log" 2>&1 || fail "tvis run token_batches.py failed: $(tail -5 "$WORK/record_tokens.log")"
+TOKENS="$(sed -n 's/^tvis run: recorded //p' "$WORK/record_tokens.log" | tail -1)"
+xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$TOKENS" --page Replay --step 2 --phase data \
+  --size 1400x900 --frames 20 --screenshot "$OUT/replay_tokens.png" --state-json "$OUT/replay_tokens.json" \
+  2>"$OUT/replay_tokens.stderr" || fail "tvis-view (tokens) exited $?: $(cat "$OUT/replay_tokens.stderr")"
+/usr/bin/python3 "$ROOT/tests/e2e/replay/check_data.py" tokens "$OUT/replay_tokens.json" \
+  || fail "the token batch differs from token_batches.py's rows"
 echo "replay e2e: ok (screenshots in $OUT)"

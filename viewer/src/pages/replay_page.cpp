@@ -37,6 +37,7 @@ void draw_replay_page(AppState& s) {
   update_position(s, r);
   r.layer_shown = false;
   r.notes.clear();
+  r.data_shown = nullptr;
 
   {
     const Stop* st = current_stop(s, r);
@@ -84,6 +85,7 @@ nlohmann::json replay_view(AppState& s) {
       if (plan->first_of(ph) < 0) missing[phase_label(ph)] = missing_phase_reason(s, ph);
   v["missing"] = missing;
   v["notes"] = r.notes;  // what the last frame said in place about a missing part
+  v["data"] = replay_data_json(s, r);
   json colours = json::object();
   for (const auto& [event, value] : r.diagram_values) colours[std::to_string(event)] = value;
   v["diagram"] = {{"legend", r.diagram_legend}, {"values", colours}};

@@ -41,6 +41,13 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
     return;
   }
   const schema::TensorRecord& rec = *ref.rec;
+  nlohmann::json& shown = r.data_shown["batch"];
+  shown = {{"tensor", rec.id()},
+           {"shape", std::vector<int64_t>(rec.shape()->begin(), rec.shape()->end())},
+           {"dtype", dtype_label(rec.dtype())},
+           {"from", holder.kind() == schema::EventKind::DataFetch ? "DataLoader" : "model"},
+           {"parts", parts->size()},
+           {"followed_row", followed_row}};
   ImGui::Text("batch %s %s", shape_label(rec.shape()).c_str(), dtype_label(rec.dtype()));
   ImGui::SameLine();
   ImGui::TextDisabled("as %s received it", holder.kind() == schema::EventKind::DataFetch ? "the DataLoader yielded" : "the model");
@@ -61,11 +68,14 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
   const PictureLayout pl = picture_layout(one);
   const float em = ImGui::GetFontSize();
   const bool integer = rec.dtype() == schema::DType::Int64 || rec.dtype() == schema::DType::Int32;
-  const int shown = static_cast<int>(std::min<int64_t>(rows, 64));
+  const int drawn = static_cast<int>(std::min<int64_t>(rows, 64));
+  shown["rows_kept"] = rows;
+  shown["rows_drawn"] = drawn;
+  shown["drawn_as"] = pl.ok ? "images" : integer ? "token ids" : "values";
   if (pl.ok) {
     const float side = em * 3.6f;
     const int per_line = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().x / (side + 6)));
-    for (int i = 0; i < shown; ++i) {
+    for (int i = 0; i < drawn; ++i) {
       if (i % per_line) ImGui::SameLine();
       const ImVec2 p0 = ImGui::GetCursorScreenPos();
       draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(rec.id()), step, side, i, &r.pictures, s.options.texture_uploader);
@@ -86,7 +96,7 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
   size_t per = 1;
   for (int64_t d : one) per *= static_cast<size_t>(std::max<int64_t>(d, 0));
   ImGui::TextDisabled(integer ? "token ids, one row per sample" : "values, one row per sample");
-  for (int i = 0; i < shown && static_cast<size_t>(i + 1) * per <= v->values.size(); ++i) {
+  for (int i = 0; i < drawn && static_cast<size_t>(i + 1) * per <= v->values.size(); ++i) {
     std::string line = std::to_string(i) + (i == followed_row ? " * " : "   ");
     for (size_t k = 0; k < std::min<size_t>(per, 48); ++k) {
       line += widgets::format_number(v->values[i * per + k], 3);
@@ -97,12 +107,39 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
   }
 }
 
+int64_t ts_input(const schema::Sample* smp) { return smp->transforms()->Get(0)->input(); }
+
+// A sample that is not a picture (a row of token ids, a feature vector):
+// its shape and leading values on one line. False when it is a picture or
+// its values are not at hand (the caller draws it as a picture or a shape).
+bool draw_value_line(AppState& s, int64_t id, int step) {
+  if (id < 0) return false;
+  bool done = true;
+  TensorRef ref = s.model.tensors().by_id(s.model, static_cast<uint64_t>(id), step, &done);
+  if (!ref || !ref.rec->shape() || ref.rec->shape()->size() > 1) return false;
+  std::string error;
+  const TensorValues* v = cached_tensor_values(s.model, s.selection.run, *ref.rec, &error);
+  if (!v) return false;
+  std::string line = shape_label(ref.rec->shape()) + " " + dtype_label(ref.rec->dtype()) + ":  ";
+  for (size_t k = 0; k < std::min<size_t>(v->values.size(), 48); ++k) line += widgets::format_number(v->values[k], 3) + " ";
+  if (v->values.size() > 48) line += "...";
+  ImGui::TextUnformatted(line.c_str());
+  return true;
+}
+
 void draw_followed_sample(AppState& s, ReplayState& r, const Stop& here, int step, int sample) {
   const float em = ImGui::GetFontSize();
   bool found = false;
   s.model.samples().for_step(step, [&](const schema::Sample* smp) {
     if (smp->id() != sample || found) return;
     found = true;
+    nlohmann::json& shown = r.data_shown["sample"];
+    shown = {{"id", sample},
+             {"dataset_index", smp->dataset_index()},
+             {"batch_row", smp->batch_position()},
+             {"label", smp->label() ? smp->label()->str() : std::string()},
+             {"item", smp->transforms() && smp->transforms()->size() ? ts_input(smp) : smp->input()},
+             {"stages", nlohmann::json::array()}};
     ImGui::Text("sample %d", sample);
     ImGui::SameLine();
     ImGui::TextDisabled("dataset index %" PRId64 ", batch row %d%s%s", smp->dataset_index(), smp->batch_position(),
@@ -110,7 +147,8 @@ void draw_followed_sample(AppState& s, ReplayState& r, const Stop& here, int ste
                         smp->label() ? smp->label()->c_str() : "");
     if (!smp->transforms() || smp->transforms()->size() == 0) {
       ImGui::TextDisabled("No transforms recorded for it (the dataset returns it as stored).");
-      draw_tensor_picture(s.model, s.selection.run, smp->input(), step, em * 8, -1, &r.pictures, s.options.texture_uploader);
+      if (!draw_value_line(s, smp->input(), step))
+        draw_tensor_picture(s.model, s.selection.run, smp->input(), step, em * 8, -1, &r.pictures, s.options.texture_uploader);
       return;
     }
     const auto* ts = smp->transforms();
@@ -130,6 +168,11 @@ void draw_followed_sample(AppState& s, ReplayState& r, const Stop& here, int ste
       // The class name above the picture; the arguments below it, wrapped.
       const std::string cls = t->class_name() && t->class_name()->size() ? t->class_name()->str()
                                                                           : name.substr(0, name.find('('));
+      shown["stages"].push_back({{"name", name},
+                                 {"class", cls},
+                                 {"output", t->output()},
+                                 {"output_kind", schema::EnumNameValueKind(t->output_kind())},
+                                 {"current", current}});
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(current ? colors::kAccent : 0xFFFFFFFFu), "%s", cls.c_str());
       draw_tensor_picture(s.model, s.selection.run, t->output(), step, side, -1, &r.pictures, s.options.texture_uploader);
       ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + side);
@@ -144,6 +187,7 @@ void draw_followed_sample(AppState& s, ReplayState& r, const Stop& here, int ste
 }
 
 void draw_data_view(AppState& s, ReplayState& r, const Stop& here) {
+  r.data_shown = nlohmann::json::object();
   const StepPlan* plan = r.stops.plan(r.step);
   const int sample = replay_sample(s);
   const int row = sample_row(s.model, r.step, sample);
@@ -158,6 +202,48 @@ void draw_data_view(AppState& s, ReplayState& r, const Stop& here) {
     else draw_followed_sample(s, r, here, r.step, sample);
   }
 }
+
+// {shape, min, max, mean} of tensor `id` as the viewer decoded it; null
+// while it loads or when it has no values.
+nlohmann::json values_summary(AppState& s, int64_t id, int step, const TensorValues** out = nullptr) {
+  if (id < 0) return nullptr;
+  bool done = true;
+  TensorRef ref = s.model.tensors().by_id(s.model, static_cast<uint64_t>(id), step, &done);
+  if (!ref) return nullptr;
+  std::string error;
+  const TensorValues* v = cached_tensor_values(s.model, s.selection.run, *ref.rec, &error);
+  if (!v || v->values.empty()) return nullptr;
+  if (out) *out = v;
+  const auto [lo, hi] = std::minmax_element(v->values.begin(), v->values.end());
+  double sum = 0;
+  for (double x : v->values) sum += x;
+  return {{"shape", v->shape}, {"min", *lo}, {"max", *hi}, {"mean", sum / static_cast<double>(v->values.size())}};
+}
+
+}  // namespace
+
+nlohmann::json replay_data_json(AppState& s, ReplayState& r) {
+  nlohmann::json out = r.data_shown;
+  if (!out.is_object()) return nullptr;
+  if (out.contains("batch") && out["batch"].value("drawn_as", "") != "images") {
+    const TensorValues* v = nullptr;
+    values_summary(s, out["batch"]["tensor"].get<int64_t>(), r.step, &v);
+    if (v && v->shape.size() >= 1) {
+      size_t per = 1;
+      for (size_t d = 1; d < v->shape.size(); ++d) per *= static_cast<size_t>(std::max<int64_t>(v->shape[d], 0));
+      const size_t n = std::min<size_t>({per, 48, v->values.size()});
+      out["batch"]["first_row"] = std::vector<double>(v->values.begin(), v->values.begin() + static_cast<std::ptrdiff_t>(n));
+    }
+  }
+  if (out.contains("sample")) {
+    nlohmann::json& smp = out["sample"];
+    smp["item_values"] = values_summary(s, smp["item"].get<int64_t>(), r.step);
+    for (auto& stage : smp["stages"]) stage["values"] = values_summary(s, stage["output"].get<int64_t>(), r.step);
+  }
+  return out;
+}
+
+namespace {
 
 void draw_loss_view(AppState& s, ReplayState& r, const Stop& here) {
   const schema::LossRecord* loss = s.model.losses().at_step(r.step);

@@ -88,6 +88,10 @@ struct ReplayState {
   bool layer_shown = false;          // this frame drew the layer panel
   std::string drawn_phase;           // the phase the last drawn frame showed ("" : none / not drawn)
   std::vector<std::string> notes;    // what the last drawn frame said in place about a missing part
+  /// The data phase as the last frame drew it (null in other phases): the
+  /// batch and the followed sample's stages, by tensor id; replay_view()
+  /// adds the values' statistics (view.data, docs/viewer_test_surface.md).
+  nlohmann::json data_shown;
   std::string diagram_legend;        // the diagram's colour legend, as the last frame drew it
   std::map<uint64_t, double> diagram_values;  // forward call -> the value its box was coloured by
   std::map<std::string, FrameStats> frame_ms_by_phase;  // measured frames, by the phase they showed
@@ -119,6 +123,10 @@ void draw_replay_controls(AppState& s, ReplayState& r);
 const char* missing_phase_reason(AppState& s, schema::Phase phase);
 void draw_replay_diagram(AppState& s, ReplayState& r);
 void draw_replay_phase_view(AppState& s, ReplayState& r);
+/// view.data: r.data_shown with each tensor's decoded values summarised
+/// (shape, min, max, mean; the batch's first row's leading values when it
+/// is drawn as token ids or values); null outside the data phase.
+nlohmann::json replay_data_json(AppState& s, ReplayState& r);
 PanelContext replay_panel_context(AppState& s);
 
 }  // namespace tvis::viewer
