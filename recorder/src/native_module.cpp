@@ -23,11 +23,12 @@ PYBIND11_MODULE(_tvis_native, m) {
   m.attr("torch_version") = TVIS_TORCH_VERSION;
   py::class_<PyRecorder>(m, "Recorder")
       .def(py::init<const std::string&, int64_t, int, const std::string&, std::vector<std::string>, int, int64_t,
-                    py::object, bool, bool, uint64_t, int>(),
+                    py::object, bool, bool, uint64_t, int, uint64_t>(),
            py::arg("path"), py::arg("max_elems"), py::arg("samples"), py::arg("project_dir"),
            py::arg("exclude_dirs"), py::arg("zstd_level") = 1, py::arg("data_chunk_bytes") = 8 << 20,
            py::arg("dense_zstd_level") = py::none(), py::arg("evaluation_values") = false,
-           py::arg("update_values") = false, py::arg("max_run_bytes") = 0, py::arg("budget_steps") = 1)
+           py::arg("update_values") = false, py::arg("max_run_bytes") = 0, py::arg("budget_steps") = 1,
+           py::arg("spill_snapshot_bytes") = uint64_t(256) << 20)
       .def("now", [](PyRecorder& r) { return r.core().now(); })
       .def("file_id", [](PyRecorder& r, const std::string& path) { return r.core().file_id(path); })
       .def("begin", [](PyRecorder& r, int kind, const std::string& name, const std::string& cls, uint32_t cf,

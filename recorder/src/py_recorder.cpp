@@ -21,7 +21,8 @@ int profile_fn(PyObject*, PyFrameObject* frame, int what, PyObject*) {
 RecorderOptions options_of(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
                            std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
                            const py::object& dense_zstd_level, bool evaluation_values,
-                           bool update_values, uint64_t max_run_bytes, int budget_steps) {
+                           bool update_values, uint64_t max_run_bytes, int budget_steps,
+                           uint64_t spill_snapshot_bytes) {
   RecorderOptions o;
   o.path = path;
   o.max_elems = max_elems;
@@ -35,6 +36,7 @@ RecorderOptions options_of(const std::string& path, int64_t max_elems, int sampl
   o.update_values = update_values;
   o.max_run_bytes = max_run_bytes;
   o.budget_steps = budget_steps;
+  o.spill_snapshot_bytes = spill_snapshot_bytes;
   return o;
 }
 
@@ -164,6 +166,7 @@ py::dict stats_dict(const RecorderStats& s) {
   d["late_grads"] = s.late_grads;
   d["budget_refused"] = s.budget_refused;
   d["budget_refused_bytes"] = s.budget_refused_bytes;
+  d["peak_spilled_bytes"] = s.peak_spilled_bytes;
   return d;
 }
 
@@ -172,9 +175,10 @@ py::dict stats_dict(const RecorderStats& s) {
 PyRecorder::PyRecorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
                        std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
                        py::object dense_zstd_level, bool evaluation_values, bool update_values,
-                       uint64_t max_run_bytes, int budget_steps)
+                       uint64_t max_run_bytes, int budget_steps, uint64_t spill_snapshot_bytes)
     : core_(options_of(path, max_elems, samples, project_dir, exclude_dirs, zstd_level, data_chunk_bytes,
-                       dense_zstd_level, evaluation_values, update_values, max_run_bytes, budget_steps)),
+                       dense_zstd_level, evaluation_values, update_values, max_run_bytes, budget_steps,
+                       spill_snapshot_bytes)),
       filter_(project_dir, std::move(exclude_dirs)) {}
 
 void PyRecorder::add_detail(uint64_t id, py::handle kvs) { core_.add_detail(id, key_values(kvs)); }

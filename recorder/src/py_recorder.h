@@ -28,7 +28,7 @@ class PyRecorder {
   PyRecorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
              std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
              py::object dense_zstd_level, bool evaluation_values, bool update_values, uint64_t max_run_bytes,
-             int budget_steps);
+             int budget_steps, uint64_t spill_snapshot_bytes);
   ~PyRecorder() { stop_profile(); }
 
   Recorder& core() { return core_; }

@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "tensor_capture.h"
+#include "tvis/recorder/value_stats.h"
 
 namespace tvis::recorder {
 
@@ -54,6 +55,9 @@ Recorder::Recorder(const RecorderOptions& options)
       samples_(options.samples) {
   t0_ = steady_ns();
   phase_t0_ = t0_;
+  const size_t slash = options.path.rfind('/');
+  run_dir_ = slash == std::string::npos ? "." : options.path.substr(0, slash + 1);
+  spill_threshold_ = options.spill_snapshot_bytes;
 }
 
 int64_t Recorder::now() const { return steady_ns() - t0_; }
@@ -231,6 +235,9 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, 
   if (names.size() != params.size()) throw std::invalid_argument("params_before: one name per parameter");
   std::vector<std::pair<int64_t, int64_t>> ids;
   pending_.clear();
+  uint64_t all_bytes = 0;
+  for (const at::Tensor& p : params) all_bytes += static_cast<uint64_t>(p.numel()) * p.element_size();
+  if (spill_) spill_->rewind();
   for (size_t i = 0; i < params.size(); ++i) {
     const at::Tensor& p = params[i];
     int64_t wid = unchanged_weight(p);
@@ -238,7 +245,13 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, 
     const at::Tensor& g = p.grad();
     const int64_t gid = g.defined() ? tensor(g, static_cast<int>(schema::TensorRole::Grad), event, names[i], 0) : -1;
     ids.emplace_back(wid, gid);
-    pending_.push_back({names[i], p.unsafeGetTensorImpl(), snapshot(i, p)});
+    if (spills(p, all_bytes)) {
+      pending_.push_back({names[i], p.unsafeGetTensorImpl(), at::Tensor(), spill_->write(p)});
+      peak_spilled_ = std::max(peak_spilled_, spill_->bytes());
+      if (spare_.size() > i) spare_[i] = at::Tensor();  // its in-memory buffer is not needed any more
+    } else {
+      pending_.push_back({names[i], p.unsafeGetTensorImpl(), snapshot(i, p), -1});
+    }
   }
   return ids;
 }
@@ -254,15 +267,20 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_after(int64_t event, c
   for (size_t i = 0; i < params.size(); ++i) {
     Pending& b = pending_[i];
     const at::Tensor& p = params[i];
-    param_delta_into(b.before, p);  // `before` now holds the update
-    const int64_t uid = add_record(b.before, kUpdate, event, b.name, 0, step_, !update_values_);
+    int64_t uid;
+    if (b.spilled >= 0) {
+      uid = spilled_update(b, p, event);
+    } else {
+      param_delta_into(b.before, p);  // `before` now holds the update
+      uid = add_record(b.before, kUpdate, event, b.name, 0, step_, !update_values_);
+    }
     const int64_t aid = add_record(p, kWeight, event, b.name, 0, step_ + 1, false);
     c10::TensorImpl* impl = p.unsafeGetTensorImpl();
     weights_after_.insert_or_assign(
         impl, WeightAfter{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(p.getIntrusivePtr()),
                           impl->version_counter().current_version(), bytes_hash(p), aid});
     ids.emplace_back(uid, aid);
-    if (b.before.device().is_cpu()) spare_[i] = std::move(b.before);  // reused next step: no fresh pages
+    if (b.before.defined() && b.before.device().is_cpu()) spare_[i] = std::move(b.before);  // reused next step: no fresh pages
   }
   pending_.clear();
   return ids;
@@ -331,6 +349,64 @@ at::Tensor Recorder::snapshot(size_t i, const at::Tensor& p) {
     buf = at::empty(p.sizes(), p.options().requires_grad(false).memory_format(at::MemoryFormat::Contiguous));
   buf.copy_(p.detach());
   return buf;
+}
+
+bool Recorder::spills(const at::Tensor& p, uint64_t all_bytes) {
+  if (all_bytes < spill_threshold_ || update_values_ || !p.device().is_cpu() || p.scalar_type() != at::kFloat ||
+      !p.is_contiguous() || p.numel() < (int64_t(1) << 19))
+    return false;
+  if (!spill_) {
+    try {
+      spill_ = std::make_unique<SnapshotSpill>(run_dir_);
+    } catch (const std::runtime_error&) {
+      spill_threshold_ = UINT64_MAX;  // no file here: memory, as for a small model
+      return false;
+    }
+  }
+  return true;
+}
+
+int64_t Recorder::spilled_update(const Pending& b, const at::Tensor& after_in, int64_t event) {
+  c10::NoGradGuard no_grad;
+  const at::Tensor after = after_in.detach();
+  const float* a = after.data_ptr<float>();
+  const size_t n = static_cast<size_t>(after.numel());
+  constexpr size_t kPiece = size_t(1) << 18;  // parallel_stats_f32's pieces: the same sums, merged in the same order
+  std::vector<float> before(kPiece), delta(kPiece);
+  // delta[0, m) = after - before over piece k, as at::sub computes it (one float subtraction each).
+  const auto piece = [&](size_t k) {
+    const size_t i0 = k * kPiece, m = std::min(kPiece, n - i0);
+    spill_->read(b.spilled + static_cast<int64_t>(i0 * sizeof(float)), before.data(), m * sizeof(float));
+    for (size_t j = 0; j < m; ++j) delta[j] = a[i0 + j] - before[j];
+    return m;
+  };
+  const size_t pieces = (n + kPiece - 1) / kPiece;
+  Sums all;
+  for (size_t k = 0; k < pieces; ++k) {
+    const size_t m = piece(k);
+    all = merge_sums(all, sums_of_f32(delta.data(), m));
+  }
+  ValueStats vs;
+  if (all.finite) {
+    std::vector<uint32_t> hist(kHistogramBins, 0);
+    for (size_t k = 0; k < pieces; ++k) {
+      const size_t m = piece(k);
+      add_histogram_f32(delta.data(), m, all.lo, all.hi, hist.data());
+    }
+    vs = stats_from(all, std::move(hist));
+  } else {  // NaN or Inf in the update: the careful path over the whole update, once
+    at::Tensor whole = at::empty_like(after, after.options().memory_format(at::MemoryFormat::Contiguous));
+    spill_->read(b.spilled, whole.data_ptr(), n * sizeof(float));
+    at::sub_out(whole, after, whole);
+    vs = stats_of_f32(whole.data_ptr<float>(), n);
+  }
+  Captured c = capture_summary(after, vs);
+  c.rec->event = event;
+  c.rec->role = schema::TensorRole::Update;
+  c.rec->name = b.name;
+  c.rec->step = step_;
+  c.rec->requires_grad = false;
+  return static_cast<int64_t>(builder_->add_tensor(std::move(c.rec), nullptr, 0, false, c.mostly_zero));
 }
 
 // ---- records -------------------------------------------------------------------
@@ -416,6 +492,7 @@ RecorderStats Recorder::stats() const {
   s.late_grads = late_grads_;
   s.budget_refused = budget_.refused();
   s.budget_refused_bytes = budget_.refused_bytes();
+  s.peak_spilled_bytes = peak_spilled_;
   return s;
 }
 

@@ -154,19 +154,33 @@ void add_thumbnail(const at::Tensor& t, schema::TensorRecordT& r) {
   r.thumbnail_shape = {static_cast<int32_t>(small.size(2)), static_cast<int32_t>(small.size(3))};
 }
 
-}  // namespace
-
-Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
-  c10::NoGradGuard no_grad;
+Captured header_of(const at::Tensor& t) {
   Captured c;
   c.rec = std::make_unique<schema::TensorRecordT>();
   auto& r = *c.rec;
-  const at::Tensor t = t_in.detach();
   r.shape.assign(t.sizes().begin(), t.sizes().end());
   r.dtype = to_schema_dtype(t.scalar_type());
   r.device = t.device().str();
-  r.requires_grad = t_in.requires_grad();
+  r.requires_grad = t.requires_grad();
   r.stats = std::make_unique<schema::StatsT>();
+  return c;
+}
+
+}  // namespace
+
+Captured capture_summary(const at::Tensor& like, const ValueStats& stats) {
+  Captured c = header_of(like);
+  fill_stats(*c.rec->stats, stats);
+  c.mostly_zero = stats.count > 0 && stats.zero_count * 2 >= stats.count;
+  c.rec->kept = schema::ValuesKept::None;
+  return c;
+}
+
+Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
+  c10::NoGradGuard no_grad;
+  Captured c = header_of(t_in);
+  auto& r = *c.rec;
+  const at::Tensor t = t_in.detach();
   if (t.is_complex() || r.dtype == schema::DType::Unknown || !t.has_storage()) {
     r.stats->count = static_cast<uint64_t>(t.numel());
     return c;  // statistics of complex / exotic tensors are not defined here

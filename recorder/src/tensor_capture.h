@@ -25,6 +25,8 @@
 
 #include <tvis/schema/recording_generated.h>
 
+#include "tvis/recorder/value_stats.h"
+
 namespace tvis::recorder {
 
 constexpr int64_t kThumbnailSide = 32;
@@ -50,6 +52,11 @@ struct Captured {
 };
 
 Captured capture_tensor(const at::Tensor& t, const CaptureOptions& options);
+
+/// A statistics-only record (ValuesKept::None) of a tensor shaped like
+/// `like` whose statistics `stats` were computed elsewhere (a Δw summarised
+/// a piece at a time).
+Captured capture_summary(const at::Tensor& like, const ValueStats& stats);
 
 /// L2 norms of the first k rows (dim 0) of `t`, in double, computed on its device.
 std::vector<double> leading_row_norms(const at::Tensor& t, int64_t k);

@@ -108,6 +108,49 @@ def test_boundary_weights_give_the_stored_updates_bit_for_bit(tvis, tmp_path):
     assert compared == 3 * len(runs["boundary"].optimizer_steps[0]["params"])
 
 
+def test_spilled_weights_before_give_the_same_updates(tvis, tmp_path):
+    """A large model keeps its weights before each optimizer step in a file
+    beside the run (TVIS_SNAPSHOT_SPILL_BYTES; forced here with 0 on
+    ResNet-18, whose layer3/layer4 convolutions have 2^19 elements or more):
+    training stays bit for bit the plain run's, and every record equals the
+    in-memory recording's: Δw statistics (min, max, counts exactly; the sums
+    and histogram too where torch runs several threads, whose pieces the
+    spilled path sums in the same order) and the boundary weights' values."""
+    script = SCRIPTS / "resnet18.py"
+    plain = run_plain(script, "--steps", 2)
+    assert plain.returncode == 0, plain.stderr
+    runs = {}
+    for key, spill in (("memory", str(1 << 62)), ("spilled", "0")):
+        p = subprocess.run([tvis, "run", "--steps", "2", "--out", str(tmp_path / key), str(script), "--steps", "4"],
+                           capture_output=True, text=True, timeout=600,
+                           env=dict(os.environ, TVIS_SNAPSHOT_SPILL_BYTES=spill))
+        assert p.returncode == 0, p.stderr
+        assert step_lines(p.stdout) == step_lines(plain.stdout), "training differs under tvis run (%s)" % key
+        runs[key] = load_run(run_file_of(p.stdout))
+    memory, spilled = runs["memory"], runs["spilled"]
+    assert memory.tensors.keys() == spilled.tensors.keys()
+    exact_sums = torch.get_num_threads() > 1
+    big_updates = 0
+    for tid, a in memory.tensors.items():
+        b = spilled.tensors[tid]
+        assert (a["role"], a.get("name"), a["shape"], a["kept"]) == (b["role"], b.get("name"), b["shape"], b["kept"])
+        sa, sb = a["stats"], b["stats"]
+        for key in ("count", "nan_count", "inf_count", "min", "max"):
+            assert sa.get(key) == sb.get(key), (tid, a.get("name"), key)
+        for key in ("mean", "std", "mean_abs", "l2"):  # a zero is left out of the JSON
+            x, y = sa.get(key, 0.0), sb.get(key, 0.0)
+            assert x == y if exact_sums else abs(x - y) <= 1e-12 * max(1.0, abs(x)), (tid, a.get("name"), key, x, y)
+        if exact_sums:
+            assert sa.get("histogram") == sb.get("histogram"), (tid, a.get("name"))
+        if a["role"] == "Weight" and a["kept"] != "None":
+            assert torch.equal(memory.values(tid), spilled.values(tid)), (tid, a.get("name"))
+        numel = 1
+        for d in a["shape"]:
+            numel *= d
+        big_updates += a["role"] == "Update" and numel >= 1 << 19
+    assert big_updates >= 2 * 5, "no parameter of 2^19 elements or more was updated: nothing spilled"
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_across_processes(name, tvis, tmp_path):
     script = SCRIPTS / (name + ".py")

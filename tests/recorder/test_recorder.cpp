@@ -3,12 +3,14 @@
 // within a step, optimizer updates, gradients, sources and phase timings.
 // LibTorch first: its glog defines CHECK, which Catch's must replace.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #undef CHECK
 
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -223,6 +225,64 @@ TEST_CASE("weights are stored once per step boundary, and again when they change
   REQUIRE(before2 >= 0);
   CHECK(before2 != after0);
   CHECK(run.tensors[static_cast<size_t>(before2)]->stats->min == Approx(7.0));  // recorded anew, as it is
+}
+
+TEST_CASE("a large model's weights before wait in a file: the same Δw statistics and weights", "[recorder]") {
+  // Two recorders over the same training: one keeps the weights before each
+  // step in memory, the other spills them (threshold 0). A 600,000-element
+  // float32 parameter spills (2^19 elements or more); a small one never does.
+  const auto record = [](const std::string& path, uint64_t spill, bool nan_in_update) {
+    RecorderOptions o = options(path);
+    uint64_t spilled = 0;
+    o.spill_snapshot_bytes = spill;
+    Recorder rec(o);
+    at::Tensor big = at::linspace(-3.0, 5.0, 600000).to(at::kFloat);
+    at::Tensor small = at::full({10}, 2.0f);
+    for (int step = 0; step < 2; ++step) {
+      const uint64_t ev = rec.begin(static_cast<int>(schema::EventKind::OptimizerStep), "step", "", 0, 0, 0, 0);
+      rec.params_before(static_cast<int64_t>(ev), {"big", "small"}, {big, small});
+      big.mul_(0.999f).add_(at::sin(big) * 1e-3f);  // an update whose rounding differs element by element
+      small.sub_(0.5f);
+      if (nan_in_update && step == 1) big[12345] = NAN;
+      rec.params_after(static_cast<int64_t>(ev), {big, small});
+      rec.end(ev);
+      rec.set_step(step + 1);
+    }
+    spilled = rec.finalize(schema::RunMetaT{}).peak_spilled_bytes;
+    return spilled;
+  };
+  for (bool nan : {false, true}) {
+    TempRun memory(nan ? "mem_nan" : "mem"), spilled(nan ? "spill_nan" : "spill");
+    CHECK(record(memory.path, UINT64_MAX, nan) == 0);
+    CHECK(record(spilled.path, 0, nan) == 600000 * sizeof(float));  // the big parameter alone
+    RunContents a = read_run(memory.path), b = read_run(spilled.path);
+    REQUIRE(a.tensors.size() == b.tensors.size());
+    int updates = 0;
+    for (const auto& [id, ta] : a.tensors) {
+      const auto& tb = b.tensors.at(id);
+      CHECK(ta->role == tb->role);
+      CHECK(ta->name == tb->name);
+      CHECK(ta->shape == tb->shape);
+      CHECK(ta->kept == tb->kept);
+      const auto& sa = *ta->stats;
+      const auto& sb = *tb->stats;
+      CHECK(sa.count == sb.count);
+      CHECK(sa.nan_count == sb.nan_count);
+      CHECK(sa.min == sb.min);  // exact: minimum and maximum do not depend on order
+      CHECK(sa.max == sb.max);
+      // Sums: the same pieces merged in the same order as the in-memory path with several threads.
+      if (at::get_num_threads() > 1 || ta->role != schema::TensorRole::Update) {
+        CHECK(sa.mean == sb.mean);
+        CHECK(sa.l2 == sb.l2);
+        CHECK(sa.histogram == sb.histogram);
+      } else {
+        CHECK(sa.mean == Approx(sb.mean).epsilon(1e-12));
+        CHECK(sa.l2 == Approx(sb.l2).epsilon(1e-12));
+      }
+      updates += ta->role == schema::TensorRole::Update && ta->name == "big";
+    }
+    CHECK(updates == 2);
+  }
 }
 
 TEST_CASE("gradients add to grad_norm; one for a written event counts as late", "[recorder]") {

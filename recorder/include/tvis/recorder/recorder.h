@@ -41,6 +41,7 @@
 #include "tvis/recorder/byte_budget.h"
 #include "tvis/recorder/project_paths.h"
 #include "tvis/recorder/run_builder.h"
+#include "tvis/recorder/snapshot_spill.h"
 
 namespace tvis::recorder {
 
@@ -59,6 +60,11 @@ struct RecorderOptions {
   bool update_values = false;      // Δw records keep their values too (else Δw = weight after − weight before)
   uint64_t max_run_bytes = 0;      // byte budget of kept values (byte_budget.h); 0: none
   int budget_steps = 1;            // the steps the budget is shared over (--steps)
+  /// Parameters of at least this many bytes in all (a params_before() call's
+  /// list) keep their float32 CPU weights of 2^19 elements or more in a file
+  /// beside the run between params_before() and params_after(), not in a
+  /// second in-memory copy (snapshot_spill.h); 0: always; UINT64_MAX: never.
+  uint64_t spill_snapshot_bytes = 256ull << 20;
 };
 
 /// Writer and recorder counters (Recorder.stats() in Python).
@@ -68,6 +74,7 @@ struct RecorderStats {
   uint64_t bytes_kept = 0, events = 0, tensors = 0;
   uint64_t late_grads = 0;  // gradients arriving for an event already written
   uint64_t budget_refused = 0, budget_refused_bytes = 0;  // tensors the byte budget reduced, their values' bytes
+  uint64_t peak_spilled_bytes = 0;  // the most weight-before bytes one optimizer step kept in the spill file
 };
 
 class Recorder {
@@ -130,7 +137,10 @@ class Recorder {
   /// the parameter's dtype (role Update; statistics only unless
   /// RecorderOptions::update_values), and the weight after the step (role
   /// Weight, recorded at step() + 1: the next step's weight before).
-  /// Returns [(update id, weight-after id)].
+  /// Returns [(update id, weight-after id)]. A large model's weights before
+  /// wait in a file (RecorderOptions::spill_snapshot_bytes); their Δw is
+  /// the same subtraction, summarised in pieces of 2^18 elements merged in
+  /// order (what the in-memory path does with more than one torch thread).
   std::vector<std::pair<int64_t, int64_t>> params_after(int64_t event, const std::vector<at::Tensor>& params);
 
   // ---- records -------------------------------------------------------------
@@ -169,7 +179,8 @@ class Recorder {
   struct Pending {  // a parameter between params_before() and params_after()
     std::string name;
     c10::TensorImpl* impl;
-    at::Tensor before;  // exact copy of the weight before the step
+    at::Tensor before;        // exact copy of the weight before the step (undefined when spilled)
+    int64_t spilled = -1;     // else: its offset in spill_
   };
   struct DedupEntry {
     c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl> impl;
@@ -196,6 +207,10 @@ class Recorder {
   /// Narrows `o` to what the byte budget grants `t` (byte_budget.h).
   void apply_budget(const at::Tensor& t, int role, CaptureOptions* o);
   at::Tensor snapshot(size_t i, const at::Tensor& p);
+  /// True when `p`'s weight-before goes to spill_ (spill_snapshot_bytes).
+  bool spills(const at::Tensor& p, uint64_t all_bytes);
+  /// Records Δw of a spilled parameter, summarised a piece at a time.
+  int64_t spilled_update(const Pending& b, const at::Tensor& after, int64_t event);
   void close_phase_timing();
   void add_phase_timings(schema::RunMetaT* meta) const;
   schema::SourceFilesT new_sources();
@@ -223,6 +238,10 @@ class Recorder {
   DedupMap dedup_grads_;          // dL/d(output) of this step
   std::vector<Pending> pending_;  // the optimizer step in progress
   std::vector<at::Tensor> spare_;  // CPU snapshot buffers, by parameter slot
+  std::string run_dir_;            // where spill_ is created
+  uint64_t spill_threshold_;
+  std::unique_ptr<SnapshotSpill> spill_;  // weights before the step of a large model
+  uint64_t peak_spilled_ = 0;
   std::unordered_map<c10::TensorImpl*, WeightAfter> weights_after_;  // by parameter
   std::map<std::pair<int, int>, int64_t> timings_;
 };

@@ -101,9 +101,13 @@ class Session:
         update_values = os.environ.pop("TVIS_UPDATE_VALUES", "") == "1"
         # --max-run-bytes: the byte budget of kept values (0: none), shared over the requested steps
         budget = int(dict(options).get("max_run_bytes", "0") or 0)
+        # TVIS_SNAPSHOT_SPILL_BYTES: parameters of at least this many bytes keep their weights before
+        # the optimizer step in a file beside the run, not in memory (recorder.h; tests force 0)
+        spill = os.environ.pop("TVIS_SNAPSHOT_SPILL_BYTES", "")
         self.rec = native.Recorder(run_file, max_elems, samples, project_dir, [here], level,
                                    dense_zstd_level=int(dense) if dense else None, evaluation_values=eval_values,
-                                   update_values=update_values, max_run_bytes=budget, budget_steps=steps)
+                                   update_values=update_values, max_run_bytes=budget, budget_steps=steps,
+                                   spill_snapshot_bytes=int(spill) if spill else 256 << 20)
         self.run_file = run_file
         self.steps_requested = steps
         self.samples = samples

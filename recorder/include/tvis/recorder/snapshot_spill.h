@@ -1,0 +1,41 @@
+// snapshot_spill.h: where params_before() keeps the weights of a large
+// model until params_after() has computed Δw = after − before: an unlinked
+// temporary file beside the run, instead of a second copy of the parameters
+// in memory. The kernel's page cache holds the bytes (reclaimable, not the
+// process's anonymous memory), so the recorder's memory growth stays
+// bounded whatever the model's size.
+//
+// Contract: write() appends a contiguous CPU tensor's bytes and returns
+// their offset; read() fills `dst` with `bytes` from `offset` exactly as
+// written; rewind() forgets everything (the next step starts at offset 0
+// and the file's pages are dropped). Errors are std::runtime_error naming
+// the file's folder and errno's text; the caller falls back to memory.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+
+namespace tvis::recorder {
+
+class SnapshotSpill {
+ public:
+  /// Opens an unlinked file in `dir` (O_TMPFILE, else mkstemp + unlink).
+  explicit SnapshotSpill(const std::string& dir);
+  ~SnapshotSpill();
+  SnapshotSpill(const SnapshotSpill&) = delete;
+  SnapshotSpill& operator=(const SnapshotSpill&) = delete;
+
+  int64_t write(const at::Tensor& contiguous_cpu);
+  void read(int64_t offset, void* dst, size_t bytes) const;
+  void rewind();
+  uint64_t bytes() const { return end_; }
+
+ private:
+  std::string dir_;
+  int fd_ = -1;
+  uint64_t end_ = 0;
+};
+
+}  // namespace tvis::recorder
