@@ -366,41 +366,9 @@ bool Recorder::spills(const at::Tensor& p, uint64_t all_bytes) {
   return true;
 }
 
-int64_t Recorder::spilled_update(const Pending& b, const at::Tensor& after_in, int64_t event) {
+int64_t Recorder::spilled_update(const Pending& b, const at::Tensor& after, int64_t event) {
   c10::NoGradGuard no_grad;
-  const at::Tensor after = after_in.detach();
-  const float* a = after.data_ptr<float>();
-  const size_t n = static_cast<size_t>(after.numel());
-  constexpr size_t kPiece = size_t(1) << 18;  // parallel_stats_f32's pieces: the same sums, merged in the same order
-  std::vector<float> before(kPiece), delta(kPiece);
-  // delta[0, m) = after - before over piece k, as at::sub computes it (one float subtraction each).
-  const auto piece = [&](size_t k) {
-    const size_t i0 = k * kPiece, m = std::min(kPiece, n - i0);
-    spill_->read(b.spilled + static_cast<int64_t>(i0 * sizeof(float)), before.data(), m * sizeof(float));
-    for (size_t j = 0; j < m; ++j) delta[j] = a[i0 + j] - before[j];
-    return m;
-  };
-  const size_t pieces = (n + kPiece - 1) / kPiece;
-  Sums all;
-  for (size_t k = 0; k < pieces; ++k) {
-    const size_t m = piece(k);
-    all = merge_sums(all, sums_of_f32(delta.data(), m));
-  }
-  ValueStats vs;
-  if (all.finite) {
-    std::vector<uint32_t> hist(kHistogramBins, 0);
-    for (size_t k = 0; k < pieces; ++k) {
-      const size_t m = piece(k);
-      add_histogram_f32(delta.data(), m, all.lo, all.hi, hist.data());
-    }
-    vs = stats_from(all, std::move(hist));
-  } else {  // NaN or Inf in the update: the careful path over the whole update, once
-    at::Tensor whole = at::empty_like(after, after.options().memory_format(at::MemoryFormat::Contiguous));
-    spill_->read(b.spilled, whole.data_ptr(), n * sizeof(float));
-    at::sub_out(whole, after, whole);
-    vs = stats_of_f32(whole.data_ptr<float>(), n);
-  }
-  Captured c = capture_summary(after, vs);
+  Captured c = capture_summary(after, spill_->delta_stats(b.spilled, after.detach()));
   c.rec->event = event;
   c.rec->role = schema::TensorRole::Update;
   c.rec->name = b.name;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -58,6 +59,37 @@ void SnapshotSpill::read(int64_t offset, void* dst, size_t bytes) const {
     if (n <= 0) fail("cannot read back", dir_);
     done += static_cast<size_t>(n);
   }
+}
+
+ValueStats SnapshotSpill::delta_stats(int64_t offset, const at::Tensor& after) const {
+  const float* a = after.data_ptr<float>();
+  const size_t n = static_cast<size_t>(after.numel());
+  constexpr size_t kPiece = size_t(1) << 18;
+  std::vector<float> before(kPiece), delta(kPiece);
+  const auto piece = [&](size_t k) {  // delta[0, m) = after - before over piece k
+    const size_t i0 = k * kPiece, m = std::min(kPiece, n - i0);
+    read(offset + static_cast<int64_t>(i0 * sizeof(float)), before.data(), m * sizeof(float));
+    for (size_t j = 0; j < m; ++j) delta[j] = a[i0 + j] - before[j];
+    return m;
+  };
+  const size_t pieces = (n + kPiece - 1) / kPiece;
+  Sums all;
+  for (size_t k = 0; k < pieces; ++k) {
+    const size_t m = piece(k);
+    all = merge_sums(all, sums_of_f32(delta.data(), m));
+  }
+  if (!all.finite) {
+    std::vector<float> whole(n);
+    read(offset, whole.data(), n * sizeof(float));
+    for (size_t i = 0; i < n; ++i) whole[i] = a[i] - whole[i];
+    return stats_of_f32(whole.data(), n);
+  }
+  std::vector<uint32_t> hist(kHistogramBins, 0);
+  for (size_t k = 0; k < pieces; ++k) {
+    const size_t m = piece(k);
+    add_histogram_f32(delta.data(), m, all.lo, all.hi, hist.data());
+  }
+  return stats_from(all, std::move(hist));
 }
 
 void SnapshotSpill::rewind() {

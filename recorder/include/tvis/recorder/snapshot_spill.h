@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tvis/recorder/value_stats.h"
+
 namespace tvis::recorder {
 
 class SnapshotSpill {
@@ -29,6 +31,12 @@ class SnapshotSpill {
 
   int64_t write(const at::Tensor& contiguous_cpu);
   void read(int64_t offset, void* dst, size_t bytes) const;
+  /// Statistics of `after` − (the float32 tensor written at `offset`), the
+  /// update of a parameter the optimizer changed in place: each element one
+  /// float subtraction, as at::sub computes it; summed in pieces of 2^18
+  /// merged in order, as value_stats' parallel path does (with NaN or Inf,
+  /// the careful path over the whole update, read back at once).
+  ValueStats delta_stats(int64_t offset, const at::Tensor& after) const;
   void rewind();
   uint64_t bytes() const { return end_; }
 
