@@ -111,6 +111,11 @@ check layer_attention "$WORK/ref_vit_own.pt" "$OUT/vit_own_layer_cls.json" 0
 view vit_own_layer_patch "$VITOWN" --page Replay --step 2 --phase forward --module blocks.0.attn --sample 5 \
   --link layer_query=7
 check layer_attention "$WORK/ref_vit_own.pt" "$OUT/vit_own_layer_patch.json" 7
+# ... and on the character LM: a strip over its tokens, the last token's row, then token 4's.
+view lm_layer_last "$LM" --page Replay --step 1 --phase forward --module blocks.1.attn
+check layer_attention "$WORK/ref_lm.pt" "$OUT/lm_layer_last.json" -1
+view lm_layer_token "$LM" --page Replay --step 2 --phase forward --module blocks.0.attn --link layer_query=4
+check layer_attention "$WORK/ref_lm.pt" "$OUT/lm_layer_token.json" 4
 
 # The same insight pages in viewer.html (headless Chromium, the run read by
 # Range from nginx, chunks answered asynchronously as in any browser): each

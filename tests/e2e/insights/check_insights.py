@@ -7,7 +7,8 @@
     check_insights.py layer_attention REF.pt STATE.json QUERY
         Replay's layer panel on an attention call: where token QUERY looks
         (head mean of the script's own softmax, [CLS] left off the patch
-        grid) painted On image, the module's layer by forward order
+        grid; the LM's tokens as a strip, QUERY -1 the last token) painted
+        On image, the module's layer by forward order
     check_insights.py gradcam REF.pt VIEW.json RUN  page map == recorded map == a Grad-CAM recomputed here
     check_insights.py pca VIEW.json RUN             PCA points vs NumPy's SVD of the recorded vectors, up to sign
     check_insights.py table REF.pt VIEW.json        nn.Embedding table PCA vs NumPy's SVD of the script's own table
@@ -81,13 +82,21 @@ def layer_attention(ref_path, state_path, query):
     A = L["attention"]
     assert A is not None and A["painted"] is True and A["problem"] is None, A
     assert A["module"] == L["module"] == v["module"], (A["module"], L["module"], v["module"])
-    step = torch.load(ref_path)["steps"][L["step"]]
+    ref = torch.load(ref_path)
+    step = ref["steps"][L["step"]]
     layer = int(L["module"].split(".")[1])  # blocks.K.attn: the K-th softmax of the forward
     mean = step["att"][layer][L["row"]].double().mean(0).numpy()  # [T, T], this sample's row of the batch
     t = mean.shape[0]
+    q = int(query) if int(query) >= 0 else t - 1
+    if "chars" in ref:  # the character LM: a strip over its tokens, the last token's row by default
+        chars = [("_" if ref["chars"][i] == " " else ref["chars"][i]) for i in step["x"][L["row"]].tolist()]
+        assert A["strip"] is True and A["grid_side"] == 0 and A["tokens"] == chars, (A["strip"], A["tokens"], chars)
+        assert A["query"] == q and A["query_label"] == "token %d '%s'" % (q, chars[q]), (A["query"], A["query_label"])
+        np.testing.assert_allclose(np.array(A["grid"]), mean[q][None, :], atol=1e-6, err_msg="layer attention")
+        print("layer attention: %s step %d row %d, token %d agrees" % (L["module"], L["step"], L["row"], q))
+        return
     n = int(round((t - 1) ** 0.5))
     assert A["cls"] is True and A["grid_side"] == n and n * n + 1 == t, (A["cls"], A["grid_side"], t)
-    q = int(query)
     assert A["query"] == q, (A["query"], q)
     want_label = "[CLS]" if q == 0 else "patch (%d,%d)" % ((q - 1) // n, (q - 1) % n)
     assert A["query_label"] == want_label, (A["query_label"], want_label)

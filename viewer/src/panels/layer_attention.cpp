@@ -8,7 +8,15 @@
 namespace tvis::viewer {
 
 int LayerAttention::query_token() const {
-  return query >= 0 && query < weights.rows ? query : 0;
+  if (query >= 0 && query < weights.rows) return query;
+  return strip ? std::max(0, weights.rows - 1) : 0;
+}
+
+std::pair<int, int> LayerAttention::cell_of(int t) const {
+  if (strip) return {0, t};
+  const int k = t - (cls ? 1 : 0);
+  if (k < 0 || side <= 0) return {-1, -1};
+  return {k / side, k % side};
 }
 
 namespace {
@@ -22,6 +30,8 @@ const AttentionEntry* entry_of(RunModel& model, uint64_t event, int step, int sa
 
 std::string query_label(const LayerAttention& a, int token) {
   if (a.cls && token == 0) return "[CLS]";
+  if (a.strip && token < static_cast<int>(a.labels.size()) && !a.labels[token].empty())
+    return "token " + std::to_string(token) + " '" + a.labels[token] + "'";
   if (a.side <= 0) return "token " + std::to_string(token);
   const int k = token - (a.cls ? 1 : 0);
   return "patch (" + std::to_string(k / a.side) + "," + std::to_string(k % a.side) + ")";
@@ -58,15 +68,28 @@ void resolve_layer_attention(PanelContext& c, LayerAttention& a, uint64_t event,
     if (a.problem.empty()) a.mean = head_mean(a.weights);
     a.side = 0;
     a.cls = false;
+    a.strip = false;
+    a.labels.clear();
     if (a.problem.empty() && a.weights.rows == a.weights.cols && e->tokens.empty())
       a.side = patch_grid_side(a.weights.rows, &a.cls);
-    if (a.problem.empty() && a.side == 0)
-      a.problem = e->tokens.empty()
-                      ? "its " + std::to_string(a.weights.rows) + " x " + std::to_string(a.weights.cols) +
-                            " weights are not an image's patch grid; the Attention page shows them"
-                      : "a token model's attention has no picture; the Attention page shows which tokens each looks at";
+    if (a.problem.empty() && !e->tokens.empty()) {  // a token model: where one token looks, over the tokens
+      a.strip = true;
+      for (int t = 0; t < a.weights.cols; ++t)
+        a.labels.push_back(t < static_cast<int>(e->labels.size()) ? (e->labels[t] == " " ? "_" : e->labels[t])
+                           : t < static_cast<int>(e->tokens.size()) ? std::to_string(e->tokens[t])
+                                                                    : std::string());
+    }
+    if (a.problem.empty() && a.side == 0 && !a.strip)
+      a.problem = "its " + std::to_string(a.weights.rows) + " x " + std::to_string(a.weights.cols) +
+                  " weights are neither an image's patch grid nor a token model's; the Attention page shows them";
   }
-  if (a.problem.empty()) a.grid = query_row_on_grid(a.mean, a.weights.rows, a.query_token(), a.side, a.cls);
+  if (!a.problem.empty()) return;
+  if (a.strip) {
+    const size_t q = static_cast<size_t>(a.query_token()) * a.weights.cols;
+    a.grid.assign(a.mean.begin() + static_cast<std::ptrdiff_t>(q), a.mean.begin() + static_cast<std::ptrdiff_t>(q + a.weights.cols));
+  } else {
+    a.grid = query_row_on_grid(a.mean, a.weights.rows, a.query_token(), a.side, a.cls);
+  }
 }
 
 void draw_layer_attention_choice(LayerAttention& a) {
@@ -79,7 +102,8 @@ void draw_layer_attention_choice(LayerAttention& a) {
   if (a.show) {
     ImGui::SameLine();
     if (!a.problem.empty()) ImGui::TextDisabled("(%s)", a.problem.c_str());
-    else ImGui::TextDisabled("head mean of its softmax weights; click a patch for where that patch looks");
+    else ImGui::TextDisabled(a.strip ? "head mean of its softmax weights; click a token for where that token looks"
+                                     : "head mean of its softmax weights; click a patch for where that patch looks");
   }
 }
 
@@ -89,8 +113,9 @@ nlohmann::json layer_attention_json(const LayerAttention& a) {
   json grid = nullptr;
   if (!a.grid.empty()) {
     grid = json::array();
-    for (int r = 0; r < a.side; ++r)
-      grid.push_back(std::vector<double>(a.grid.begin() + r * a.side, a.grid.begin() + (r + 1) * a.side));
+    const int cols = a.cols();
+    for (int r = 0; r < a.rows(); ++r)
+      grid.push_back(std::vector<double>(a.grid.begin() + r * cols, a.grid.begin() + (r + 1) * cols));
   }
   return {{"painted", a.painting()},
           {"module", a.module},
@@ -98,6 +123,8 @@ nlohmann::json layer_attention_json(const LayerAttention& a) {
           {"query_label", a.weights.rows > 0 ? json(query_label(a, a.query_token())) : json(nullptr)},
           {"cls", a.cls},
           {"grid_side", a.side},
+          {"strip", a.strip},
+          {"tokens", a.strip ? json(a.labels) : json(nullptr)},
           {"grid", grid},
           {"problem", a.problem.empty() ? json(nullptr) : json(a.problem)}};
 }

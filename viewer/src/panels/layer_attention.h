@@ -3,8 +3,9 @@
 // call, for the shown sample), On image can paint where one token looks:
 // row `query` of the head-mean weights laid on the image's patch grid,
 // [CLS] (token 0 when the tokens are n^2 + 1) by default, any patch by a
-// click. Token models (an LM's ids) have no patch grid: the panel says so
-// and points at the Attention page, which draws token-to-token weights.
+// click. A token model (an LM's ids) gets a strip instead: row `query` over
+// its T tokens, labelled, the last token by default (in a causal model the
+// one that sees them all), any token by a click.
 //
 // LayerAttention is the panel's memory of it (the decoded weights, keyed by
 // tensor id); resolve_layer_attention() fills it without blocking (a
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "panel_context.h"
@@ -32,10 +34,20 @@ struct LayerAttention {
   std::string problem;       // why nothing can be painted ("" when it can)
   int side = 0;              // patch grid side n (0: not an image's patches)
   bool cls = false;          // token 0 is [CLS], not on the grid
-  std::vector<double> grid;  // where `query` looks, n x n
+  bool strip = false;        // a token model: one row of T tokens instead of a grid
+  std::vector<std::string> labels;  // the tokens' labels (a strip), else empty
+  std::vector<double> grid;  // where `query` looks: n x n, or 1 x T (a strip)
 
-  /// The token painted: `query` when valid, else [CLS] / token 0.
+  int rows() const { return strip ? 1 : side; }
+  int cols() const { return strip ? weights.cols : side; }
+
+  /// The token painted: `query` when valid, else [CLS] / token 0 (the last
+  /// token of a strip).
   int query_token() const;
+  /// The token a click on map cell (r, c) asks about.
+  int token_at(int r, int c) const { return strip ? c : r * side + c + (cls ? 1 : 0); }
+  /// The map cell of token `t` ({-1, -1}: [CLS], on no patch).
+  std::pair<int, int> cell_of(int t) const;
   /// True when On image paints the attention this frame.
   bool painting() const { return found && show && problem.empty() && !grid.empty(); }
 };
@@ -50,7 +62,8 @@ void resolve_layer_attention(PanelContext& c, LayerAttention& a, uint64_t event,
 void draw_layer_attention_choice(LayerAttention& a);
 
 /// The LAYER.attention object: null when the call has no attention record;
-/// else {painted, query, query_label, cls, grid_side, grid, problem}.
+/// else {painted, query, query_label, cls, grid_side, strip, tokens, grid,
+/// problem}.
 nlohmann::json layer_attention_json(const LayerAttention& a);
 
 }  // namespace tvis::viewer

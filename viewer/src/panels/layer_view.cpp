@@ -124,6 +124,19 @@ void say(const std::string& text, unsigned color = colors::kMuted) {
 
 // ---------------------------------------------------------------- On image --
 
+// A strip's token labels, one under each cell that is wide enough for it.
+void draw_token_labels(ImDrawList* dl, ImVec2 p0, ImVec2 size, const std::vector<std::string>& labels) {
+  if (labels.empty()) return;
+  const float cw = size.x / static_cast<float>(labels.size());
+  for (size_t t = 0; t < labels.size(); ++t) {
+    const ImVec2 ts = ImGui::CalcTextSize(labels[t].c_str());
+    if (ts.x > cw - 2) continue;
+    dl->AddText(ImVec2(p0.x + cw * (static_cast<float>(t) + 0.5f) - ts.x * 0.5f, p0.y + size.y + 2),
+                ImGui::GetColorU32(ImGuiCol_Text), labels[t].c_str());
+  }
+  ImGui::Dummy(ImVec2(size.x, ImGui::GetTextLineHeightWithSpacing()));
+}
+
 void draw_on_image(PanelContext& c, LayerViewState& v) {
   const LayerMaps& m = v.maps;
   const LayerAttention& att = v.attention;
@@ -135,14 +148,16 @@ void draw_on_image(PanelContext& c, LayerViewState& v) {
     return;
   }
   // What is painted: where a token looks (attention), or mean |x| per location.
-  const int rows = attention ? att.side : m.map_rows, cols = attention ? att.side : m.map_cols;
+  const int rows = attention ? att.rows() : m.map_rows, cols = attention ? att.cols() : m.map_cols;
   const std::vector<double>& cells = attention ? att.grid : m.map;
   const std::string key = attention ? "attention" + std::to_string(att.tensor) + "|" + std::to_string(att.query_token())
                                     : "maps" + std::to_string(v.texture_version);
   ImGui::SetNextItemWidth(em * 8);
   ImGui::SliderFloat("opacity", &v.opacity, 0.0f, 1.0f, "%.2f");
   ImGui::SameLine();
-  if (attention)
+  if (attention && att.strip)
+    ImGui::TextDisabled("%d tokens", cols);
+  else if (attention)
     ImGui::TextDisabled("patch grid %d x %d%s", rows, cols, att.cls ? " (without [CLS])" : "");
   else
     ImGui::TextDisabled("map %d x %d%s, mean |x| over %d %s", m.map_rows, m.map_cols,
@@ -174,9 +189,9 @@ void draw_on_image(PanelContext& c, LayerViewState& v) {
   auto cell = draw_grid(
       dl, p0, p1, rows, cols, [&](int r, int col) { return cells[static_cast<size_t>(r) * cols + col]; }, hi,
       has_picture ? v.opacity : 1.0f, kMapMaxBlocks, TextureTarget{&v.textures, c.options.texture_uploader, key});
-  const int patch = att.query_token() - (att.cls ? 1 : 0);  // -1: [CLS], on no patch
-  const int mark_r = !attention ? v.picked_r : patch >= 0 ? patch / cols : -1;
-  const int mark_c = !attention ? v.picked_c : patch >= 0 ? patch % cols : -1;
+  const std::pair<int, int> looking = att.cell_of(att.query_token());  // {-1, -1}: [CLS], on no patch
+  const int mark_r = attention ? looking.first : v.picked_r;
+  const int mark_c = attention ? looking.second : v.picked_c;
   if (mark_r >= 0 && mark_r < rows && mark_c >= 0 && mark_c < cols) {  // the clicked location / the looking patch
     const float cw = size.x / cols, ch = size.y / rows;
     dl->AddRect(ImVec2(p0.x + mark_c * cw, p0.y + mark_r * ch), ImVec2(p0.x + (mark_c + 1) * cw, p0.y + (mark_r + 1) * ch),
@@ -184,14 +199,17 @@ void draw_on_image(PanelContext& c, LayerViewState& v) {
   }
   if (hovered && cell.first >= 0) {
     const double val = cells[static_cast<size_t>(cell.first) * cols + cell.second];
-    if (attention)
+    if (attention && att.strip)
+      ImGui::SetTooltip("token %d '%s': weight %s\n(click: where this token looks)", cell.second,
+                        att.labels[static_cast<size_t>(cell.second)].c_str(), widgets::format_exact(val).c_str());
+    else if (attention)
       ImGui::SetTooltip("patch (%d, %d): weight %s\n(click: where this patch looks)", cell.first, cell.second,
                         widgets::format_exact(val).c_str());
     else
       ImGui::SetTooltip("row %d, col %d: mean |x| = %s\n(click: every neuron's value here)", cell.first, cell.second,
                         widgets::format_exact(val).c_str());
     if (clicked && attention) {
-      v.attention.query = cell.first * cols + cell.second + (att.cls ? 1 : 0);
+      v.attention.query = att.token_at(cell.first, cell.second);
     } else if (clicked) {
       v.picked_r = cell.first;
       v.picked_c = cell.second;
@@ -203,7 +221,8 @@ void draw_on_image(PanelContext& c, LayerViewState& v) {
   widgets::colorbar(dl, b0, ImVec2(b0.x + em * 0.8f, b0.y + size.y), widgets::Colormap::Sequential,
                     widgets::ColorRange{0, hi > 0 ? hi : 1});
   ImGui::Dummy(ImVec2(em * 3.5f, size.y));
-  if (!has_picture) {
+  if (attention && att.strip) draw_token_labels(dl, p0, size, att.labels);
+  if (!has_picture && rows > 1) {  // a map meant to lie over the sample's picture (a token strip is not)
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextDisabled("no picture of the sample recorded");
