@@ -17,6 +17,7 @@
 - forwards no backward reaches (capped, named in a notice), gradient
   accumulation (maps per backward), a module called twice (path#2).
 """
+import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -88,20 +89,27 @@ def assert_maps_match(run, records, step, module, ref, predicted, true, all_true
                                    % (module, step, s, t))
 
 
-def test_maps_equal_reference_under_batchnorm_train(tvis, tmp_path):
+@pytest.mark.parametrize("norm", ["batch", "group"])
+def test_maps_equal_reference_under_batchnorm_train(tvis, tmp_path, norm, monkeypatch):
+    """BatchNorm in train mode couples the samples (one pass per sample and
+    class); GroupNorm does not (merged passes: one for all followed samples,
+    a second for the true classes of misclassified ones). Both equal the
+    reference of each score alone."""
+    import json
     import sys
     sys.path.insert(0, str(SCRIPTS))
     from gradcam_bn_net import build
     dump = tmp_path / "dump"
+    monkeypatch.setenv("TVIS_STATS_FILE", str(tmp_path / "stats.json"))
     run, js, _ = record_and_compare(tvis, tmp_path, "gradcam_bn_net.py", "--steps", 3, "--cam-dump", dump,
-                                    opts=["--gradcam-true"])
+                                    "--norm", norm, opts=["--gradcam-true"])
     records = gradcam_records(run)
     assert js["captured"]["gradcam"] == [str(i) for i in range(11)]  # every module with a [B, C, H, W] output
     assert not any("gradcam_predicted_only" in n or "no true-class map" in n for n in js["notices"])
     coupled, wrong = 0.0, 0
     for step in range(3):
         d = torch.load(dump / ("step%d.pt" % step))
-        model = build()
+        model = build(norm)
         model.load_state_dict(d["state"])
         model.train()
         acts, h = [], d["x"]
@@ -123,7 +131,14 @@ def test_maps_equal_reference_under_batchnorm_train(tvis, tmp_path):
             for r in range(4):
                 diff = float((cam(a[r].detach(), g[r]) - ref[(r, predicted[r])]).abs().max())
                 coupled = max(coupled, diff / (float(ref[(r, predicted[r])].abs().max()) or 1.0))
-    assert coupled > 1e-2, "the batch couples the samples too weakly for this test to tell"
+    counters = json.load(open(tmp_path / "stats.json"))["captures"]["gradcam"]
+    pairs = 3 * 4 + wrong  # the followed samples' predicted classes, and the true ones they missed
+    if norm == "batch":
+        assert coupled > 1e-2, "the batch couples the samples too weakly for this test to tell"
+        assert counters["passes"] == pairs and counters["merged_backwards"] == 0, counters
+    else:
+        assert coupled < 1e-5, "GroupNorm coupled the samples: %g" % coupled
+        assert counters["merged_backwards"] == 3 and counters["passes"] <= 2 * 3 < pairs, counters
     assert wrong > 0, "no misclassified followed sample: --gradcam-true was not exercised"
 
 
@@ -201,6 +216,67 @@ def test_batched_and_single_passes_agree_with_per_score_gradients():
         for batched in (True, False):
             for g, w in zip(got[batched][k], want):
                 torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-8)
+
+
+def _per_score(scores, pairs, acts):
+    return [torch.autograd.grad(scores[r, c], acts, retain_graph=True) for r, c in pairs]
+
+
+def test_merged_pass_when_no_operation_mixes_the_rows():
+    """GroupNorm normalises each sample alone: one pass per set of distinct
+    rows gives every pair's row exactly its own score's gradient (a row with
+    two classes takes a second pass)."""
+    from tvis.captures.gradcam.maps import class_gradients
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.GroupNorm(2, 4), nn.ReLU(), nn.Conv2d(4, 4, 3),
+                          nn.ReLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(16, 5))
+    acts = []
+    for i in (0, 3):
+        model[i].register_forward_hook(lambda m, inp, out: acts.append(out))
+    scores = model(torch.randn(6, 3, 8, 8))
+    pairs = [(0, 1), (3, 0), (4, 4), (2, 2), (0, 3)]
+    got, counts = {}, {}
+    class_gradients(scores, pairs, acts, lambda k, g: got.__setitem__(k, g), False, None, True, counts)
+    assert counts == {"passes": 2, "merged": True, "mixing": False}, counts
+    for k, ((r, c), want) in enumerate(zip(pairs, _per_score(scores, pairs, acts))):
+        for g, w in zip(got[k], want):
+            torch.testing.assert_close(g[r], w[r], rtol=0, atol=0)  # the same arithmetic, bit for bit
+
+
+def test_merged_pass_undone_when_batchnorm_mixes_the_rows():
+    """BatchNorm in train mode mixes the rows: the merged pass's gradient
+    reaches the rows no pair names, so every pair gets its own pass after it,
+    and the gradients are each score's alone."""
+    from tvis.captures.gradcam.maps import class_gradients, executed_nodes, mixes_batch
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
+                          nn.Linear(4 * 64, 5))
+    acts = []
+    model[0].register_forward_hook(lambda m, inp, out: acts.append(out))
+    scores = model(torch.randn(6, 3, 8, 8))
+    assert mixes_batch(executed_nodes(scores.grad_fn, [acts[0].grad_fn]))
+    pairs = [(0, 1), (3, 0)]
+    got, counts = {}, {}
+    class_gradients(scores, pairs, acts, lambda k, g: got.__setitem__(k, g), False, None, True, counts)
+    assert counts == {"passes": 1 + len(pairs), "merged": False, "mixing": True}, counts
+    for k, want in enumerate(_per_score(scores, pairs, acts)):
+        torch.testing.assert_close(got[k][0], want[0], rtol=0, atol=0)
+    model.eval()
+    acts.clear()
+    scores = model(torch.randn(6, 3, 8, 8))
+    assert not mixes_batch(executed_nodes(scores.grad_fn, [acts[0].grad_fn]))  # running statistics: rows alone
+
+
+def test_no_merged_pass_when_every_row_is_named():
+    """With every row named by a pair no other row can show mixing: one pass per pair."""
+    from tvis.captures.gradcam.maps import class_gradients
+    model = nn.Sequential(nn.Conv2d(3, 2, 3), nn.Flatten(), nn.Linear(2 * 36, 3))
+    acts = []
+    model[0].register_forward_hook(lambda m, inp, out: acts.append(out))
+    scores = model(torch.randn(2, 3, 8, 8))
+    counts = {}
+    class_gradients(scores, [(0, 1), (1, 2)], acts, lambda k, g: None, False, None, True, counts)
+    assert counts == {"passes": 2, "merged": False, "mixing": False}, counts
 
 
 def test_guard_silences_hooks_in_an_extra_pass():

@@ -58,6 +58,7 @@ class Extensions:
 
     def __init__(self, notice, attached):
         self._notice = notice
+        self._attached = attached
         self._by_hook = {h: [] for h in HOOKS}
         for name, ext in attached:
             for h in HOOKS:
@@ -78,6 +79,11 @@ class Extensions:
             if ext is not None:
                 attached.append((name, ext))
         return cls(ctx.notice, attached)
+
+    def counters(self):
+        """{capture name: its counters()} for the captures that count what
+        they did (the benchmarks' statistics file, TVIS_STATS_FILE)."""
+        return {name: ext.counters() for name, ext in self._attached if hasattr(ext, "counters")}
 
     def has(self, hook):
         return bool(self._by_hook[hook])

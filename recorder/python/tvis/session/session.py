@@ -829,7 +829,7 @@ class Session:
             import json
             import resource
             stats = dict(stats, maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                         timeline=self.timeline)
+                         timeline=self.timeline, captures=self.ext.counters() if self.ext is not None else {})
             with open(self.stats_file, "w") as f:
                 json.dump(stats, f)
         for undo in reversed(self._undo):

@@ -11,7 +11,9 @@ the [B, classes] input of the cross_entropy / nll_loss call behind the loss.
 For each followed sample row i and target class c tvis differentiates
 scores[i, c] alone: ``autograd.grad(scores, activations,
 grad_outputs=onehot(i, c), retain_graph=True)`` on the user's graph
-(maps.class_gradients). The classes: the predicted one (argmax of
+(maps.class_gradients; a model whose operations never mix the batch's
+rows, shown by a first pass whose gradient reaches no other row, gets one
+pass for all followed samples instead). The classes: the predicted one (argmax of
 row i), which is also the true one when the model is right (its class-index
 target; that map is listed for both); the true class of a misclassified
 sample only with ``--gradcam-true``, so by default a step costs one pass per
@@ -56,7 +58,7 @@ from torch.utils.checkpoint import CheckpointFunction
 from ... import records as R
 from ... import schema as P
 from .guard import HookGuard
-from .maps import cam, class_gradients, class_scores, executed_nodes, python_functions
+from .maps import cam, class_gradients, class_scores, executed_nodes, mixes_batch, python_functions
 
 _MAX_FORWARDS = 4
 PREDICTED, TRUE = 0, 1
@@ -90,7 +92,13 @@ class GradCam:
         self._forwards = []   # [[_Activation]] per top-level model call since the last backward
         self._busy = False    # inside tvis's own gradient pass
         self._batched = True  # several (sample, class) pairs per pass until autograd refuses one
+        self._merge = True    # one pass for all followed samples until a pass shows the rows mix
+        self.passes = 0       # gradient passes run (counters(): the statistics file)
+        self.merged = 0       # backwards whose maps came from merged passes
         self.maps_written = 0
+
+    def counters(self):
+        return {"passes": self.passes, "merged_backwards": self.merged, "maps": self.maps_written}
 
     # ------------------------------------------------------------ hooks ---
     def install(self):
@@ -184,8 +192,9 @@ class GradCam:
             self.s.notice("gradcam_no_true_class", "Grad-CAM has predicted-class maps only: the loss's target is "
                                                    "not one class index per sample")
         rows = self._rows(scores.shape[0])
+        merge = self._merge and not mixes_batch(nodes)
         with self.guard.function_state_kept(nodes if custom else ()) as restore:
-            maps = self._maps(scores, target, rows, usable, restore if custom else None)
+            maps = self._maps(scores, target, rows, usable, restore if custom else None, merge)
         self._write(usable, maps)
 
     def _usable(self, acts, batch):
@@ -236,10 +245,11 @@ class GradCam:
                           "gradient pass each)" % ", ".join(str(w) for w in wrong[:3]))
         return pairs, meta
 
-    def _maps(self, scores, target, rows, acts, after_pass=None):
+    def _maps(self, scores, target, rows, acts, after_pass=None, merge=False):
         """[(sample, [(target kind, class)], activation, map)]: the passes, tvis's hooks paused, the user's silenced."""
         pairs, meta = self._pairs(scores, target, rows)
         out = []
+        counts = {}
 
         def consume(k, grads):
             row, (sample, targets) = pairs[k][0], meta[k]
@@ -252,7 +262,11 @@ class GradCam:
         try:
             with self.guard.quiet():
                 refused = class_gradients(scores, pairs, [a.tensor for a in acts], consume,
-                                          self._batched and scores.is_cuda, after_pass)
+                                          self._batched and scores.is_cuda, after_pass, merge, counts)
+            self.passes += counts["passes"]
+            self.merged += counts["merged"]
+            if counts["mixing"]:
+                self._merge = False  # this model mixes the rows: one pass per sample from now on
             if refused is not None:
                 self._batched = False
                 self.s.notice("gradcam_unbatched", "Grad-CAM runs one gradient pass per sample and class: autograd "

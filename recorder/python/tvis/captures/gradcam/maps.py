@@ -13,10 +13,12 @@ among them (``CheckpointFunctionBackward``, reentrant checkpoint, refuses
 d activation for every activation and (row, cls) pair, from the user's graph
 (retained), with one-hot ``grad_outputs``: exactly the derivative of that one
 sample's score, so batch coupling (BatchNorm in train mode) adds only the
-terms of that score. With ``batched`` (the caller's choice: CUDA), several
-pairs share a pass through vmap (``is_grads_batched``) within a memory bound;
-otherwise one pass per pair. Never accumulates into any
-``.grad`` (``autograd.grad`` with inputs).
+terms of that score. A model whose operations never mix the batch's rows
+gets one pass for all pairs on distinct rows (``merge``; shown by no
+gradient reaching any other row, else the passes below). With ``batched``
+(the caller's choice: CUDA), several pairs share a pass through vmap
+(``is_grads_batched``) within a memory bound; otherwise one pass per pair.
+Never accumulates into any ``.grad`` (``autograd.grad`` with inputs).
 
 ``cam(activation_row, gradient_row)``: the Grad-CAM map of one sample at one
 layer, float32 [h, w]: ReLU(sum_c mean_hw(dS/dA_c) * A_c).
@@ -75,6 +77,12 @@ def executed_nodes(root, targets):
     return [fn for fn in alive if needed[id(fn)]]
 
 
+def mixes_batch(nodes):
+    """True when ``nodes`` hold an operation known to mix the batch's rows
+    (BatchNorm in train mode), so merged passes would only be undone."""
+    return any("BatchNorm" in type(fn).__name__ and getattr(fn, "_saved_training", True) is not False for fn in nodes)
+
+
 def python_functions(nodes):
     """The custom ``autograd.Function`` classes whose backward nodes are among
     ``nodes`` (torch's module-hook function left out: its hooks are silenced)."""
@@ -90,7 +98,7 @@ def python_functions(nodes):
 BATCH_BYTES = 256 << 20
 
 
-def class_gradients(scores, pairs, activations, consume, batched=True, after_pass=None):
+def class_gradients(scores, pairs, activations, consume, batched=True, after_pass=None, merge=False, counts=None):
     """Calls ``consume(k, grads)`` for each pair k = (row, cls) of ``pairs``
     with the gradients of scores[row, cls] with respect to ``activations``
     (None where one is unused). Batched passes vmap over one-hot
@@ -100,7 +108,22 @@ def class_gradients(scores, pairs, activations, consume, batched=True, after_pas
     next); where autograd refuses a batched pass, one pass per pair.
     ``after_pass()``, when given, runs after each pass (the guard puts custom
     Functions' ctx back there, so the next pass finds it as the forward left it).
+
+    ``merge``: first try row-independent passes (merged_passes): when no
+    gradient of them reaches a row no pair names, each pair's rows are its
+    own score's gradient and no other pass runs. ``counts`` (a dict), when
+    given, gets ``passes`` (the passes run), ``merged`` (the merged passes
+    stood) and ``mixing`` (a merged pass showed the rows mixed).
     Returns why batching was refused, or None."""
+    count = counts if counts is not None else {}
+    count.update(passes=0, merged=False, mixing=False)
+    if merge:
+        got = merged_passes(scores, pairs, activations, after_pass, count)
+        if got is not None:
+            count["merged"] = True
+            for k, grads in enumerate(got):
+                consume(k, grads)
+            return None
     per_pass = sum(a.numel() * a.element_size() for a in activations)
     group = max(1, min(len(pairs), BATCH_BYTES // max(per_pass, 1))) if batched else 1
     refused = None
@@ -109,6 +132,7 @@ def class_gradients(scores, pairs, activations, consume, batched=True, after_pas
         grads = None
         if len(chunk) > 1 and refused is None:
             try:
+                count["passes"] += 1
                 grads = _batched_pass(scores, chunk, activations)
             except RuntimeError as e:
                 refused = str(e).splitlines()[0]
@@ -118,6 +142,7 @@ def class_gradients(scores, pairs, activations, consume, batched=True, after_pas
         if grads is None:
             for k, (row, cls) in enumerate(chunk):
                 try:
+                    count["passes"] += 1
                     got = _single_pass(scores, row, cls, activations)
                 finally:
                     if after_pass is not None:
@@ -128,6 +153,50 @@ def class_gradients(scores, pairs, activations, consume, batched=True, after_pas
             consume(start + k, tuple(None if g is None else g[k] for g in grads))
         del grads
     return refused
+
+
+def merged_passes(scores, pairs, activations, after_pass, count):
+    """The pairs' gradients from passes whose one-hot ``grad_outputs`` name
+    several pairs on distinct rows at once (a row with two classes takes a
+    second pass), or None when that cannot be shown to equal one pass per
+    pair: some gradient reached a row no pair of its pass names (an
+    operation mixed the batch's rows: BatchNorm in train mode, a mean over
+    the batch, attention across it), or every row is named (nothing to see
+    the mixing in). Without mixing, row r of a pass's gradient is the
+    derivative of scores[r, cls] alone, the same arithmetic as its own pass.
+    Returns a list of gradient tuples, one per pair, in order."""
+    batch = scores.shape[0]
+    groups = []  # [[pair index]], each on distinct rows
+    for k, (row, _) in enumerate(pairs):
+        group = next((g for g in groups if all(pairs[j][0] != row for j in g)), None)
+        if group is None:
+            groups.append([k])
+        else:
+            group.append(k)
+    out = [None] * len(pairs)
+    for group in groups:
+        rows = sorted({pairs[k][0] for k in group})
+        if len(rows) >= batch:
+            return None
+        one_hot = torch.zeros_like(scores, memory_format=torch.contiguous_format)
+        for k in group:
+            one_hot[pairs[k]] = 1
+        try:
+            count["passes"] += 1
+            grads = torch.autograd.grad(scores, activations, grad_outputs=one_hot, retain_graph=True,
+                                        allow_unused=True)
+        finally:
+            if after_pass is not None:
+                after_pass()
+        others = torch.ones(batch, dtype=torch.bool, device=scores.device)
+        others[rows] = False
+        with torch.no_grad():
+            if any(g is not None and (g.shape[0] != batch or bool(g[others].any())) for g in grads):
+                count["mixing"] = True
+                return None
+        for k in group:
+            out[k] = grads
+    return out
 
 
 def _single_pass(scores, row, cls, activations):
