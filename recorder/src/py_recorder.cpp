@@ -167,6 +167,8 @@ py::dict stats_dict(const RecorderStats& s) {
   d["budget_refused"] = s.budget_refused;
   d["budget_refused_bytes"] = s.budget_refused_bytes;
   d["peak_spilled_bytes"] = s.peak_spilled_bytes;
+  d["spill_error"] = s.spill_error;
+  d["spill_lost_updates"] = s.spill_lost_updates;
   return d;
 }
 

@@ -237,7 +237,7 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, 
   pending_.clear();
   uint64_t all_bytes = 0;
   for (const at::Tensor& p : params) all_bytes += static_cast<uint64_t>(p.numel()) * p.element_size();
-  if (spill_) spill_->rewind();
+  end_spill_step();  // a step whose params_after() never came (the optimizer raised) leaves nothing behind
   for (size_t i = 0; i < params.size(); ++i) {
     const at::Tensor& p = params[i];
     int64_t wid = unchanged_weight(p);
@@ -245,13 +245,18 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, 
     const at::Tensor& g = p.grad();
     const int64_t gid = g.defined() ? tensor(g, static_cast<int>(schema::TensorRole::Grad), event, names[i], 0) : -1;
     ids.emplace_back(wid, gid);
+    int64_t offset = -1;
     if (spills(p, all_bytes)) {
-      pending_.push_back({names[i], p.unsafeGetTensorImpl(), at::Tensor(), spill_->write(p)});
-      peak_spilled_ = std::max(peak_spilled_, spill_->bytes());
-      if (spare_.size() > i) spare_[i] = at::Tensor();  // its in-memory buffer is not needed any more
-    } else {
-      pending_.push_back({names[i], p.unsafeGetTensorImpl(), snapshot(i, p), -1});
+      try {
+        offset = spill_->write(p);
+        peak_spilled_ = std::max(peak_spilled_, spill_->bytes());
+        if (spare_.size() > i) spare_[i] = at::Tensor();  // its in-memory buffer is not needed any more
+      } catch (const std::runtime_error& e) {
+        give_up_spilling(e.what());  // this parameter and the rest in memory
+      }
     }
+    if (offset >= 0) pending_.push_back({names[i], p.unsafeGetTensorImpl(), at::Tensor(), offset, p.numel()});
+    else pending_.push_back({names[i], p.unsafeGetTensorImpl(), snapshot(i, p), -1, p.numel()});
   }
   return ids;
 }
@@ -283,6 +288,7 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_after(int64_t event, c
     if (b.before.defined() && b.before.device().is_cpu()) spare_[i] = std::move(b.before);  // reused next step: no fresh pages
   }
   pending_.clear();
+  end_spill_step();
   return ids;
 }
 
@@ -366,9 +372,35 @@ bool Recorder::spills(const at::Tensor& p, uint64_t all_bytes) {
   return true;
 }
 
-int64_t Recorder::spilled_update(const Pending& b, const at::Tensor& after, int64_t event) {
+void Recorder::give_up_spilling(const std::string& why) {
+  if (spill_error_.empty()) spill_error_ = why;
+  spill_threshold_ = UINT64_MAX;  // what is already in the file stays readable until the step ends
+}
+
+void Recorder::end_spill_step() {
+  if (!spill_) return;
+  try {
+    spill_->rewind();  // the pages go back now, not at the next step (the script may train on unrecorded)
+  } catch (const std::runtime_error& e) {
+    give_up_spilling(e.what());
+  }
+  if (spill_threshold_ == UINT64_MAX) spill_.reset();
+}
+
+int64_t Recorder::spilled_update(const Pending& b, const at::Tensor& after_in, int64_t event) {
   c10::NoGradGuard no_grad;
-  Captured c = capture_summary(after, spill_->delta_stats(b.spilled, after.detach()));
+  const at::Tensor after = after_in.detach().contiguous();
+  if (after.scalar_type() != at::kFloat || after.numel() != b.numel)
+    throw std::invalid_argument("params_after: parameter " + b.name + " changed its dtype or size during the step");
+  ValueStats vs;
+  try {
+    vs = spill_->delta_stats(b.spilled, after);
+  } catch (const std::runtime_error& e) {  // the file failed: Δw's count only, the reason in stats()
+    give_up_spilling(e.what());
+    ++spill_lost_updates_;
+    vs.count = static_cast<uint64_t>(after.numel());
+  }
+  Captured c = capture_summary(after, vs);
   c.rec->event = event;
   c.rec->role = schema::TensorRole::Update;
   c.rec->name = b.name;
@@ -439,6 +471,7 @@ RecorderStats Recorder::finalize(schema::RunMetaT meta) {
   close_phase_timing();
   if (finalized_) return stats();
   finalized_ = true;
+  spill_.reset();
   add_phase_timings(&meta);
   auto status = builder_->finalize(new_sources(), std::move(meta), now());
   if (!status.is_ok()) throw std::runtime_error(status.message);
@@ -461,6 +494,8 @@ RecorderStats Recorder::stats() const {
   s.budget_refused = budget_.refused();
   s.budget_refused_bytes = budget_.refused_bytes();
   s.peak_spilled_bytes = peak_spilled_;
+  s.spill_error = spill_error_;
+  s.spill_lost_updates = spill_lost_updates_;
   return s;
 }
 

@@ -27,7 +27,7 @@ SnapshotSpill::SnapshotSpill(const std::string& dir) : dir_(dir.empty() ? "." : 
     std::string templ = dir_ + "/.tvis-snapshot-XXXXXX";
     std::vector<char> name(templ.begin(), templ.end());
     name.push_back('\0');
-    fd_ = ::mkstemp(name.data());
+    fd_ = ::mkostemp(name.data(), O_CLOEXEC);
     if (fd_ < 0) fail("cannot create", dir_);
     ::unlink(name.data());
   }

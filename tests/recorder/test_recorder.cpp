@@ -8,7 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cmath>
 #include <cstdio>
@@ -282,6 +285,53 @@ TEST_CASE("a large model's weights before wait in a file: the same Δw statistic
       updates += ta->role == schema::TensorRole::Update && ta->name == "big";
     }
     CHECK(updates == 2);
+  }
+}
+
+TEST_CASE("a spill file that cannot be written: the weights stay in memory, the error is named", "[recorder]") {
+  // A file-size limit of 1 MB (SIGXFSZ ignored: the write fails with EFBIG)
+  // lets the small run file be written but not the 2.4 MB weight.
+  TempRun memory("limit_mem"), limited("limit_spill");
+  const auto record = [](const std::string& path, uint64_t spill) {
+    RecorderOptions o = options(path);
+    o.spill_snapshot_bytes = spill;
+    Recorder rec(o);
+    at::Tensor big = at::linspace(-3.0, 5.0, 600000).to(at::kFloat);
+    for (int step = 0; step < 2; ++step) {
+      const uint64_t ev = rec.begin(static_cast<int>(schema::EventKind::OptimizerStep), "step", "", 0, 0, 0, 0);
+      rec.params_before(static_cast<int64_t>(ev), {"big"}, {big});
+      big.mul_(0.999f);
+      rec.params_after(static_cast<int64_t>(ev), {big});
+      rec.end(ev);
+      rec.set_step(step + 1);
+    }
+    return rec.finalize(schema::RunMetaT{});
+  };
+  record(memory.path, UINT64_MAX);
+  struct rlimit old_limit {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+  struct rlimit small = old_limit;
+  small.rlim_cur = 1 << 20;
+  auto* old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  RecorderStats st;
+  try {
+    st = record(limited.path, 0);
+  } catch (...) {
+    ::setrlimit(RLIMIT_FSIZE, &old_limit);
+    std::signal(SIGXFSZ, old_handler);
+    throw;
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  CHECK(st.spill_error.find("cannot write") != std::string::npos);
+  CHECK(st.spill_lost_updates == 0);
+  RunContents a = read_run(memory.path), b = read_run(limited.path);
+  REQUIRE(a.tensors.size() == b.tensors.size());
+  for (const auto& [id, ta] : a.tensors) {
+    CHECK(ta->stats->min == b.tensors.at(id)->stats->min);
+    CHECK(ta->stats->max == b.tensors.at(id)->stats->max);
+    CHECK(ta->stats->l2 == b.tensors.at(id)->stats->l2);
   }
 }
 

@@ -41,6 +41,10 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
     return;
   }
   const schema::TensorRecord& rec = *ref.rec;
+  if (!rec.shape() || rec.shape()->size() == 0) {  // a 0-d first part: no rows to draw
+    ImGui::Text("batch: a scalar %s (no rows)", dtype_label(rec.dtype()));
+    return;
+  }
   nlohmann::json& shown = r.data_shown["batch"];
   shown = {{"tensor", rec.id()},
            {"shape", std::vector<int64_t>(rec.shape()->begin(), rec.shape()->end())},

@@ -42,20 +42,32 @@ std::string query_label(const LayerAttention& a, int token) {
 void resolve_layer_attention(PanelContext& c, LayerAttention& a, uint64_t event, int step, int sample) {
   const AttentionEntry* e = entry_of(c.model, event, step, sample);
   a.found = e != nullptr;
+  a.drawn = false;
   a.grid.clear();
   if (!e) return;
   a.module = e->module;
+  // Nothing decoded for this entry yet: the cache forgets the last one, so
+  // coming back to it later decodes it again instead of keeping this problem.
+  const auto not_yet = [&a](const char* why) {
+    a.tensor = UINT64_MAX;
+    a.weights = {};
+    a.mean.clear();
+    a.side = 0;
+    a.strip = false;
+    a.labels.clear();
+    a.problem = why;
+  };
   if (a.tensor != e->weights) {
     bool found = true;
     TensorRef ref = c.model.tensors().by_id(c.model, e->weights, e->step, &found);
     if (!ref) {
-      a.problem = found ? "the attention weights' record is missing from the run" : "loading the attention weights ...";
+      not_yet(found ? "the attention weights' record is missing from the run" : "loading the attention weights ...");
       return;
     }
     TensorValues values;
     std::string error;
     if (c.model.tensors().read_values(c.model, *ref.rec, &values, &error) == ChunkRead::Loading) {
-      a.problem = "loading the attention weights ...";
+      not_yet("loading the attention weights ...");
       return;
     }
     a.tensor = e->weights;
@@ -117,7 +129,7 @@ nlohmann::json layer_attention_json(const LayerAttention& a) {
     for (int r = 0; r < a.rows(); ++r)
       grid.push_back(std::vector<double>(a.grid.begin() + r * cols, a.grid.begin() + (r + 1) * cols));
   }
-  return {{"painted", a.painting()},
+  return {{"painted", a.drawn},
           {"module", a.module},
           {"query", a.weights.rows > 0 ? json(a.query_token()) : json(nullptr)},
           {"query_label", a.weights.rows > 0 ? json(query_label(a, a.query_token())) : json(nullptr)},

@@ -48,8 +48,9 @@ struct LayerAttention {
   int token_at(int r, int c) const { return strip ? c : r * side + c + (cls ? 1 : 0); }
   /// The map cell of token `t` ({-1, -1}: [CLS], on no patch).
   std::pair<int, int> cell_of(int t) const;
-  /// True when On image paints the attention this frame.
+  /// True when On image would paint the attention (the panel shows it).
   bool painting() const { return found && show && problem.empty() && !grid.empty(); }
+  bool drawn = false;  // On image painted it this frame (LAYER.attention.painted)
 };
 
 /// Finds the attention record of call `event` at `step` for `sample`
@@ -62,8 +63,8 @@ void resolve_layer_attention(PanelContext& c, LayerAttention& a, uint64_t event,
 void draw_layer_attention_choice(LayerAttention& a);
 
 /// The LAYER.attention object: null when the call has no attention record;
-/// else {painted, query, query_label, cls, grid_side, strip, tokens, grid,
-/// problem}.
+/// else {painted (drawn this frame: On image open, the output's values at
+/// hand), query, query_label, cls, grid_side, strip, tokens, grid, problem}.
 nlohmann::json layer_attention_json(const LayerAttention& a);
 
 }  // namespace tvis::viewer

@@ -143,6 +143,7 @@ void draw_on_image(PanelContext& c, LayerViewState& v) {
   const float em = ImGui::GetFontSize();
   draw_layer_attention_choice(v.attention);
   const bool attention = att.painting();
+  v.attention.drawn = attention;
   if (m.map.empty() && !attention) {
     say(std::string("A ") + layout_label(m.layout) + " has no spatial map; see Neurons for its values.");
     return;

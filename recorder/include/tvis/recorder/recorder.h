@@ -75,6 +75,8 @@ struct RecorderStats {
   uint64_t late_grads = 0;  // gradients arriving for an event already written
   uint64_t budget_refused = 0, budget_refused_bytes = 0;  // tensors the byte budget reduced, their values' bytes
   uint64_t peak_spilled_bytes = 0;  // the most weight-before bytes one optimizer step kept in the spill file
+  std::string spill_error;          // why the spill file was given up ("" when it never failed)
+  uint64_t spill_lost_updates = 0;  // Δw records left with their count only by a failed read
 };
 
 class Recorder {
@@ -181,6 +183,7 @@ class Recorder {
     c10::TensorImpl* impl;
     at::Tensor before;        // exact copy of the weight before the step (undefined when spilled)
     int64_t spilled = -1;     // else: its offset in spill_
+    int64_t numel = 0;        // elements when params_before() saw it
   };
   struct DedupEntry {
     c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl> impl;
@@ -211,6 +214,10 @@ class Recorder {
   bool spills(const at::Tensor& p, uint64_t all_bytes);
   /// Records Δw of a spilled parameter, summarised a piece at a time.
   int64_t spilled_update(const Pending& b, const at::Tensor& after, int64_t event);
+  /// The spill file failed (`why`): every later weight stays in memory.
+  void give_up_spilling(const std::string& why);
+  /// After params_after(): the file's pages go back; a given-up file closes.
+  void end_spill_step();
   void close_phase_timing();
   void add_phase_timings(schema::RunMetaT* meta) const;
   schema::SourceFilesT new_sources();
@@ -242,6 +249,8 @@ class Recorder {
   uint64_t spill_threshold_;
   std::unique_ptr<SnapshotSpill> spill_;  // weights before the step of a large model
   uint64_t peak_spilled_ = 0;
+  std::string spill_error_;
+  uint64_t spill_lost_updates_ = 0;
   std::unordered_map<c10::TensorImpl*, WeightAfter> weights_after_;  // by parameter
   std::map<std::pair<int, int>, int64_t> timings_;
 };

@@ -9,7 +9,8 @@
 // their offset; read() fills `dst` with `bytes` from `offset` exactly as
 // written; rewind() forgets everything (the next step starts at offset 0
 // and the file's pages are dropped). Errors are std::runtime_error naming
-// the file's folder and errno's text; the caller falls back to memory.
+// the file's folder and errno's text; the Recorder then keeps every later
+// weight in memory and names the error in its stats().
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -23,7 +24,7 @@ namespace tvis::recorder {
 
 class SnapshotSpill {
  public:
-  /// Opens an unlinked file in `dir` (O_TMPFILE, else mkstemp + unlink).
+  /// Opens an unlinked file in `dir` (O_TMPFILE, else mkostemp + unlink), close-on-exec.
   explicit SnapshotSpill(const std::string& dir);
   ~SnapshotSpill();
   SnapshotSpill(const SnapshotSpill&) = delete;

@@ -775,6 +775,11 @@ class Session:
 
     def _notice_budget(self):
         st = self.rec.stats()
+        if st.get("spill_error"):
+            self.notice("snapshot_spill_failed", "the file beside the run that holds a large model's weights during "
+                        "the optimizer step failed (%s); later weights were held in memory%s"
+                        % (st["spill_error"], "" if not st.get("spill_lost_updates") else
+                           ", and %d updates kept only their element count" % st["spill_lost_updates"]))
         if st["budget_refused"]:
             limit = dict(self.options).get("max_run_bytes", "0")
             self.notice("byte_budget", "%d tensors (%.1f MB of values) kept statistics, a thumbnail and their followed "

@@ -93,6 +93,7 @@ class GradCam:
         self._busy = False    # inside tvis's own gradient pass
         self._batched = True  # several (sample, class) pairs per pass until autograd refuses one
         self._merge = True    # one pass for all followed samples until a pass shows the rows mix
+        self._verified = False  # the first merged backward is checked against one sample's own pass
         self.passes = 0       # gradient passes run (counters(): the statistics file)
         self.merged = 0       # backwards whose maps came from merged passes
         self.maps_written = 0
@@ -262,9 +263,11 @@ class GradCam:
         try:
             with self.guard.quiet():
                 refused = class_gradients(scores, pairs, [a.tensor for a in acts], consume,
-                                          self._batched and scores.is_cuda, after_pass, merge, counts)
+                                          self._batched and scores.is_cuda, after_pass, merge, counts,
+                                          verify=not self._verified)
             self.passes += counts["passes"]
             self.merged += counts["merged"]
+            self._verified = self._verified or counts["merged"]
             if counts["mixing"]:
                 self._merge = False  # this model mixes the rows: one pass per sample from now on
             if refused is not None:

@@ -98,7 +98,8 @@ def python_functions(nodes):
 BATCH_BYTES = 256 << 20
 
 
-def class_gradients(scores, pairs, activations, consume, batched=True, after_pass=None, merge=False, counts=None):
+def class_gradients(scores, pairs, activations, consume, batched=True, after_pass=None, merge=False, counts=None,
+                    verify=False):
     """Calls ``consume(k, grads)`` for each pair k = (row, cls) of ``pairs``
     with the gradients of scores[row, cls] with respect to ``activations``
     (None where one is unused). Batched passes vmap over one-hot
@@ -111,14 +112,15 @@ def class_gradients(scores, pairs, activations, consume, batched=True, after_pas
 
     ``merge``: first try row-independent passes (merged_passes): when no
     gradient of them reaches a row no pair names, each pair's rows are its
-    own score's gradient and no other pass runs. ``counts`` (a dict), when
+    own score's gradient and no other pass runs (``verify``: see
+    merged_passes). ``counts`` (a dict), when
     given, gets ``passes`` (the passes run), ``merged`` (the merged passes
     stood) and ``mixing`` (a merged pass showed the rows mixed).
     Returns why batching was refused, or None."""
     count = counts if counts is not None else {}
     count.update(passes=0, merged=False, mixing=False)
     if merge:
-        got = merged_passes(scores, pairs, activations, after_pass, count)
+        got = merged_passes(scores, pairs, activations, after_pass, count, verify)
         if got is not None:
             count["merged"] = True
             for k, grads in enumerate(got):
@@ -155,7 +157,7 @@ def class_gradients(scores, pairs, activations, consume, batched=True, after_pas
     return refused
 
 
-def merged_passes(scores, pairs, activations, after_pass, count):
+def merged_passes(scores, pairs, activations, after_pass, count, verify=False):
     """The pairs' gradients from passes whose one-hot ``grad_outputs`` name
     several pairs on distinct rows at once (a row with two classes takes a
     second pass), or None when that cannot be shown to equal one pass per
@@ -164,7 +166,10 @@ def merged_passes(scores, pairs, activations, after_pass, count):
     the batch, attention across it), or every row is named (nothing to see
     the mixing in). Without mixing, row r of a pass's gradient is the
     derivative of scores[r, cls] alone, the same arithmetic as its own pass.
-    Returns a list of gradient tuples, one per pair, in order."""
+    Mixing among the named rows only (a model pairing followed samples)
+    leaves no trace on the others: ``verify`` also runs the first pair's own
+    pass and keeps the merged passes only when its rows are equal, bit for
+    bit. Returns a list of gradient tuples, one per pair, in order."""
     batch = scores.shape[0]
     groups = []  # [[pair index]], each on distinct rows
     for k, (row, _) in enumerate(pairs):
@@ -188,15 +193,36 @@ def merged_passes(scores, pairs, activations, after_pass, count):
         finally:
             if after_pass is not None:
                 after_pass()
-        others = torch.ones(batch, dtype=torch.bool, device=scores.device)
-        others[rows] = False
-        with torch.no_grad():
-            if any(g is not None and (g.shape[0] != batch or bool(g[others].any())) for g in grads):
-                count["mixing"] = True
-                return None
+        if any(g is not None and _reaches_other_rows(g, batch, rows) for g in grads):
+            count["mixing"] = True
+            return None
         for k in group:
             out[k] = grads
+    if verify:  # once per run: the first pair's rows against its own pass, bit for bit
+        row, cls = pairs[0]
+        count["passes"] += 1
+        try:
+            own = _single_pass(scores, row, cls, activations)
+        finally:
+            if after_pass is not None:
+                after_pass()
+        if any((g is None) != (o is None) or (g is not None and not torch.equal(g[row], o[row]))
+               for g, o in zip(out[0], own)):
+            count["mixing"] = True
+            return None
     return out
+
+
+def _reaches_other_rows(g, batch, rows):
+    """True when gradient ``g`` ([batch, ...]) is nonzero (or NaN) on a row not
+    in ``rows``; counted per row where ``g`` lives, no copy of ``g``."""
+    if g.shape[0] != batch:
+        return True
+    with torch.no_grad():
+        nonzero = torch.count_nonzero(g.reshape(batch, -1), dim=1).cpu()
+        nan = torch.isnan(g.reshape(batch, -1)).any(dim=1).cpu() if g.is_floating_point() else None
+    named = set(rows)
+    return any((int(nonzero[r]) or (nan is not None and bool(nan[r]))) for r in range(batch) if r not in named)
 
 
 def _single_pass(scores, row, cls, activations):
