@@ -65,12 +65,14 @@ class CMakeBuild(build_ext):
         targets = ["_tvis_native", "tvis"] if torch else ["tvis"]
         subprocess.check_call(["cmake", "--build", str(build_dir), "--target", *targets, "-j", jobs])
         if torch:
-            built = sorted((build_dir / "python").glob("_tvis_native*"))
+            built = sorted((build_dir / "python").glob("_tvis_native*.so"))
             if not built:
                 raise RuntimeError("CMake did not build _tvis_native: does %s import torch?" % sys.executable)
             dest = Path(self.get_ext_fullpath(ext.name))
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(built[0], dest)
+            # the torch it was built for, which tvis/native.py checks before importing it
+            shutil.copy2(build_dir / "python" / "_tvis_native.torch", dest.parent / "_tvis_native.torch")
         else:
             ext.sources = [str(ROOT / "recorder" / "python_stub" / "_tvis_native_stub.c")]
             super().build_extension(ext)

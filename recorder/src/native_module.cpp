@@ -56,6 +56,7 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("params_after", [](PyRecorder& r, int64_t event, const std::vector<at::Tensor>& params) {
         return r.core().params_after(event, params);
       })
+      .def("params_unchanged", [](PyRecorder& r) { r.core().params_unchanged(); })
       .def("add_optimizer_step", &PyRecorder::add_optimizer_step)
       .def("add_loss", &PyRecorder::add_loss)
       .def("add_samples", &PyRecorder::add_samples)

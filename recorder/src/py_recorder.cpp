@@ -41,12 +41,14 @@ RecorderOptions options_of(const std::string& path, int64_t max_elems, int sampl
 }
 
 /// {groups: [{hyper: [(k, v)], params: [name]}], params: [(name, weight, grad, update[, after])], step, event,
-///  optimizer_class}
+///  optimizer_class, skipped, grad_scale}
 std::unique_ptr<schema::OptimizerStepRecordT> optimizer_step_from(const py::dict& d, int default_step) {
   auto r = std::make_unique<schema::OptimizerStepRecordT>();
   r->step = get<int>(d, "step", default_step);
   r->event = get<uint64_t>(d, "event", 0);
   r->optimizer_class = get<std::string>(d, "optimizer_class", "");
+  r->skipped = get<bool>(d, "skipped", false);
+  r->grad_scale = get<double>(d, "grad_scale", 0.0);
   if (d.contains("groups"))
     for (py::handle g : d["groups"]) {
       auto gd = py::reinterpret_borrow<py::dict>(g);

@@ -70,7 +70,8 @@ void check_loss_keys(const py::dict& d) {
 }
 
 void check_optimizer_step_keys(const py::dict& d) {
-  check_keys(d, "OptimizerStepRecord", {"step", "event", "optimizer_class", "groups", "params"});
+  check_keys(d, "OptimizerStepRecord",
+             {"step", "event", "optimizer_class", "groups", "params", "skipped", "grad_scale"});
   each(d, "groups", [](const py::dict& g) { check_keys(g, "ParamGroup", {"hyper", "params"}); });
 }
 

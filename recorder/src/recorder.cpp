@@ -292,6 +292,14 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_after(int64_t event, c
   return ids;
 }
 
+void Recorder::params_unchanged() {
+  for (size_t i = 0; i < pending_.size(); ++i)
+    if (pending_[i].before.defined() && pending_[i].before.device().is_cpu() && spare_.size() > i)
+      spare_[i] = std::move(pending_[i].before);  // reused next step, as after an update
+  pending_.clear();
+  end_spill_step();
+}
+
 namespace {
 
 ByteBudget::Priority priority_of(int role) {

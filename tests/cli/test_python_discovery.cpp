@@ -11,6 +11,13 @@ TEST_CASE("candidates: $TVIS_PYTHON, beside tvis, PATH in order, /usr/bin/python
   CHECK(python_candidates(s) == want);
 }
 
+TEST_CASE("candidates: the build's own interpreter right after $TVIS_PYTHON") {
+  const PythonSearch s{"/venv/bin/python", "/opt/tvis/bin", "/a", "/src/build/venv/bin/python"};
+  const std::vector<std::string> want = {"/venv/bin/python", "/src/build/venv/bin/python", "/opt/tvis/bin/python3",
+                                         "/a/python3", "/usr/bin/python3"};
+  CHECK(python_candidates(s) == want);
+}
+
 TEST_CASE("candidates without environment: only /usr/bin/python3") {
   CHECK(python_candidates(PythonSearch{}) == std::vector<std::string>{"/usr/bin/python3"});
 }

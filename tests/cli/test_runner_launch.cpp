@@ -31,6 +31,7 @@ struct FakePython {
     std::ofstream(python) << "#!/bin/sh\n"
                              "echo \"$*\" > " << report << "\n"
                              "echo \"$PYTHONPATH\" >> " << report << "\n"
+                             "echo \"$TVIS_NATIVE_DIRS\" >> " << report << "\n"
                              "if [ \"$3\" = --go-fd ]; then eval \"read f <&$4\" && echo \"got $f\" >> " << report
                           << "; fi\n";
     chmod(python.c_str(), 0755);
@@ -50,7 +51,7 @@ struct FakePython {
 
 RunnerLaunch launch_spec() {
   RunnerLaunch l;
-  l.native_dir = "/native";
+  l.native_dirs = "/native:/native-old";
   l.package_dir = "/package";
   l.runner_args = {"--steps", "2", "--", "train.py", "--lr", "1"};
   return l;
@@ -67,7 +68,7 @@ TEST_CASE("start_runner passes the run file, the arguments and the added paths f
   REQUIRE(pid > 0);
   CHECK(exit_like(wait_status(pid)) == 0);
   CHECK(fake.read_report() ==
-        "-m tvis._runner --run-file /runs/r/run.tvis --steps 2 -- train.py --lr 1\n/native:/package:/user\n");
+        "-m tvis._runner --run-file /runs/r/run.tvis --steps 2 -- train.py --lr 1\n/package:/user\n/native:/native-old\n");
   if (saved)
     setenv("PYTHONPATH", old.c_str(), 1);
   else

@@ -39,7 +39,7 @@ async function started(page) {
 // sees (the selection colour at a row, a heatmap's cells).
 function screenCheck(name, args) {
   try {
-    const out = execFileSync('/usr/bin/python3', [path.join(path.dirname(new URL(import.meta.url).pathname), 'screen_check.py'), ...args.map(String)],
+    const out = execFileSync(process.env.TVIS_TEST_PYTHON || '/usr/bin/python3', [path.join(path.dirname(new URL(import.meta.url).pathname), 'screen_check.py'), ...args.map(String)],
                              { encoding: 'utf8' });
     check(name, true);
     console.log('     ' + out.trim());

@@ -7,6 +7,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="${TVIS_E2E_BIN:-$ROOT/build/bin}"  # another build's bin/ (tvis, tvis-synth, tvis-view)
 TEST_BIN="${TVIS_E2E_TEST_BIN:-$ROOT/build/native/bin}"  # the Catch2 binaries (test_viewer), not copied to bin/
 WEB="${TVIS_E2E_WEB:-$ROOT/build/web}"  # another build's web/ (viewer.html, viewer.js, viewer.wasm)
+# The Python with torch that records, checks and reads runs: build/venv's (the newest torch) unless
+# $TVIS_TEST_PYTHON names another; exported for the .mjs and .py helpers.
+export TVIS_TEST_PYTHON="${TVIS_TEST_PYTHON:-$ROOT/build/venv/bin/python}"
+TEST_PY="$TVIS_TEST_PYTHON"
 TEST_NAME="$(basename "${BASH_SOURCE[1]}" .sh)"
 OUT="${TVIS_E2E_OUT:-$ROOT/build/e2e/$TEST_NAME}"
 mkdir -p "$OUT"
@@ -81,7 +85,7 @@ synth_run() {
 # skip) when recording fails: the recorder is part of what is tested.
 real_run() {
   local log="$WORK/real_run.log"
-  /usr/bin/python3 -c 'import torch' 2>/dev/null || fail "real_run: /usr/bin/python3 has no torch (run tools/bootstrap)"
+  "$TEST_PY" -c 'import torch' 2>/dev/null || fail "real_run: $TEST_PY has no torch (run tools/bootstrap)"
   "$BIN/tvis" run --steps 2 --out "$1" "$ROOT/examples/digits_cnn.py" --epochs 1 >"$log" 2>&1 \
     || fail "real_run: tvis run failed: $(tail -5 "$log")"
   sed -n 's/^tvis run: recorded //p' "$log" | tail -1
@@ -90,7 +94,7 @@ real_run() {
 # first_call_of RUN CLASS: the id of the first module call of class CLASS in
 # RUN (read with the recorder's Python reader; the build's native module).
 first_call_of() {
-  PYTHONPATH="${TVIS_E2E_NATIVE_PY:-$ROOT/build/native/python}:$ROOT/recorder/python" /usr/bin/python3 - "$1" "$2" <<'PY'
+  PYTHONPATH="${TVIS_E2E_NATIVE_PY:-$ROOT/build/native/python}:$ROOT/recorder/python" "$TEST_PY" - "$1" "$2" <<'PY'
 import sys
 from tvis._read import load
 calls = [e["id"] for e in load(sys.argv[1]).module_events() if e["class_name"] == sys.argv[2]]
@@ -102,5 +106,5 @@ PY
 
 # screen_check CHECK PNG [ARGS]: a check on what a person sees (screen_check.py).
 screen_check() {
-  /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/screen_check.py" "$@" || fail "screen_check $*"
+  "$TEST_PY" "$(dirname "${BASH_SOURCE[0]}")/screen_check.py" "$@" || fail "screen_check $*"
 }

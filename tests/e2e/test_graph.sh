@@ -13,16 +13,16 @@ source "$(dirname "$0")/lib.sh"
 command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
 [ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
 [ -x "$BIN/tvis" ] || fail "$BIN/tvis missing"
-/usr/bin/python3 -c 'import torch' 2>/dev/null || fail "/usr/bin/python3 has no torch (tools/bootstrap installs it)"
+"$TEST_PY" -c 'import torch' 2>/dev/null || fail "$TEST_PY has no torch (tools/bootstrap installs it)"
 cp -r "$ROOT/tests/profiles/check_workspace" "$WORK/ws"
 export XDG_CACHE_HOME="$WORK/cache"
 
 graph() {  # graph PROFILE WANT_EXIT: prints the run.tvis it wrote
   local rc=0
-  (cd "$WORK/ws" && "$BIN/tvis" graph --python /usr/bin/python3 --profile "$1" --out "$WORK/runs" --json) \
+  (cd "$WORK/ws" && "$BIN/tvis" graph --python "$TEST_PY" --profile "$1" --out "$WORK/runs" --json) \
     >"$OUT/graph_$1.json" 2>"$OUT/graph_$1.err" || rc=$?
   [ "$rc" = "$2" ] || fail "tvis graph --profile $1 exited $rc (want $2): $(cat "$OUT/graph_$1.err")"
-  /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "$OUT/graph_$1.json"
+  "$TEST_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "$OUT/graph_$1.json"
 }
 
 view() {  # view NAME RUN ARGS...
@@ -40,7 +40,7 @@ view graph_failed "$FAIL_RUN"
 view graph_failed_fc "$FAIL_RUN" --module fc
 view training "$ROOT/tests/data/golden_v1.tvis"
 
-/usr/bin/python3 - "$OUT" <<'PY' || fail "native Graph page state (see $OUT/*.json)"
+"$TEST_PY" - "$OUT" <<'PY' || fail "native Graph page state (see $OUT/*.json)"
 import json, os, sys
 out = sys.argv[1]
 def st(n): return json.load(open(os.path.join(out, n + ".json")))
@@ -71,7 +71,7 @@ PY
   start_nginx "$WORK/site" "$PORT"
   node "$ROOT/tests/e2e/graph/browser_graph.mjs" "http://127.0.0.1:$PORT" "$OUT" ok runs/ok.tvis || fail "browser: ok capture"
   node "$ROOT/tests/e2e/graph/browser_graph.mjs" "http://127.0.0.1:$PORT" "$OUT" failed runs/failed.tvis fc || fail "browser: failed capture"
-  /usr/bin/python3 - "$OUT" <<'PY' || fail "browser Graph page state (see $OUT/browser_*.json)"
+  "$TEST_PY" - "$OUT" <<'PY' || fail "browser Graph page state (see $OUT/browser_*.json)"
 import json, os, sys
 out = sys.argv[1]
 ok = json.load(open(os.path.join(out, "browser_ok.json")))["first"]

@@ -24,14 +24,14 @@
 # at them).
 #
 # Needs: xvfb-run, $BIN/tvis-view, a tvis that records ($TVIS_E2E_TVIS, else
-# $BIN/tvis), /usr/bin/python3 with torch and numpy, $WEB/viewer.html, nginx
+# $BIN/tvis), build/venv/bin/python ($TVIS_TEST_PYTHON) with torch and numpy, $WEB/viewer.html, nginx
 # and the e2e node modules (tools/bootstrap installs them).
 source "$(dirname "$0")/lib.sh"
 command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
 [ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
 TVIS="${TVIS_E2E_TVIS:-$BIN/tvis}"
 [ -x "$TVIS" ] || fail "$TVIS missing (set TVIS_E2E_TVIS to a tvis that records)"
-/usr/bin/python3 -c 'import torch, numpy, torchvision' 2>/dev/null || fail "/usr/bin/python3 lacks torch/numpy/torchvision"
+"$TEST_PY" -c 'import torch, numpy, torchvision' 2>/dev/null || fail "$TEST_PY lacks torch/numpy/torchvision"
 DIR="$ROOT/tests/e2e/insights"
 export PYTHONPATH="${TVIS_E2E_NATIVE_PY:-$ROOT/build/native/python}:$ROOT/recorder/python"
 
@@ -47,11 +47,11 @@ view() {  # view NAME RUN ARGS...
   xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$run" "$@" --size 1400x900 --frames 24 \
     --screenshot "$OUT/$name.png" --state-json "$OUT/$name.json" 2>"$OUT/$name.stderr" \
     || fail "tvis-view ($name) exited $?: $(cat "$OUT/$name.stderr")"
-  /usr/bin/python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["errors"]; sys.exit("errors: %s" % e if e else 0)' \
+  "$TEST_PY" -c 'import json,sys; e=json.load(open(sys.argv[1]))["errors"]; sys.exit("errors: %s" % e if e else 0)' \
     "$OUT/$name.json" || fail "$name shows errors"
 }
 
-check() { /usr/bin/python3 "$DIR/check_insights.py" "$@" || fail "check_insights $*"; }
+check() { "$TEST_PY" "$DIR/check_insights.py" "$@" || fail "check_insights $*"; }
 
 # 1. CNN
 CNN="$(record cnn)"
@@ -91,7 +91,7 @@ VIT="$(record vit)"
 view vit_insights "$VIT" --page Attention
 check insights "$OUT/vit_insights.json" "$WORK/ref_vit.pt" Grad-CAM Embeddings
 view vit_gradcam "$VIT" --page Grad-CAM
-/usr/bin/python3 - "$OUT/vit_insights.json" <<'PY' || fail "vit: $(head -c 400 "$OUT/vit_insights.json")"
+"$TEST_PY" - "$OUT/vit_insights.json" <<'PY' || fail "vit: $(head -c 400 "$OUT/vit_insights.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert "Insights" in s["pages"] and s["page"] == "Insights" and s["insight"] != "Attention", s

@@ -10,13 +10,13 @@
 # in place. Screenshots of every view land in $OUT.
 #
 # Needs: xvfb-run, $BIN/tvis-view, a tvis that records ($TVIS_E2E_TVIS, else
-# $BIN/tvis) and /usr/bin/python3 with torch.
+# $BIN/tvis) and build/venv/bin/python ($TVIS_TEST_PYTHON) with torch.
 source "$(dirname "$0")/lib.sh"
 command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
 [ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
 TVIS="${TVIS_E2E_TVIS:-$BIN/tvis}"
 [ -x "$TVIS" ] || fail "$TVIS missing (set TVIS_E2E_TVIS to a tvis that records)"
-/usr/bin/python3 -c 'import torch' 2>/dev/null || fail "/usr/bin/python3 has no torch (run tools/bootstrap)"
+"$TEST_PY" -c 'import torch' 2>/dev/null || fail "$TEST_PY has no torch (run tools/bootstrap)"
 PAGES="$ROOT/tests/e2e/pages"
 
 record() {  # record NAME [ARG]: runs pages/NAME.py [ARG] under tvis run --steps 3; prints run.tvis
@@ -33,7 +33,7 @@ view() {  # view NAME RUN ARGS...: tvis-view in its own Xvfb display
     || fail "tvis-view ($name) exited $?: $(cat "$OUT/$name.stderr")"
 }
 
-check() { PYTHONPATH="$PAGES" /usr/bin/python3 "$PAGES/check_pages.py" "$@" || fail "check_pages $*"; }
+check() { PYTHONPATH="$PAGES" "$TEST_PY" "$PAGES/check_pages.py" "$@" || fail "check_pages $*"; }
 
 # 1. A classifier: losses, every sample worst first, confusion, Δw statistics.
 CLS="$(record classifier)"
@@ -68,7 +68,7 @@ view man_update "$MAN" --page Weights --step 1 --param 0.weight --show update
 check weights "$WORK/ref_manual_update.pt" "$OUT/man_update.json" 1 0.weight update
 check optimizer "$WORK/ref_manual_update.pt" "$OUT/man_update.json" ""  # no optimizer, no hyper-parameters
 view man_loss "$MAN" --page Loss --step 1
-PYTHONPATH="$PAGES" /usr/bin/python3 - "$WORK/ref_manual_update.pt" "$OUT/man_loss.json" <<'PY' || fail "manual: losses differ"
+PYTHONPATH="$PAGES" "$TEST_PY" - "$WORK/ref_manual_update.pt" "$OUT/man_loss.json" <<'PY' || fail "manual: losses differ"
 import json, sys, torch
 sys.exit(0 if json.load(open(sys.argv[2]))["view"]["losses"] == torch.load(sys.argv[1])["losses"] else 1)
 PY
@@ -102,7 +102,7 @@ done
 
 # 5. A killed run (tests/recorder/killed_recording.py: SIGKILL in its third
 # step, once the first two are on disk): those two steps are shown, no error.
-KILLED="$(/usr/bin/python3 "$ROOT/tests/recorder/killed_recording.py" "$TVIS" "$WORK/runs/killed")" || fail "could not record the killed run"
+KILLED="$("$TEST_PY" "$ROOT/tests/recorder/killed_recording.py" "$TVIS" "$WORK/runs/killed")" || fail "could not record the killed run"
 view killed_loss "$KILLED" --page Loss --step 0
 view killed_weights "$KILLED" --page Weights --step 0 --show update
 python3 - "$OUT/killed_loss.json" "$OUT/killed_weights.json" <<'PY' || fail "killed run: $(cat "$OUT/killed_loss.json")"

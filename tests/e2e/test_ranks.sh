@@ -11,14 +11,14 @@
 # initial weights: the exact non-zero difference. Screenshots land in $OUT.
 #
 # Needs: xvfb-run, $BIN/tvis-view, a tvis that records ($TVIS_E2E_TVIS, else
-# $BIN/tvis) and /usr/bin/python3 with torch; the browser half also chromium
+# $BIN/tvis) and build/venv/bin/python ($TVIS_TEST_PYTHON) with torch; the browser half also chromium
 # and $WEB/viewer.html (skipped without chromium).
 source "$(dirname "$0")/lib.sh"
 command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
 [ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
 TVIS="${TVIS_E2E_TVIS:-$BIN/tvis}"
 [ -x "$TVIS" ] || fail "$TVIS missing (set TVIS_E2E_TVIS to a tvis that records)"
-/usr/bin/python3 -c 'import torch' 2>/dev/null || fail "/usr/bin/python3 has no torch (run tools/bootstrap)"
+"$TEST_PY" -c 'import torch' 2>/dev/null || fail "$TEST_PY has no torch (run tools/bootstrap)"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SCRIPT="$ROOT/tests/recorder/scripts/ddp_train.py"
 NATIVE_PY="${TVIS_E2E_NATIVE_PY:-$ROOT/build/native/python}"
@@ -40,7 +40,7 @@ view() {  # view NAME RUN ARGS...: tvis-view in its own Xvfb display
     || fail "tvis-view ($name) exited $?: $(cat "$OUT/$name.stderr")"
 }
 
-check() { PYTHONPATH="$NATIVE_PY:$ROOT/recorder/python" /usr/bin/python3 "$HERE/ranks/check_ranks.py" "$@" || fail "check_ranks $*"; }
+check() { PYTHONPATH="$NATIVE_PY:$ROOT/recorder/python" "$TEST_PY" "$HERE/ranks/check_ranks.py" "$@" || fail "check_ranks $*"; }
 
 RUNS="$WORK/runs"
 RUN="$(record_ddp "$RUNS")"

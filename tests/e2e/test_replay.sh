@@ -11,14 +11,14 @@
 source "$(dirname "$0")/lib.sh"
 command -v xvfb-run >/dev/null || skip "xvfb-run not installed"
 [ -x "$BIN/tvis-view" ] || fail "$BIN/tvis-view missing (run tools/bootstrap)"
-/usr/bin/python3 -c 'import torch, torchvision, PIL' 2>/dev/null || fail "/usr/bin/python3 lacks torch/torchvision/PIL"
+"$TEST_PY" -c 'import torch, torchvision, PIL' 2>/dev/null || fail "$TEST_PY lacks torch/torchvision/PIL"
 
 "$BIN/tvis" run --steps 3 --out "$WORK/runs" "$ROOT/tests/e2e/replay/followed_activation.py" "$WORK/saved.pt" \
   >"$WORK/record.log" 2>&1 || fail "tvis run failed: $(tail -5 "$WORK/record.log")"
 RUN="$(sed -n 's/^tvis run: recorded //p' "$WORK/record.log" | tail -1)"
 [ -f "$RUN" ] || fail "no run recorded: $(tail -5 "$WORK/record.log")"
 
-/usr/bin/python3 "$ROOT/tests/e2e/replay/check_layer.py" "$RUN" "$WORK/saved.pt" "$BIN/tvis-view" "$WORK/states" \
+"$TEST_PY" "$ROOT/tests/e2e/replay/check_layer.py" "$RUN" "$WORK/saved.pt" "$BIN/tvis-view" "$WORK/states" \
   || fail "the layer view differs from the script's tensors"
 
 # The head's logits are a vector: Neurons shows labelled bars, and a picked
@@ -27,7 +27,7 @@ xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$RUN" --page Replay --
   --sample 1 --link layer_tab=Neurons --link layer_neuron=2 --size 1400x900 --frames 12 \
   --screenshot "$OUT/replay_bars.png" --state-json "$OUT/replay_bars.json" 2>"$OUT/replay_bars.stderr" \
   || fail "tvis-view (bars) exited $?: $(cat "$OUT/replay_bars.stderr")"
-/usr/bin/python3 - "$OUT/replay_bars.json" "$WORK/saved.pt" <<'PY' || fail "the picked bar's value differs: $(cat "$OUT/replay_bars.json")"
+"$TEST_PY" - "$OUT/replay_bars.json" "$WORK/saved.pt" <<'PY' || fail "the picked bar's value differs: $(cat "$OUT/replay_bars.json")"
 import json, sys, torch
 L = json.load(open(sys.argv[1]))["view"]["layer"]
 want = torch.load(sys.argv[2])["activation"][2]["head"][L["row"], 2].item()
@@ -52,7 +52,7 @@ xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$SMALL" --page Replay 
   --module blocks.0.conv --sample 0 --size 1400x900 --frames 30 \
   --screenshot "$OUT/replay_max_elems.png" --state-json "$OUT/replay_max_elems.json" 2>"$OUT/replay_max_elems.stderr" \
   || fail "tvis-view (--max-elems) exited $?: $(cat "$OUT/replay_max_elems.stderr")"
-/usr/bin/python3 - "$OUT/replay_max_elems.json" <<'PY' || fail "--max-elems not named: $(cat "$OUT/replay_max_elems.json")"
+"$TEST_PY" - "$OUT/replay_max_elems.json" <<'PY' || fail "--max-elems not named: $(cat "$OUT/replay_max_elems.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))
 v, L = s["view"], s["view"]["layer"]
@@ -78,7 +78,7 @@ done
 # The data phase against the scripts' own data: the followed sample through
 # Resize -> ToTensor -> Normalize (names, arguments, values at each stage),
 # and a token batch drawn as strips (replay/check_data.py).
-/usr/bin/python3 "$ROOT/tests/e2e/replay/check_data.py" pictures "$OUT/replay_data.json" \
+"$TEST_PY" "$ROOT/tests/e2e/replay/check_data.py" pictures "$OUT/replay_data.json" \
   || fail "the data phase differs from followed_activation.py's pipeline"
 "$BIN/tvis" run --steps 3 --out "$WORK/runs_tokens" "$ROOT/tests/e2e/replay/token_batches.py" \
   >"$WORK/record_tokens.log" 2>&1 || fail "tvis run token_batches.py failed: $(tail -5 "$WORK/record_tokens.log")"
@@ -86,6 +86,6 @@ TOKENS="$(sed -n 's/^tvis run: recorded //p' "$WORK/record_tokens.log" | tail -1
 xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$TOKENS" --page Replay --step 2 --phase data \
   --size 1400x900 --frames 20 --screenshot "$OUT/replay_tokens.png" --state-json "$OUT/replay_tokens.json" \
   2>"$OUT/replay_tokens.stderr" || fail "tvis-view (tokens) exited $?: $(cat "$OUT/replay_tokens.stderr")"
-/usr/bin/python3 "$ROOT/tests/e2e/replay/check_data.py" tokens "$OUT/replay_tokens.json" \
+"$TEST_PY" "$ROOT/tests/e2e/replay/check_data.py" tokens "$OUT/replay_tokens.json" \
   || fail "the token batch differs from token_batches.py's rows"
 echo "replay e2e: ok (screenshots in $OUT)"

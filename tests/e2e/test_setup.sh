@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 [ -x "$BIN/tvis" ] || fail "$BIN/tvis missing"
 [ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap, or set TVIS_E2E_WEB)"
 [ -d "$ROOT/tests/e2e/node_modules" ] || fail "tests/e2e/node_modules missing (run tools/bootstrap)"
-/usr/bin/python3 -c 'import torch' 2>/dev/null || fail "/usr/bin/python3 has no torch (tools/bootstrap installs it)"
+"$TEST_PY" -c 'import torch' 2>/dev/null || fail "$TEST_PY has no torch (tools/bootstrap installs it)"
 cp -r "$ROOT/tests/e2e/setup/workspace" "$WORK/ws"
 cp "$WORK/ws/tensorviz.toml" "$WORK/original.toml"
 export XDG_CACHE_HOME="$WORK/cache"
@@ -27,12 +27,12 @@ refused() {  # refused WANT_TEXT ARGS...
     || fail "tvis graph $*: exit $rc, stderr '$(cat "$WORK/refused.err")' (want 2 and '$want')"
 }
 refused "name the model class to set up" --setup --no-browser --workspace "$WORK/ws"
-refused "no model class nets.mixer:Nope" nets.mixer:Nope --setup --no-browser --workspace "$WORK/ws" --python /usr/bin/python3
+refused "no model class nets.mixer:Nope" nets.mixer:Nope --setup --no-browser --workspace "$WORK/ws" --python "$TEST_PY"
 refused "--no-browser belongs to --setup" nets.mixer:Mixer --no-browser --workspace "$WORK/ws"
 refused "--setup takes neither --json nor --timeout-ms" nets.mixer:Mixer --setup --json --workspace "$WORK/ws"
 cmp -s "$WORK/ws/tensorviz.toml" "$WORK/original.toml" || fail "a refused start changed tensorviz.toml"
 
-"$BIN/tvis" graph nets.mixer:Mixer --setup --no-browser --workspace "$WORK/ws" --python /usr/bin/python3 \
+"$BIN/tvis" graph nets.mixer:Mixer --setup --no-browser --workspace "$WORK/ws" --python "$TEST_PY" \
   >"$WORK/setup.out" 2>"$OUT/setup.stderr" &
 PIDS+=($!)
 for _ in $(seq 1 200); do [ -s "$WORK/setup.out" ] && break; sleep 0.1; done
@@ -48,7 +48,7 @@ code="$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '{}' "$BASE/api/setup/
 
 node "$ROOT/tests/e2e/setup/browser_setup.mjs" "$URL" "$OUT" || fail "browser: the setup form (see $OUT/setup_browser.json, $OUT/setup_*.png, $OUT/setup.stderr)"
 
-/usr/bin/python3 - "$WORK/original.toml" "$WORK/ws/tensorviz.toml" <<'PY' || fail "tensorviz.toml after the form (see above)"
+"$TEST_PY" - "$WORK/original.toml" "$WORK/ws/tensorviz.toml" <<'PY' || fail "tensorviz.toml after the form (see above)"
 import re, sys, tomllib
 original = open(sys.argv[1], "rb").read()
 now = open(sys.argv[2], "rb").read()
@@ -74,7 +74,7 @@ assert changed["device"] == "cuda", changed  # the last save (step 4) updated th
 assert doc["profiles"]["mixer"]["inputs"]["args"][0]["shape"] == [3, 4], "the hand-written mixer changed"
 print("tensorviz.toml: hand-written bytes kept, blocks", names)
 PY
-"$BIN/tvis" profiles --workspace "$WORK/ws" --python /usr/bin/python3 >"$OUT/profiles.txt" 2>&1 || fail "tvis profiles refused the saved file: $(cat "$OUT/profiles.txt")"
+"$BIN/tvis" profiles --workspace "$WORK/ws" --python "$TEST_PY" >"$OUT/profiles.txt" 2>&1 || fail "tvis profiles refused the saved file: $(cat "$OUT/profiles.txt")"
 grep -q "mixer_probe  nets.mixer:Mixer  valid" "$OUT/profiles.txt" || fail "tvis profiles does not list mixer_probe as valid: $(cat "$OUT/profiles.txt")"
 ls "$WORK/ws/tvis_runs" | grep -q graph-Mixer || fail "no run in the workspace's tvis_runs"
 grep -q "saved profile mixer_probe" "$OUT/setup.stderr" || fail "the session log lines are not on stderr"

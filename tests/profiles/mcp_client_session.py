@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-PY = "/usr/bin/python3"
+PY = os.environ.get("TVIS_TEST_PYTHON") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "venv", "bin", "python")
 TVIS, WS, BAD = sys.argv[1], sys.argv[2], sys.argv[3]
 failures = []
 

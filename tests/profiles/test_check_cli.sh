@@ -15,7 +15,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TVIS="${TVIS_E2E_BIN:-$ROOT/build/bin}/tvis"
 [ -x "$TVIS" ] || { echo "skip: no built tvis at $TVIS (TVIS_E2E_BIN names another build's bin/)" >&2; exit 77; }
-PY=/usr/bin/python3
+PY="${TVIS_TEST_PYTHON:-$ROOT/build/venv/bin/python}"  # the newest torch; tools/test sets it
 "$PY" -c "import torch" 2>/dev/null || { echo "skip: $PY has no torch" >&2; exit 77; }
 WORK="$(mktemp -d /tmp/tvis-check-e2e.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
@@ -100,7 +100,7 @@ ok("args_kwargs_inputs", [[3]])            # SameTensor asserts `a is b`: the re
 ok("whisper", [[1, 4, 32]])
 # The seed is applied before the model's module is imported: its import-time draw is torch.manual_seed(1234)'s.
 import subprocess
-n = int(subprocess.check_output(["/usr/bin/python3", "-c", "import torch; torch.manual_seed(1234); print(int(torch.randint(1, 50, (1,)).item()))"]))
+n = int(subprocess.check_output([sys.executable, "-c", "import torch; torch.manual_seed(1234); print(int(torch.randint(1, 50, (1,)).item()))"]))
 ok("seeded", [[n]])
 # Every setting is applied before the import (settings_probe.py reports each as an output's length):
 # Python's and NumPy's seeds, deterministic, cwd, grad_enabled in train mode, and each input its own generator seed.

@@ -7,7 +7,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TVIS="${TVIS_E2E_BIN:-$ROOT/build/bin}/tvis"
 [ -x "$TVIS" ] || { echo "skip: no built tvis at $TVIS (TVIS_E2E_BIN names another build's bin/)" >&2; exit 77; }
-PY=/usr/bin/python3
+PY="${TVIS_TEST_PYTHON:-$ROOT/build/venv/bin/python}"  # the newest torch; tools/test sets it
 "$PY" -c "import torch" 2>/dev/null || { echo "skip: $PY has no torch" >&2; exit 77; }
 WORK="$(mktemp -d /tmp/tvis-mcp-e2e.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT

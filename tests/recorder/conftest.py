@@ -3,8 +3,13 @@
 The build under test: $TVIS_BUILD_DIR, else build/native (what tools/bootstrap
 builds); never guessed from file times, so a leftover build/pip-* or another
 build folder cannot shadow it. The header of pytest's output names it.
-Scripts run with /usr/bin/python3 (the interpreter with torch), or
-$TVIS_TEST_PYTHON.
+Scripts run with $TVIS_TEST_PYTHON, else build/venv/bin/python (the
+project's newest torch), and pytest itself runs under the same interpreter
+(tools/test runs the suites once so and once with Debian's /usr/bin/python3,
+the oldest torch). The native module is the build's folder made for this
+interpreter's torch (NATIVE_PY: build/native/python or
+build/native-torch1/python, chosen by tvis/native.py), and `tvis run` picks
+the same one.
 """
 import json
 import os
@@ -17,7 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
-PYTHON = os.environ.get("TVIS_TEST_PYTHON", "/usr/bin/python3")
+PYTHON = os.environ.get("TVIS_TEST_PYTHON") or str(ROOT / "build" / "venv" / "bin" / "python")
 
 
 BUILD_DIR = Path(os.environ.get("TVIS_BUILD_DIR") or ROOT / "build" / "native").resolve()
@@ -28,20 +33,31 @@ def _usable(d):
 
 
 BUILD = BUILD_DIR if _usable(BUILD_DIR) else None
+NATIVE_PY = None
 if BUILD is not None:
-    # the build's native module before any copy a pip -e install left beside the package
-    sys.path[:0] = [str(BUILD / "python"), str(ROOT / "recorder" / "python")]
+    sys.path.insert(0, str(ROOT / "recorder" / "python"))
+    import torch  # noqa: E402
+    import tvis.native  # noqa: E402
+    _folders = os.environ.get("TVIS_NATIVE_DIRS") or os.pathsep.join(
+        [str(BUILD / "python"), str(ROOT / "build" / "native-torch1" / "python")])
+    os.environ["TVIS_NATIVE_DIRS"] = _folders
+    # the build's module for this torch, before any copy a pip -e install left beside the package
+    NATIVE_PY = Path(tvis.native.choose(_folders.split(os.pathsep), torch.__version__))
+    tvis.native.load([str(NATIVE_PY)])
 
 
 def pytest_report_header(config):
-    return "tvis build under test: %s%s" % (BUILD_DIR, "" if BUILD else " (not built: bin/tvis or the module missing)")
+    import torch
+    return "tvis build under test: %s%s; python %s (torch %s); native module %s" % (
+        BUILD_DIR, "" if BUILD else " (not built: bin/tvis or the module missing)", PYTHON, torch.__version__,
+        NATIVE_PY)
 
 
 @pytest.fixture(scope="session")
 def build():
     if BUILD is None:
         pytest.fail("%s has no bin/tvis and python/_tvis_native*.so (run tools/bootstrap, or set "
-                    "TVIS_BUILD_DIR to a build of targets tvis and _tvis_native with /usr/bin/python3)" % BUILD_DIR)
+                    "TVIS_BUILD_DIR to a build of targets tvis and _tvis_native)" % BUILD_DIR)
     return BUILD
 
 

@@ -15,7 +15,7 @@ import sys
 
 import torch
 
-from conftest import BUILD_DIR, PYTHON, ROOT, SCRIPTS, inspect_json, load_run
+from conftest import NATIVE_PY, PYTHON, ROOT, SCRIPTS, inspect_json, load_run
 
 SCRIPT = SCRIPTS / "ddp_train.py"
 
@@ -104,7 +104,7 @@ def test_nproc_per_node_records_every_rank_as_the_plain_launch_trains(tvis, tmp_
 def test_torchrun_module_launch(tvis, tmp_path):
     lines = plain_lines(2, tmp_path)
     env = dict(os.environ, TVIS_BIN=tvis,
-               PYTHONPATH=os.pathsep.join([str(ROOT / "recorder" / "python"), str(BUILD_DIR / "python")]))
+               PYTHONPATH=os.pathsep.join([str(ROOT / "recorder" / "python"), str(NATIVE_PY)]))
     p = subprocess.run(torchrun() + ["-m", "tvis", "run", "--steps", "2", "--out", str(tmp_path / "runs"), str(SCRIPT),
                                    "--steps", "5"], capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 import torch
 
-from conftest import PYTHON, SCRIPTS, inspect_json, load_run, run_file_of, run_plain, run_tvis, step_lines
+from conftest import NATIVE_PY, PYTHON, SCRIPTS, inspect_json, load_run, run_file_of, run_plain, run_tvis, step_lines
 
 CASES = {
     "cnn_dropout": {"modules": {"conv1", "conv2", "drop", "fc"}, "optimizer": "SGD"},
@@ -193,7 +193,7 @@ def test_across_processes(name, tvis, tmp_path):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_in_process(name, build, tmp_path):
     script = SCRIPTS / (name + ".py")
-    env_path = "%s:%s" % (build / "python", SCRIPTS.parents[2] / "recorder" / "python")
+    env_path = "%s:%s" % (NATIVE_PY, SCRIPTS.parents[2] / "recorder" / "python")
     p = subprocess.run([PYTHON, str(SCRIPTS / "inprocess_harness.py"), str(tmp_path / "run.tvis"), str(script),
                         "--steps", "3"], capture_output=True, text=True, timeout=600,
                        env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})

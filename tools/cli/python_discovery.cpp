@@ -5,6 +5,10 @@
 #include "paths.h"
 #include "process.h"
 
+#ifndef TVIS_BUILD_PYTHON
+#define TVIS_BUILD_PYTHON ""
+#endif
+
 namespace tvis::cli {
 
 namespace {
@@ -31,12 +35,13 @@ std::vector<std::string> split_path(const std::string& path) {
 }  // namespace
 
 PythonSearch PythonSearch::from_environment() {
-  return PythonSearch{env_or_empty("TVIS_PYTHON"), self_exe_dir(), env_or_empty("PATH")};
+  return PythonSearch{env_or_empty("TVIS_PYTHON"), self_exe_dir(), env_or_empty("PATH"), TVIS_BUILD_PYTHON};
 }
 
 std::vector<std::string> python_candidates(const PythonSearch& s) {
   std::vector<std::string> candidates;
   if (!s.tvis_python.empty()) candidates.push_back(s.tvis_python);
+  if (!s.build_python.empty()) candidates.push_back(s.build_python);
   if (!s.exe_dir.empty()) candidates.push_back(s.exe_dir + "/python3");
   for (const auto& dir : split_path(s.path)) candidates.push_back(dir + "/python3");
   candidates.push_back("/usr/bin/python3");

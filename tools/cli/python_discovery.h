@@ -1,9 +1,10 @@
 // python_discovery.h: where an interpreter is looked for when nothing names
 // one (the last step of interpreter_resolver.h, shared by run, check, graph
 // and mcp; docs/cli.md): the first of these that imports torch:
-// $TVIS_PYTHON (set by pip's `tvis` console script), python3 beside the tvis
-// executable (a venv's bin/), each PATH entry's python3 in order,
-// /usr/bin/python3.
+// $TVIS_PYTHON (set by pip's `tvis` console script), the interpreter this
+// tvis's recorder module was built for (a build tree's build/venv/bin/python),
+// python3 beside the tvis executable (a venv's bin/), each PATH entry's python3
+// in order, /usr/bin/python3.
 #pragma once
 
 #include <string>
@@ -16,6 +17,7 @@ struct PythonSearch {
   std::string tvis_python;  // $TVIS_PYTHON
   std::string exe_dir;      // the folder of the tvis executable
   std::string path;         // $PATH
+  std::string build_python; // the recorder module's interpreter, fixed at build time ("" if none)
   /// The pieces of this process (environment, /proc/self/exe).
   static PythonSearch from_environment();
 };

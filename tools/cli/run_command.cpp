@@ -47,8 +47,8 @@
 #ifndef TVIS_PYTHON_PACKAGE_DIR
 #define TVIS_PYTHON_PACKAGE_DIR ""
 #endif
-#ifndef TVIS_NATIVE_DIR
-#define TVIS_NATIVE_DIR ""
+#ifndef TVIS_NATIVE_DIRS
+#define TVIS_NATIVE_DIRS ""
 #endif
 
 namespace tvis::cli {
@@ -222,8 +222,9 @@ int run(RunOptions o, const std::vector<std::string>& rest) {
   const std::string& script = rest[0];
   RunnerLaunch l;
   l.package_dir = env_or("TVIS_PYTHON_PACKAGE_DIR", TVIS_PYTHON_PACKAGE_DIR);
-  l.native_dir = env_or("TVIS_NATIVE_DIR", TVIS_NATIVE_DIR);
-  if (l.native_dir.empty())
+  // $TVIS_NATIVE_DIRS (a list), else $TVIS_NATIVE_DIR (pip's console script: one), else this build's.
+  l.native_dirs = env_or("TVIS_NATIVE_DIRS", env_or("TVIS_NATIVE_DIR", TVIS_NATIVE_DIRS).c_str());
+  if (l.native_dirs.empty())
     return fail("this tvis was built without the recorder module (no Python with torch at build time)");
   const std::string project = o.project.empty() ? parent_dir(real_or_absolute(script)) : real_or_absolute(o.project);
   l.runner_args = runner_args(o, project, dist, rest);

@@ -15,11 +15,12 @@ namespace tvis::cli {
 
 namespace {
 
-/// The PYTHONPATH entries the runner expects, native module first (a pip -e
-/// build may have left another copy beside the package).
+/// The PYTHONPATH entry the runner expects (the package) and the module
+/// folders it chooses from (runner_launch.h).
 void set_runner_environment(const RunnerLaunch& l) {
   const char* orig_pp = std::getenv("PYTHONPATH");
-  const std::string added = l.native_dir + ":" + l.package_dir;
+  setenv("TVIS_NATIVE_DIRS", l.native_dirs.c_str(), 1);
+  const std::string& added = l.package_dir;
   const std::string pp = added + (orig_pp && *orig_pp ? std::string(":") + orig_pp : "");
   setenv("TVIS_ORIG_PYTHONPATH", orig_pp ? orig_pp : "", 1);
   setenv("PYTHONPATH", pp.c_str(), 1);

@@ -1,9 +1,11 @@
 // runner_launch.h: starting `PYTHON -m tvis._runner` for `tvis run`.
 //
-// The runner gets the native module folder and the tvis package folder first
-// on PYTHONPATH (TVIS_ADDED_PATHS / TVIS_ORIG_PYTHONPATH tell it what to take
-// off again, so the script sees its own PYTHONPATH), and its stdin, stdout
-// and stderr are this process's.
+// The runner gets the tvis package folder first on PYTHONPATH
+// (TVIS_ADDED_PATHS / TVIS_ORIG_PYTHONPATH tell it what to take off again, so
+// the script sees its own PYTHONPATH) and the folders of the native modules
+// built against each torch in TVIS_NATIVE_DIRS (':'-separated; tvis/native.py
+// imports the one matching the interpreter's torch, then removes the variable).
+// Its stdin, stdout and stderr are this process's.
 //
 // To hide interpreter probing, a runner can be started before its run file is
 // known (start_waiting_runner): it imports torch and the native module, then
@@ -21,7 +23,8 @@ namespace tvis::cli {
 /// What the runner's command line and environment are made of, but the
 /// interpreter and the run file.
 struct RunnerLaunch {
-  std::string native_dir, package_dir;
+  std::string native_dirs;  // ':'-separated module folders, this build's first
+  std::string package_dir;
   std::vector<std::string> runner_args;  // after --run-file F: options, --, SCRIPT, ARGS
 };
 

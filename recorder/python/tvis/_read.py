@@ -11,7 +11,9 @@ ValuesKept Full, the leading rows for LeadingRows, None when none are kept).
 import json
 import re
 
-import _tvis_native
+import tvis.native
+
+_tvis_native = tvis.native.load()
 
 _DTYPES = {
     "Float32": "float32", "Float64": "float64", "Float16": "float16", "BFloat16": "bfloat16",

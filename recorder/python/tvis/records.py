@@ -91,9 +91,11 @@ def token_layout(*, batch, tokens, vocab, ignore_index, ignored, token_losses):
 
 
 # -------------------------------------------------------------- optimizer --
-def optimizer_step(*, step, event, optimizer_class, groups, params):
+def optimizer_step(*, step, event, optimizer_class, groups, params, skipped=False, grad_scale=0.0):
     """OptimizerStepRecord (``groups``: param_group(); ``params``: [(name,
-    weight id, grad id, update id, weight-after id)])."""
+    weight id, grad id, update id, weight-after id)]; ``skipped``: no update
+    ran, update and after are -1; ``grad_scale``: GradScaler's scale during
+    the backward, 0 when none)."""
     return _given(locals())
 
 

@@ -144,6 +144,9 @@ class Recorder {
   /// the same subtraction, summarised in pieces of 2^18 elements merged in
   /// order (what the in-memory path does with more than one torch thread).
   std::vector<std::pair<int64_t, int64_t>> params_after(int64_t event, const std::vector<at::Tensor>& params);
+  /// Instead of params_after() when no update ran (GradScaler skipped the
+  /// step): forgets the snapshot params_before() kept; records nothing.
+  void params_unchanged();
 
   // ---- records -------------------------------------------------------------
   void add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> r);

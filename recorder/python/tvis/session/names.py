@@ -17,6 +17,12 @@ evaluation pass before training) are dropped then and worked out again. A
 root first called after a decision for one model is qualified from then on,
 and ``late_root`` says so (the session turns it into a notice).
 
+A wrapper that only holds the user's model (``torch.compile``'s
+OptimizedModule, DistributedDataParallel, DataParallel: ``unwrap``) adds no
+path segment: the model inside is the root of the paths (``layer1.0.conv1``,
+not ``_orig_mod.layer1.0.conv1`` or ``module.layer1.0.conv1``), and the
+wrapper's own call is named by its class.
+
 Entries hold weak references: the id of a freed module may be reused by
 another, which then gets its own name.
 """
@@ -29,6 +35,38 @@ import torch
 
 _TVIS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+def _wrapper_classes():
+    """(class, attribute holding the wrapped model) of the wrappers this torch has."""
+    found = []
+    try:
+        from torch._dynamo.eval_frame import OptimizedModule
+        found.append((OptimizedModule, "_orig_mod"))
+    except ImportError:  # torch 1.x: no torch.compile
+        pass
+    found.append((torch.nn.DataParallel, "module"))
+    try:
+        from torch.nn.parallel import DistributedDataParallel
+        found.append((DistributedDataParallel, "module"))
+    except ImportError:
+        pass
+    return tuple(found)
+
+
+_WRAPPERS = _wrapper_classes()
+
+
+def unwrap(module):
+    """The user's model inside wrappers (compiled, data-parallel), else `module`."""
+    for _ in range(8):  # DDP around a compiled model, and so on
+        for cls, attr in _WRAPPERS:
+            if isinstance(module, cls) and isinstance(getattr(module, attr, None), torch.nn.Module):
+                module = getattr(module, attr)
+                break
+        else:
+            return module
+    return module
 
 
 def _is_root_candidate(v):
@@ -123,9 +161,12 @@ class ModuleNames:
         if not any(r() is root for r in self.roots):
             self._new_root(root, frame)
         prefix = self.label_of(root) if self.qualified else None
-        for sub_name, sub in root.named_modules():
+        model = unwrap(root)
+        if model is not root:  # the wrapper's own call: its class, after its root's label
+            self._keep(root, prefix + "." + type(root).__name__ if prefix else type(root).__name__)
+        for sub_name, sub in model.named_modules():
             if prefix is None:
-                self._keep(sub, sub_name or type(root).__name__)
+                self._keep(sub, sub_name or type(model).__name__)
             else:
                 self._keep(sub, prefix + "." + sub_name if sub_name else prefix)
         return self._keep(module, type(module).__name__)
@@ -161,6 +202,6 @@ class ModuleNames:
         names = {}
         for root in self.live_roots():
             prefix = self.label_of(root) if self.qualified else None
-            for n, p in root.named_parameters():
+            for n, p in unwrap(root).named_parameters():
                 names.setdefault(id(p), prefix + "." + n if prefix else n)
         return names

@@ -74,7 +74,8 @@ def _wait_for_run_file(fd):
     run file's path, a line on `fd`. End of file instead: another interpreter
     was chosen; leave silently, having done nothing visible."""
     try:
-        import _tvis_native  # noqa: F401  (imported again, from sys.modules, where main needs it)
+        import tvis.native
+        tvis.native.load()  # main loads it again, from sys.modules
         import tvis.session.session  # noqa: F401
     except BaseException:  # noqa: BLE001: main imports again and reports as it always does
         pass
@@ -96,13 +97,14 @@ def _wait_for_run_file(fd):
 def _restore_environment():
     """Undo what tvis run added so the script's children see the user's env."""
     added = [p for p in os.environ.pop("TVIS_ADDED_PATHS", "").split(os.pathsep) if p]
+    native_dirs = [p for p in os.environ.pop("TVIS_NATIVE_DIRS", "").split(os.pathsep) if p]
     if "TVIS_ORIG_PYTHONPATH" in os.environ:
         orig = os.environ.pop("TVIS_ORIG_PYTHONPATH")
         if orig:
             os.environ["PYTHONPATH"] = orig
         else:
             os.environ.pop("PYTHONPATH", None)
-    return added
+    return added, native_dirs
 
 
 def _exit_code_of(exc):
@@ -126,7 +128,7 @@ def main(argv=None):
     if opts["go_fd"] is not None:
         opts["run_file"] = _wait_for_run_file(opts["go_fd"])
         go_received = time.time()
-    added = _restore_environment()
+    added, native_dirs = _restore_environment()
     script = script_argv[0]
     if not os.path.isfile(script):
         return _fail("script not found: %s" % script)
@@ -142,7 +144,11 @@ def main(argv=None):
         return _fail("syntax error in %s line %s: %s" % (script, e.lineno, e.msg), 1)
 
     imports_begin = time.time()
-    import _tvis_native  # noqa: E402  (the private native module, beside or on PYTHONPATH)
+    import tvis.native
+    try:
+        _tvis_native = tvis.native.load(native_dirs)
+    except tvis.native.NativeModuleMismatch as e:
+        return _fail(str(e))
     native_imported = time.time()
     from tvis.session.session import Session
 

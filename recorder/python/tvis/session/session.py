@@ -49,6 +49,7 @@ from .. import records as R
 from .. import schema as P
 from ..captures import Extensions
 from .all_reduce import AllReduceProbe
+from .grad_scaler import GradScalerProbe
 from .context import CaptureContext
 from .fetch import FetchRecorder
 from .loss import analyze_loss, feeds, grad_fn_name
@@ -161,6 +162,8 @@ class Session:
         self.ext = None             # Extensions, set at install()
         self.fetch = None           # FetchRecorder (fetch.py), set at install()
         self.all_reduce = AllReduceProbe(self)  # DDP's all-reduce in each backward (all_reduce.py)
+        self.grad_scaler = GradScalerProbe(self)  # mixed precision's scale and skipped steps (grad_scaler.py)
+        self.optimizer_steps_taken = 0  # optimizer.step() calls recorded so far (skipped ones not)
         # Benchmarks: where to write the writer's statistics at finalize (JSON).
         self.stats_file = os.environ.pop("TVIS_STATS_FILE", None)
         # [(what, unix time)] of setup, steps and finalize; in the statistics file.
@@ -178,6 +181,7 @@ class Session:
         self._undo += [h1.remove, h2.remove]
         self._patch(torch.optim.Optimizer, "__init__", self._wrap_optimizer_init)
         self._patch(torch.Tensor, "backward", self._wrap_backward)
+        self.grad_scaler.install()
         self._patch(torch.autograd, "backward", self._wrap_backward)
         self.fetch = FetchRecorder(self)
         self._patch(torch.utils.data.dataloader._BaseDataLoaderIter, "__next__", self.fetch.wrap_next)
@@ -583,8 +587,8 @@ class Session:
             with session._guard("optimizer.step"):
                 if session.stop_pending:
                     session.stop()  # the next step's update: the script ends here
-                state = session._before_step(opt)
-                args, kwargs = session._closure_as_evaluation(args, kwargs)
+                state = session._before_step(opt, _closure_of(args, kwargs) is not None)
+                args, kwargs = session._closure_as_evaluation(args, kwargs, state)
             session._step_depth += 1
             try:
                 result = orig(opt, *args, **kwargs)
@@ -599,15 +603,19 @@ class Session:
         cls.step = step
         self._undo.append(lambda: setattr(cls, "step", orig))
 
-    def _closure_as_evaluation(self, args, kwargs):
-        """`optimizer.step(closure)` (LBFGS): each call of the closure is a
-        forward, a loss and a backward inside the optimizer step, recorded as
-        at the top level (phases Forward, Loss, Backward; the first one's
-        batch is followed); the optimizer's own work between calls stays
-        Optimizer. The closure is called with no arguments, as optimizers
-        do, and its result returned unchanged."""
-        closure = kwargs.get("closure") if "closure" in kwargs else (args[0] if args else None)
-        if closure is None or not callable(closure):
+    def _closure_as_evaluation(self, args, kwargs, state):
+        """`optimizer.step(closure)` (LBFGS; Lightning's automatic
+        optimization, whose closure runs training_step and the backward):
+        each call of the closure is a forward, a loss and a backward inside
+        the optimizer step, recorded as at the top level (phases Forward,
+        Loss, Backward; the first one's batch is followed); the optimizer's
+        own work between calls stays Optimizer. The gradients the step uses
+        exist only once the closure has run, so the parameters are
+        snapshotted when its first call returns (no optimizer updates a
+        weight before that). The closure is called with no arguments, as
+        optimizers do, and its result returned unchanged."""
+        closure = _closure_of(args, kwargs)
+        if closure is None:
             return args, kwargs
         session = self
 
@@ -622,6 +630,9 @@ class Session:
                 session._step_depth = depth
                 if session.active:
                     session.rec.set_phase(P.OPTIMIZER)
+                    if state is not None and state.snap is None:
+                        with session._guard("optimizer.step"):
+                            state.snap = session._snapshot_params(state.eid, state.params)
 
         if "closure" in kwargs:
             return args, dict(kwargs, closure=evaluation)
@@ -637,26 +648,52 @@ class Session:
         ids = self.rec.params_before(eid, pnames, params)
         return [(name, p, None, wid, gid) for name, p, (wid, gid) in zip(pnames, params, ids)]
 
-    def _before_step(self, opt):
+    def _before_step(self, opt, has_closure):
+        """Opens the step's event; its parameters are snapshotted now, or,
+        with a closure, when the closure's first call returns."""
         self.rec.set_phase(P.OPTIMIZER)
         self.optimizer_class = type(opt).__name__
         f = sys._getframe(2)
         eid = self.rec.begin(P.OPTIMIZER_STEP, type(opt).__name__, type(opt).__name__,
                              self.rec.file_id(f.f_code.co_filename), f.f_lineno, 0, 0)
-        params = [p for g in opt.param_groups for p in g["params"]]
-        return eid, self._snapshot_params(eid, params)
+        state = _StepInProgress(eid, [p for g in opt.param_groups for p in g["params"]])
+        if not has_closure:
+            state.snap = self._snapshot_params(eid, state.params)
+        return state
 
     def _after_step(self, opt, state):
-        eid, snap = state
-        names = {id(p): n for n, p, _, _, _ in snap}
-        groups = []
-        for g in opt.param_groups:
-            hyper = [(k, repr(v)) for k, v in g.items() if k != "params"]
-            groups.append(R.param_group(hyper=hyper, params=[names.get(id(p), "?") for p in g["params"]]))
-        self._record_update(eid, snap, self.optimizer_class, groups)
+        eid, snap = state.eid, state.snap
+        if snap is None:  # the optimizer never called its closure: nothing was before the update
+            self.notice("closure_not_called", "%s.step(closure) returned without calling the closure: its "
+                        "parameters' gradients and updates are not recorded" % type(opt).__name__)
+            snap = []
+        self._record_update(eid, snap, self.optimizer_class, _param_groups(opt, snap))
+        self.optimizer_steps_taken += 1
         self._stepped.append(weakref.ref(opt))
         if self._iteration_complete():
             self._end_step()
+
+    def skipped_step(self, opt, scale):
+        """GradScaler skipped `opt`'s update (inf/NaN gradients): an
+        OptimizerStep event with each parameter's weight and gradient and no
+        update (grad_scaler.py); the iteration ends as after a real step."""
+        with self._guard("optimizer.step"):
+            if self.stop_pending:
+                self.stop()
+            state = self._before_step(opt, False)
+            self.rec.params_unchanged()
+            snap = state.snap
+            self.rec.end(state.eid)
+            self.rec.add_optimizer_step(R.optimizer_step(
+                step=self.steps_done, event=state.eid, optimizer_class=type(opt).__name__,
+                groups=_param_groups(opt, snap), params=[(n, wid, gid, -1, wid) for n, _, _, wid, gid in snap],
+                skipped=True, grad_scale=scale))
+            self.rec.set_phase(P.NONE)
+            self.notice("grad_scaler_skipped", "GradScaler skipped the optimizer's update in a step whose gradients "
+                        "held inf or NaN: that step shows the gradients and no update")
+            self._stepped.append(weakref.ref(opt))
+            if self._iteration_complete():
+                self._end_step()
 
     def _iteration_complete(self):
         """With one optimizer, each of its steps is a step. With several (a
@@ -723,7 +760,8 @@ class Session:
         params = [(name, wid, gid, uid, aid) for (name, _, _, wid, gid), (uid, aid) in zip(snap, after)]
         self.rec.end(eid)
         self.rec.add_optimizer_step(R.optimizer_step(step=self.steps_done, event=eid, optimizer_class=opt_class,
-                                                     groups=groups, params=params))
+                                                     groups=groups, params=params,
+                                                     grad_scale=self.grad_scaler.scale))
         self.rec.set_phase(P.NONE)
 
     def end_partial_step(self):
@@ -853,6 +891,28 @@ class Session:
             sys.stderr.flush()
         finally:
             os._exit(0)
+
+
+def _param_groups(opt, snap):
+    """The optimizer's param groups as records: hyperparameters and parameter names."""
+    names = {id(p): n for n, p, _, _, _ in snap}
+    return [R.param_group(hyper=[(k, repr(v)) for k, v in g.items() if k != "params"],
+                          params=[names.get(id(p), "?") for p in g["params"]]) for g in opt.param_groups]
+
+
+def _closure_of(args, kwargs):
+    """The closure an optimizer.step call was given, or None."""
+    closure = kwargs.get("closure") if "closure" in kwargs else (args[0] if args else None)
+    return closure if callable(closure) else None
+
+
+class _StepInProgress:
+    """An optimizer step between its wrapper's entry and exit: the event, the
+    parameters it updates and their snapshot (None until taken)."""
+    __slots__ = ("eid", "params", "snap")
+
+    def __init__(self, eid, params):
+        self.eid, self.params, self.snap = eid, params, None
 
 
 def _end_daemonic_children():
