@@ -1,5 +1,6 @@
 #include "py_recorder.h"
 
+#include <limits>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
@@ -114,6 +115,7 @@ std::unique_ptr<schema::LossRecordT> loss_from(const py::dict& d, int default_st
   if (d.contains("tokens") && !d["tokens"].is_none())
     r->tokens = token_layout_from(py::reinterpret_borrow<py::dict>(d["tokens"]));
   r->outer = get<std::string>(d, "outer", "");
+  r->call_value = get<double>(d, "call_value", std::numeric_limits<double>::quiet_NaN());
   return r;
 }
 

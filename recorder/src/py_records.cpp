@@ -59,7 +59,7 @@ void check_keys(const py::dict& d, const char* record, std::initializer_list<std
 
 void check_loss_keys(const py::dict& d) {
   check_keys(d, "LossRecord", {"step", "event", "call", "reduction", "args", "value", "value_repr", "targets",
-                               "logits", "samples", "tokens", "outer"});
+                               "logits", "samples", "tokens", "outer", "call_value"});
   each(d, "samples", [](const py::dict& sd) {
     check_keys(sd, "SampleLoss",
                {"sample", "batch_row", "logits", "target", "p_target", "neg_log_p", "loss", "predicted"});

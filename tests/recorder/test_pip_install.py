@@ -1,18 +1,24 @@
 """`pip install --no-build-isolation -e .` into a venv made from the system
 Python with --system-site-packages builds the recorder against that torch and
 puts `tvis` on the venv's PATH; `tvis run` then uses the venv's interpreter.
-The CMake build is kept in build/pip-<abi>/, so a rerun is incremental."""
+The CMake build is kept in build/pip-<abi>/, so a rerun is incremental.
+
+These installs use Debian's interpreter (SYSTEM_PYTHON, with Debian's
+setuptools and wheel and torch 1.13), whatever interpreter runs the suite:
+pip's --no-build-isolation needs its build tools in the environment."""
 import json
 import os
 import subprocess
 from pathlib import Path
 
-from conftest import PYTHON, ROOT, SCRIPTS, load_run, run_file_of
+from conftest import ROOT, SCRIPTS, load_run, run_file_of
+
+SYSTEM_PYTHON = "/usr/bin/python3"
 
 
 def test_editable_install_in_venv(tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([PYTHON, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     pip = subprocess.run([str(venv / "bin" / "pip"), "install", "--no-build-isolation", "--no-index", "-e", str(ROOT)],
                          capture_output=True, text=True, timeout=1800)
     assert pip.returncode == 0, pip.stdout[-3000:] + pip.stderr[-3000:]
@@ -45,13 +51,13 @@ def test_install_without_torch(tmp_path):
     (src / "build").mkdir()
     (src / "build" / "third_party").symlink_to(ROOT / "build" / "third_party")
     venv = tmp_path / "venv"
-    subprocess.run([PYTHON, "-m", "venv", str(venv)], check=True)
+    subprocess.run([SYSTEM_PYTHON, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
     assert subprocess.run([str(py), "-c", "import torch"], capture_output=True).returncode != 0
-    import wheel  # Debian's python3-wheel (tools/packages.txt)
     only = tmp_path / "wheel_only"
     only.mkdir()
-    pkg_dir = Path(wheel.__file__).parent
+    pkg_dir = Path(subprocess.run([SYSTEM_PYTHON, "-c", "import wheel; print(wheel.__file__)"], capture_output=True,
+                                  text=True, check=True).stdout.strip()).parent  # Debian's python3-wheel
     (only / "wheel").symlink_to(pkg_dir)
     for meta in list(pkg_dir.parent.glob("wheel-*.egg-info")) + list(pkg_dir.parent.glob("wheel-*.dist-info")):
         (only / meta.name).symlink_to(meta)  # its entry points name bdist_wheel

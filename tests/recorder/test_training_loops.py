@@ -97,17 +97,24 @@ def test_lbfgs_closure_calls_are_forward_loss_backward(tvis, tmp_path):
         opt = [e for e in run.events.values() if e["kind"] == "OptimizerStep" and e["step"] == step]
         assert len(opt) == 1
         calls = top_level_calls(run, step)
-        in_step = [e for e in calls if inside(run, e, opt[0]["id"])]
-        forwards = [e for e in in_step if e["class_name"] == "Sequence"]
-        losses = [e for e in in_step if e["class_name"] == "MSELoss"]
+        # The closure's first call computes the gradients the step uses: it comes before the step's
+        # event opens (phases data, forward, loss, backward, optimizer); LBFGS's later calls lie inside.
+        closure = [e for e in calls if e["class_name"] in ("Sequence", "MSELoss") and e["phase"] != "Evaluation"]
+        first, later = closure[:2], closure[2:]
+        assert [e["class_name"] for e in first] == ["Sequence", "MSELoss"]
+        assert not any(inside(run, e, opt[0]["id"]) for e in first) and first[1]["id"] < opt[0]["id"]
+        assert later and all(inside(run, e, opt[0]["id"]) for e in later)
+        forwards = [e for e in closure if e["class_name"] == "Sequence"]
+        losses = [e for e in closure if e["class_name"] == "MSELoss"]
         assert len(forwards) >= 2 and len(forwards) == len(losses)  # LBFGS evaluates the closure repeatedly
         assert {e["phase"] for e in forwards} == {"Forward"} and {e["phase"] for e in losses} == {"Loss"}
         backwards = [e for e in run.events.values() if e["kind"] == "BackwardCall" and e["step"] == step]
         assert len(backwards) == len(forwards) and {e["phase"] for e in backwards} == {"Backward"}
         assert len([l for l in run.losses if l["step"] == step]) == len(forwards)
-        after = [e for e in calls if not inside(run, e, opt[0]["id"]) and e["class_name"] == "Sequence"]
+        evaluations = [e for e in calls if e["class_name"] == "Sequence" and e["phase"] == "Evaluation"]
         # the previous step's test prediction under no_grad, after its optimizer.step()
-        assert [e["phase"] for e in after] == (["Evaluation"] if step > 0 else [])
+        assert len(evaluations) == (1 if step > 0 else 0)
+        assert all(not inside(run, e, opt[0]["id"]) for e in evaluations)
     inp = torch.load(dump / "input.pt")
     for step in range(3):
         rows = followed_inputs(run, step)

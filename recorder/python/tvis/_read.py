@@ -75,8 +75,7 @@ class Run:
                     t = _with(t, _TENSOR_DEFAULTS)
                     self.tensors[t["id"]] = t
             elif kind == "optimizer_step":
-                body.setdefault("step", 0)
-                body.setdefault("event", 0)
+                _with(body, {"step": 0, "event": 0, "skipped": False, "grad_scale": 0.0})
                 for p in body.get("params", []):
                     _with(p, _PARAM_DEFAULTS)
                 self.optimizer_steps.append(body)

@@ -72,11 +72,12 @@ NO_EVENT = 2 ** 64 - 1  # LossRecord.event when no recognised loss call fed the 
 
 
 def loss(*, step, event, call, value, value_repr, reduction, args, samples, logits=None, targets=None,
-         tokens=None, outer=""):
+         tokens=None, outer="", call_value=None):
     """LossRecord (``args``: [(name, repr)]; ``samples``: sample_loss();
     ``tokens``: token_layout() or None; ``event``: NO_EVENT and ``call`` ""
     when no recognised call fed the loss; ``outer``: the loss's grad_fn name
-    when it is not the call's output)."""
+    when it is not the call's output; ``call_value``: then the call's own
+    output value)."""
     return _given(locals())
 
 

@@ -36,7 +36,7 @@ def main():
     torch.manual_seed(args.seed)
     model = BertForSequenceClassification(config)
     targs = TrainingArguments(output_dir=args.out, max_steps=args.steps, per_device_train_batch_size=8,
-                              learning_rate=1e-3, logging_steps=1, report_to=[], save_strategy="no",
+                              learning_rate=1e-3, lr_scheduler_type="constant", logging_steps=1, report_to=[], save_strategy="no",
                               seed=args.seed, use_cpu=True, dataloader_num_workers=0, disable_tqdm=True)
 
     class Printer(TrainerCallback):

@@ -1,6 +1,7 @@
 """The Hugging Face Trainer on a GPT-2-shaped causal LM (tiny config, built
 from the config: no weights downloaded), with gradient_accumulation_steps=4.
-Inputs reach the model as keyword arguments (input_ids=, labels=) and the loss
+The learning rate is constant, so the step count asked for (--steps) changes
+nothing but where training stops. Inputs reach the model as keyword arguments (input_ids=, labels=) and the loss
 is computed inside its forward; attention is sdpa (the default)."""
 import torch
 import transformers
@@ -29,7 +30,7 @@ def main():
     model = GPT2LMHeadModel(config)
     data = TokenRows(loop_util.token_rows(64, 16, 64, args.seed))
     targs = TrainingArguments(output_dir=args.out, max_steps=args.steps, per_device_train_batch_size=2,
-                              gradient_accumulation_steps=4, learning_rate=1e-3, logging_steps=1, report_to=[],
+                              gradient_accumulation_steps=4, learning_rate=1e-3, lr_scheduler_type="constant", logging_steps=1, report_to=[],
                               save_strategy="no", seed=args.seed, use_cpu=True, dataloader_num_workers=0,
                               disable_tqdm=True)
 

@@ -181,7 +181,18 @@ std::vector<std::string> call_not_available(AppState& s, const schema::LossRecor
   } else if (!e && !loading) {
     out.push_back("Not available: the call's source line (the recorded event is not this loss call).");
   }
-  if (!outer.empty() && rec.call() && rec.call()->size())
+  const double factor = rec.value() / rec.call_value();
+  const bool scaled = (outer == "DivBackward0" || outer == "MulBackward0") && std::isfinite(factor) && factor != 0;
+  if (scaled) {
+    const double divisor = 1.0 / factor;
+    out.push_back("The loss backward() ran on is " + rec.call()->str() + "'s output " +
+                  widgets::format_number(rec.call_value(), 6) +
+                  (std::abs(divisor - std::round(divisor)) < 1e-6 * std::abs(divisor)
+                       ? " divided by " + widgets::format_number(std::round(divisor), 6) +
+                             " (as under gradient accumulation over that many micro-batches)"
+                       : " times " + widgets::format_number(factor, 6)) +
+                  ": the gradients are the scaled loss's; the per-sample losses are the call's.");
+  } else if (!outer.empty() && rec.call() && rec.call()->size())
     out.push_back("The loss backward() ran on is " + outer + " of " + rec.call()->str() +
                   "'s output and more (a composite loss, e.g. plus a regulariser): its value is not the call's "
                   "reduction alone, and the per-sample losses are the call's, not the whole loss's.");
@@ -329,6 +340,9 @@ json loss_view(AppState& s) {
     const LossBatch& b = s.model.loss_analysis().batch(*rec);
     v["call"] = rec->call() ? rec->call()->str() : "";
     v["outer"] = rec->outer() ? rec->outer()->str() : "";
+    v["call_value"] = std::isfinite(rec->call_value()) ? json(rec->call_value()) : json(nullptr);
+    v["loss_factor"] = std::isfinite(rec->value() / rec->call_value()) ? json(rec->value() / rec->call_value())
+                                                                        : json(nullptr);
     v["not_available"] = call_not_available(s, *rec);
     bool loading = false;
     if (const schema::Event* e = loss_call_site(s, *rec, &loading))

@@ -223,6 +223,18 @@ const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& k
   return &si;
 }
 
+/// Mixed precision: a step GradScaler skipped, and the scale the backward's
+/// gradients carried (the .grad shown here is unscaled: read in optimizer.step()).
+void draw_scaler_note(const schema::OptimizerStepRecord* orec) {
+  if (!orec) return;
+  if (orec->skipped())
+    ImGui::TextColored(ImVec4(0.95f, 0.55f, 0.25f, 1), "GradScaler skipped this step: a gradient was inf or NaN, "
+                       "so no update ran (scale %s).", widgets::format_exact(orec->grad_scale()).c_str());
+  else if (orec->grad_scale() > 0)
+    ImGui::TextDisabled("GradScaler: the backward's gradients carried scale %s; .grad here is unscaled.",
+                        widgets::format_exact(orec->grad_scale()).c_str());
+}
+
 void draw_one_param(AppState& s, WeightsState& w) {
   OptimizerSteps& opt = s.model.optimizer_steps();
   const int step = s.selection.step;
@@ -262,6 +274,7 @@ void draw_one_param(AppState& s, WeightsState& w) {
                                  : "a hand-written update (no torch.optim)";
   ImGui::SameLine();
   ImGui::TextDisabled("  step %d by %s", step, oclass.c_str());
+  draw_scaler_note(orec);
   if (ImGui::BeginTable("wfigures", 8, ImGuiTableFlags_SizingStretchProp)) {
     figure("‖w‖", norm_of(wr), "L2 norm of the weight before the step");
     figure("‖g‖", norm_of(gr), "L2 norm of .grad at the step");
@@ -281,7 +294,8 @@ void draw_one_param(AppState& s, WeightsState& w) {
     else if (w.show == WeightShow::Grad)
       muted("No gradient at this step: .grad was None (the parameter took no part in the backward, or is frozen).");
     else if (w.show == WeightShow::Update)
-      muted("No update Δw was recorded for this parameter at this step.");
+      muted(orec && orec->skipped() ? "No update at this step: GradScaler skipped it (its gradients held inf or NaN)."
+                                    : "No update Δw was recorded for this parameter at this step.");
     else
       muted("The weight's record is missing at this step.");
     return;
@@ -468,6 +482,8 @@ json weights_view(AppState& s) {
     if (std::isfinite(ratio)) v["update_ratio"] = ratio;
     const schema::OptimizerStepRecord* orec = opt.record_of(step, name);
     v["optimizer"] = orec && orec->optimizer_class() ? orec->optimizer_class()->str() : "";
+    v["skipped"] = orec && orec->skipped();
+    v["grad_scale"] = orec ? orec->grad_scale() : 0.0;
     json hyper = json::object();
     for (const auto& [key, value] : opt.hyper_of(step, name)) hyper[key] = value;
     v["hyper"] = hyper;

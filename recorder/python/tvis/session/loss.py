@@ -64,12 +64,17 @@ def feeds(out, loss, limit=4096):
     return False
 
 
-def analyze_loss(session, loss, cand, outer=""):
+def _first_value(t):
+    return float(t.detach().reshape(-1)[0].item()) if t.numel() >= 1 else 0.0
+
+
+def analyze_loss(session, loss, cand, outer="", call_out=None):
     """The LossRecord of the backward() on `loss`. `cand`: the recognised loss
     call whose output `loss` is or is computed from (None: a custom loss);
-    `outer`: grad_fn_name(loss) when `loss` is not `cand`'s output itself."""
+    `outer`: grad_fn_name(loss) when `loss` is not `cand`'s output itself,
+    and `call_out` that output (its value: what the loss was scaled from)."""
     rec = session.rec
-    value = float(loss.detach().reshape(-1)[0].item()) if loss.numel() >= 1 else 0.0
+    value = _first_value(loss)
     f = {  # the LossRecord's fields, filled in below
         "step": session.steps_done,
         "event": cand["event"] if cand else R.NO_EVENT,
@@ -81,6 +86,8 @@ def analyze_loss(session, loss, cand, outer=""):
         "samples": [],
         "outer": outer,
     }
+    if call_out is not None:
+        f["call_value"] = _first_value(call_out)
     if cand is None:
         return R.loss(**f)
     if "arguments" in cand:  # torch.nn.functional.*

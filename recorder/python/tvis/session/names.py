@@ -57,6 +57,11 @@ def _wrapper_classes():
 _WRAPPERS = _wrapper_classes()
 
 
+def is_compiled(module):
+    """True for torch.compile's wrapper (OptimizedModule)."""
+    return any(isinstance(module, cls) for cls, attr in _WRAPPERS if attr == "_orig_mod")
+
+
 def unwrap(module):
     """The user's model inside wrappers (compiled, data-parallel), else `module`."""
     for _ in range(8):  # DDP around a compiled model, and so on

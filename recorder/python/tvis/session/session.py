@@ -53,7 +53,7 @@ from .grad_scaler import GradScalerProbe
 from .context import CaptureContext
 from .fetch import FetchRecorder
 from .loss import analyze_loss, feeds, grad_fn_name
-from .names import ModuleNames
+from .names import ModuleNames, is_compiled, unwrap
 from .project_code import ProjectFiles
 
 _LOSS_FUNCTIONS = (
@@ -279,6 +279,8 @@ class Session:
                     self._note_device(module)
                 top_forward = self.rec.phase() == P.FORWARD
                 if top_forward:
+                    if is_compiled(module):
+                        self._note_compiled(module)
                     self.names.decide(module, call)
                     self._budget_parameters(module)
                     self.all_reduce.watch(module)
@@ -417,6 +419,15 @@ class Session:
         del self._stack[keep:]
         del self._frames[keep:]
 
+    def _note_compiled(self, module):
+        """torch.compile: the module hooks run inside the compiled model, so Dynamo breaks its graph at
+        each module call (it cannot trace into tvis); the layers are recorded, the graphs are smaller."""
+        self.notice("torch_compile", "%s runs under torch.compile: tvis's hooks at each module call split the "
+                    "compiled graph there (Dynamo graph breaks), so every layer is recorded as in eager mode and the "
+                    "recorded steps ran as several smaller compiled graphs: their timings are not the compiled "
+                    "model's, and where the compiler would have fused operations across those calls an unrecorded "
+                    "run may differ in the last bits" % type(unwrap(module)).__name__)
+
     def _note_device(self, module):
         for p in module.parameters():
             d = p.device
@@ -543,12 +554,14 @@ class Session:
             if out is loss:
                 cand = info
                 break
-        if cand is None:  # a composite loss (cross-entropy + a regulariser): the latest call that fed it
+        call_out = None
+        if cand is None:  # a composite loss (cross-entropy + a regulariser, loss / 4): the latest call that fed it
             outer = grad_fn_name(loss)
-            cand = next((info for out, info in reversed(self._loss_candidates) if feeds(out, loss)), None)
+            call_out, cand = next(((out, info) for out, info in reversed(self._loss_candidates)
+                                   if feeds(out, loss)), (None, None))
         self._loss_depth += 1  # its own F.cross_entropy is not a loss call of the script
         try:
-            rec = analyze_loss(self, loss, cand, outer)
+            rec = analyze_loss(self, loss, cand, outer, call_out)
         except Exception as e:  # analysis must never break training
             self.notice("loss_analysis_failed", "loss analysis failed: %s: %s" % (type(e).__name__, e))
             rec = None
@@ -610,10 +623,12 @@ class Session:
         the optimizer step, recorded as at the top level (phases Forward,
         Loss, Backward; the first one's batch is followed); the optimizer's
         own work between calls stays Optimizer. The gradients the step uses
-        exist only once the closure has run, so the parameters are
-        snapshotted when its first call returns (no optimizer updates a
-        weight before that). The closure is called with no arguments, as
-        optimizers do, and its result returned unchanged."""
+        exist only once the closure has run, so the step's event opens, and
+        its parameters are snapshotted, when the closure's first call returns
+        (no optimizer updates a weight before that): the phases read data,
+        forward, loss, backward, optimizer as without a closure, and LBFGS's
+        later evaluations lie inside the step. The closure is called with no
+        arguments, as optimizers do, and its result returned unchanged."""
         closure = _closure_of(args, kwargs)
         if closure is None:
             return args, kwargs
@@ -629,10 +644,11 @@ class Session:
             finally:
                 session._step_depth = depth
                 if session.active:
-                    session.rec.set_phase(P.OPTIMIZER)
-                    if state is not None and state.snap is None:
+                    if state is not None and state.eid is None:
                         with session._guard("optimizer.step"):
-                            state.snap = session._snapshot_params(state.eid, state.params)
+                            session._open_step(state)
+                    else:
+                        session.rec.set_phase(P.OPTIMIZER)
 
         if "closure" in kwargs:
             return args, dict(kwargs, closure=evaluation)
@@ -649,24 +665,30 @@ class Session:
         return [(name, p, None, wid, gid) for name, p, (wid, gid) in zip(pnames, params, ids)]
 
     def _before_step(self, opt, has_closure):
-        """Opens the step's event; its parameters are snapshotted now, or,
-        with a closure, when the closure's first call returns."""
-        self.rec.set_phase(P.OPTIMIZER)
-        self.optimizer_class = type(opt).__name__
+        """The step about to run; its event opens now or, with a closure, when
+        the closure's first call returns (_open_step)."""
         f = sys._getframe(2)
-        eid = self.rec.begin(P.OPTIMIZER_STEP, type(opt).__name__, type(opt).__name__,
-                             self.rec.file_id(f.f_code.co_filename), f.f_lineno, 0, 0)
-        state = _StepInProgress(eid, [p for g in opt.param_groups for p in g["params"]])
+        self.optimizer_class = type(opt).__name__
+        state = _StepInProgress(opt, [p for g in opt.param_groups for p in g["params"]],
+                                self.rec.file_id(f.f_code.co_filename), f.f_lineno)
         if not has_closure:
-            state.snap = self._snapshot_params(eid, state.params)
+            self._open_step(state)
         return state
 
+    def _open_step(self, state, snapshot=True):
+        """Phase Optimizer, the step's OptimizerStep event and its parameters'
+        weights and gradients before the update."""
+        self.rec.set_phase(P.OPTIMIZER)
+        name = type(state.opt).__name__
+        state.eid = self.rec.begin(P.OPTIMIZER_STEP, name, name, state.file, state.line, 0, 0)
+        state.snap = self._snapshot_params(state.eid, state.params) if snapshot else []
+
     def _after_step(self, opt, state):
-        eid, snap = state.eid, state.snap
-        if snap is None:  # the optimizer never called its closure: nothing was before the update
+        if state.eid is None:  # the optimizer never called its closure: nothing was before the update
+            self._open_step(state, snapshot=False)
             self.notice("closure_not_called", "%s.step(closure) returned without calling the closure: its "
                         "parameters' gradients and updates are not recorded" % type(opt).__name__)
-            snap = []
+        eid, snap = state.eid, state.snap
         self._record_update(eid, snap, self.optimizer_class, _param_groups(opt, snap))
         self.optimizer_steps_taken += 1
         self._stepped.append(weakref.ref(opt))
@@ -907,12 +929,14 @@ def _closure_of(args, kwargs):
 
 
 class _StepInProgress:
-    """An optimizer step between its wrapper's entry and exit: the event, the
-    parameters it updates and their snapshot (None until taken)."""
-    __slots__ = ("eid", "params", "snap")
+    """An optimizer step between its wrapper's entry and exit: the optimizer,
+    the parameters it updates, where step() was called, and once opened its
+    event and snapshot (None until then)."""
+    __slots__ = ("opt", "params", "file", "line", "eid", "snap")
 
-    def __init__(self, eid, params):
-        self.eid, self.params, self.snap = eid, params, None
+    def __init__(self, opt, params, file, line):
+        self.opt, self.params, self.file, self.line = opt, params, file, line
+        self.eid = self.snap = None
 
 
 def _end_daemonic_children():
