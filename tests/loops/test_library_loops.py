@@ -50,13 +50,13 @@ def events_of(run, step, kind=None):
             if e["step"] == step and (kind is None or e["kind"] == kind)]
 
 
-_MICRO_BATCH = re.compile(r"^((Data )?Forward (Loss )?Backward )+Optimizer $")
+_MICRO_BATCH = re.compile(r"^((Data )?Forward Loss Backward )+Optimizer $")
 
 
 def assert_phase_order(run, step):
     """The phases of a step, as its timeline (PhaseBegin events) reads them: one or more micro-batches of
-    data, forward, loss (where it is computed apart from the model's forward), backward; then the
-    optimizer. Each micro-batch has its loss."""
+    data, forward, loss (also where the model computes it at the end of its own forward), backward;
+    then the optimizer. Each micro-batch has its loss."""
     phases = [e["phase"] for e in events_of(run, step, "PhaseBegin") if e["phase"] not in ("None", "Evaluation")]
     assert _MICRO_BATCH.match("".join(p + " " for p in phases)), phases
     assert len(events_of(run, step, "LossCall")) >= phases.count("Backward"), "a micro-batch without its loss"

@@ -6,13 +6,16 @@ for the followed samples, [H, T, T] per sample, rows summing to 1, equal to the
 weights the test recomputes from the layer's recorded input and the recorded
 qkv weights of that step, with the sample's input tokens and their characters;
 no library-attention notice. A small torchvision ViT calls nn.MultiheadAttention
-with keyword arguments only: the run names each such module with its kind,
-captures no softmax of its own, and still records the calls' keyword inputs.
+(torchvision 0.14 with keyword arguments only, query=x, key=x, value=x; 0.29
+positionally): the run names each such module with its kind, captures no
+softmax of its own, and records the calls' inputs, keyword ones too.
 scripts/attn_variants.py: F.softmax over [B, T, T] and an nn.Softmax module
 are captured (equal to recomputed weights), a [B*H, T, T] softmax is named in a
 notice, class and non-last-dim softmaxes are not taken, a direct
-F.multi_head_attention_forward call is library attention, and a TorchScript'ed
-module using softmax and MultiheadAttention still compiles under the patches.
+F.multi_head_attention_forward call is library attention (not the
+F.scaled_dot_product_attention torch 2.x calls inside it), a TorchScript'ed
+module using softmax and MultiheadAttention still compiles under the patches,
+and its head, called with a keyword argument only, has that input recorded.
 All train bit-identically (losses and weight digests) with and without tvis.
 """
 import importlib.util
@@ -137,17 +140,42 @@ def test_vit_library_attention_named(vit):
     assert info["captured"]["attention"] == [], "torch's own softmax inside MultiheadAttention is not the project's"
 
 
+def _encoder_block_attention_keywords():
+    """The tensor keywords torchvision's ViT encoder block passes its
+    self_attention, seen by a stand-in module: "query key value" where it
+    calls it with keyword arguments only (torchvision 0.14), "" where it
+    passes them positionally (0.29)."""
+    from torchvision.models.vision_transformer import EncoderBlock
+
+    seen = []
+
+    class Probe(torch.nn.Module):
+        def forward(self, *args, **kwargs):
+            seen.append(" ".join(k for k, v in kwargs.items() if isinstance(v, torch.Tensor)))
+            return (args[0] if args else kwargs["query"]), None
+
+    block = EncoderBlock(2, 32, 64, 0.0, 0.0)
+    block.self_attention = Probe()
+    block(torch.zeros(1, 3, 32))
+    return seen[0]
+
+
+def _detail(event):
+    return {kv["key"]: kv.get("value", "") for kv in event.get("detail", [])}
+
+
 def test_vit_keyword_only_calls_have_inputs(vit):
     run, _, _ = vit
     assert "kwargs_only_calls" not in _notice_codes(run)
+    keywords = _encoder_block_attention_keywords()
     calls = [e for e in run.module_events() if e["name"].endswith(".self_attention")]
     assert len(calls) == 2 * STEPS
     for e in calls:
         ln1 = next(p for p in run.module_events() if p["step"] == e["step"]
                    and p["name"] == e["name"].replace("self_attention", "ln_1"))
-        # query=x, key=x, value=x: the same tensor (ln_1's output) three times
+        # query, key, value: the same tensor (ln_1's output) three times, by keyword or position
         assert e["inputs"] == ln1["outputs"] * 3, (e["inputs"], ln1["outputs"])
-        assert dict((kv["key"], kv["value"]) for kv in e.get("detail", [])).get("keyword_inputs") == "query key value"
+        assert _detail(e).get("keyword_inputs") == (keywords or None), (_detail(e), keywords)
         x = run.values(e["inputs"][0])
         assert x is not None and list(x.shape) == [8, 17, 32]
 
@@ -173,6 +201,20 @@ def test_variants_which_softmaxes_are_attention(variants):
     assert "flat [12, 5, 5]" in notices["attention_not_batched"]
     assert info["captured"]["library_attention"] == [{"module": "fmha", "kind": "F.multi_head_attention_forward"}]
     assert "fmha (F.multi_head_attention_forward)" in notices["library_attention"]
+
+
+def test_variants_keyword_only_call_has_inputs(variants):
+    run, _, _ = variants
+    assert "kwargs_only_calls" not in _notice_codes(run)
+    heads = [e for e in run.module_events() if e["name"] == "head"]
+    # each step's training forward, and the evaluation after each step but the last (unrecorded)
+    assert len(heads) == 2 * STEPS - 1
+    for e in heads:  # self.head(input=x): no positional argument
+        assert _detail(e).get("keyword_inputs") == "input"
+        assert len(e["inputs"]) == 1
+        if e["phase"] == "Forward":  # an evaluation's tensors keep statistics only
+            x = run.values(e["inputs"][0])
+            assert x is not None and list(x.shape) == [6, 5, 8]
 
 
 def test_variants_weights_equal_recomputed(variants):

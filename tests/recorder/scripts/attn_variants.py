@@ -8,7 +8,8 @@ width 8, Adam.
   fmha      F.multi_head_attention_forward called directly -> library attention
   scripted  torch.jit.script'ed module with F.softmax, torch.softmax and an
             nn.MultiheadAttention (runs in TorchScript: nothing of it is seen)
-  the head  torch.softmax over classes [B, C] and over dim 1 of [B, T, C]: not attention
+  the head  torch.softmax over classes [B, C] and over dim 1 of [B, T, C]: not attention;
+            the head Linear is called with a keyword argument only (input=x)
 After each step an evaluation forward under no_grad: not captured.
 """
 import math
@@ -88,7 +89,7 @@ class Net(nn.Module):
         x = x + self.flat(x)
         x = x + self.fmha(x)
         x = x + self.scripted(x)
-        logits = self.head(x)  # [B, T, C]
+        logits = self.head(input=x)  # [B, T, C]; keyword only: the module's input comes from kwargs
         spread = torch.softmax(logits, 1)  # over tokens, not the last dim
         return logits.mean(1) + 0.1 * spread.sum(1)
 

@@ -303,6 +303,14 @@ std::string call_reduction_in_words(const schema::LossRecord& rec, const LossBat
 
 }  // namespace
 
+double loss_scale_factor(const schema::LossRecord& rec) {
+  const std::string outer = rec.outer() ? rec.outer()->str() : "";
+  const double factor = rec.value() / rec.call_value();
+  if ((outer != "DivBackward0" && outer != "MulBackward0") || !std::isfinite(factor) || factor == 0)
+    return std::nan("");
+  return factor;
+}
+
 std::string reduction_in_words(const schema::LossRecord& rec, const LossBatch* a) {
   const std::string call = rec.call() ? rec.call()->str() : "";
   const std::string outer = rec.outer() ? rec.outer()->str() : "";
@@ -311,6 +319,16 @@ std::string reduction_in_words(const schema::LossRecord& rec, const LossBatch* a
            "on" + (outer.empty() ? std::string() : " (" + outer + ")");
   const std::string words = call_reduction_in_words(rec, a);
   if (outer.empty()) return words;
+  const double factor = loss_scale_factor(rec);
+  if (std::isfinite(factor)) {
+    char scaled[64];
+    const double divisor = 1.0 / factor;
+    if (std::abs(divisor - std::round(divisor)) <= 1e-6 * std::abs(divisor))
+      std::snprintf(scaled, sizeof scaled, "divided by %.0f", std::round(divisor));
+    else
+      std::snprintf(scaled, sizeof scaled, "times %.6g", factor);
+    return words + "; backward() ran on this value " + scaled;
+  }
   return words + "; but backward() ran on " + outer + " of this call's output and more (a composite loss, e.g. "
          "plus a regulariser), so the loss value is not this reduction alone";
 }

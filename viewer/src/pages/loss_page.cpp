@@ -181,16 +181,16 @@ std::vector<std::string> call_not_available(AppState& s, const schema::LossRecor
   } else if (!e && !loading) {
     out.push_back("Not available: the call's source line (the recorded event is not this loss call).");
   }
-  const double factor = rec.value() / rec.call_value();
-  const bool scaled = (outer == "DivBackward0" || outer == "MulBackward0") && std::isfinite(factor) && factor != 0;
-  if (scaled) {
+  const double factor = loss_scale_factor(rec);
+  if (std::isfinite(factor)) {
     const double divisor = 1.0 / factor;
+    const bool whole = std::abs(divisor - std::round(divisor)) <= 1e-6 * std::abs(divisor);
     out.push_back("The loss backward() ran on is " + rec.call()->str() + "'s output " +
                   widgets::format_number(rec.call_value(), 6) +
-                  (std::abs(divisor - std::round(divisor)) < 1e-6 * std::abs(divisor)
-                       ? " divided by " + widgets::format_number(std::round(divisor), 6) +
-                             " (as under gradient accumulation over that many micro-batches)"
-                       : " times " + widgets::format_number(factor, 6)) +
+                  (whole ? " divided by " + widgets::format_number(std::round(divisor), 6) +
+                               " (gradient accumulation divides each micro-batch's loss by their count, or a sum "
+                               "by the items of all micro-batches)"
+                         : " times " + widgets::format_number(factor, 6)) +
                   ": the gradients are the scaled loss's; the per-sample losses are the call's.");
   } else if (!outer.empty() && rec.call() && rec.call()->size())
     out.push_back("The loss backward() ran on is " + outer + " of " + rec.call()->str() +
@@ -341,8 +341,7 @@ json loss_view(AppState& s) {
     v["call"] = rec->call() ? rec->call()->str() : "";
     v["outer"] = rec->outer() ? rec->outer()->str() : "";
     v["call_value"] = std::isfinite(rec->call_value()) ? json(rec->call_value()) : json(nullptr);
-    v["loss_factor"] = std::isfinite(rec->value() / rec->call_value()) ? json(rec->value() / rec->call_value())
-                                                                        : json(nullptr);
+    v["loss_factor"] = std::isfinite(loss_scale_factor(*rec)) ? json(loss_scale_factor(*rec)) : json(nullptr);
     v["not_available"] = call_not_available(s, *rec);
     bool loading = false;
     if (const schema::Event* e = loss_call_site(s, *rec, &loading))

@@ -62,7 +62,11 @@ _LOSS_FUNCTIONS = (
 )
 
 
-_CALL_IMPL = torch.nn.Module._call_impl.__code__
+# Torch's own frames of a module call, between the caller's line and the hooks: Module.__call__
+# (1.13: _call_impl itself; 2.x: _wrapped_call_impl, which calls _call_impl), _call_impl and the
+# functions nested in it (2.x runs the hooks in its `inner`, which shares its `args` and `kwargs`).
+_CALL_CODES = frozenset([torch.nn.Module.__call__.__code__, torch.nn.Module._call_impl.__code__] +
+                        [c for c in torch.nn.Module._call_impl.__code__.co_consts if inspect.iscode(c)])
 
 # Loss calls kept as candidates for the loss the next backward() runs on: the
 # latest ones only (each holds its output's graph; an evaluation loop with
@@ -84,9 +88,19 @@ def _output_tensors(output):
 
 def _call_kwargs(frame):
     """The keyword arguments of the module call whose pre-hook runs, read from
-    `frame` when it is Module._call_impl's (1.13 hands hooks no kwargs); None
-    when it is not (a custom __call__)."""
-    return frame.f_locals.get("kwargs") if frame.f_code is _CALL_IMPL else None
+    `frame` (the hook's caller) when it is torch's module call (global pre-hooks
+    get no kwargs, in 1.13 and 2.x alike); None when it is not (a custom __call__)."""
+    return frame.f_locals.get("kwargs") if frame.f_code in _CALL_CODES else None
+
+
+def _call_site(frame):
+    """The frame of the line that called the module whose hook `frame` runs:
+    the first caller past torch's module-call frames (`frame` itself for a
+    custom __call__)."""
+    site = frame
+    while site.f_code in _CALL_CODES and site.f_back is not None:
+        site = site.f_back
+    return site
 
 
 class Session:
@@ -265,7 +279,7 @@ class Session:
                 self._post_impl(module, args, output)
 
     def _pre_impl(self, module, args):
-        call = sys._getframe(2)  # Module._call_impl, or a custom __call__
+        call = sys._getframe(2)  # torch's module call (_call_impl; 2.x: its inner), or a custom __call__
         if self._stack:
             self._drop_raised_calls(call)
         top_forward = False
@@ -289,17 +303,18 @@ class Session:
                         if self.rec.phase() == P.FORWARD:
                             self.rec.set_batch_rows(a.shape[0])
                         break
-        site = call.f_back if call.f_code is _CALL_IMPL and call.f_back is not None else call
+        site = _call_site(call)
         cf = self.rec.file_id(site.f_code.co_filename)
         df, dl = self._class_def(type(module))
         eid = self.rec.begin(P.MODULE_CALL, self._module_name(module), type(module).__name__, cf, site.f_lineno,
                              df, dl)
         kwargs = _call_kwargs(call)
         if kwargs:
-            # keyword inputs (1.13 pre-hooks get none): slots after the positional ones
+            # keyword inputs (global pre-hooks get none): slots after the positional ones
             self.rec.tensors(eid, P.INPUT, (args, kwargs))
-            self.rec.add_detail(eid, [("keyword_inputs", " ".join(k for k, v in kwargs.items()
-                                                                  if isinstance(v, torch.Tensor)))])
+            keywords = " ".join(k for k, v in kwargs.items() if isinstance(v, torch.Tensor))
+            if keywords:  # not for options only (need_weights=False)
+                self.rec.add_detail(eid, [("keyword_inputs", keywords)])
         elif args:
             self.rec.tensors(eid, P.INPUT, args)
         elif kwargs is None:
@@ -453,6 +468,8 @@ class Session:
                     session._boundary()
                     if not session.stop_pending and session._bw_depth == 0 and session._step_depth == 0:
                         session.rec.set_phase(session._top_level_phase(True))
+                elif session._loss_in_model_forward():
+                    session.rec.set_phase(P.LOSS)
                 if not session.stop_pending:  # else the last step has just ended: unrecorded
                     f = sys._getframe(1)
                     eid = session.rec.begin(P.LOSS_CALL, qualname, "", session.rec.file_id(f.f_code.co_filename),
@@ -474,6 +491,14 @@ class Session:
         setattr(loss_fn, "__script_if_tracing_wrapper", True)
         setattr(loss_fn, "__original_fn", orig)
         return loss_fn
+
+    def _loss_in_model_forward(self):
+        """A loss call inside the training forward's own body, with none of its submodules open (a
+        Hugging Face model's `labels=` loss): the Loss phase begins there, so the step reads forward,
+        loss, backward as when the script calls the loss itself. A loss inside a submodule (an
+        auxiliary loss) leaves the phase alone."""
+        return len(self._stack) == 1 and not self._fetch_depth and self.rec.phase() == P.FORWARD \
+            and self._bw_depth == 0 and self._step_depth == 0
 
     def _note_loss_call(self, qualname, sig, eid, orig, args, kwargs, out):
         """Keeps a loss function's call as a candidate for the loss backward() runs on."""

@@ -21,7 +21,8 @@ A softmax of attention shape whose first dimension is not the batch (e.g.
 How: ``Tensor.softmax`` and ``torch.softmax`` are wrapped; ``F.softmax`` is not
 (TorchScript compiles it from source) but calls ``Tensor.softmax``, whose
 wrapper looks past it to its caller; the ``torch.softmax`` wrapper is
-registered as ``aten::softmax`` so scripted code still compiles.
+registered as ``aten::softmax`` (``library.scriptable``) so scripted code
+still compiles.
 
 Contract: the wrappers call the original with the same arguments and return its
 result object unchanged; outside a captured forward, or for results that are
@@ -38,10 +39,9 @@ import torch.nn.functional as F
 from ... import records as R
 from ... import schema as P
 from ..vocabulary import Vocabularies
-from .library import LibraryAttention
+from .library import LibraryAttention, scriptable
 
 _F_SOFTMAX = F.softmax.__code__
-_SCRIPTABLE = []  # torch.softmax wrappers registered as aten::softmax for TorchScript
 
 
 def attach(ctx):
@@ -69,9 +69,7 @@ class AttentionCapture:
         # F.softmax is left alone (TorchScript compiles it from source): it calls
         # Tensor.softmax, whose wrapper looks past it to F.softmax's caller.
         self.s.patch(torch.Tensor, "softmax", self._wrap_softmax)
-        self.s.patch(torch, "softmax", self._wrap_softmax)
-        _SCRIPTABLE.append(torch.softmax)  # alive for good: TorchScript's builtin table is keyed by id()
-        torch.jit._builtins._register_builtin(torch.softmax, "aten::softmax")
+        self.s.patch(torch, "softmax", lambda orig: scriptable(self._wrap_softmax(orig), orig))  # aten::softmax
         self.library.install()
 
     def on_module_pre(self, module, eid, args):

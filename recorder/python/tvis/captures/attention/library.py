@@ -9,8 +9,13 @@ took torch's fused fast path (its ``self_attn`` module was never called). Each
 (module path, kind) is reported once per run: a ``library_attention`` insight
 record as soon as it is seen, and at the end one notice naming them all. The
 patched functions call the original with the same arguments and return its
-result, and TorchScript still compiles them (it is shown the original); nothing
-is noted for a model that calls none of these.
+result, and TorchScript still compiles them (``scriptable``: it is shown the
+original, or the same builtin op where the original is one, as torch 2.x's
+``F.scaled_dot_product_attention`` is); nothing is noted for a model that
+calls none of these. Calls torch makes inside one of these (an
+``nn.MultiheadAttention`` module calls ``F.multi_head_attention_forward``,
+which in torch 2.x calls ``F.scaled_dot_product_attention``) are the outer
+call's, not noted again.
 """
 
 import functools
@@ -21,6 +26,23 @@ import torch.nn.functional as F
 from ... import records as R
 
 MHA = "nn.MultiheadAttention"
+_SCRIPTABLE = []  # wrappers registered as TorchScript builtins: alive for good (the table is keyed by id())
+
+
+def scriptable(wrapper, orig):
+    """`wrapper` (which stands in for `orig`) as TorchScript sees it: the same
+    builtin op where `orig` is one (``aten::softmax`` for ``torch.softmax``;
+    a C function such as torch 2.x's ``F.scaled_dot_product_attention`` has
+    no Python source to compile), else the original Python function, compiled
+    instead of the wrapper (the mechanism of ``torch.jit._script_if_tracing``)."""
+    op = torch.jit._builtins._find_builtin(orig)
+    if op is not None:
+        _SCRIPTABLE.append(wrapper)
+        torch.jit._builtins._register_builtin(wrapper, op)
+    else:
+        setattr(wrapper, "__script_if_tracing_wrapper", True)
+        setattr(wrapper, "__original_fn", orig)
+    return wrapper
 
 
 class LibraryAttention:
@@ -29,6 +51,7 @@ class LibraryAttention:
         self.seen = []          # [(module path, kind)] in the order first seen
         self._keys = set()
         self._mha_called = set()  # id() of MultiheadAttention modules called
+        self._inside = 0          # wrapped functions running (torch's nested calls are not noted)
 
     def install(self):
         for fn in ("multi_head_attention_forward", "scaled_dot_product_attention"):
@@ -57,20 +80,21 @@ class LibraryAttention:
 
         @functools.wraps(orig)
         def attention_fn(*args, **kwargs):
-            if lib.s.active and lib.s.open_calls:
+            if lib.s.active and lib.s.open_calls and not lib._inside:
                 module = lib.s.open_calls[-1][0]
-                if not (kind == "F.multi_head_attention_forward" and isinstance(module, torch.nn.MultiheadAttention)):
+                if not isinstance(module, torch.nn.MultiheadAttention):  # noted as the module's call
                     try:
                         lib._note(lib.s.module_name(module), kind)
                     except Exception as e:  # noqa: BLE001: never break the script
                         lib.s.notice("attention_failed", "library attention note failed: %s: %s"
                                      % (type(e).__name__, e))
-            return orig(*args, **kwargs)
+            lib._inside += 1
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                lib._inside -= 1
 
-        # TorchScript compiles the original instead (the mechanism of torch.jit._script_if_tracing)
-        setattr(attention_fn, "__script_if_tracing_wrapper", True)
-        setattr(attention_fn, "__original_fn", orig)
-        return attention_fn
+        return scriptable(attention_fn, orig)
 
     def _note(self, module_path, kind):
         key = (module_path, kind)

@@ -134,6 +134,8 @@ class PipelineCapture:
             extra += ", persistent_workers=True"
         if loader.worker_init_fn is not None:
             extra += ", worker_init_fn=%s" % _fn_name(loader.worker_init_fn)
+        if not getattr(loader, "in_order", True):  # torch 2.6+: real workers' results come as they finish
+            extra += ", in_order=False: batches taken in send order, one of the orders real workers may deliver"
         self.s.notice("workers_in_main", (
             "DataLoader workers (num_workers=%d%s) were run in the main process so the pipeline could be "
             "observed, reproducing real workers exactly: the base seed and the sampler's draws at iter(), each "

@@ -1,20 +1,24 @@
 """DataLoader workers run in the main process, doing exactly what real ones do.
 
-``EmulatedWorkersIter(loader, copies, host)`` stands in for torch 1.13's
+``EmulatedWorkersIter(loader, copies, host)`` stands in for torch's
 ``_MultiProcessingDataLoaderIter`` (torch/utils/data/dataloader.py and
-_utils/worker.py) and reproduces, in order:
+_utils/worker.py, torch 1.13 to 2.14: one code path, which reads what the
+installed torch offers, see "torch versions" below) and reproduces, in order:
 
 main process
 - at creation: the base seed drawn from ``loader.generator`` (or the global
   torch stream) by ``_BaseDataLoaderIter.__init__``; the workers started;
-  ``torch.cuda.current_device()`` when pinning memory; then ``_reset``: a
-  fresh sampler iterator and ``prefetch_factor * num_workers`` indices taken
-  from it at once (the sampler's draws happen at ``iter()``);
+  the current device read when pinning memory (``_pin_memory_setup``); then
+  ``_reset``: a fresh sampler iterator and ``prefetch_factor * num_workers``
+  indices taken from it at once (the sampler's draws happen at ``iter()``);
 - each batch: the next task in send order, one more index taken after it
   (``_process_data``), worker errors re-raised through ``ExceptionWrapper``,
   pinned memory when the loader pins;
-- tasks assigned round-robin over the active workers; an IterableDataset
-  worker that runs out is skipped from then on;
+- tasks assigned round-robin over the active workers (with ``in_order=False``
+  only to a worker with fewer than its share of the outstanding tasks, as
+  torch does; results are then taken in send order, one of the orders real
+  workers may deliver); an IterableDataset worker that runs out is skipped
+  from then on;
 - ``persistent_workers``: the same workers (their streams, dataset copies and
   ``worker_init_fn`` state) serve every epoch; at the next ``iter()`` they
   first finish the tasks still queued for them (results dropped, as the real
@@ -42,6 +46,18 @@ initialized), the host is told (``cuda_in_worker``).
 run): DataPipes, torch.distributed, start methods other than fork (spawn
 re-imports the script, which the main process cannot replay), custom
 multiprocessing contexts.
+
+torch versions: the workers' seeding is the same in 1.13 and 2.14 (torch,
+``random``: ``base_seed + worker_id``; NumPy: ``_generate_state``; see
+``rng.Streams``). What moved: ``prefetch_factor`` is set by
+``_BaseDataLoaderIter`` in 1.13 and by ``_MultiProcessingDataLoaderIter``
+in 2.x, which also reads ``loader.in_order`` (2.6+) and counts tasks per
+worker; the pin-memory setup reads ``torch.accelerator``'s current device
+(``torch.cuda.current_device()`` before it); ``WorkerInfo`` became a frozen
+dataclass with optional fields (``rng``, ``worker_method``). This module sets
+what the real iterator's own ``__init__`` sets from ``loader`` itself and
+checks for features (``loader.in_order``, ``torch.accelerator``), never
+version numbers.
 
 ``host`` provides ``wrap_fetcher(fetcher, dataset)`` (a fetcher used in
 place of torch's), ``enter_worker()``/``exit_worker()`` around worker work,
@@ -121,9 +137,23 @@ class _Worker:
         self.iteration_end = False
 
 
+def _pin_memory_setup():
+    """What the real iterator does in the main process to start its pin-memory
+    thread: read the current device (which initializes the accelerator),
+    through ``torch.accelerator`` where torch has it (2.x), else CUDA (1.13)."""
+    acc = getattr(torch, "accelerator", None)
+    if acc is not None and hasattr(acc, "current_device_index"):
+        acc.current_device_index()
+    else:
+        torch.cuda.current_device()
+
+
 class EmulatedWorkersIter(_BaseDataLoaderIter):
     def __init__(self, loader, copies, host):
         super().__init__(loader)
+        # set by _BaseDataLoaderIter in torch 1.13, by _MultiProcessingDataLoaderIter in 2.x
+        self._prefetch_factor = loader.prefetch_factor
+        self._in_order = getattr(loader, "in_order", True)  # torch 2.6+; always in order before
         assert self._num_workers > 0 and self._prefetch_factor > 0
         self._host = host
         self._shutdown = False
@@ -131,7 +161,7 @@ class EmulatedWorkersIter(_BaseDataLoaderIter):
         for w in self._workers:
             self._start(w)
         if self._pin_memory:
-            torch.cuda.current_device()  # the real pin-memory thread's setup does this in the main process
+            _pin_memory_setup()
         self._indices = {}
         self._reset(loader, first_iter=True)
 
@@ -208,6 +238,7 @@ class EmulatedWorkersIter(_BaseDataLoaderIter):
         self._indices = {}
         self._tasks_outstanding = 0
         self._workers_status = [True for _ in range(self._num_workers)]
+        self._workers_num_tasks = [0 for _ in range(self._num_workers)]
         self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
         if not first_iter:
             for w in self._workers:
@@ -224,21 +255,32 @@ class EmulatedWorkersIter(_BaseDataLoaderIter):
         self._indices.clear()
 
     def _try_put_index(self):
-        assert self._tasks_outstanding < self._prefetch_factor * self._num_workers
+        max_tasks = self._prefetch_factor * self._num_workers
+        assert self._tasks_outstanding < max_tasks
         try:
             index = self._next_index()
         except StopIteration:
             return
-        for _ in range(self._num_workers):
-            worker_queue_idx = next(self._worker_queue_idx_cycle)
-            if self._workers_status[worker_queue_idx]:
-                break
-        else:
-            return
+        worker_queue_idx = self._next_worker(max_tasks)
+        if worker_queue_idx is None:
+            return  # the index is dropped, as torch drops it
         self._indices[self._send_idx] = index
         self._task_info[self._send_idx] = (worker_queue_idx,)
+        self._workers_num_tasks[worker_queue_idx] += 1
         self._tasks_outstanding += 1
         self._send_idx += 1
+
+    def _next_worker(self, max_tasks):
+        """The worker the next task goes to, or None: the next active one in the
+        cycle; with ``in_order=False`` the next active one holding fewer than
+        ``max_tasks // active`` tasks (torch 2.x). Advances the cycle as torch does."""
+        for _ in range(self._num_workers):
+            wid = next(self._worker_queue_idx_cycle)
+            if not self._workers_status[wid]:
+                continue
+            if self._in_order or self._workers_num_tasks[wid] < max_tasks // sum(self._workers_status):
+                return wid
+        return None
 
     def _next_data(self):
         while True:
@@ -260,15 +302,16 @@ class EmulatedWorkersIter(_BaseDataLoaderIter):
                 self._workers_status[data.worker_id] = False
                 self._try_put_index()
                 continue
-            del self._task_info[idx]
+            wid = self._task_info.pop(idx)[0]
             if _holds_cuda(data):
                 self._host.cuda_in_worker()  # a forked real worker cannot use CUDA the parent initialized
             if self._pin_memory and not isinstance(data, ExceptionWrapper):
                 data = _utils.pin_memory.pin_memory(data, self._pin_memory_device)
-            return self._process_data(data)
+            return self._process_data(data, wid)
 
-    def _process_data(self, data):
+    def _process_data(self, data, worker_idx):
         self._rcvd_idx += 1
+        self._workers_num_tasks[worker_idx] -= 1
         self._try_put_index()
         if isinstance(data, ExceptionWrapper):
             data.reraise()

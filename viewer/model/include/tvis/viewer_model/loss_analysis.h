@@ -121,12 +121,20 @@ class LossAnalysis {
 /// nn.NLLLoss in any spelling the recorder writes); "" for the others.
 std::string classification_function(const std::string& call);
 
+/// The factor backward()'s loss is of the call's own output when it is
+/// only that output scaled (rec.outer DivBackward0 or MulBackward0 and
+/// rec.call_value recorded): 0.25 for `loss / 4` under gradient
+/// accumulation, 1/128 for a sum divided by the items of all micro-batches
+/// (the Hugging Face Trainer); NaN otherwise.
+double loss_scale_factor(const schema::LossRecord& rec);
+
 /// The arithmetic `rec`'s reduction performs, in words: "mean over 32
 /// samples of −log p(target)", "sum over 24 tokens (8 padding tokens
 /// ignored) of −log p(target)", "mean of binary cross-entropy (no
-/// per-sample analysis)". A composite loss (rec.outer set: backward() ran on
-/// a tensor computed from the call's output) says the value is more than
-/// the call's reduction; with no recognised call (rec.call empty) it says
+/// per-sample analysis)". A scaled loss (loss_scale_factor) says by what
+/// backward()'s value was divided or multiplied; a composite loss (rec.outer
+/// otherwise set: backward() ran on a tensor computed from the call's output)
+/// says the value is more than the call's reduction; with no recognised call (rec.call empty) it says
 /// the reduction is not available.
 std::string reduction_in_words(const schema::LossRecord& rec, const LossBatch* analysed);
 
