@@ -1,18 +1,22 @@
 """Per-module-call cost of reading a call's keyword arguments the way the
-session does (Module._call_impl's frame locals, 1.13 hooks get no kwargs).
+session does (the locals of torch's frame that runs the hooks: _call_impl in
+1.13, the `inner` nested in it in 2.x; global pre-hooks get no kwargs).
 
     /usr/bin/python3 tests/recorder/scripts/attn_kwargs_overhead.py
+    build/venv/bin/python tests/recorder/scripts/attn_kwargs_overhead.py
 
 Times nn.Identity calls with a global forward pre-hook that only takes the
 caller frame (base) and one that also reads its kwargs (kwargs); best of 5
 rounds of 200k calls each, alternating.
 """
+import inspect
 import sys
 import time
 
 import torch
 
-CALL_IMPL = torch.nn.Module._call_impl.__code__
+CALL_CODES = frozenset([torch.nn.Module.__call__.__code__, torch.nn.Module._call_impl.__code__] +
+                       [c for c in torch.nn.Module._call_impl.__code__.co_consts if inspect.iscode(c)])
 
 
 def pre_base(module, args):
@@ -21,7 +25,7 @@ def pre_base(module, args):
 
 def pre_kwargs(module, args):
     f = sys._getframe(1)
-    if f.f_code is CALL_IMPL:
+    if f.f_code in CALL_CODES:
         f.f_locals.get("kwargs")
 
 

@@ -1,6 +1,11 @@
 """Recorder benchmark: each case plain and recorded, in one command.
 
-    /usr/bin/python3 tools/bench/recorder/bench.py [--build DIR] [--cases a,b] [--steps 3] [--timing-steps 6]
+    build/venv/bin/python tools/bench/recorder/bench.py [--python PY] [--build DIR] [--cases a,b] [--steps 3]
+        [--timing-steps 6]
+
+--python: the interpreter both the plain and the recorded runs use (default
+build/venv/bin/python, the newest torch; /usr/bin/python3 measures Debian's
+torch 1.13 with the same build, whose module for it is build/native-torch1's).
 
 Per case:
   step ratio   median time of recorded steps / the same steps run plain. A
@@ -36,7 +41,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-PYTHON = "/usr/bin/python3"
+PYTHON = str(ROOT / "build" / "venv" / "bin" / "python")  # --python
 HERE = Path(__file__).resolve().parent
 
 CASES = {
@@ -145,7 +150,8 @@ def maxrss_of(cmd):
 def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, variant="full"):
     script, argsfor = CASES[name]
     plain_cmd = [PYTHON, str(script)]
-    rec_cmd = [tvis, "run", "--out", str(out_dir)] + (["--eval-values"] if variant == "eval-values" else [])
+    rec_cmd = [tvis, "run", "--python", PYTHON, "--out", str(out_dir)] + \
+        (["--eval-values"] if variant == "eval-values" else [])
     r = {"case": name, "variant": variant}
     rec_env = dict(os.environ, TVIS_ZSTD_LEVEL=str(level), TVIS_CAPTURES_OFF=variant_env(variant))
     # per-step times
@@ -170,9 +176,10 @@ def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, varia
     r["plain_wall_s"], r["recorded_wall_s"], r["e2e_ratio"] = plain_wall, rec_wall, rec_wall / plain_wall
     run_path = [l.split(" ", 3)[3] for l in out.splitlines() if l.startswith("tvis run: recorded ")][0]
     size = os.path.getsize(run_path)
-    sys.path[:0] = [str(Path(tvis).parents[1] / "python"), str(ROOT / "recorder" / "python")]
-    import _tvis_native
-    chunks = _tvis_native.RunFile(run_path).chunks()
+    sys.path.insert(0, str(ROOT / "recorder" / "python"))
+    import tvis.native
+    native = tvis.native.load([str(Path(tvis).parents[1] / "python"), str(ROOT / "build" / "native-torch1" / "python")])
+    chunks = native.RunFile(run_path).chunks()
     raw = sum(c[5] for c in chunks)
     comp = sum(c[4] for c in chunks)
     st = json.loads(stats_file.read_text())
@@ -187,6 +194,7 @@ def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, varia
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build")
+    ap.add_argument("--python", default=PYTHON, help="the interpreter of the plain and recorded runs")
     ap.add_argument("--cases", default=DEFAULT_CASES, help="comma-separated, of: " + ",".join(CASES))
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--timing-steps", type=int, default=6)
@@ -194,7 +202,12 @@ def main():
     ap.add_argument("--zstd-levels", default="1", help="comma-separated writer zstd levels to compare")
     ap.add_argument("--variants", default="core,full", help="comma-separated: core, full, no-NAME (module doc)")
     args = ap.parse_args()
+    global PYTHON
+    PYTHON = args.python
     tvis = str(find_build(args.build) / "bin" / "tvis")
+    torch_version = subprocess.run([PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True,
+                                   text=True, check=True).stdout.strip()
+    print("bench: %s (torch %s), %s" % (PYTHON, torch_version, tvis), flush=True)
     rows = []
     with tempfile.TemporaryDirectory(prefix="tvis-bench-") as out_dir:
         for name, variant, level in [(n, v, int(l)) for n in args.cases.split(",") for v in args.variants.split(",")
