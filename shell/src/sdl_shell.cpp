@@ -98,6 +98,20 @@ bool shell_init(const ShellOptions& options, Shell* shell, std::string* error) {
   return true;
 }
 
+namespace {
+
+/// One key press is one move however long a frame takes: ImGui counts a
+/// held key's repeats from io.DeltaTime (first repeat after 0.25 s down), so
+/// a press whose key-up lands a slow frame later (a loaded machine, a large
+/// decode) would repeat. Each frame counts as at most kMaxFrameSeconds: a
+/// key must be held over four frames or more before it repeats, and
+/// Replay's playback moves at most one period per such frame.
+constexpr float kMaxFrameSeconds = 1.0f / 15;
+
+void cap_frame_seconds(ImGuiIO& io) { io.DeltaTime = std::min(io.DeltaTime, kMaxFrameSeconds); }
+
+}  // namespace
+
 bool shell_frame(Shell& shell, viewer::App& app) {
   const auto t0 = std::chrono::steady_clock::now();
   bool running = true;
@@ -112,6 +126,7 @@ bool shell_frame(Shell& shell, viewer::App& app) {
   update_scale(shell, app);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplSDL2_NewFrame();
+  cap_frame_seconds(ImGui::GetIO());
   ImGui::NewFrame();
   app.frame();
   ImGui::Render();

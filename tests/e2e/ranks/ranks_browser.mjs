@@ -117,11 +117,11 @@ try {
   if (env.TVIS_RANKS_FOLDER) {
     const base = env.TVIS_RANKS_URL.replace(/\/\?token=.*$/, '');
     await page.goto(`${base}/viewer.html`);
-    await waitFor(page, () => true);
+    await waitFor(page, (s) => s !== null && s.run === null);  // the viewer started, no run open yet
     s = await pickFolder(page, env.TVIS_RANKS_FOLDER, (s) => s.run && s.run.ranks === 2);
     check('folder input: one run with two ranks', s && s.run && s.run.ranks === 2 && s.run.rank === 0 && s.errors.length === 0, s && { run: s.run, runs: s.runs, page: s.page, errors: s.errors });
     await page.goto(`${base}/viewer.html`);
-    await waitFor(page, () => true);
+    await waitFor(page, (s) => s !== null && s.run === null);  // the viewer started, no run open yet
     s = await pickFolder(page, env.TVIS_RANKS_TWO, (s) => s.runs && s.runs.length === 2);
     check('folder input: two distributed runs listed once each, with their ranks',
           s && s.runs && s.runs.length === 2 && s.runs.every((r) => r.ranks === 2), s && s.runs);
