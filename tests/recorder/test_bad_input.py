@@ -2,6 +2,7 @@
 nothing left behind that looks like a complete run."""
 import os
 import stat
+import subprocess
 
 from conftest import SCRIPTS, run_tvis
 
@@ -57,3 +58,20 @@ def test_python_missing(tvis, tmp_path):
     line = _one_line_error(run_tvis(tvis, SCRIPTS / "semantics.py", out=tmp_path / "runs",
                                     opts=["--python", str(tmp_path / "nopython")]))
     assert "nopython" in line
+
+
+def test_no_module_built_for_this_torch(tvis, tmp_path):
+    """The build's recorder module folders (TVIS_NATIVE_DIRS) hold none made for the interpreter's torch:
+    one line naming this torch and each folder's, exit 3, nothing left behind (a module loaded into
+    another torch would crash or record wrongly)."""
+    other = tmp_path / "native_other"
+    other.mkdir()
+    (other / "_tvis_native.torch").write_text("0.0.1-not-this-torch\n")
+    p = subprocess.run([tvis, "run", "--out", str(tmp_path / "runs"), str(SCRIPTS / "semantics.py")],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, TVIS_NATIVE_DIRS=str(other)))
+    assert p.returncode == 3, p.stderr
+    line = _one_line_error(p)
+    assert "not built for this interpreter's torch" in line and "0.0.1-not-this-torch" in line, line
+    assert str(other) in line
+    _no_runs(tmp_path / "runs")
