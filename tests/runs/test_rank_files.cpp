@@ -72,3 +72,47 @@ TEST_CASE("ranks starting at once agree on one folder") {
   for (const auto& e : fs::directory_iterator(runs)) folders += e.is_directory() && !e.is_symlink();
   CHECK(folders == 1);  // the losers removed theirs
 }
+
+// Issue 29 item 9: the claim used to be a symlink that joining ranks followed, so whoever could
+// write to a shared runs folder could plant `.launch-<hash>` -> /their/folder and receive the
+// launch's recording. Links, foreign content and folders that are links are refused now.
+TEST_CASE("a planted launch claim (a link, a path elsewhere, a link to a folder) is refused, never followed") {
+  TempDir t;
+  const std::string runs = t.path.string();
+  std::string error;
+  // Learn the claim's name from an honest launch, then replace the claim.
+  const std::string honest = join_launch_folder(runs, "train", "torchrun/evil/0", 0, &error);
+  REQUIRE(!honest.empty());
+  std::string claim;
+  for (const auto& e : fs::directory_iterator(runs))
+    if (e.path().filename().string().rfind(".launch-", 0) == 0) claim = e.path().string();
+  REQUIRE(!claim.empty());
+  CHECK(fs::is_regular_file(fs::symlink_status(claim)));  // the claim itself is no link
+  TempDir elsewhere;
+  const std::string target = elsewhere.path.string();
+
+  fs::remove(claim);
+  fs::create_directory_symlink(target, claim);  // the old format's link, pointing outside
+  error.clear();
+  CHECK(join_launch_folder(runs, "train", "torchrun/evil/0", 1, &error).empty());
+  CHECK(error.find("refusing the launch claim") != std::string::npos);
+
+  fs::remove(claim);
+  fs::create_symlink(fs::path(honest).filename(), claim);  // even a link to the right folder
+  error.clear();
+  CHECK(join_launch_folder(runs, "train", "torchrun/evil/0", 1, &error).empty());
+
+  fs::remove(claim);
+  t.file(fs::path(claim).filename().string(), "../" + fs::path(target).filename().string());
+  error.clear();
+  CHECK(join_launch_folder(runs, "train", "torchrun/evil/0", 1, &error).empty());
+  CHECK(error.find("folder name") != std::string::npos);
+
+  fs::remove(claim);
+  fs::create_directory_symlink(target, runs + "/redirect");  // a folder name that is a link
+  t.file(fs::path(claim).filename().string(), "redirect");
+  error.clear();
+  CHECK(join_launch_folder(runs, "train", "torchrun/evil/0", 1, &error).empty());
+  CHECK(error.find("a link is refused") != std::string::npos);
+  CHECK(fs::is_empty(target));  // nothing was ever created in the attacker's folder
+}

@@ -7,12 +7,18 @@
 //
 // Joining: the ranks of one launch agree on the folder without talking to
 // each other. They share a launch key (from the launcher's environment:
-// tools/cli/distributed_env.h); the first rank to start claims it with a
-// symlink `.launch-<hash of key>` in the runs folder pointing at a fresh run
-// folder (symlink creation is atomic), and the others follow the link. A
-// claim is stale, and replaced, when its folder already holds the joining
-// rank's file (an earlier launch with the same key) or it is older than
-// kLaunchClaimMaxAgeSeconds.
+// tools/cli/distributed_env.h); the first rank to start makes a fresh run
+// folder and claims it with a file `.launch-<hash of key>` in the runs folder
+// holding that folder's name (written to a temporary file first and linked
+// into place: link(2) is atomic and fails on an existing name), and the
+// others read it. A claim is stale, and replaced, when its folder already
+// holds the joining rank's file (an earlier launch with the same key) or it
+// is older than kLaunchClaimMaxAgeSeconds.
+// Hostile claims (issue 29): a claim that is a link (never followed), not a
+// regular file, not this user's, or that holds anything but one folder name
+// of the runs folder, or names a link or another user's folder, is refused
+// with an error naming it: whoever can write to a shared runs folder cannot
+// redirect a launch's recording.
 #pragma once
 
 #include <string>
