@@ -72,7 +72,9 @@ class FileSource final : public ByteSource {
 }  // namespace
 
 Result<std::shared_ptr<ByteSource>> open_file_source(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer
+  // before its type is checked below; only regular files are runs.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return Status::error(ErrorCode::Io, path + ": " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -84,6 +86,7 @@ Result<std::shared_ptr<ByteSource>> open_file_source(const std::string& path) {
     ::close(fd);
     return Status::error(ErrorCode::Io, path + (S_ISDIR(st.st_mode) ? ": is a folder" : ": not a regular file"));
   }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a regular file: back to ordinary reads
   return std::shared_ptr<ByteSource>(std::make_shared<FileSource>(fd, st, path));
 }
 

@@ -16,7 +16,6 @@ namespace tvis::remote {
 
 namespace {
 
-constexpr auto kHelloTimeout = std::chrono::seconds(60);  // ssh may still be connecting
 constexpr size_t kStderrKeep = 2000;
 
 std::string describe_status(int status) {
@@ -43,9 +42,38 @@ std::string last_lines(const std::string& text) {
   return out;
 }
 
+std::string seconds_text(std::chrono::milliseconds ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", double(ms.count()) / 1000.0);
+  return buf;
+}
+
+/// write_all with a deadline on a non-blocking fd: an agent that stops reading its stdin fails the write.
+bool write_until(int fd, const std::string& data, std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
+    if (w > 0) {
+      done += size_t(w);
+      continue;
+    }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && errno == EAGAIN) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count();
+      if (left <= 0) return false;
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, int(left));
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::string>& argv) {
+Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::string>& argv, AgentLimits limits) {
   using R = Outcome<std::shared_ptr<AgentClient>>;
   ::signal(SIGPIPE, SIG_IGN);  // a dead agent is a failed write, not a dead tvis
   int in[2], out[2], err[2];
@@ -73,8 +101,10 @@ Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::
   ::close(out[1]);
   ::close(err[1]);
   std::shared_ptr<AgentClient> c(new AgentClient());
+  c->limits_ = limits;
   c->pid_ = pid;
   c->to_agent_ = in[1];
+  ::fcntl(in[1], F_SETFL, ::fcntl(in[1], F_GETFL) | O_NONBLOCK);  // writes wait with a deadline (write_until)
   c->from_agent_ = out[0];
   std::thread([tail = c->stderr_, fd = err[0]] {
     char buf[4096];
@@ -100,13 +130,13 @@ Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::
   c->reader_ = std::thread([raw = c.get()] { raw->read_loop(); });
   const std::string hello = encode_frame({0, MessageType::Hello, hello_payload(kProtocolVersion)});
   c->bytes_sent_ += hello.size();
-  write_all(c->to_agent_, hello);  // a failure shows as the stream's end below
+  write_until(c->to_agent_, hello, limits.hello);  // a failure shows as the stream's end below
 
   std::unique_lock<std::mutex> lock(c->mu_);
-  const bool answered = c->cv_.wait_for(lock, kHelloTimeout, [&] { return c->pending_[0].done; });
+  const bool answered = c->cv_.wait_for(lock, limits.hello, [&] { return c->pending_[0].done; });
   if (!answered) {
     lock.unlock();
-    return R::bad("no answer from the agent within " + std::to_string(kHelloTimeout.count()) + " s");
+    return R::bad("no answer from the agent within " + seconds_text(limits.hello) + " s", ErrorKind::TimedOut);
   }
   Frame reply = c->pending_[0].reply;
   c->pending_.erase(0);
@@ -120,7 +150,12 @@ Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::
     }
     return R::good(c);
   }
-  if (reply.type == MessageType::Error && reply.id != UINT32_MAX) return R::bad("the agent refused: " + reply.payload);
+  if (reply.type == MessageType::Error && reply.id != UINT32_MAX) {
+    ErrorKind kind;
+    std::string message;
+    parse_error(reply.payload, &kind, &message);
+    return R::bad("the agent refused: " + message, kind);
+  }
   // The stream ended: say why, with its stderr.
   const std::string why = reply.payload;
   lock.unlock();
@@ -144,7 +179,7 @@ Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::
   }
   const std::string tail = last_lines(text);
   if (!tail.empty()) msg += ": " + tail;
-  return R::bad(msg);
+  return R::bad(msg, ErrorKind::Unreachable);
 }
 
 void AgentClient::read_loop() {
@@ -156,7 +191,7 @@ void AgentClient::read_loop() {
     if (first.size() > 120) first = first.substr(0, 120) + "...";
     error = skipped.empty() ? "the agent closed the connection"
                             : "not a tvis agent stream: it printed '" + first + "' and no agent greeting";
-    if (!skipped.empty() && skipped.size() >= kMaxPreamble) ::kill(pid_, SIGTERM);
+    if (!skipped.empty() && skipped.size() >= kMaxPreamble) ::kill(-pid_, SIGTERM);
   }
   bytes_received_ += skipped.size() + (error.empty() ? sizeof kSyncLine - 1 : 0);
   for (; error.empty();) {
@@ -170,20 +205,36 @@ void AgentClient::read_loop() {
     }
     if (r == ReadFrameResult::Error) {
       error = "not a tvis agent stream: " + error;
-      ::kill(pid_, SIGTERM);  // whatever it is, it is not ours to talk to
+      ::kill(-pid_, SIGTERM);  // whatever it is, it is not ours to talk to (the reaping below insists)
       break;
     }
     std::lock_guard<std::mutex> lock(mu_);
     auto it = pending_.find(f.id);
     if (it == pending_.end() || it->second.done) {
       if (f.type == MessageType::Error) {  // an error about the session itself (bad root)
-        error = "agent: " + f.payload;
+        ErrorKind kind;
+        std::string message;
+        parse_error(f.payload, &kind, &message);
+        error = "agent: " + message;
         break;
       }
       continue;
     }
-    it->second.reply = std::move(f);
-    it->second.done = true;
+    Pending& p = it->second;
+    if (f.type == MessageType::Part) {  // the first bytes of a long reply (protocol.h)
+      if (p.parts.size() + f.payload.size() > kMaxReplyBytes) p.too_large = true;
+      if (!p.too_large) p.parts += f.payload;
+      continue;
+    }
+    if (p.too_large) {
+      f.type = MessageType::Error;
+      f.payload = error_payload(ErrorKind::TooLarge, "the agent's reply exceeds " + std::to_string(kMaxReplyBytes >> 20) + " MiB");
+    } else if (!p.parts.empty()) {
+      if (f.type == MessageType::Ok) f.payload = p.parts + f.payload;
+      p.parts.clear();
+    }
+    p.reply = std::move(f);
+    p.done = true;
     cv_.notify_all();
   }
   // Reap the agent so the exit status can be reported: it normally exits
@@ -197,7 +248,7 @@ void AgentClient::read_loop() {
     if (w < 0 && errno == EINTR) w = 0;
   }
   if (w == 0) {
-    ::kill(pid_, SIGTERM);
+    end_agent();
     do w = ::waitpid(pid_, &status, 0);
     while (w < 0 && errno == EINTR);
   }
@@ -222,12 +273,32 @@ void AgentClient::fail_all(const std::string& why) {
   cv_.notify_all();
 }
 
+void AgentClient::end_agent() {
+  // The agent runs in its own process group (start()): ssh and anything it started.
+  ::kill(-pid_, SIGTERM);
+  ::kill(pid_, SIGTERM);
+  for (int i = 0; i < 50; ++i) {
+    if (::kill(pid_, 0) != 0) return;  // reaped (or gone)
+    int status = 0;
+    const pid_t w = ::waitpid(pid_, &status, WNOHANG);
+    if (w == pid_) {
+      std::lock_guard<std::mutex> lock(mu_);
+      exit_status_ = status;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(-pid_, SIGKILL);  // one that ignores SIGTERM must not hang tvis
+  ::kill(pid_, SIGKILL);
+}
+
 Outcome<std::string> AgentClient::call(MessageType type, const std::string& payload) {
   uint32_t id;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (dead_)
-      return Outcome<std::string>::bad(dead_reason_.rfind("agent: ", 0) == 0 ? dead_reason_ : "connection lost: " + dead_reason_);
+      return Outcome<std::string>::bad(dead_reason_.rfind("agent: ", 0) == 0 ? dead_reason_ : "connection lost: " + dead_reason_,
+                                       ErrorKind::Unreachable);
     id = next_id_++;
     if (next_id_ == UINT32_MAX) next_id_ = 1;
     pending_[id] = Pending{};
@@ -235,20 +306,34 @@ Outcome<std::string> AgentClient::call(MessageType type, const std::string& payl
   const std::string frame = encode_frame({id, type, payload});
   {
     std::lock_guard<std::mutex> lock(write_mu_);
-    if (to_agent_ < 0 || !write_all(to_agent_, frame)) {
+    if (to_agent_ < 0 || !write_until(to_agent_, frame, limits_.call)) {
       // The reader sees the end too and fails this call; nothing else to do.
     } else {
       bytes_sent_ += frame.size();
     }
   }
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return pending_[id].done; });
+  if (!cv_.wait_for(lock, limits_.call, [&] { return pending_[id].done; })) {
+    pending_.erase(id);
+    lock.unlock();
+    const std::string why = "the agent did not answer within " + seconds_text(limits_.call) + " s";
+    fail_all(why);  // every later reply waits behind this one: the connection is done
+    end_agent();
+    return Outcome<std::string>::bad(why, ErrorKind::TimedOut);
+  }
   Frame reply = std::move(pending_[id].reply);
   pending_.erase(id);
   if (reply.type == MessageType::Ok) return Outcome<std::string>::good(std::move(reply.payload));
   if (reply.id == UINT32_MAX)
-    return Outcome<std::string>::bad(reply.payload.rfind("agent: ", 0) == 0 ? reply.payload : "connection lost: " + reply.payload);
-  return Outcome<std::string>::bad(reply.payload);
+    return Outcome<std::string>::bad(reply.payload.rfind("agent: ", 0) == 0 ? reply.payload : "connection lost: " + reply.payload,
+                                     ErrorKind::Unreachable);
+  if (reply.type != MessageType::Error)
+    return Outcome<std::string>::bad("the agent answered with message type " + std::to_string(int(reply.type)),
+                                     ErrorKind::Malformed);
+  ErrorKind kind;
+  std::string message;
+  parse_error(reply.payload, &kind, &message);
+  return Outcome<std::string>::bad(message, kind);
 }
 
 AgentClient::~AgentClient() {
@@ -259,7 +344,7 @@ AgentClient::~AgentClient() {
   }
   // Give it a moment, then insist: a hung ssh must not hang tvis.
   for (int i = 0; i < 50 && !dead_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  if (!dead_) ::kill(pid_, SIGTERM);
+  if (!dead_ || exit_status_ == -1) end_agent();
   if (reader_.joinable()) reader_.join();
   ::close(from_agent_);
 }

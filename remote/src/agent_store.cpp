@@ -2,8 +2,8 @@
 
 namespace tvis::remote {
 
-AgentStore::AgentStore(Launch launch, std::string where, std::string start_hint)
-    : launch_(std::move(launch)), where_(std::move(where)), start_hint_(std::move(start_hint)) {}
+AgentStore::AgentStore(Launch launch, std::string where, std::string start_hint, AgentLimits limits)
+    : launch_(std::move(launch)), where_(std::move(where)), start_hint_(std::move(start_hint)), limits_(limits) {}
 
 Outcome<std::shared_ptr<AgentClient>> AgentStore::client() {
   using R = Outcome<std::shared_ptr<AgentClient>>;
@@ -17,10 +17,10 @@ Outcome<std::shared_ptr<AgentClient>> AgentStore::client() {
   }
   const std::string lost = lost_;  // kept until a reconnect succeeds
   auto argv = launch_();
-  if (!argv.ok) return R::bad(lost + argv.error);
-  auto c = AgentClient::start(argv.value);
+  if (!argv.ok) return R::bad(lost + argv.error, ErrorKind::Unreachable);
+  auto c = AgentClient::start(argv.value, limits_);
   ++done_.connections;
-  if (!c.ok) return R::bad(lost + "the tvis agent could not be started for " + where_ + ": " + c.error + start_hint_);
+  if (!c.ok) return R::bad(lost + "the tvis agent could not be started for " + where_ + ": " + c.error + start_hint_, ErrorKind::Unreachable);
   client_ = c.value;
   lost_.clear();
   return R::good(client_);
@@ -28,23 +28,26 @@ Outcome<std::shared_ptr<AgentClient>> AgentStore::client() {
 
 Outcome<bool> AgentStore::connect() {
   auto c = client();
-  return c.ok ? Outcome<bool>::good(true) : Outcome<bool>::bad(c.error);
+  return c.ok ? Outcome<bool>::good(true) : Outcome<bool>::fail_as(c);
 }
 
 Outcome<std::string> AgentStore::call(MessageType type, const std::string& payload) {
   auto c = client();
-  if (!c.ok) return Outcome<std::string>::bad(c.error);
+  if (!c.ok) return Outcome<std::string>::fail_as(c);
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++requests_;
   }
   auto r = c.value->call(type, payload);
-  if (r.ok || c.value->alive()) return r;
+  // A reply that never came is this request's failure: no second wait (the
+  // next request starts a new agent).
+  if (r.ok || c.value->alive() || r.kind == ErrorKind::TimedOut) return r;
   // The connection died under this call: one reconnect, then the call again.
   auto again = client();
-  if (!again.ok) return Outcome<std::string>::bad(again.error);
+  if (!again.ok) return Outcome<std::string>::fail_as(again);
   r = again.value->call(type, payload);
-  if (!r.ok && !again.value->alive()) return Outcome<std::string>::bad("connection to " + where_ + " lost: " + r.error);
+  if (!r.ok && !again.value->alive() && r.kind != ErrorKind::TimedOut)
+    return Outcome<std::string>::bad("connection to " + where_ + " lost: " + r.error, ErrorKind::Unreachable);
   return r;
 }
 
@@ -52,27 +55,21 @@ Outcome<std::string> AgentStore::list() { return call(MessageType::List, ""); }
 
 Outcome<FileStat> AgentStore::stat(const std::string& path) {
   auto r = call(MessageType::Stat, path);
-  if (!r.ok) return Outcome<FileStat>::bad(r.error);
+  if (!r.ok) return Outcome<FileStat>::fail_as(r);
   FileStat st;
-  size_t at = 0;
-  uint64_t mtime = 0;
-  if (!get_u64(r.value, &at, &st.size) || !get_u64(r.value, &at, &mtime)) return Outcome<FileStat>::bad("malformed Stat reply");
-  st.mtime_ms = int64_t(mtime);
+  if (!parse_stat_reply(r.value, &st)) return Outcome<FileStat>::bad("malformed Stat reply from the agent", ErrorKind::Malformed);
   return Outcome<FileStat>::good(st);
 }
 
 Outcome<ReadResult> AgentStore::read(const std::string& path, uint64_t offset, uint32_t length) {
-  std::string req;
-  put_u64(req, offset);
-  put_u32(req, length);
-  req += path;
-  auto r = call(MessageType::Read, req);
-  if (!r.ok) return Outcome<ReadResult>::bad(r.error);
+  auto r = call(MessageType::Read, encode_read_request(offset, length, path));
+  if (!r.ok) return Outcome<ReadResult>::fail_as(r);
   ReadResult out;
-  size_t at = 0;
-  if (!get_u64(r.value, &at, &out.file_size) || r.value.size() - at != length)
-    return Outcome<ReadResult>::bad("malformed Read reply (" + std::to_string(r.value.size()) + " bytes for " + std::to_string(length) + ")");
-  out.bytes = r.value.substr(at);
+  if (!parse_read_reply(r.value, length, &out))
+    return Outcome<ReadResult>::bad("malformed Read reply (" + std::to_string(r.value.size()) + " bytes for " + std::to_string(length) + ")",
+                                    ErrorKind::Malformed);
+  if (out.file_size < offset || out.file_size - offset < length)  // bytes past the size it reports: it is lying
+    return Outcome<ReadResult>::bad("malformed Read reply (bytes past the file size it reports)", ErrorKind::Malformed);
   return Outcome<ReadResult>::good(std::move(out));
 }
 

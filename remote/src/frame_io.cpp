@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 namespace tvis::remote {
 
@@ -25,9 +26,10 @@ long read_exact(int fd, char* dst, size_t n) {
 
 }  // namespace
 
-ReadFrameResult read_frame(int fd, Frame* frame, std::string* error, uint64_t* bytes) {
+ReadFrameResult read_frame_from(const std::function<long(char*, size_t)>& read_exact_fn, Frame* frame, std::string* error,
+                                uint64_t* bytes) {
   char head[4];
-  const long h = read_exact(fd, head, 4);
+  const long h = read_exact_fn(head, 4);
   if (h == 0) return ReadFrameResult::Eof;
   if (h < 0) {
     *error = "stream ended inside a frame header";
@@ -42,16 +44,17 @@ ReadFrameResult read_frame(int fd, Frame* frame, std::string* error, uint64_t* b
     return ReadFrameResult::Error;
   }
   std::string rest(body, '\0');
-  if (read_exact(fd, rest.data(), body) != long(body)) {
+  if (read_exact_fn(rest.data(), body) != long(body)) {
     *error = "stream ended inside a frame";
     return ReadFrameResult::Error;
   }
   if (bytes) *bytes += 4 + body;
-  at = 0;
-  get_u32(rest, &at, &frame->id);
-  frame->type = MessageType(uint8_t(rest[4]));
-  frame->payload = rest.substr(5);
+  decode_frame_body(rest, frame);
   return ReadFrameResult::Ok;
+}
+
+ReadFrameResult read_frame(int fd, Frame* frame, std::string* error, uint64_t* bytes) {
+  return read_frame_from([fd](char* dst, size_t n) { return read_exact(fd, dst, n); }, frame, error, bytes);
 }
 
 bool read_sync_line(int fd, std::string* skipped) {
@@ -70,6 +73,15 @@ bool read_sync_line(int fd, std::string* skipped) {
   }
   *skipped = seen;
   return false;
+}
+
+bool write_reply(int fd, const Frame& reply) {
+  size_t at = 0;
+  if (reply.type == MessageType::Ok) {
+    for (; reply.payload.size() - at > kMaxPartBody; at += kMaxPartBody)
+      if (!write_all(fd, encode_frame({reply.id, MessageType::Part, reply.payload.substr(at, kMaxPartBody)}))) return false;
+  }
+  return write_all(fd, at ? encode_frame({reply.id, reply.type, reply.payload.substr(at)}) : encode_frame(reply));
 }
 
 bool write_all(int fd, const std::string& data) {

@@ -45,30 +45,33 @@ class LocalRunStore : public RunStore {
   Outcome<FileStat> stat(const std::string& path) override {
     std::string error;
     const std::string full = resolve(path, &error);
-    if (full.empty()) return Outcome<FileStat>::bad(error);
+    if (full.empty()) return Outcome<FileStat>::bad(error, ErrorKind::Refused);
     struct stat st {};
-    if (::stat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-      return Outcome<FileStat>::bad("no such run file: " + path);
+    if (::stat(full.c_str(), &st) != 0) return Outcome<FileStat>::bad("no such run file: " + path, ErrorKind::NotFound);
+    if (!S_ISREG(st.st_mode)) return Outcome<FileStat>::bad("not a run file (not a regular file): " + path, ErrorKind::NotFound);
     return Outcome<FileStat>::good({uint64_t(st.st_size), int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000});
   }
 
   Outcome<ReadResult> read(const std::string& path, uint64_t offset, uint32_t length) override {
     std::string error;
     const std::string full = resolve(path, &error);
-    if (full.empty()) return Outcome<ReadResult>::bad(error);
-    const int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Outcome<ReadResult>::bad("cannot open " + path + ": " + std::strerror(errno));
+    if (full.empty()) return Outcome<ReadResult>::bad(error, ErrorKind::Refused);
+    // O_NONBLOCK: a FIFO must not block the open before its type is checked.
+    const int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+      return Outcome<ReadResult>::bad("cannot open " + path + ": " + std::strerror(errno),
+                                      errno == ENOENT || errno == ENOTDIR ? ErrorKind::NotFound : ErrorKind::Failed);
     struct stat st {};
     ReadResult out;
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       ::close(fd);
-      return Outcome<ReadResult>::bad("not a run file: " + path);
+      return Outcome<ReadResult>::bad("not a run file (not a regular file): " + path, ErrorKind::NotFound);
     }
     out.file_size = uint64_t(st.st_size);
     if (offset > out.file_size || length > out.file_size - offset) {
       ::close(fd);
       return Outcome<ReadResult>::bad("bytes " + std::to_string(offset) + "+" + std::to_string(length) + " lie past the end of " +
-                                      path + " (" + std::to_string(out.file_size) + " bytes)");
+                                      path + " (" + std::to_string(out.file_size) + " bytes)", ErrorKind::PastEnd);
     }
     out.bytes.resize(length);
     size_t got = 0;
@@ -90,7 +93,7 @@ class LocalRunStore : public RunStore {
   Outcome<std::string> local_file(const std::string& path) const override {
     std::string error;
     const std::string full = resolve(path, &error);
-    return full.empty() ? Outcome<std::string>::bad(error) : Outcome<std::string>::good(full);
+    return full.empty() ? Outcome<std::string>::bad(error, ErrorKind::Refused) : Outcome<std::string>::good(full);
   }
 
  private:
@@ -122,7 +125,7 @@ class LocalRunStore : public RunStore {
 Outcome<std::shared_ptr<RunStore>> open_local_store(const std::string& path) {
   std::error_code ec;
   const fs::path p = fs::absolute(path, ec);
-  if (ec || !fs::exists(p)) return Outcome<std::shared_ptr<RunStore>>::bad("no such file or folder: " + path);
+  if (ec || !fs::exists(p)) return Outcome<std::shared_ptr<RunStore>>::bad("no such file or folder: " + path, ErrorKind::NotFound);
   if (fs::is_directory(p)) return Outcome<std::shared_ptr<RunStore>>::good(std::make_shared<LocalRunStore>(path, p.string(), ""));
   return Outcome<std::shared_ptr<RunStore>>::good(
       std::make_shared<LocalRunStore>(path, p.parent_path().string(), p.filename().string()));

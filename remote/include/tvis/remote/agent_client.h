@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -24,17 +25,26 @@
 
 namespace tvis::remote {
 
+/// Every wait of the client has a deadline.
+struct AgentLimits {
+  std::chrono::milliseconds hello{60000};  // ssh may still be connecting (and asking for a password)
+  std::chrono::milliseconds call{60000};   // one request's reply (a 16 MiB Read over a slow link)
+};
+
 class AgentClient {
  public:
   /// Starts `argv` and completes Hello. Fails with one line: the command's
   /// exit status and the last lines of its stderr when it ended first, the
   /// two versions when the agent speaks another protocol, what arrived when
-  /// it is not an agent at all.
-  static Outcome<std::shared_ptr<AgentClient>> start(const std::vector<std::string>& argv);
-  ~AgentClient();  // closes the agent's stdin (it exits) and reaps it
+  /// it is not an agent at all, or that it did not answer within limits.hello.
+  static Outcome<std::shared_ptr<AgentClient>> start(const std::vector<std::string>& argv, AgentLimits limits = {});
+  ~AgentClient();  // closes the agent's stdin (it exits), ends it if it lingers, and reaps it
 
-  /// One request; blocks until its reply. Ok's payload, or the Error's text,
-  /// or why the connection is gone.
+  /// One request; blocks until its reply or limits.call. Ok's payload, or the
+  /// Error's message and kind, or why the connection is gone (Unreachable).
+  /// A reply not in time fails this call (TimedOut) and ends the connection:
+  /// the agent answers in order, so every later reply would wait behind it;
+  /// the store's next call starts a new agent.
   Outcome<std::string> call(MessageType type, const std::string& payload);
 
   bool alive() const { return !dead_.load(); }
@@ -53,9 +63,13 @@ class AgentClient {
   struct Pending {
     bool done = false;
     Frame reply;
+    std::string parts;  // Part frames received so far
+    bool too_large = false;
   };
   void read_loop();
   void fail_all(const std::string& why);
+  /// Ends the agent's process group: SIGTERM, then SIGKILL if it is still there.
+  void end_agent();
   /// The agent's stderr, read by a detached thread that owns it: a
   /// grandchild that keeps the pipe open must not keep this client alive.
   struct StderrTail {
@@ -65,6 +79,7 @@ class AgentClient {
     bool done = false;
   };
 
+  AgentLimits limits_;
   pid_t pid_ = -1;
   int to_agent_ = -1, from_agent_ = -1;
   std::thread reader_;

@@ -22,7 +22,7 @@ class AgentStore : public RunStore {
   /// `launch` gives the argv of a fresh agent, or fails (e.g. the ssh master
   /// could not be re-opened); `where` names the runs in messages.
   using Launch = std::function<Outcome<std::vector<std::string>>()>;
-  AgentStore(Launch launch, std::string where, std::string start_hint);
+  AgentStore(Launch launch, std::string where, std::string start_hint, AgentLimits limits = {});
 
   /// Starts the first agent; fails with the agent's own reason plus `start_hint`.
   Outcome<bool> connect();
@@ -46,6 +46,7 @@ class AgentStore : public RunStore {
 
   Launch launch_;
   std::string where_, start_hint_;
+  AgentLimits limits_;
   mutable std::mutex mu_;
   std::shared_ptr<AgentClient> client_;
   std::string lost_;  // why the last connection ended, until a new one is up

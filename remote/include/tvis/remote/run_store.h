@@ -11,14 +11,31 @@
 
 namespace tvis::remote {
 
-/// A value or one line saying what failed.
+/// What kind of failure an Outcome is: callers (the HTTP server's status,
+/// the agent protocol's Error frames) decide by the kind, never by the text.
+enum class ErrorKind : uint8_t {
+  Failed = 0,       // anything else (a read error)
+  Refused = 1,      // the path is outside what is served (.., absolute, symlink out, not the named file)
+  NotFound = 2,     // no such run file (or not a regular file: only those are runs)
+  PastEnd = 3,      // the bytes asked for lie past the file's end
+  Unreachable = 4,  // the agent could not be started, or its connection was lost
+  TimedOut = 5,     // the agent did not answer in time
+  Malformed = 6,    // the agent's reply breaks the protocol
+  TooLarge = 7,     // a reply or request over a limit
+};
+
+/// A value or one line saying what failed, and its kind.
 template <class T>
 struct Outcome {
   bool ok = false;
   T value{};
   std::string error;
-  static Outcome good(T v) { return {true, std::move(v), {}}; }
-  static Outcome bad(std::string e) { return {false, T{}, std::move(e)}; }
+  ErrorKind kind = ErrorKind::Failed;
+  static Outcome good(T v) { return {true, std::move(v), {}, ErrorKind::Failed}; }
+  static Outcome bad(std::string e, ErrorKind k = ErrorKind::Failed) { return {false, T{}, std::move(e), k}; }
+  /// The same failure as another outcome's.
+  template <class U>
+  static Outcome fail_as(const Outcome<U>& o) { return {false, T{}, o.error, o.kind}; }
 };
 
 struct FileStat {
