@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 
@@ -58,10 +59,34 @@ std::string utc_date(int64_t unix_ms) {
   if (unix_ms <= 0) return "";
   const std::time_t t = std::time_t(unix_ms / 1000);
   std::tm tm{};
-  gmtime_r(&t, &tm);
+  if (!gmtime_r(&t, &tm)) return "";
   char buf[40];
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
   return buf;
+}
+
+// The catalog may come from an agent: every field is read with its type
+// checked, and a value of another type reads as absent (never a throw).
+std::string str_of(const nlohmann::json& r, const char* key, const std::string& fallback = "") {
+  const auto it = r.find(key);
+  return it != r.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+int64_t int_of(const nlohmann::json& r, const char* key, int64_t fallback = 0) {
+  const auto it = r.find(key);
+  if (it == r.end() || !it->is_number()) return fallback;
+  if (it->is_number_unsigned()) {
+    const uint64_t u = it->get<uint64_t>();
+    return u > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(u);
+  }
+  if (it->is_number_integer()) return it->get<int64_t>();
+  const double d = it->get<double>();
+  return d != d ? fallback : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : int64_t(d);
+}
+
+bool bool_of(const nlohmann::json& r, const char* key) {
+  const auto it = r.find(key);
+  return it != r.end() && it->is_boolean() && it->get<bool>();
 }
 
 }  // namespace
@@ -72,34 +97,38 @@ std::string render_run_list(const std::string& where, const std::string& catalog
   size_t count = 0;
   if (runs.is_array()) {
     for (const auto& r : runs) {
+      if (!r.is_object()) continue;
       ++count;
-      const std::string path = r.value("path", "");
+      const std::string path = str_of(r, "path");
       std::string args;
-      const auto argv = r.value("argv", nlohmann::json::array());
-      for (size_t i = 1; i < argv.size(); ++i) args += " " + argv[i].get<std::string>();
+      const auto argv = r.find("argv");
+      if (argv != r.end() && argv->is_array())
+        for (size_t i = 1; i < argv->size(); ++i)
+          if ((*argv)[i].is_string()) args += " " + (*argv)[i].get<std::string>();
       const bool has_error = r.contains("error") && r["error"].is_string();
-      const std::string status = has_error ? "unreadable" : r.value("complete", false) ? "complete" : "recovered";
+      const std::string status = has_error ? "unreadable" : bool_of(r, "complete") ? "complete" : "recovered";
       std::string href = "viewer.html?url=" + url_encode("run/" + path + "?token=" + token) + "&token=" + token;
       // A distributed run: its rank files beside `path`, which the viewer opens with it (rank picker).
-      const auto rank_files = r.value("rank_files", nlohmann::json::array());
-      const int64_t ranks = r.value("ranks", int64_t(1));
-      if (ranks > 1 && rank_files.is_array()) {
+      const auto rank_files = r.find("rank_files");
+      const int64_t ranks = int_of(r, "ranks", 1);
+      if (ranks > 1 && rank_files != r.end() && rank_files->is_array()) {
         std::string names;
-        for (const auto& f : rank_files) {
+        for (const auto& f : *rank_files) {
           if (!f.is_string()) continue;
           const std::string p = f.get<std::string>();
           names += (names.empty() ? "" : ",") + p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1);
         }
         href += "&rank_files=" + url_encode(names);
       }
+      const int64_t size = int_of(r, "size");
       rows += "<tr class=\"run\" data-path=\"" + html_escape(path) + "\" data-status=\"" + status + "\" data-ranks=\"" +
               std::to_string(ranks) + "\">";
-      rows += "<td><a class=\"open\" href=\"" + html_escape(href) + "\">" + html_escape(r.value("name", path)) + "</a></td>";
-      rows += "<td class=\"script\">" + html_escape(r.value("script", "") + args) + "</td>";
-      rows += "<td class=\"steps\">" + std::to_string(r.value("steps", int64_t(0))) + "</td>";
+      rows += "<td><a class=\"open\" href=\"" + html_escape(href) + "\">" + html_escape(str_of(r, "name", path)) + "</a></td>";
+      rows += "<td class=\"script\">" + html_escape(str_of(r, "script") + args) + "</td>";
+      rows += "<td class=\"steps\">" + std::to_string(int_of(r, "steps")) + "</td>";
       rows += "<td class=\"ranks\">" + (ranks > 1 ? std::to_string(ranks) + " ranks" : std::string("1")) + "</td>";
-      rows += "<td class=\"date\">" + html_escape(utc_date(r.value("started_unix_ms", int64_t(0)))) + "</td>";
-      rows += "<td class=\"size\">" + human_bytes(r.value("size", uint64_t(0))) + "</td>";
+      rows += "<td class=\"date\">" + html_escape(utc_date(int_of(r, "started_unix_ms"))) + "</td>";
+      rows += "<td class=\"size\">" + human_bytes(size < 0 ? 0 : uint64_t(size)) + "</td>";
       rows += "<td class=\"status\">" + status +
               (has_error ? ": " + html_escape(r["error"].get<std::string>()) : std::string()) + "</td></tr>\n";
     }

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "byte_range.h"
+#include "http_server.h"
 #include "run_list_page.h"
 
 namespace tvis::serve {
@@ -48,18 +48,28 @@ bool read_file(const std::string& path, std::string* out) {
   return true;
 }
 
-/// 403 for a path the store refuses, 404 for one it lacks, 502 otherwise
-/// (the agent or its connection failed).
-int status_for(const std::string& error) {
-  if (error.find("lost") != std::string::npos || error.find("could not be started") != std::string::npos) return 502;
-  if (error.find("escapes") != std::string::npos || error.find("refused") != std::string::npos ||
-      error.find("only ") == 0)
-    return 403;
-  if (error.find("no such") == 0) return 404;
-  return 502;
+std::string lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return s;
 }
 
 }  // namespace
+
+int status_for_error(remote::ErrorKind kind) {
+  using K = remote::ErrorKind;
+  switch (kind) {
+    case K::Refused: return 403;
+    case K::NotFound: return 404;
+    case K::PastEnd: return 416;
+    case K::TimedOut: return 504;
+    case K::Unreachable:
+    case K::Malformed:
+    case K::TooLarge: return 502;
+    case K::Failed: return 500;
+  }
+  return 500;
+}
 
 std::string random_token() {
   unsigned char bytes[16] = {};
@@ -80,7 +90,7 @@ std::string random_token() {
 }
 
 RunServer::RunServer(std::shared_ptr<remote::RunStore> store, ServeOptions options)
-    : store_(std::move(store)), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+    : store_(std::move(store)), options_(std::move(options)) {
   if (options_.token.empty()) options_.token = random_token();
 }
 
@@ -94,22 +104,107 @@ std::string RunServer::url(const std::string& path, const std::string& query) co
 
 remote::Outcome<int> RunServer::start() {
   if (options_.token == std::string(32, '0')) return remote::Outcome<int>::bad("no random source for the session token");
-  install_routes();
-  // The viewer reads a run as many small ranges: keep its connections open
-  // (httplib's default closes one every 5 requests).
-  http_->set_keep_alive_max_count(1000);
-  http_->set_keep_alive_timeout(30);
-  port_ = http_->bind_to_any_port("127.0.0.1");
+  HttpLimits limits;
+  limits.head.max_head_bytes = options_.max_head_bytes;
+  limits.head.max_headers = options_.max_headers;
+  limits.max_body = options_.max_body;
+  limits.idle_timeout = std::chrono::milliseconds(options_.idle_timeout_ms);
+  limits.head_timeout = std::chrono::milliseconds(options_.head_timeout_ms);
+  limits.io_timeout = std::chrono::milliseconds(options_.io_timeout_ms);
+  limits.max_connections = options_.max_connections;
+  limits.workers = options_.workers;
+
+  // The gate: on the I/O thread, on the head alone.
+  auto gate = [this](const RequestHead& head, HttpResponse* refusal) {
+    ++requests_;
+    const std::string port = std::to_string(port_);
+    const std::string host = lower(head.header("host"));
+    if (host != "127.0.0.1:" + port && host != "localhost:" + port && host != "[::1]:" + port) {
+      refusal->text(403, "tvis open: this server answers only requests for 127.0.0.1:" + port + " or localhost:" + port +
+                             " (Host was '" + head.header("host").substr(0, 200) + "')\n");
+      return false;
+    }
+    const auto given_it = head.params.find("token");
+    const std::string given = given_it == head.params.end() ? "" : given_it->second;
+    if (same_token(given, options_.token)) return true;
+    if (given.empty() && same_token(cookie_value(head.header("cookie"), "tvis_token_" + port), options_.token)) return true;
+    refusal->text(403, given.empty() ? "tvis open: this server needs its session token: open the URL tvis open printed (…?token=…)\n"
+                                     : "tvis open: wrong token: open the URL tvis open printed\n");
+    return false;
+  };
+
+  auto handler = [this](const HttpRequest& req, HttpResponse* res) {
+    const RequestHead& h = req.head;
+    const bool get = h.method == "GET" || h.method == "HEAD";
+    if (h.params.count("token"))  // cookies are per host, not per port: the name carries the port
+      res->headers.emplace_back("Set-Cookie", "tvis_token_" + std::to_string(port_) + "=" + options_.token +
+                                                  "; Path=/; HttpOnly; SameSite=Strict");
+    for (const auto& route : options_.routes) {
+      if (route.path != h.path) continue;
+      if (!(route.method == h.method || (route.method == "GET" && h.method == "HEAD"))) continue;
+      RouteRequest r;
+      for (const auto& [k, v] : h.params)
+        if (k != "token") r.params[k] = v;
+      r.body = req.body;
+      const RouteReply reply = route.handle(r);
+      res->status = reply.status;
+      res->headers.emplace_back("Cache-Control", "no-store");
+      res->content_type = reply.content_type;
+      res->body = reply.body;
+      return;
+    }
+    if (!get) return res->text(405, "tvis open: " + h.method + " is not served here\n");
+    if (h.path == "/") {
+      res->content_type = "text/html; charset=utf-8";
+      res->body = run_list_page();
+      return;
+    }
+    if (h.path == "/api/runs") {
+      auto list = store_->list();
+      res->content_type = "application/json";
+      if (!list.ok) {
+        res->status = status_for_error(list.kind);
+        res->body = nlohmann::json{{"error", list.error}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return;
+      }
+      res->body = std::move(list.value);
+      return;
+    }
+    if (h.path == "/api/stats") {
+      nlohmann::json j = {{"requests", requests_.load()}, {"range_reads", range_reads_.load()}, {"bytes_served", bytes_served_.load()}};
+      if (options_.extra_stats) {
+        const auto extra = nlohmann::json::parse(options_.extra_stats(), nullptr, false);
+        if (extra.is_object()) j.update(extra);
+      }
+      res->content_type = "application/json";
+      res->body = j.dump();
+      return;
+    }
+    for (const auto& [file, type] : {std::pair<const char*, const char*>{"viewer.html", "text/html; charset=utf-8"},
+                                     {"viewer.js", "application/javascript"},
+                                     {"viewer.wasm", "application/wasm"}}) {
+      if (h.path != std::string("/") + file) continue;
+      std::string body;
+      if (!read_file(options_.web_dir + "/" + file, &body))
+        return res->text(404, "tvis open: " + options_.web_dir + "/" + file + " is missing (build the viewer: tools/bootstrap)\n");
+      res->headers.emplace_back("Cache-Control", "no-cache");
+      res->content_type = type;
+      res->body = std::move(body);
+      return;
+    }
+    if (h.path.rfind("/run/", 0) == 0 && h.path.size() > 5) return serve_run(h.path.substr(5), h.header("range"), res);
+    res->text(404, "tvis open: no such page: " + h.path.substr(0, 200) + "\n");
+  };
+
+  http_ = std::make_unique<HttpServer>(limits, gate, handler);
+  port_ = http_->listen_loopback();
   if (port_ <= 0) return remote::Outcome<int>::bad("cannot listen on 127.0.0.1");
-  thread_ = std::thread([this] { http_->listen_after_bind(); });
+  http_->start();
   return remote::Outcome<int>::good(port_);
 }
 
 void RunServer::stop() {
-  if (thread_.joinable()) {
-    http_->stop();
-    thread_.join();
-  }
+  if (http_) http_->stop();
 }
 
 std::string RunServer::run_list_page() {
@@ -119,140 +214,69 @@ std::string RunServer::run_list_page() {
   return render_run_list(store_->describe(), list.value, options_.token);
 }
 
-void RunServer::install_routes() {
-  http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    ++requests_;
-    const std::string name = "tvis_token_" + std::to_string(port_);  // cookies are per host, not per port
-    const std::string given = req.get_param_value("token");
-    if (same_token(given, options_.token)) {
-      res.set_header("Set-Cookie", name + "=" + options_.token + "; Path=/; HttpOnly; SameSite=Strict");
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    if (given.empty() && same_token(cookie_value(req.get_header_value("Cookie"), name), options_.token))
-      return httplib::Server::HandlerResponse::Unhandled;
-    res.status = 403;
-    res.set_content(given.empty() ? "tvis open: this server needs its session token: open the URL tvis open printed (…?token=…)\n"
-                                  : "tvis open: wrong token: open the URL tvis open printed\n",
-                    "text/plain; charset=utf-8");
-    return httplib::Server::HandlerResponse::Handled;
-  });
-
-  http_->Get("/", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(run_list_page(), "text/html; charset=utf-8");
-  });
-  http_->Get("/api/runs", [this](const httplib::Request&, httplib::Response& res) {
-    auto list = store_->list();
-    if (!list.ok) {
-      res.status = 502;
-      res.set_content(nlohmann::json{{"error", list.error}}.dump(), "application/json");
-      return;
-    }
-    res.set_content(list.value, "application/json");
-  });
-  http_->Get("/api/stats", [this](const httplib::Request&, httplib::Response& res) {
-    nlohmann::json j = {{"requests", requests_.load()}, {"range_reads", range_reads_.load()}, {"bytes_served", bytes_served_.load()}};
-    if (options_.extra_stats) {
-      const auto extra = nlohmann::json::parse(options_.extra_stats(), nullptr, false);
-      if (extra.is_object()) j.update(extra);
-    }
-    res.set_content(j.dump(), "application/json");
-  });
-  for (const auto& [file, type] : {std::pair<std::string, std::string>{"viewer.html", "text/html; charset=utf-8"},
-                                   {"viewer.js", "application/javascript"},
-                                   {"viewer.wasm", "application/wasm"}}) {
-    http_->Get("/" + file, [this, file = file, type = type](const httplib::Request&, httplib::Response& res) {
-      std::string body;
-      if (!read_file(options_.web_dir + "/" + file, &body)) {
-        res.status = 404;
-        res.set_content("tvis open: " + options_.web_dir + "/" + file + " is missing (build the viewer: tools/bootstrap)\n",
-                        "text/plain; charset=utf-8");
-        return;
-      }
-      res.set_header("Cache-Control", "no-cache");
-      res.set_content(std::move(body), type);
-    });
-  }
-
-  for (const auto& route : options_.routes) {
-    auto handler = [handle = route.handle](const httplib::Request& req, httplib::Response& res) {
-      RouteRequest r;
-      for (const auto& [k, v] : req.params)
-        if (k != "token") r.params[k] = v;
-      r.body = req.body;
-      const RouteReply reply = handle(r);
-      res.status = reply.status;
-      res.set_header("Cache-Control", "no-store");
-      res.set_content(reply.body, reply.content_type);
-    };
-    if (route.method == "POST") http_->Post(route.path, handler);
-    else http_->Get(route.path, handler);
-  }
-
-  http_->Get(R"(/run/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
-    const std::string path = req.matches[1];
-    const ByteRange range = parse_range_header(req.get_header_value("Range"));
-    // We answer ranges ourselves; httplib would slice the body a second time.
-    const_cast<httplib::Request&>(req).ranges.clear();
-    auto fail = [&](int status, const std::string& why) {
-      res.status = status;
-      res.set_content("tvis open: " + why + "\n", "text/plain; charset=utf-8");
-    };
-    if (range.kind == ByteRange::Kind::Invalid) return fail(416, "unsupported Range header: " + req.get_header_value("Range"));
-    uint64_t size = 0, offset = 0, length = 0;
-    std::string first_bytes;
-    bool have_first = false;
-    if (range.kind == ByteRange::Kind::FromTo && range.last - range.first < kPiece) {
-      // The common case: one round trip; the reply also says the file's size.
-      auto r = store_->read(path, range.first, uint32_t(range.last - range.first + 1));
-      if (r.ok) {
-        size = r.value.file_size;
-        first_bytes = std::move(r.value.bytes);
-        have_first = true;
-      } else if (r.error.find("past the end") == std::string::npos) {
-        return fail(status_for(r.error), r.error);  // not a range past the end: nothing to retry
-      }
-    }
-    if (!have_first) {
-      auto st = store_->stat(path);
-      if (!st.ok) return fail(status_for(st.error), st.error);
-      size = st.value.size;
-    }
-    if (!resolve_range(range, size, &offset, &length)) {
-      res.status = 416;
-      res.set_header("Content-Range", "bytes */" + std::to_string(size));
-      return;
-    }
-    ++range_reads_;
-    if (have_first && first_bytes.size() != length) have_first = false;
-    if (!have_first && length <= kPiece) {
-      auto r = store_->read(path, offset, uint32_t(length));
-      if (!r.ok) return fail(status_for(r.error), r.error);
+void RunServer::serve_run(const std::string& path, const std::string& range_header, HttpResponse* res) {
+  const ByteRange range = parse_range_header(range_header);
+  auto fail = [&](int status, const std::string& why) { res->text(status, "tvis open: " + why + "\n"); };
+  if (range.kind == ByteRange::Kind::Invalid) return fail(416, "unsupported Range header: " + range_header.substr(0, 200));
+  uint64_t size = 0, offset = 0, length = 0;
+  std::string first_bytes;
+  bool have_first = false;
+  if (range.kind == ByteRange::Kind::FromTo && range.last - range.first < kPiece) {
+    // The common case: one round trip; the reply also says the file's size.
+    auto r = store_->read(path, range.first, uint32_t(range.last - range.first + 1));
+    if (r.ok) {
+      size = r.value.file_size;
       first_bytes = std::move(r.value.bytes);
       have_first = true;
+    } else if (r.kind != remote::ErrorKind::PastEnd) {
+      return fail(status_for_error(r.kind), r.error);  // not a range past the end: nothing to retry
     }
-    if (range.kind != ByteRange::Kind::None) {
-      res.status = 206;
-      res.set_header("Content-Range", "bytes " + std::to_string(offset) + "-" + std::to_string(offset + length - 1) + "/" +
-                                          std::to_string(size));
-    }
-    res.set_header("Accept-Ranges", "bytes");
-    res.set_header("Cache-Control", "no-store");
-    if (have_first) {
-      bytes_served_ += first_bytes.size();
-      res.set_content(std::move(first_bytes), "application/octet-stream");
-      return;
-    }
-    // A big answer (the whole file without Range): streamed in pieces.
-    auto store = store_;
-    res.set_content_provider(size_t(length), "application/octet-stream",
-                             [this, store, path, offset](size_t at, size_t want, httplib::DataSink& sink) {
-                               const uint64_t n = want < kPiece ? want : kPiece;
-                               auto r = store->read(path, offset + at, uint32_t(n));
-                               if (!r.ok) return false;
-                               bytes_served_ += r.value.bytes.size();
-                               return sink.write(r.value.bytes.data(), r.value.bytes.size());
-                             });
-  });
+  }
+  if (!have_first) {
+    auto st = store_->stat(path);
+    if (!st.ok) return fail(status_for_error(st.kind), st.error);
+    size = st.value.size;
+  }
+  if (!resolve_range(range, size, &offset, &length)) {
+    res->status = 416;
+    res->headers.emplace_back("Content-Range", "bytes */" + std::to_string(size));
+    return;
+  }
+  ++range_reads_;
+  if (have_first && first_bytes.size() != length) have_first = false;
+  if (!have_first && length <= kPiece) {
+    auto r = store_->read(path, offset, uint32_t(length));
+    if (!r.ok) return fail(status_for_error(r.kind), r.error);
+    first_bytes = std::move(r.value.bytes);
+    have_first = true;
+  }
+  if (range.kind != ByteRange::Kind::None) {
+    res->status = 206;
+    res->headers.emplace_back("Content-Range", "bytes " + std::to_string(offset) + "-" + std::to_string(offset + length - 1) + "/" +
+                                                   std::to_string(size));
+  }
+  res->headers.emplace_back("Accept-Ranges", "bytes");
+  res->headers.emplace_back("Cache-Control", "no-store");
+  res->content_type = "application/octet-stream";
+  if (have_first) {
+    bytes_served_ += first_bytes.size();
+    res->body = std::move(first_bytes);
+    return;
+  }
+  // A big answer (the whole file without Range): streamed in pieces. The
+  // size was the store's word (an agent's): every piece must come from a
+  // file of that same size, whole, or the stream stops (the connection
+  // closes short of the promised length: the client sees the failure).
+  auto store = store_;
+  res->stream_length = length;
+  res->stream = [this, store, path, offset, size, length](uint64_t at, std::string* piece) {
+    const uint64_t n = length - at < kPiece ? length - at : kPiece;
+    auto r = store->read(path, offset + at, uint32_t(n));
+    if (!r.ok || r.value.file_size != size || r.value.bytes.size() != n) return false;
+    bytes_served_ += r.value.bytes.size();
+    *piece = std::move(r.value.bytes);
+    return true;
+  };
 }
 
 }  // namespace tvis::serve

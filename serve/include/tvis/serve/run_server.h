@@ -1,8 +1,15 @@
 // run_server.h: the HTTP server of `tvis open`. Listens on 127.0.0.1 only, on
-// a port the kernel picks, and answers only requests that carry the session's
-// token: `?token=T` in the URL, or the cookie `tvis_token_<port>=T` that the
-// first tokened request sets (so the viewer's own fetches of viewer.js,
-// viewer.wasm and run bytes need no change). Anything else is 403 with a
+// a port the kernel picks (http_server.h: bounded heads, deadlines, a worker
+// pool idle connections cannot hold), and answers only requests that
+//   1. name this server in Host: 127.0.0.1:PORT, localhost:PORT or [::1]:PORT
+//      (a page on another site reaching 127.0.0.1 by DNS rebinding sends its
+//      own name: 403), and
+//   2. carry the session's token: `?token=T` in the URL, or the cookie
+//      `tvis_token_<port>=T` that the first tokened request sets (so the
+//      viewer's own fetches of viewer.js, viewer.wasm and run bytes need no
+//      change).
+// Both are judged on the request head alone, before any body byte is read
+// and before a Range or a route is looked at: anything else is 403 with a
 // line saying why.
 //
 //   GET /                    the run list page (newest first), links open the viewer
@@ -11,8 +18,10 @@
 //   GET /viewer.html|.js|.wasm   the browser viewer, from `web_dir`
 //   GET /run/<path>          bytes of a run file; Range: bytes=a-b, a-, -n (206),
 //                            none (200, whole file), unsatisfiable (416);
-//                            a store failure is 502 with the store's message
+//                            a store failure's status comes from its ErrorKind
+//                            (status_for_error)
 //   routes                   a front end's own (ServeOptions::routes), token-checked the same way
+// HEAD is answered for every GET route, without the body.
 #pragma once
 
 #include <atomic>
@@ -24,10 +33,6 @@
 #include <vector>
 
 #include "tvis/remote/run_store.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace tvis::serve {
 
@@ -58,7 +63,19 @@ struct ServeOptions {
   /// Extra members merged into /api/stats (the ssh traffic of a remote store).
   std::function<std::string()> extra_stats;
   std::vector<Route> routes;
+  /// Connection limits and deadlines; tests shorten them.
+  size_t max_head_bytes = 16 * 1024, max_headers = 64, max_body = 1u << 20;
+  int idle_timeout_ms = 5000, head_timeout_ms = 10000, io_timeout_ms = 30000;
+  size_t max_connections = 256, workers = 8;
 };
+
+/// The HTTP status of a store failure of this kind: Refused 403, NotFound
+/// 404, PastEnd 416, TimedOut 504, Unreachable / Malformed / TooLarge 502
+/// (the agent failed), Failed 500.
+int status_for_error(remote::ErrorKind kind);
+
+class HttpServer;
+struct HttpResponse;
 
 /// 32 hex digits from the system's random source.
 std::string random_token();
@@ -78,13 +95,12 @@ class RunServer {
   void stop();
 
  private:
-  void install_routes();
   std::string run_list_page();
+  void serve_run(const std::string& path, const std::string& range_header, HttpResponse* res);
 
   std::shared_ptr<remote::RunStore> store_;
   ServeOptions options_;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread thread_;
+  std::unique_ptr<HttpServer> http_;
   int port_ = 0;
   std::atomic<uint64_t> requests_{0}, range_reads_{0}, bytes_served_{0};
 };
