@@ -80,6 +80,9 @@ endif()
 # --- nlohmann/json (header-only; viewer state, tools) ---------------------------
 add_library(tvis_json INTERFACE)
 add_library(tvis::json ALIAS tvis_json)
+# tvis/json/safe.h: text() (never throws on bytes that are not UTF-8) and
+# parse() (bounded nesting), for every JSON that crosses a process boundary.
+target_include_directories(tvis_json INTERFACE "${CMAKE_SOURCE_DIR}/json/include")
 # Serialization only in the viewer: no exception paths are taken there; a throw
 # would abort in the browser build, where exceptions are off.
 if(EMSCRIPTEN)

@@ -131,3 +131,75 @@ TEST_CASE("mcp: serve reads lines to the end, refuses an over-long one and keeps
   CHECK(lines[2]["id"] == 2);
   CHECK(lines[3]["id"] == 3);
 }
+
+// Issue 29 item 2: a line nested 60,000 deep (in id, params or jsonrpc) crashed tvis mcp with
+// SIGSEGV (recursive copy/dump of the parsed value). Nesting is bounded before parsing: -32700,
+// and the server goes on answering. tests/fuzz/corpus_mcp/ keeps these lines for fuzz_mcp_line.
+TEST_CASE("mcp: JSON nested 60,000 deep is refused before parsing, in any field") {
+  std::vector<std::string> log;
+  Server s = test_server(&log);
+  const std::string deep_open(60000, '['), deep_close(60000, ']');
+  for (const std::string& line :
+       {R"({"jsonrpc":"2.0","id":)" + deep_open + deep_close + R"(,"method":"ping"})",
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)" + deep_open + deep_close + "}}",
+        R"({"jsonrpc":)" + deep_open + deep_close + R"(,"id":1,"method":"ping"})",
+        std::string(60000, '{'),                                  // unterminated
+        R"({"jsonrpc":"2.0","id":1,"method":"ping","x":")" + deep_open + R"("})"}) {  // brackets inside a string count not
+    int out[2];
+    REQUIRE(pipe(out) == 0);
+    const std::string input = line + "\n" + R"({"jsonrpc":"2.0","id":2,"method":"ping"})" + "\n";
+    // The line is larger than a pipe's buffer: the input is a temporary file.
+    char path[] = "/tmp/tvis-mcp-deep.XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, input.data(), input.size()) == static_cast<ssize_t>(input.size()));
+    REQUIRE(lseek(fd, 0, SEEK_SET) == 0);
+    unlink(path);
+    REQUIRE(serve(fd, out[1], s, kMaxLineBytes) == 0);
+    close(fd);
+    close(out[1]);
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+    close(out[0]);
+    const size_t nl = text.find('\n');
+    REQUIRE(nl != std::string::npos);
+    const json first = json::parse(text.substr(0, nl));
+    const json second = json::parse(text.substr(nl + 1));
+    if (line.find(R"("x":")") != std::string::npos) {
+      CHECK(first["result"] == json::object());  // deep brackets inside a string are only text
+    } else {
+      CHECK(first["error"]["code"] == kParseError);
+      CHECK(first["id"].is_null());
+    }
+    CHECK(second["id"] == 2);
+    CHECK(second["result"] == json::object());
+  }
+}
+
+// Issue 29 item 5: a tool result holding bytes that are not UTF-8 (a path) is answered, not thrown.
+TEST_CASE("mcp: a tool result with invalid UTF-8 is sent with U+FFFD") {
+  std::vector<std::string> log;
+  Tool bytes{"bytes", "", "returns a path that is not UTF-8", {{"type", "object"}}, nullptr,
+             [](const json&) { return ToolResult{{{"workspace", std::string("/tmp/ws\xff\xfe")}}, false}; }};
+  Server s({"tvis", "9.9", ""}, {bytes}, [&log](const std::string& l) { log.push_back(l); });
+  call(s, kInit);
+  int out[2];
+  REQUIRE(pipe(out) == 0);
+  char path[] = "/tmp/tvis-mcp-utf8.XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  const std::string input = R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bytes"}})" "\n";
+  REQUIRE(write(fd, input.data(), input.size()) == static_cast<ssize_t>(input.size()));
+  REQUIRE(lseek(fd, 0, SEEK_SET) == 0);
+  unlink(path);
+  REQUIRE(serve(fd, out[1], s, kMaxLineBytes) == 0);
+  close(fd);
+  close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(out[0]);
+  const json r = json::parse(text);
+  CHECK(r["result"]["structuredContent"]["workspace"] == "/tmp/ws\xEF\xBF\xBD\xEF\xBF\xBD");
+}

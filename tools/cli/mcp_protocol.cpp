@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "mcp_arguments.h"
+#include "tvis/json/safe.h"
 
 namespace tvis::cli::mcp {
 
@@ -18,7 +19,7 @@ json result_response(const json& id, json result) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
 
-std::string id_text(const json& id) { return id.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string id_text(const json& id) { return safe_json::text(id); }
 
 bool is_blank(std::string_view s) {
   for (char c : s)
@@ -54,9 +55,12 @@ Server::Server(ServerInfo info, std::vector<Tool> tools, std::function<void(cons
 
 std::optional<json> Server::handle_line(std::string_view line) {
   if (is_blank(line)) return std::nullopt;
-  json msg = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+  std::string why;
+  json msg = safe_json::parse(line, safe_json::kMaxDepth, &why);  // bounded nesting: nothing deep is ever copied or dumped
   if (msg.is_discarded()) {
-    log_("malformed JSON (" + std::to_string(line.size()) + " bytes): -32700");
+    log_("malformed JSON (" + std::to_string(line.size()) + " bytes, " + why + "): -32700");
+    if (why != "not JSON")
+      return error_response(nullptr, kParseError, "parse error: " + why + " (one JSON-RPC message per line)");
     return error_response(nullptr, kParseError, "parse error: the line is not JSON (one JSON-RPC message per line)");
   }
   if (msg.is_array()) {
@@ -155,7 +159,7 @@ json Server::tools_call(const json& id, const json& params) {
   const std::string bad = check_arguments(tool->input_schema, arguments);
   if (!bad.empty()) return error_response(id, kInvalidParams, name + ": " + bad);
   const ToolResult r = tool->call(arguments);
-  json result = {{"content", json::array({{{"type", "text"}, {"text", r.structured.dump(-1, ' ', false, json::error_handler_t::replace)}}})},
+  json result = {{"content", json::array({{{"type", "text"}, {"text", safe_json::text(r.structured)}}})},
                  {"isError", r.is_error}};
   // structuredContent (2025-06-18) is sent whatever the revision: an older client ignores a key it does not know.
   result["structuredContent"] = r.structured;
@@ -175,13 +179,13 @@ int serve(int in_fd, int out_fd, Server& server, size_t max_line_bytes) {
   auto too_long = [&] {
     return write_all(out_fd, error_response(nullptr, kInvalidRequest,
                                             "message longer than " + std::to_string(max_line_bytes) + " bytes: refused")
-                                     .dump() +
+                                     .dump() +  // ASCII only
                                  "\n");
   };
   auto answer = [&](std::string_view line) {
     if (line.size() > max_line_bytes) return too_long();
     const std::optional<json> r = server.handle_line(line);
-    return !r || write_all(out_fd, r->dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+    return !r || write_all(out_fd, safe_json::text(*r) + "\n");
   };
   for (;;) {
     const ssize_t n = ::read(in_fd, chunk, sizeof chunk);

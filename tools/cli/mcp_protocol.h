@@ -6,7 +6,8 @@
 // Contracts:
 //   - handle_line() answers every request with exactly one response and
 //     never answers a notification (a message without an id) or a response.
-//   - Errors: malformed JSON -32700 (id null); not one JSON-RPC 2.0 request
+//   - Errors: malformed JSON or JSON nested deeper than safe_json::kMaxDepth
+//     (64, refused before parsing) -32700 (id null); not one JSON-RPC 2.0 request
 //     object, a batch (an array) or an over-long line -32600; an unknown
 //     method -32601; bad params, an unknown tool or arguments that do not
 //     match the tool's inputSchema -32602; any request but `initialize` and
