@@ -6,6 +6,7 @@
 #include "tvis/profiles/capture.h"
 #include "tvis/profiles/shape_diagnostics.h"
 #include "worker_process.h"
+#include "tvis/json/safe.h"
 
 namespace tvis::profiles {
 
@@ -140,7 +141,7 @@ Capture run_capture(const std::string& python, const CaptureJob& job, const std:
   const auto t0 = std::chrono::steady_clock::now();
   detail::WorkerDeadlines deadlines;
   deadlines.run_ms = job.timeout_ms;
-  const auto p = detail::run_worker_process({python, "-I", "-c", worker_script()}, job.job.dump(), "/", log_path, deadlines,
+  const auto p = detail::run_worker_process({python, "-I", "-c", worker_script()}, tvis::safe_json::text(job.job), "/", log_path, deadlines,
                                             [&](const std::string& l) { return reader(l); });
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!p.started) {

@@ -7,6 +7,7 @@
 #include "tvis/format/run_writer.h"
 #include "tvis/profiles/shape_diagnostics.h"
 #include "tvis/schema/recording_generated.h"
+#include "tvis/json/safe.h"
 
 namespace tvis::cli {
 
@@ -173,8 +174,8 @@ std::string write_capture_run(const profiles::Capture& c, const GraphLayout& lay
   writer.append(meta_info, format::pack_chunk(meta_chunk(c, info)));
   sc::ChunkT chunk;
   sc::ProfileCaptureT table = capture_table(c, layout);
-  if (!info.request.is_null()) table.request = info.request.dump();
-  if (!info.report.is_null()) table.report = info.report.dump();
+  if (!info.request.is_null()) table.request = tvis::safe_json::text(info.request);
+  if (!info.report.is_null()) table.report = tvis::safe_json::text(info.report);
   chunk.body.Set(std::move(table));
   format::ChunkInfo capture_info;
   capture_info.kind = static_cast<uint16_t>(format::ChunkKind::ProfileCapture);

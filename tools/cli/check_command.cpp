@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "profile_commands.h"
+#include "tvis/json/safe.h"
 
 namespace tvis::cli {
 
@@ -25,7 +26,7 @@ int run_check(const CheckArgs& a) {
   cancel_capture_on_stop_signals();
   const CommandOutcome o = check_outcome(a.request, a.log);
   for (const auto& line : o.problems) std::fprintf(stderr, "tvis check: %s\n", line.c_str());
-  if (a.json) std::printf("%s\n", o.json.dump(2).c_str());
+  if (a.json) std::printf("%s\n", tvis::safe_json::text(o.json, 2).c_str());
   else std::fputs(o.text.c_str(), stdout);
   return o.exit_code;
 }

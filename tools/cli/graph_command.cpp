@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "profile_commands.h"
 #include "setup_session.h"
+#include "tvis/json/safe.h"
 
 namespace tvis::cli {
 
@@ -34,7 +35,7 @@ int run_graph(const GraphArgs& a) {
   cancel_capture_on_stop_signals();
   const CommandOutcome o = graph_outcome(a.request, a.out, a.argv);
   for (const auto& line : o.problems) std::fprintf(stderr, "tvis graph: %s\n", line.c_str());
-  if (a.json) std::printf("%s\n", o.json.dump(2).c_str());
+  if (a.json) std::printf("%s\n", tvis::safe_json::text(o.json, 2).c_str());
   else std::fputs(o.text.c_str(), stdout);
   return o.exit_code;
 }

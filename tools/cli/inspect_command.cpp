@@ -20,6 +20,7 @@
 #include "tvis/format/run_reader.h"
 #include "tvis/format/run_summary.h"
 #include "tvis/runs/run_resolve.h"
+#include "tvis/json/safe.h"
 
 namespace tvis::cli {
 
@@ -130,7 +131,7 @@ int inspect(const std::string& arg, bool json) {
       nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
       if (j.is_object()) {
         j["freshness"] = run_freshness_json(path);
-        text = j.dump(2) + "\n";
+        text = tvis::safe_json::text(j, 2) + "\n";
       }
     }
     std::fputs(text.c_str(), stdout);

@@ -1,6 +1,7 @@
 #include "inspect_json.h"
 
 #include <nlohmann/json.hpp>
+#include "tvis/json/safe.h"
 
 namespace tvis::cli {
 
@@ -45,18 +46,18 @@ std::string inspect_json(const fmt::RunSummary& s, const std::vector<RankSummary
 
   std::string out = "{\n";
   auto field = [&](const char* key, const std::string& value, bool last = false) {
-    out += "  " + Json(key).dump() + ": " + value + (last ? "\n" : ",\n");
+    out += "  " + tvis::safe_json::text(Json(key)) + ": " + value + (last ? "\n" : ",\n");
   };
   // Nested objects: one key per line, compact values.
   auto indented = [](const Json& j) {
     std::string r = "{\n";
     size_t i = 0;
     for (const auto& item : j.items())
-      r += "    " + Json(item.key()).dump() + ": " +
-           item.value().dump(-1, ' ', false, Json::error_handler_t::replace) + (++i < j.size() ? ",\n" : "\n");
+      r += "    " + tvis::safe_json::text(Json(item.key())) + ": " +
+           tvis::safe_json::text(item.value()) + (++i < j.size() ? ",\n" : "\n");
     return r + "  }";
   };
-  const auto dump = [](const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); };
+  const auto dump = [](const Json& j) { return tvis::safe_json::text(j); };
   field("format_version", dump(Json(s.format_version)));
   field("complete", s.complete ? "true" : "false");
   field("steps", std::to_string(s.steps));

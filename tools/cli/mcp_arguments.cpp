@@ -1,6 +1,7 @@
 #include "mcp_arguments.h"
 
 #include <cmath>
+#include "tvis/json/safe.h"
 
 namespace tvis::cli::mcp {
 
@@ -27,7 +28,7 @@ std::string type_name(const json& v) {
 }
 
 std::string shown(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string s = tvis::safe_json::text(v);
   return s.size() > 60 ? s.substr(0, 57) + "..." : s;
 }
 

@@ -5,6 +5,7 @@
 #include "capture_freshness.h"
 #include "commands.h"
 #include "open_session.h"
+#include "tvis/json/safe.h"
 
 namespace tvis::cli {
 
@@ -17,7 +18,7 @@ void add_open_command(CLI::App& app) {
       ->allow_extra_args(false);  // one value per --via: the argument after it is the target
   cmd->add_option("--remote-tvis", req->remote_tvis, "the tvis program on the remote host (default: tvis)");
   cmd->add_option("--ssh-config", req->ssh_config, "ssh configuration file, passed to every ssh as -F FILE");
-  req->freshness = [](const std::string& run_file) { return run_freshness_json(run_file).dump(); };
+  req->freshness = [](const std::string& run_file) { return tvis::safe_json::text(run_freshness_json(run_file)); };
   cmd->callback([req] { set_exit_code(run_open(*req)); });
 }
 

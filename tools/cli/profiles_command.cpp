@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "profile_commands.h"
+#include "tvis/json/safe.h"
 
 namespace tvis::cli {
 
@@ -20,7 +21,7 @@ struct ProfilesArgs {
 
 int run_profiles(const ProfilesArgs& a) {
   const CommandOutcome o = profiles_outcome(a.workspace, a.python);
-  if (a.json) std::printf("%s\n", o.json.dump(2).c_str());
+  if (a.json) std::printf("%s\n", tvis::safe_json::text(o.json, 2).c_str());
   else std::fputs(o.text.c_str(), stdout);
   for (const auto& line : o.problems) std::fprintf(stderr, "tvis profiles: %s\n", line.c_str());
   return o.exit_code;

@@ -21,6 +21,7 @@
 #include "tvis/runs/run_folders.h"
 #include "tvis/serve/run_server.h"
 #include "web_dir.h"
+#include "tvis/json/safe.h"
 
 namespace tvis::cli {
 
@@ -94,7 +95,7 @@ class SetupSession {
     }
   }
 
-  static serve::RouteReply reply(const json& j, int status = 200) { return {status, "application/json", j.dump()}; }
+  static serve::RouteReply reply(const json& j, int status = 200) { return {status, "application/json", tvis::safe_json::text(j)}; }
 
   serve::RouteReply refusal(const std::string& what, const std::vector<std::string>& lines, int status = 200) {
     log(what, lines);
@@ -164,7 +165,7 @@ class SetupSession {
     a.python = r_.python;
     const CommandOutcome o = graph_outcome(a, runs_, graph_argv(a));
     std::vector<std::string> detail = o.problems;
-    detail.push_back(o.json.dump());
+    detail.push_back(tvis::safe_json::text(o.json));
     log("capture of profile " + a.profile + ": exit " + std::to_string(o.exit_code), detail);
     if (o.exit_code == 2 || !o.json.contains("run")) {
       std::vector<std::string> lines = o.problems;
@@ -219,7 +220,7 @@ int run_setup(const SetupRequest& request) {
   options.web_dir = web_dir;
   options.routes = session.routes();
   options.routes.push_back(  // the Graph page opened after a save rechecks its capture too
-      freshness_route(store.value, [](const std::string& run_file) { return run_freshness_json(run_file).dump(); }));
+      freshness_route(store.value, [](const std::string& run_file) { return tvis::safe_json::text(run_freshness_json(run_file)); }));
   serve::RunServer server(store.value, options);
   auto started = server.start();
   if (!started.ok) return fail(started.error);
