@@ -178,11 +178,20 @@ RunSummary RunSummaryBuilder::finish() {
     s.losses.push_back(kv.second.front());
     s.step_losses.push_back(kv.second);
   }
-  if (!st.all_reduce_ns.empty())
-    for (int32_t step = 0; step <= st.all_reduce_ns.rbegin()->first; ++step) {
-      const auto it = st.all_reduce_ns.find(step);
-      s.all_reduce_ms.push_back(it == st.all_reduce_ns.end() ? 0.0 : double(it->second) / 1e6);
-    }
+  // Per step from 0 to the last AllReduce step, bounded by what the file holds: a recorded step has
+  // at least one event, so a run of E events has at most E steps. A step number past that (a crafted
+  // or corrupt file: one event claiming step 2^31-1) is left out with a notice, never a loop or an
+  // allocation of its size. int64_t: the last step + 1 of an int32_t step cannot overflow.
+  if (!st.all_reduce_ns.empty()) {
+    const int64_t last = st.all_reduce_ns.rbegin()->first;
+    const int64_t n = std::min<int64_t>(last + 1, int64_t(std::min<uint64_t>(s.events, uint64_t(INT32_MAX))));
+    s.all_reduce_ms.assign(size_t(n), 0.0);
+    for (const auto& [step, ns] : st.all_reduce_ns)
+      if (step < n) s.all_reduce_ms[size_t(step)] = double(ns) / 1e6;
+    if (last >= n)
+      s.notices.push_back("AllReduce events name step " + std::to_string(last) + " in a run of " +
+                          std::to_string(s.events) + " events: steps past " + std::to_string(n - 1) + " left out");
+  }
   s.notices.insert(s.notices.end(), st.run_notices.begin(), st.run_notices.end());
   s.captured.samples.assign(st.samples.begin(), st.samples.end());
   return s;
