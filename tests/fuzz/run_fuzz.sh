@@ -1,13 +1,16 @@
 #!/bin/bash
-# run_fuzz.sh [SECONDS]: builds the reader's libFuzzer target with clang into
-# build/fuzz, seeds a corpus with synthetic runs, the golden runs in
-# tests/data and the chunk bodies of both, fuzzes for
-# SECONDS (default 60) and exits non-zero on any crash, leak, timeout or OOM
+# run_fuzz.sh [SECONDS]: builds the libFuzzer targets with clang into
+# build/fuzz, seeds the reader's corpus with synthetic runs, the golden runs in
+# tests/data and the chunk bodies of both, fuzzes the reader for
+# SECONDS (default 45), then fuzz_http_head (tests/fuzz/corpus_http) and
+# fuzz_agent_frames (tests/fuzz/corpus_agent) for $FUZZ_TARGET_SECONDS each
+# (default 12) from their crafted corpora, and exits non-zero on any crash, leak, timeout or OOM
 # (the reproducer is left in build/fuzz/artifacts/; once fixed, add it to
 # tests/fuzz/regressions/, which every run replays). Prints libFuzzer's
 # final stats: executions per second and coverage.
 set -euo pipefail
-seconds=${1:-60}
+seconds=${1:-45}                            # the reader
+target_seconds=${FUZZ_TARGET_SECONDS:-12}   # each other target (total under ~90 s)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build="$root/build/fuzz"
 CC=clang CXX=clang++ cmake -S "$root/tests/fuzz" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -25,4 +28,22 @@ if [ "$status" != 0 ]; then
   echo "run_fuzz: fuzz_reader failed (exit $status); see $build/fuzz.log and $build/artifacts/"
   exit 1
 fi
-echo "run_fuzz: no crash in ${seconds} s"
+# The parsers of outside input (issue 29): each target starts from its crafted
+# corpus in the repo (the attack inputs, replayed every run as regressions)
+# and keeps what it finds in build/fuzz/corpus_<name>.
+for target in http_head:corpus_http agent_frames:corpus_agent; do
+  name=${target%%:*}
+  crafted="$root/tests/fuzz/${target#*:}"
+  mkdir -p "$build/corpus_$name"
+  set +e
+  "$build/fuzz_$name" "$build/corpus_$name" "$crafted" -max_total_time="$target_seconds" -max_len=8192 -timeout=5 \
+    -rss_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$build/artifacts/$name-" 2>&1 | tee "$build/fuzz_$name.log" |
+    grep -E "#[0-9]+.*DONE|stat::number_of_executed_units|stat::average_exec_per_sec|ERROR|SUMMARY|artifact"
+  status=${PIPESTATUS[0]}
+  set -e
+  if [ "$status" != 0 ]; then
+    echo "run_fuzz: fuzz_$name failed (exit $status); see $build/fuzz_$name.log and $build/artifacts/"
+    exit 1
+  fi
+done
+echo "run_fuzz: no crash in ${seconds} s (reader) + ${target_seconds} s per other target"
