@@ -10,7 +10,10 @@
 #   seed (int|null), deterministic, init {args, kwargs} | factory {file,
 #   callable, kwargs}, inputs {args, kwargs} (typed values) | input_factory
 #   {file, callable, kwargs} | automatic (true), max_capture_bytes.
-# stdout: JSON lines, each {"t": ...}:
+# fd 3: JSON lines, each {"t": ...} (a pipe of its own: the protocol; moved at
+# once to a high descriptor no child inherits and fd 3 closed, while fd 1 and
+# sys.stdout go to stderr, so whatever the model's code prints, writes to fd 1
+# or starts cannot corrupt or forge the stream):
 #   ready                   torch is imported (the C++ side starts timeout_ms)
 #   stage  {stage}          a setup stage begins: device, import, construction,
 #                           factory, inputs, binding, forward
@@ -23,8 +26,7 @@
 #   result {ok, stage, kind, message, parameters, failure, outputs, inputs,
 #           automatic, exception_type}
 # stderr: tracebacks and anything the model prints there (the C++ side keeps
-# it in the log the result names). The model's own stdout is sent to stderr
-# so it cannot corrupt the line stream. Exception text is never parsed: the
+# it in the log the result names). The model's own stdout is sent to stderr. Exception text is never parsed: the
 # shape facts of a failure are the operands recorded at the failing call.
 # Stays within Python 3.8's language and library.
 import inspect
@@ -34,7 +36,19 @@ import random
 import sys
 import traceback
 
-OUT = sys.stdout
+
+
+def _protocol_channel():
+    import fcntl
+    fd = fcntl.fcntl(3, fcntl.F_DUPFD, 512)
+    os.set_inheritable(fd, False)
+    os.close(3)
+    return os.fdopen(fd, "w", encoding="utf-8")
+
+
+OUT = _protocol_channel()
+sys.stdout.flush()
+os.dup2(2, 1)
 sys.stdout = sys.stderr
 WATCHED = {"linear", "matmul", "__matmul__", "__rmatmul__", "mm", "bmm", "conv1d", "conv2d", "conv3d", "embedding"}
 OPERAND_NAMES = {

@@ -1,11 +1,16 @@
 // worker_process.h (private): start the capture worker and read its JSON
-// lines as they come, under a deadline. The worker runs in its own process
+// lines as they come, under a deadline. The lines come on the worker's fd 3
+// (a pipe of their own: the model's code writes to stdout, which goes to the
+// log with stderr). The deadline holds whatever the worker does: closing
+// stdout, stderr and fd 3 and sleeping ends nothing; it is reaped in the
+// same loop that checks the deadline and cancel. The worker runs in its own process
 // group; at the deadline the whole group is killed (SIGKILL), so a forward
 // that sleeps or spins, and anything it started, stops. stderr is written to
 // `log_path` as it arrives (tracebacks stay out of the result). POSIX only.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,7 +32,11 @@ struct WorkerDeadlines {
   int64_t run_ms = 60'000;       // from that line on
 };
 
-/// Runs argv with `input` on stdin. `on_line` sees each stdout line (without
+/// Opens `path` for writing, mode 0600, never through a symlink, only a regular file of this user
+/// (truncated); nullptr with errno set otherwise.
+FILE* open_private_log(const std::string& path);
+
+/// Runs argv with `input` on stdin. `on_line` sees each fd-3 line (without
 /// the newline); it returns true for the line that starts the run clock.
 /// Lines longer than `max_line_bytes` are dropped whole.
 WorkerProcessResult run_worker_process(const std::vector<std::string>& argv, const std::string& input,

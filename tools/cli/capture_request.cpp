@@ -1,7 +1,9 @@
 #include "capture_request.h"
 
+#include <pwd.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -46,6 +48,7 @@ PreparedCapture prepare_capture(const CaptureRequestArgs& a) {
     return p;
   }
   const ResolvedInterpreter interpreter = resolve_interpreter({a.python, w.root, true}, PythonSearch::from_environment());
+  for (const auto& line : interpreter.ignored) std::fprintf(stderr, "tvis: %s\n", line.c_str());
   if (!interpreter.ok()) {
     p.problems.push_back(interpreter.error);
     return p;
@@ -97,13 +100,28 @@ nlohmann::json refusal_json(const CaptureRequestArgs& a, const PreparedCapture& 
 }
 
 std::string default_log_path(const std::string& command) {
+  // $XDG_CACHE_HOME, else the home folder ($HOME, else the password database's): never a shared,
+  // predictable folder. With neither, a fresh private folder (mkdtemp, 0700) under $TMPDIR or /tmp.
+  // The log itself is opened 0600 with O_NOFOLLOW (worker_process.h open_private_log()).
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
-  fs::path dir = xdg && *xdg ? fs::path(xdg) : fs::path(home && *home ? home : "/tmp") / ".cache";
-  dir /= "tvis/logs";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return "";
+  std::string home_dir = home && *home ? home : "";
+  if (home_dir.empty())
+    if (const passwd* pw = getpwuid(geteuid()); pw && pw->pw_dir && *pw->pw_dir && std::string(pw->pw_dir) != "/")
+      home_dir = pw->pw_dir;
+  fs::path dir;
+  if (xdg && *xdg) dir = fs::path(xdg) / "tvis/logs";
+  else if (!home_dir.empty()) dir = fs::path(home_dir) / ".cache/tvis/logs";
+  if (!dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return "";
+  } else {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/tvis-logs-XXXXXX";
+    if (!mkdtemp(tmpl.data())) return "";
+    dir = tmpl;
+  }
   char stamp[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
