@@ -7,9 +7,9 @@
 #     interpreter); one that edits itself while it runs the worker is
 #     refused after; a refused `tvis graph` writes no run and keeps the
 #     previous one ("Previous measurements retained");
-#   - resolution order: the remembered `python` of .tensorviz-choices.toml
-#     beats --python; --python beats tensorviz.toml's [tool] python_path,
-#     which beats the user config's; a missing path from any of them
+#   - resolution order: --python beats everything; in a workspace the user
+#     config trusts, the remembered `python` of .tensorviz-choices.toml beats
+#     tensorviz.toml's [tool] python_path, which beats the user config's; a missing path from any of them
 #     refuses, naming where it came from; `tvis run` resolves the same way
 #     (the configured interpreter runs the script, --python beats it, a
 #     missing one refuses before anything runs);
@@ -150,13 +150,18 @@ run self_editing check --python "$PY" self_editing:SelfEditing
 
 # Resolution order.
 run missing_python check --python "$WORK/bin/nope" --profile two_blocks
+# A workspace's own interpreter settings count only when the user config trusts it (issue 29 item 1;
+# tests/profiles/test_workspace_trust.sh checks an untrusted one runs nothing).
+mkdir -p "$XDG_CONFIG_HOME/tvis"
+printf '[tool]\ntrusted_workspaces = ["%s"]\n' "$PWD" > "$XDG_CONFIG_HOME/tvis/config.toml"
 printf '\n[tool]\npython_path = "%s"\n' "$WORK/bin/plain" >> tensorviz.toml
 run toml_python check --profile two_blocks
 run flag_beats_toml check --python "$PY" --profile two_blocks
 printf 'python = "%s"\n' "$WORK/bin/plain" > .tensorviz-choices.toml
-run remembered_beats_flag check --python "$PY" --profile two_blocks
+run remembered_beats_toml check --profile two_blocks
+run flag_beats_remembered check --python "$PY" --profile two_blocks
 printf 'python = "%s"\n' "$WORK/bin/gone" > .tensorviz-choices.toml
-run remembered_missing check --python "$PY" --profile two_blocks
+run remembered_missing check --profile two_blocks
 rm .tensorviz-choices.toml
 "$PY" - <<'PYSRC'
 import re
@@ -297,7 +302,8 @@ expect("missing_python", rc == 2 and "--python " + work + "/bin/nope: no such ex
        "does not switch" in err, err)
 for name, path, origin in (("toml_python", work + "/bin/plain", "tensorviz.toml:"),
                            ("flag_beats_toml", "/usr/bin/python3", "--python"),
-                           ("remembered_beats_flag", work + "/bin/plain", ".tensorviz-choices.toml python"),
+                           ("remembered_beats_toml", work + "/bin/plain", ".tensorviz-choices.toml python"),
+                           ("flag_beats_remembered", "/usr/bin/python3", "--python"),
                            ("user_config", work + "/bin/from_user_config", "config/tvis/config.toml [tool] python_path")):
     rc, j, err = load(name)
     expect(name, rc == 0 and j and j["ok"], "exit %d %s" % (rc, err))

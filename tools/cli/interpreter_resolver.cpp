@@ -18,8 +18,18 @@ struct Setting {
 };
 
 // The explicit settings in resolution order, or "" + `error` when one of their files is unusable.
-std::vector<Setting> explicit_settings(const InterpreterRequest& r, std::string* error) {
+// --python first, always; a workspace's own settings (they name a program to run) only when the
+// user config trusts that workspace, else each is named in `ignored`; then the user config.
+std::vector<Setting> explicit_settings(const InterpreterRequest& r, std::string* error,
+                                       std::vector<std::string>* ignored) {
   std::vector<Setting> out;
+  if (!r.explicit_python.empty()) out.push_back({r.explicit_python, "--python"});
+  const profiles::UserConfig u = profiles::load_user_config();
+  if (!u.error.empty()) {
+    *error = u.error;
+    return {};
+  }
+  std::vector<Setting> workspace;
   if (!r.workspace_root.empty()) {
     const profiles::Choices c = profiles::load_choices(r.workspace_root);
     if (!c.error.empty()) {
@@ -27,11 +37,8 @@ std::vector<Setting> explicit_settings(const InterpreterRequest& r, std::string*
       return {};
     }
     if (!c.python.empty())
-      out.push_back({c.python[0] == '/' ? c.python : r.workspace_root + "/" + c.python,
-                     "the remembered choice (" + r.workspace_root + "/" + profiles::kChoicesName + " python)"});
-  }
-  if (!r.explicit_python.empty()) out.push_back({r.explicit_python, "--python"});
-  if (!r.workspace_root.empty()) {
+      workspace.push_back({c.python[0] == '/' ? c.python : r.workspace_root + "/" + c.python,
+                           "the remembered choice (" + r.workspace_root + "/" + profiles::kChoicesName + " python)"});
     const std::string path = r.workspace_root + "/" + profiles::kConfigName;
     std::string why;
     if (profiles::config_state(path, &why) == profiles::ConfigState::file) {
@@ -42,13 +49,18 @@ std::vector<Setting> explicit_settings(const InterpreterRequest& r, std::string*
           return {};
         }
       if (!config.python_path.empty())
-        out.push_back({config.python_path, path + ":" + std::to_string(config.python_path_line) + " [tool] python_path"});
+        workspace.push_back(
+            {config.python_path, path + ":" + std::to_string(config.python_path_line) + " [tool] python_path"});
     }
   }
-  const profiles::UserConfig u = profiles::load_user_config();
-  if (!u.error.empty()) {
-    *error = u.error;
-    return {};
+  if (!workspace.empty()) {
+    if (profiles::workspace_trusted(u, r.workspace_root)) {
+      out.insert(out.end(), workspace.begin(), workspace.end());
+    } else if (ignored) {
+      for (const auto& s : workspace)
+        ignored->push_back(s.origin + " " + s.path + ": not run, the workspace is not trusted (add it to " +
+                           u.path + " [tool] trusted_workspaces, or pass --python)");
+    }
   }
   if (!u.python_path.empty()) out.push_back({u.python_path, u.path + " [tool] python_path"});
   return out;
@@ -58,7 +70,7 @@ std::vector<Setting> explicit_settings(const InterpreterRequest& r, std::string*
 
 ResolvedInterpreter resolve_interpreter(const InterpreterRequest& r, const PythonSearch& search) {
   ResolvedInterpreter out;
-  const std::vector<Setting> settings = explicit_settings(r, &out.error);
+  const std::vector<Setting> settings = explicit_settings(r, &out.error, &out.ignored);
   if (!out.error.empty()) return out;
   if (!settings.empty()) {
     const Setting& s = settings.front();
@@ -84,7 +96,7 @@ ResolvedInterpreter resolve_interpreter(const InterpreterRequest& r, const Pytho
 
 std::string likely_interpreter(const InterpreterRequest& r, const PythonSearch& search) {
   std::string error;
-  const std::vector<Setting> settings = explicit_settings(r, &error);
+  const std::vector<Setting> settings = explicit_settings(r, &error, nullptr);
   if (!error.empty()) return "";
   if (!settings.empty()) return settings.front().path;
   return likely_python("", search);

@@ -2,11 +2,15 @@
 // this command run in", shared by `tvis run`, `tvis check`, `tvis graph` and
 // `tvis mcp` (docs/profiles.md "The interpreter"). In order, the first that
 // is set decides:
-//   1. the workspace's remembered choice (`python` in .tensorviz-choices.toml),
-//   2. --python PATH,
-//   3. `[tool] python_path` of the workspace's tensorviz.toml,
-//   4. `[tool] python_path` of the user config ($XDG_CONFIG_HOME/tvis/config.toml),
-//   5. discovery (python_discovery.h: $TVIS_PYTHON, beside tvis, PATH, /usr/bin/python3).
+//   1. --python PATH (always wins),
+//   2. only for a workspace the user config lists in `[tool] trusted_workspaces`:
+//      the workspace's remembered choice (`python` in .tensorviz-choices.toml),
+//      then `[tool] python_path` of its tensorviz.toml,
+//   3. `[tool] python_path` of the user config ($XDG_CONFIG_HOME/tvis/config.toml),
+//   4. discovery (python_discovery.h: $TVIS_PYTHON, beside tvis, PATH, /usr/bin/python3).
+// A workspace's files are outside input (a cloned repository): a program they
+// name is never run unless the user trusted that workspace in their own
+// config; an untrusted workspace's settings are listed in `ignored`.
 // Contracts:
 //   - Nothing is downloaded, installed or written; the chosen interpreter is
 //     run once (the pin's probe), discovery's candidates once each.
@@ -19,6 +23,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "python_discovery.h"
 #include "tvis/profiles/interpreter_pin.h"
@@ -34,6 +39,7 @@ struct InterpreterRequest {
 struct ResolvedInterpreter {
   profiles::InterpreterPin pin;  // pin.path: the interpreter; pin.origin: which source chose it
   std::string error;             // "" when resolved; else why it is refused (one line)
+  std::vector<std::string> ignored;  // workspace settings not used: the workspace is not trusted (one line each)
   bool ok() const { return error.empty(); }
 };
 

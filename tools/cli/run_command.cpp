@@ -237,6 +237,7 @@ int run(RunOptions o, const std::vector<std::string>& rest) {
   if (!guess.empty()) early = start_waiting_runner(l, guess);
 
   const ResolvedInterpreter resolved = resolve_interpreter(want, search);
+  for (const auto& line : resolved.ignored) std::fprintf(stderr, "tvis: %s\n", line.c_str());
   std::string error = resolved.error;
   const std::string python = resolved.ok() ? resolved.pin.path : "";
   if (resolved.ok()) {
