@@ -124,7 +124,7 @@ TEST_CASE("the remembered python sits beside the remembered profiles; the user c
   CHECK(u.error.empty());
   CHECK(u.python_path == dir + "/bin/python");
   write(dir + "/config.toml", "[tool]\npython = \"x\"\n");
-  CHECK(load_user_config(dir + "/config.toml").error == dir + "/config.toml: unknown key 'tool.python' (known: python_path)");
+  CHECK(load_user_config(dir + "/config.toml").error == dir + "/config.toml: unknown key 'tool.python' (known: python_path, trusted_workspaces)");
   CHECK(load_user_config(dir + "/absent.toml").python_path.empty());
   fs::remove_all(dir);
 }
