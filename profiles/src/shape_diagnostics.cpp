@@ -112,14 +112,24 @@ void mm(Findings& f, const std::vector<RecordedOperand>& ops, const std::string&
   same_dtype(f, op, a, b);
 }
 
+constexpr uint64_t kMaxOption = uint64_t(1) << 20;
+
 // One conv option as `n` values (an int applies to every spatial dim).
 std::vector<int64_t> option(const json& options, const char* key, size_t n, int64_t fallback, bool* is_string = nullptr) {
   std::vector<int64_t> v(n, fallback);
   if (!options.contains(key)) return v;
   const json& o = options[key];
-  if (o.is_number_integer()) std::fill(v.begin(), v.end(), o.get<int64_t>());
+  // Recorded by the worker, which runs the model's code: bounded so no arithmetic below can overflow
+  // (dims are below 2^40, worker_lines.cpp); an option out of range is unknown (the fallback).
+  const auto bounded = [fallback](const json& x) {
+    if (!x.is_number_integer()) return fallback;
+    if (x.is_number_unsigned()) return x.get<uint64_t>() <= kMaxOption ? int64_t(x.get<uint64_t>()) : fallback;
+    const int64_t i = x.get<int64_t>();
+    return i >= -int64_t(kMaxOption) && i <= int64_t(kMaxOption) ? i : fallback;
+  };
+  if (o.is_number_integer()) std::fill(v.begin(), v.end(), bounded(o));
   if (o.is_array() && o.size() == n)
-    for (size_t i = 0; i < n; ++i) v[i] = o[i].is_number_integer() ? o[i].get<int64_t>() : fallback;
+    for (size_t i = 0; i < n; ++i) v[i] = bounded(o[i]);
   if (is_string) *is_string = o.is_string();
   return v;
 }
@@ -136,7 +146,7 @@ void conv(Findings& f, const std::vector<RecordedOperand>& ops, size_t n, const 
                               "-D input, input is " + shape_text(x.shape) + " (" + std::to_string(x.shape.size()) + "-D)",
                  {&x});
   const size_t cd = x.shape.size() == n + 2 ? 1 : 0;
-  const int64_t groups = options.contains("groups") && options["groups"].is_number_integer() ? options["groups"].get<int64_t>() : 1;
+  const int64_t groups = option(options, "groups", 1, 1)[0] >= 1 ? option(options, "groups", 1, 1)[0] : 1;
   const int64_t expected = wt.shape[1] < 0 ? -1 : wt.shape[1] * groups;
   if (known(expected, x.shape[cd]) && expected != x.shape[cd]) {
     const std::string g = groups == 1 ? "" : " with groups=" + std::to_string(groups);

@@ -40,10 +40,11 @@ const json& object(const json& j, const char* key) {
   static const json kEmpty = json::object();
   return o.is_object() ? o : kEmpty;
 }
-// A dim: a non-negative integer below 2^48, else unknown (-1): no arithmetic on it can overflow.
+// A dim: a non-negative integer below 2^40, else unknown (-1): no arithmetic on it (times an option
+// below 2^20, shape_diagnostics.cpp) can overflow.
 int64_t dim(const json& d) {
-  if (d.is_number_unsigned()) return d.get<uint64_t>() < (uint64_t(1) << 48) ? int64_t(d.get<uint64_t>()) : -1;
-  if (d.is_number_integer()) return d.get<int64_t>() >= 0 && d.get<int64_t>() < (int64_t(1) << 48) ? d.get<int64_t>() : -1;
+  if (d.is_number_unsigned()) return d.get<uint64_t>() < (uint64_t(1) << 40) ? int64_t(d.get<uint64_t>()) : -1;
+  if (d.is_number_integer()) return d.get<int64_t>() >= 0 && d.get<int64_t>() < (int64_t(1) << 40) ? d.get<int64_t>() : -1;
   return -1;
 }
 bool integer(const json& j, const char* key, int64_t* out) {

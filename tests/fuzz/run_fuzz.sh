@@ -2,15 +2,16 @@
 # run_fuzz.sh [SECONDS]: builds the libFuzzer targets with clang into
 # build/fuzz, seeds the reader's corpus with synthetic runs, the golden runs in
 # tests/data and the chunk bodies of both, fuzzes the reader for
-# SECONDS (default 45), then fuzz_http_head (tests/fuzz/corpus_http) and
-# fuzz_agent_frames (tests/fuzz/corpus_agent) for $FUZZ_TARGET_SECONDS each
-# (default 12) from their crafted corpora, and exits non-zero on any crash, leak, timeout or OOM
+# SECONDS (default 45), then fuzz_http_head (tests/fuzz/corpus_http),
+# fuzz_agent_frames (tests/fuzz/corpus_agent), fuzz_mcp_line
+# (tests/fuzz/corpus_mcp) and fuzz_worker_lines (tests/fuzz/corpus_worker)
+# for $FUZZ_TARGET_SECONDS each (default 10) from their crafted corpora, and exits non-zero on any crash, leak, timeout or OOM
 # (the reproducer is left in build/fuzz/artifacts/; once fixed, add it to
 # tests/fuzz/regressions/, which every run replays). Prints libFuzzer's
 # final stats: executions per second and coverage.
 set -euo pipefail
 seconds=${1:-45}                            # the reader
-target_seconds=${FUZZ_TARGET_SECONDS:-12}   # each other target (total under ~90 s)
+target_seconds=${FUZZ_TARGET_SECONDS:-10}   # each other target (total under ~90 s)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build="$root/build/fuzz"
 CC=clang CXX=clang++ cmake -S "$root/tests/fuzz" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -31,7 +32,7 @@ fi
 # The parsers of outside input (issue 29): each target starts from its crafted
 # corpus in the repo (the attack inputs, replayed every run as regressions)
 # and keeps what it finds in build/fuzz/corpus_<name>.
-for target in http_head:corpus_http agent_frames:corpus_agent; do
+for target in http_head:corpus_http agent_frames:corpus_agent mcp_line:corpus_mcp worker_lines:corpus_worker; do
   name=${target%%:*}
   crafted="$root/tests/fuzz/${target#*:}"
   mkdir -p "$build/corpus_$name"
