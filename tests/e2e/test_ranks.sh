@@ -47,7 +47,7 @@ RUN="$(record_ddp "$RUNS")"
 NAME="$(basename "$RUN")"
 "$TVIS" inspect --json "$RUN/run.tvis" > "$WORK/inspect0.json"
 "$TVIS" inspect --json "$RUN/rank1.tvis" > "$WORK/inspect1.json"
-PARAMS=(module.0.weight module.0.bias module.2.weight module.2.bias)
+PARAMS=(0.weight 0.bias 2.weight 2.bias)
 
 # 1. tvis-view on the run folder: the picker, every rank's losses, zero difference.
 view loss "$RUN" --page Loss --step 1
@@ -63,9 +63,9 @@ for step in 0 2; do
 done
 
 # 2. --rank 1, and a rank file named alone: the whole run, that rank shown.
-view rank1 "$RUN" --rank 1 --page Weights --param module.2.weight --step 1
+view rank1 "$RUN" --rank 1 --page Weights --param 2.weight --step 1
 check picker "$OUT/rank1.json" 1 2
-check weights "$OUT/rank1.json" "$RUN/run.tvis" "$RUN/rank1.tvis" module.2.weight 1
+check weights "$OUT/rank1.json" "$RUN/run.tvis" "$RUN/rank1.tvis" 2.weight 1
 view rank1_file "$RUN/rank1.tvis" --page Loss
 check picker "$OUT/rank1_file.json" 1 2
 check losses "$OUT/rank1_file.json" "$WORK/inspect0.json" "$WORK/inspect1.json"
@@ -81,8 +81,8 @@ MIXED="$WORK/mixed/$NAME"
 mkdir -p "$MIXED"
 cp "$RUN/run.tvis" "$MIXED/run.tvis"
 cp "$OTHER/rank1.tvis" "$MIXED/rank1.tvis"
-view mixed "$MIXED" --page Weights --param module.0.weight --step 1
-check weights "$OUT/mixed.json" "$MIXED/run.tvis" "$MIXED/rank1.tvis" module.0.weight 1
+view mixed "$MIXED" --page Weights --param 0.weight --step 1
+check weights "$OUT/mixed.json" "$MIXED/run.tvis" "$MIXED/rank1.tvis" 0.weight 1
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["view"]["across_ranks"]; sys.exit(0 if a["max_abs_difference"] > 0 and a["differing"] > 0 else 1)' \
   "$OUT/mixed.json" || fail "a rank with other weights: no difference reported"
 
@@ -106,11 +106,11 @@ open_and_check() {
   local url
   url="$(head -1 "$WORK/$prefix.out")"
   [[ "$url" =~ ^http://127\.0\.0\.1:[0-9]+/\?token= ]] || fail "tvis open printed no URL: $(cat "$WORK/$prefix.err")"
-  TVIS_RANKS_FOLDER="${TVIS_RANKS_FOLDER:-}" TVIS_RANKS_TWO="${TVIS_RANKS_TWO:-}" TVIS_RANKS_URL="$url" TVIS_RANKS_NAME="$NAME" TVIS_RANKS_PARAM=module.2.weight TVIS_RANKS_OUT="$OUT" TVIS_RANKS_PREFIX="$prefix" \
+  TVIS_RANKS_FOLDER="${TVIS_RANKS_FOLDER:-}" TVIS_RANKS_TWO="${TVIS_RANKS_TWO:-}" TVIS_RANKS_URL="$url" TVIS_RANKS_NAME="$NAME" TVIS_RANKS_PARAM=2.weight TVIS_RANKS_OUT="$OUT" TVIS_RANKS_PREFIX="$prefix" \
     node "$HERE/ranks/ranks_browser.mjs" || fail "browser checks ($prefix)"
   check picker "$OUT/${prefix}_loss.json" 0 2
   check losses "$OUT/${prefix}_loss.json" "$WORK/inspect0.json" "$WORK/inspect1.json"
-  check weights "$OUT/${prefix}_weights.json" "$RUN/run.tvis" "$RUN/rank1.tvis" module.2.weight 1
+  check weights "$OUT/${prefix}_weights.json" "$RUN/run.tvis" "$RUN/rank1.tvis" 2.weight 1
   check picker "$OUT/${prefix}_rank1.json" 1 2
   if [ "$prefix" = remote ]; then  # the bytes came through the agent
     curl -s "${url%%/\?token=*}/api/stats?token=${url##*token=}" | python3 -c 'import json,sys; a=json.load(sys.stdin).get("agent"); sys.exit(0 if a and a["requests"] > 0 and a["bytes_received"] > 0 else 1)' \

@@ -25,7 +25,7 @@ failures=0
 expect() {
   local pattern="$1" ci="$2" want_rc="$3" want_text="$4" out rc
   set +e
-  out="$(cd "$SCRATCH" && env CI="$ci" TVIS_TEST_NO_BOOTSTRAP=1 bash tools/test "$pattern" 2>&1)"
+  out="$(cd "$SCRATCH" && env CI="$ci" TVIS_TEST_NO_BOOTSTRAP=1 TVIS_TEST_PYTHON=/usr/bin/python3 bash tools/test "$pattern" 2>&1)"
   rc=$?
   set -e
   if [ "$rc" = "$want_rc" ] && grep -qF -- "$want_text" <<<"$out"; then

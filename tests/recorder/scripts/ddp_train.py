@@ -60,7 +60,8 @@ def dump_local_grad(args, module, batch, rank, step):
     loss = -out.log_softmax(1).gather(1, batch[1][:, None]).mean()
     grads = torch.autograd.grad(loss, [w0, b0, w2, b2])
     os.makedirs(args.dump, exist_ok=True)
-    torch.save({"module." + n: g for n, g in zip(names, grads)},
+    # keyed by the model's own paths, as tvis names them (DDP's `module.` wrapper adds no segment)
+    torch.save({n: g for n, g in zip(names, grads)},
                os.path.join(args.dump, "local_grad_rank%d_step%d.pt" % (rank, step)))
 
 if __name__ == "__main__":

@@ -303,6 +303,8 @@ class Session:
                         if self.rec.phase() == P.FORWARD:
                             self.rec.set_batch_rows(a.shape[0])
                         break
+        elif isinstance(module, torch.nn.modules.loss._Loss) and self._loss_in_model_forward():
+            self.rec.set_phase(P.LOSS)  # nn.CrossEntropyLoss in the model's own forward body (BERT's labels=)
         site = _call_site(call)
         cf = self.rec.file_id(site.f_code.co_filename)
         df, dl = self._class_def(type(module))
