@@ -282,7 +282,8 @@ cat > "$WORK/other-version" <<SH
 TVIS_AGENT_PROTOCOL_VERSION=7 exec "$TVIS" "\$@"
 SH
 chmod +x "$WORK/other-version"
-expect_fail "protocol version 7, this tvis speaks version 1" --remote-tvis "$WORK/other-version" "tgt:$RUNS"
+PROTOCOL="$(sed -n 's/^inline constexpr uint32_t kProtocolVersion = \([0-9]*\);.*/\1/p' "$ROOT/remote/include/tvis/remote/protocol.h")"
+expect_fail "protocol version 7, this tvis speaks version $PROTOCOL" --remote-tvis "$WORK/other-version" "tgt:$RUNS"
 expect_fail "no such file or folder" --remote-tvis "$WORK/remote-tvis" "tgt:$WORK/nowhere"
 expect_fail "not as a tvis agent (it printed 'agent --stdio" --remote-tvis /bin/echo "tgt:$RUNS"
 expect_fail "ssh to nohost failed" "nohost:$RUNS"
