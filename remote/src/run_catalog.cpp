@@ -8,6 +8,7 @@
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_reader.h"
 #include "tvis/format/run_summary.h"
+#include "tvis/json/safe.h"
 #include "tvis/runs/rank_files.h"
 
 namespace tvis::remote {
@@ -91,7 +92,7 @@ nlohmann::json card(const std::string& root_dir, const std::string& rel) {
 std::string run_catalog_json(const std::string& root_dir, const std::vector<std::string>& run_files) {
   nlohmann::json all = nlohmann::json::array();
   for (const auto& rel : run_files) all.push_back(card(root_dir, rel));
-  return all.dump();
+  return safe_json::text(all);  // run folder names and scripts may be any bytes
 }
 
 }  // namespace tvis::remote

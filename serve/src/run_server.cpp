@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "byte_range.h"
+#include "tvis/json/safe.h"
 #include "http_server.h"
 #include "run_list_page.h"
 
@@ -164,7 +165,7 @@ remote::Outcome<int> RunServer::start() {
       res->content_type = "application/json";
       if (!list.ok) {
         res->status = status_for_error(list.kind);
-        res->body = nlohmann::json{{"error", list.error}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        res->body = safe_json::text(nlohmann::json{{"error", list.error}});
         return;
       }
       res->body = std::move(list.value);
@@ -177,7 +178,7 @@ remote::Outcome<int> RunServer::start() {
         if (extra.is_object()) j.update(extra);
       }
       res->content_type = "application/json";
-      res->body = j.dump();
+      res->body = safe_json::text(j);
       return;
     }
     for (const auto& [file, type] : {std::pair<const char*, const char*>{"viewer.html", "text/html; charset=utf-8"},

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "temp_dir.h"
 #include "tvis/format/byte_source.h"
 #include "tvis/remote/agent.h"
@@ -18,6 +20,7 @@
 #include "tvis/remote/agent_store.h"
 #include "tvis/remote/frame_io.h"
 #include "tvis/remote/protocol.h"
+#include "tvis/remote/run_catalog.h"
 
 namespace fs = std::filesystem;
 using namespace tvis::remote;
@@ -143,4 +146,17 @@ TEST_CASE("a FIFO is not a run: the store, the agent and the reader refuse it wi
   CHECK(alone.value->list().ok);
   CHECK_FALSE(alone.value->read("run.tvis", 0, 1).ok);
   CHECK(Clock::now() - t0 < std::chrono::seconds(5));
+}
+
+TEST_CASE("the run catalog survives a run folder named by bytes that are not UTF-8 (issue 29 item 5)") {
+  TempDir dir;
+  const std::string folder = std::string("run\xff\xfe") + "x";
+  fs::create_directories(dir.path / folder);
+  std::ofstream(dir.path / folder / "run.tvis") << "not a run";
+  std::string text;
+  REQUIRE_NOTHROW(text = run_catalog_json(dir.path.string(), {folder + "/run.tvis"}));
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  REQUIRE(j.is_array());
+  REQUIRE(j.size() == 1);
+  CHECK(text.find("\xef\xbf\xbd") != std::string::npos);  // U+FFFD stands for each invalid byte
 }
