@@ -177,8 +177,9 @@ def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, varia
     run_path = [l.split(" ", 3)[3] for l in out.splitlines() if l.startswith("tvis run: recorded ")][0]
     size = os.path.getsize(run_path)
     sys.path.insert(0, str(ROOT / "recorder" / "python"))
-    import tvis.native
-    native = tvis.native.load([str(Path(tvis).parents[1] / "python"), str(ROOT / "build" / "native-torch1" / "python")])
+    from tvis import native as native_modules  # (`tvis` here is the CLI's path)
+    native = native_modules.load([str(Path(tvis).parents[1] / "python"),
+                                  str(ROOT / "build" / "native-torch1" / "python")])
     chunks = native.RunFile(run_path).chunks()
     raw = sum(c[5] for c in chunks)
     comp = sum(c[4] for c in chunks)
@@ -192,6 +193,7 @@ def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, varia
 
 
 def main():
+    global PYTHON
     ap = argparse.ArgumentParser()
     ap.add_argument("--build")
     ap.add_argument("--python", default=PYTHON, help="the interpreter of the plain and recorded runs")
@@ -202,7 +204,6 @@ def main():
     ap.add_argument("--zstd-levels", default="1", help="comma-separated writer zstd levels to compare")
     ap.add_argument("--variants", default="core,full", help="comma-separated: core, full, no-NAME (module doc)")
     args = ap.parse_args()
-    global PYTHON
     PYTHON = args.python
     tvis = str(find_build(args.build) / "bin" / "tvis")
     torch_version = subprocess.run([PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True,
