@@ -26,8 +26,10 @@ def _start_looping(tvis, tmp_path, script=SCRIPTS / "semantics.py", *args):
     """Starts `tvis run SCRIPT ARGS` (default: semantics.py --loop) in its own process group and
     returns once the script printed "ready" (its module calls were made);
     fails after 120 s, or when the script exits first, instead of hanging."""
+    # SIGINT as a terminal's foreground job has it: a suite started in the background inherits it ignored
     p = subprocess.Popen([tvis, "run", "--out", str(tmp_path), str(script), *(args or ("--loop",))],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     fd = p.stdout.fileno()  # read unbuffered: a buffered reader could hold "ready" back from select
     sel = selectors.DefaultSelector()
     sel.register(fd, selectors.EVENT_READ)
