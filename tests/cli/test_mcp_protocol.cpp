@@ -39,6 +39,27 @@ json call(Server& s, const std::string& line) {
 const std::string kInit =
     R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{}}})";
 
+/// What serve() writes for `input`, read from a temporary file (a line can be
+/// larger than a pipe's buffer).
+std::string serve_text(Server& s, const std::string& input) {
+  int out[2];
+  REQUIRE(pipe(out) == 0);
+  char path[] = "/tmp/tvis-mcp-input.XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, input.data(), input.size()) == static_cast<ssize_t>(input.size()));
+  REQUIRE(lseek(fd, 0, SEEK_SET) == 0);
+  unlink(path);
+  REQUIRE(serve(fd, out[1], s, kMaxLineBytes) == 0);
+  close(fd);
+  close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(out[0]);
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("mcp: the lifecycle, notifications and responses never answered") {
@@ -145,23 +166,8 @@ TEST_CASE("mcp: JSON nested 60,000 deep is refused before parsing, in any field"
         R"({"jsonrpc":)" + deep_open + deep_close + R"(,"id":1,"method":"ping"})",
         std::string(60000, '{'),                                  // unterminated
         R"({"jsonrpc":"2.0","id":1,"method":"ping","x":")" + deep_open + R"("})"}) {  // brackets inside a string count not
-    int out[2];
-    REQUIRE(pipe(out) == 0);
     const std::string input = line + "\n" + R"({"jsonrpc":"2.0","id":2,"method":"ping"})" + "\n";
-    // The line is larger than a pipe's buffer: the input is a temporary file.
-    char path[] = "/tmp/tvis-mcp-deep.XXXXXX";
-    const int fd = mkstemp(path);
-    REQUIRE(fd >= 0);
-    REQUIRE(write(fd, input.data(), input.size()) == static_cast<ssize_t>(input.size()));
-    REQUIRE(lseek(fd, 0, SEEK_SET) == 0);
-    unlink(path);
-    REQUIRE(serve(fd, out[1], s, kMaxLineBytes) == 0);
-    close(fd);
-    close(out[1]);
-    std::string text;
-    char buf[4096];
-    for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-    close(out[0]);
+    const std::string text = serve_text(s, input);
     const size_t nl = text.find('\n');
     REQUIRE(nl != std::string::npos);
     const json first = json::parse(text.substr(0, nl));
@@ -184,22 +190,8 @@ TEST_CASE("mcp: a tool result with invalid UTF-8 is sent with U+FFFD") {
              [](const json&) { return ToolResult{{{"workspace", std::string("/tmp/ws\xff\xfe")}}, false}; }};
   Server s({"tvis", "9.9", ""}, {bytes}, [&log](const std::string& l) { log.push_back(l); });
   call(s, kInit);
-  int out[2];
-  REQUIRE(pipe(out) == 0);
-  char path[] = "/tmp/tvis-mcp-utf8.XXXXXX";
-  const int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  const std::string input = R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bytes"}})" "\n";
-  REQUIRE(write(fd, input.data(), input.size()) == static_cast<ssize_t>(input.size()));
-  REQUIRE(lseek(fd, 0, SEEK_SET) == 0);
-  unlink(path);
-  REQUIRE(serve(fd, out[1], s, kMaxLineBytes) == 0);
-  close(fd);
-  close(out[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(out[0]);
+  const std::string text =
+      serve_text(s, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bytes"}})" "\n");
   const json r = json::parse(text);
   CHECK(r["result"]["structuredContent"]["workspace"] == "/tmp/ws\xEF\xBF\xBD\xEF\xBF\xBD");
 }
