@@ -13,7 +13,9 @@ namespace {
 float to_screen_x(const LinePlotResult& r, double x) {
     return r.plot_min.x + static_cast<float>((x - r.view.x_lo) / (r.view.x_hi - r.view.x_lo)) * (r.plot_max.x - r.plot_min.x);
 }
+// y in the scale drawn (the view is in log10 when r.log_y).
 float to_screen_y(const LinePlotResult& r, double y) {
+    if (r.log_y) y = std::log10(y);
     return r.plot_max.y - static_cast<float>((y - r.view.y_lo) / (r.view.y_hi - r.view.y_lo)) * (r.plot_max.y - r.plot_min.y);
 }
 }  // namespace
@@ -168,4 +170,49 @@ TEST_CASE("line_plot: log y skips non-positive values; empty input is safe", "[l
     PlotSeries e;
     ui.frame([&] { r = line_plot("##empty", &e, 1, o); });
     CHECK(r.vertices == 0);
+}
+
+TEST_CASE("line_plot: several y ticks at the Loss page's height (issue 34)", "[line_plot]") {
+    HeadlessImGui ui;
+    const std::vector<double> loss = {3.4, 3.1, 2.9, 2.7, 2.5};
+    PlotSeries s;
+    s.y = ValueSpan(loss);
+    LinePlotOptions o;
+    LinePlotResult r;
+    ui.frame([&] {
+        o.size = ImVec2(600, 8 * ImGui::GetTextLineHeight());  // the page's smallest curve: 8 lines
+        r = line_plot("##loss", &s, 1, o);
+    });
+    CHECK_FALSE(r.log_y);
+    CHECK(r.y_ticks >= 3);
+}
+
+TEST_CASE("line_plot: a log y scale when the values in view span two decades", "[line_plot]") {
+    HeadlessImGui ui;
+    std::vector<double> loss;
+    for (int i = 0; i < 200; ++i) loss.push_back(2.3 * std::exp(-0.03 * i));  // 2.3 down to 0.006
+    PlotSeries s;
+    s.y = ValueSpan(loss);
+    LinePlotOptions o;
+    o.size = ImVec2(600, 200);
+    LinePlotResult r;
+    ui.frame([&] { r = line_plot("##decay", &s, 1, o); });
+    CHECK(r.log_y);
+    CHECK(r.view.y_hi > std::log10(2.3));
+    CHECK(r.view.y_lo < std::log10(0.0062));
+    CHECK(r.y_ticks >= 3);
+    // Zoomed into the first 20 steps (2.3 .. 1.3): linear again.
+    ui.io().MousePos = ImVec2(r.plot_min.x + 1.0f, (r.plot_min.y + r.plot_max.y) * 0.5f);
+    ui.io().MouseWheel = 15.0f;
+    ui.frame([&] { r = line_plot("##decay", &s, 1, o); });
+    CHECK_FALSE(r.log_y);
+    CHECK(r.view.y_hi < 3.0);
+    // Off: linear however wide; a value <= 0 in view keeps it linear too.
+    o.auto_log_y = false;
+    ui.frame([&] { r = line_plot("##decay_off", &s, 1, o); });
+    CHECK_FALSE(r.log_y);
+    o.auto_log_y = true;
+    loss[100] = 0.0;
+    ui.frame([&] { r = line_plot("##decay_zero", &s, 1, o); });
+    CHECK_FALSE(r.log_y);
 }

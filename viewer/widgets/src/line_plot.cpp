@@ -67,7 +67,24 @@ double plotted(double y, bool log_y) {
     return y;
 }
 
-void draw_axes(ImDrawList* dl, const Mapping& m, bool log_y, bool integer_x) {
+// Tick values for y over the view: as many as fit with a label every 1.5
+// text lines; when that leaves fewer than 3, labels closer together (a line
+// and a sixth apart: still apart) if that gives more.
+std::vector<double> y_tick_values(const PlotView& v, bool log_y, float h, float th) {
+    auto ticks = [&](float spacing) {
+        const int n = std::max(2, static_cast<int>(h / (th * spacing)));
+        return log_y ? log_ticks(std::pow(10.0, v.y_lo), std::pow(10.0, v.y_hi), n) : nice_ticks(v.y_lo, v.y_hi, n);
+    };
+    std::vector<double> t = ticks(1.5f);
+    if (t.size() < 3) {
+        std::vector<double> tight = ticks(7.0f / 6.0f);
+        if (tight.size() > t.size()) t = std::move(tight);
+    }
+    return t;
+}
+
+// Draws grid, ticks and labels; returns the number of y ticks drawn.
+int draw_axes(ImDrawList* dl, const Mapping& m, bool log_y, bool integer_x) {
     const float w = m.mx.x - m.mn.x, h = m.mx.y - m.mn.y;
     const float th = ImGui::GetTextLineHeight();
     const int max_x_ticks = std::max(2, static_cast<int>(w / 90.0f));
@@ -81,27 +98,9 @@ void draw_axes(ImDrawList* dl, const Mapping& m, bool log_y, bool integer_x) {
         const float tw = ImGui::CalcTextSize(xl[i].c_str()).x;
         dl->AddText(ImVec2(x - tw * 0.5f, m.mx.y + detail::kTickLen + 1.0f), detail::kAxisText, xl[i].c_str());
     }
-    const int max_y_ticks = std::max(2, static_cast<int>(h / (th * 2.5f)));
-    std::vector<double> yt, label_values;  // tick positions (plotted space) and the values they name
-    if (!log_y) {
-        yt = nice_ticks(m.v.y_lo, m.v.y_hi, max_y_ticks);
-        label_values = yt;
-    } else if (m.v.y_hi - m.v.y_lo >= 1.0) {
-        // A decade or more: ticks on whole decades (every 1, 2, 5, ... decades).
-        const std::vector<double> probe = nice_ticks(m.v.y_lo, m.v.y_hi, max_y_ticks);
-        const double step = probe.size() > 1 ? std::max(1.0, std::round(probe[1] - probe[0])) : 1.0;
-        for (double d = std::ceil(m.v.y_lo / step) * step; d <= m.v.y_hi; d += step) {
-            yt.push_back(d);
-            label_values.push_back(std::pow(10.0, d));
-        }
-    } else {
-        // Less than a decade: nice ticks of the values themselves, placed at their log.
-        for (double v : nice_ticks(std::pow(10.0, m.v.y_lo), std::pow(10.0, m.v.y_hi), max_y_ticks)) {
-            if (!(v > 0.0)) continue;
-            yt.push_back(std::log10(v));
-            label_values.push_back(v);
-        }
-    }
+    const std::vector<double> label_values = y_tick_values(m.v, log_y, h, th);
+    std::vector<double> yt;  // in plotted space
+    for (double t : label_values) yt.push_back(log_y ? std::log10(t) : t);
     const std::vector<std::string> yl = tick_labels(label_values);
     for (std::size_t i = 0; i < yt.size(); ++i) {
         const float y = std::floor(m.sy(yt[i])) + 0.5f;
@@ -110,6 +109,22 @@ void draw_axes(ImDrawList* dl, const Mapping& m, bool log_y, bool integer_x) {
         const float tw = ImGui::CalcTextSize(yl[i].c_str()).x;
         dl->AddText(ImVec2(m.mn.x - detail::kTickLen - 2.0f - tw, y - th * 0.5f), detail::kAxisText, yl[i].c_str());
     }
+    return static_cast<int>(yt.size());
+}
+
+// "log y" in the plot's top-right corner, on the legend's background.
+void draw_log_label(ImDrawList* dl, const Mapping& m) {
+    const char* text = "log y";
+    const ImVec2 ts = ImGui::CalcTextSize(text);
+    const ImVec2 at(m.mx.x - kPad - ts.x, m.mn.y + kPad);
+    dl->AddRectFilled(ImVec2(at.x - 2, at.y - 1), ImVec2(at.x + ts.x + 2, at.y + ts.y + 1), IM_COL32(22, 24, 28, 200));
+    dl->AddText(at, detail::kAxisText, text);
+}
+
+// Turns linearly decimated vertices (all y > 0) into log10 ones.
+void to_log(std::vector<DecimatedVertex>* verts) {
+    for (DecimatedVertex& v : *verts)
+        if (!std::isnan(v.y)) v.y = std::log10(v.y);
 }
 
 // Draws the decimated polyline, split at breaks, and a dot on each vertex
@@ -189,6 +204,7 @@ struct StoredView {
     bool user_x = false;  // x was zoomed or panned by hand (else: all data)
     bool user_y = false;  // y was zoomed or panned by hand (else: fit visible data)
     bool have_y = false;  // a y range from an earlier frame exists
+    bool log_y = false;   // the y range is in log10 (the scale drawn last frame)
 };
 
 StoredView load_view(ImGuiStorage* st, double data_lo, double data_hi) {
@@ -201,6 +217,7 @@ StoredView load_view(ImGuiStorage* st, double data_lo, double data_hi) {
     s.v.y_lo = detail::load_double(st, "y_lo");
     s.v.y_hi = detail::load_double(st, "y_hi");
     s.have_y = s.v.y_hi > s.v.y_lo;
+    s.log_y = st->GetBool(ImGui::GetID("log_y"), false);
     if (!s.have_y) s.user_y = false;
     return s;
 }
@@ -208,6 +225,7 @@ StoredView load_view(ImGuiStorage* st, double data_lo, double data_hi) {
 void save_view(ImGuiStorage* st, const StoredView& s) {
     st->SetBool(ImGui::GetID("user_x"), s.user_x);
     st->SetBool(ImGui::GetID("user_y"), s.user_y);
+    st->SetBool(ImGui::GetID("log_y"), s.log_y);
     detail::store_double(st, "x_lo", s.v.x_lo);
     detail::store_double(st, "x_hi", s.v.x_hi);
     detail::store_double(st, "y_lo", s.v.y_lo);
@@ -322,13 +340,17 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
         view.v.x_lo = data_lo, view.v.x_hi = data_hi, view.user_x = false;
     m.v = view.v;
 
+    // The y scale: forced, kept while y is set by hand, else chosen below from the data in view.
+    if (view.user_y && view.log_y != opts.log_y && (opts.log_y || !opts.auto_log_y)) view.user_y = false;
+    bool log_y = opts.log_y || (view.user_y && view.log_y);
+
     // Decimate every series for this view; y fits what is visible unless set by hand.
     static thread_local std::vector<std::vector<DecimatedVertex>> decimated;
     decimated.resize(static_cast<std::size_t>(series_count));
     bool any_y = false;
     double ylo = 0.0, yhi = 1.0;
     for (int k = 0; k < series_count; ++k) {
-        const DecimateStats s = decimate_min_max(series[k].x, series[k].y, m.v.x_lo, m.v.x_hi, width_px, opts.log_y,
+        const DecimateStats s = decimate_min_max(series[k].x, series[k].y, m.v.x_lo, m.v.x_hi, width_px, log_y,
                                                  &decimated[static_cast<std::size_t>(k)]);
         res.points_in_view += s.points_visited;
         if (s.vertices == 0) continue;
@@ -336,6 +358,14 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
         yhi = any_y ? std::max(yhi, s.y_max) : s.y_max;
         any_y = true;
     }
+    if (!log_y && !view.user_y && opts.auto_log_y && any_y && wants_log_scale(ylo, yhi)) {
+        for (auto& verts : decimated) to_log(&verts);  // every value in view is > 0
+        ylo = std::log10(ylo);
+        yhi = std::log10(yhi);
+        log_y = true;
+    }
+    view.log_y = log_y;
+    res.log_y = log_y;
     if (!view.user_y) {
         widen(&ylo, &yhi);
         const double pad = (yhi - ylo) * 0.05;
@@ -350,7 +380,7 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
 
     // Draw.
     dl->AddRectFilled(m.mn, m.mx, detail::kFrameBg);
-    draw_axes(dl, m, opts.log_y, opts.integer_x);
+    res.y_ticks = draw_axes(dl, m, log_y, opts.integer_x);
     const bool dots = res.points_in_view * 8 <= static_cast<std::size_t>(width_px);
     dl->PushClipRect(m.mn, m.mx, true);
     static thread_local std::vector<ImVec2> scratch;
@@ -359,9 +389,9 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
         res.vertices += draw_series(dl, m, decimated[static_cast<std::size_t>(k)], c, dots, &scratch);
     }
 
-    if (in_plot) find_hover(series, series_count, m, mouse, opts.log_y, &res);
+    if (in_plot) find_hover(series, series_count, m, mouse, log_y, &res);
     if (res.has_point) {
-        const ImVec2 p(m.sx(res.x), m.sy(plotted(res.y, opts.log_y)));
+        const ImVec2 p(m.sx(res.x), m.sy(plotted(res.y, log_y)));
         dl->AddLine(ImVec2(p.x, m.mn.y), ImVec2(p.x, m.mx.y), detail::kCrosshair);
         dl->AddCircle(p, 4.0f, detail::kHighlight, 12, 1.5f);
     }
@@ -371,6 +401,7 @@ LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_co
     }
     dl->PopClipRect();
     if (opts.show_legend) draw_legend(dl, m, series, series_count);
+    if (log_y) draw_log_label(dl, m);
     dl->AddRect(ImVec2(m.mn.x - 1, m.mn.y - 1), ImVec2(m.mx.x + 1, m.mx.y + 1), detail::kFrameBorder);
 
     if (res.has_point && opts.show_tooltip) hover_tooltip(series[res.series], res);

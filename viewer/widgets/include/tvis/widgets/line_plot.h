@@ -25,6 +25,13 @@
 // - When at most one point per 8 pixel columns is visible, each point is
 //   drawn as a dot too (a curve of 3 steps reads as 3 measurements).
 // - x must be non-decreasing when given (see decimate.h).
+// Axes: ticks at 1, 2, 5 x 10^k steps, as many as fit (a y label every 1.5
+// text lines, or 7/6 of a line when that gives 3 or more where 1.5 gave
+// fewer; an x label every 90 px; axis_ticks.h). y is drawn on a log
+// scale when log_y is set, or (auto_log_y) when every value in view is > 0
+// and they span two decades or more (wants_log_scale); the plot then reads
+// "log y" in its top-right corner. While y is zoomed or panned by hand the
+// scale in use is kept.
 // Hover: the nearest source point to the mouse (among points in the mouse's
 // pixel column, the one closest in y; else the closest in x), reported
 // exactly in the result and in a tooltip with "%.9g".
@@ -47,7 +54,8 @@ struct PlotSeries {
 
 struct LinePlotOptions {
     ImVec2 size = ImVec2(0.0f, 0.0f);  // x <= 0: available width; y <= 0: 200 px
-    bool log_y = false;
+    bool log_y = false;                // always a log y scale
+    bool auto_log_y = true;            // a log y scale when the values in view span >= 2 decades
     bool show_legend = true;           // when any series has a label
     bool show_tooltip = true;
     double marker_x = NAN;             // a vertical marker (e.g. the current step); NaN: none
@@ -72,6 +80,8 @@ struct LinePlotResult {
     int plot_width_px = 0;    // pixel columns of the plot area
     std::size_t vertices = 0; // polyline vertices submitted, all series
     std::size_t points_in_view = 0;
+    bool log_y = false;       // y was drawn on a log scale (view.y_lo / y_hi are log10)
+    int y_ticks = 0;          // labelled y ticks drawn
 };
 
 LinePlotResult line_plot(const char* id, const PlotSeries* series, int series_count,
