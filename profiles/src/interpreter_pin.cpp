@@ -32,7 +32,7 @@ InterpreterPin pin_interpreter(const std::string& path, const std::string& origi
     p.error = origin + " " + path + ": no such executable";
     return p;
   }
-  const detail::ChildResult r = detail::run_child({path, "-I", "-c", kProbe}, "", "/");
+  const tvis::process::Result r = detail::run_child({path, "-I", "-c", kProbe}, "", "/");
   const std::string out = trim(r.out);
   const size_t nl = out.find('\n');
   if (!r.started || r.exit_code != 0 || nl == std::string::npos) {

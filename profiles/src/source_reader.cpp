@@ -197,7 +197,7 @@ SourceFacts read_sources(const std::string& python, const std::string& root, con
   for (const auto& f : files)
     requests += "file\t" + f.path + "\t" + f.module + "\t" + (f.is_package ? "1" : "0") + "\n";
   for (const auto& m : extra_modules) requests += "find\t" + m + "\n";
-  const detail::ChildResult r = detail::run_child({python, "-I", "-c", source_reader_script()}, requests, "/");
+  const tvis::process::Result r = detail::run_child({python, "-I", "-c", source_reader_script()}, requests, "/");
   if (!r.started) {
     s.error = r.error;
   } else if (r.exit_code != 0) {

@@ -1,12 +1,14 @@
 // worker_process.h (private): start the capture worker and read its JSON
 // lines as they come, under a deadline. The lines come on the worker's fd 3
 // (a pipe of their own: the model's code writes to stdout, which goes to the
-// log with stderr). The deadline holds whatever the worker does: closing
-// stdout, stderr and fd 3 and sleeping ends nothing; it is reaped in the
-// same loop that checks the deadline and cancel. The worker runs in its own process
-// group; at the deadline the whole group is killed (SIGKILL), so a forward
-// that sleeps or spins, and anything it started, stops. stderr is written to
-// `log_path` as it arrives (tracebacks stay out of the result). POSIX only.
+// log with stderr). The process is tvis_process's (run.h's pump): the
+// deadline holds whatever the worker does (closing stdout, stderr and fd 3 and
+// sleeping ends nothing: it is reaped in the loop that checks the deadline and
+// cancel). The worker runs in its own process group, SIGKILLed when tvis
+// ends; at the deadline the whole group is killed (SIGKILL), so a forward
+// that sleeps or spins, and anything it started, stops. stdout and stderr are
+// written to `log_path` as they arrive (tracebacks stay out of the result).
+// POSIX only.
 #pragma once
 
 #include <cstdint>
@@ -15,15 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "tvis/process/run.h"
+
 namespace tvis::profiles::detail {
 
-struct WorkerProcessResult {
-  bool started = false;
-  std::string error;      // why it could not be started
-  int exit_code = -1;     // -1 when ended by a signal
-  bool timed_out = false;  // killed at a deadline
+/// The process's Result (timed_out: killed at a deadline; cancelled: because
+/// request_capture_cancel() was called) and what is the worker's own.
+struct WorkerProcessResult : tvis::process::Result {
   bool startup_timed_out = false;  // killed before it said `ready`
-  bool cancelled = false;  // killed because request_capture_cancel() was called
   std::string log_error;  // the log could not be written (one line)
 };
 

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "tvis/process/spawn.h"
+#include "tvis/process/wait.h"
 #include "tvis/remote/frame_io.h"
 
 namespace tvis::remote {
@@ -75,38 +77,26 @@ bool write_until(int fd, const std::string& data, std::chrono::milliseconds time
 
 Outcome<std::shared_ptr<AgentClient>> AgentClient::start(const std::vector<std::string>& argv, AgentLimits limits) {
   using R = Outcome<std::shared_ptr<AgentClient>>;
-  ::signal(SIGPIPE, SIG_IGN);  // a dead agent is a failed write, not a dead tvis
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
-    return R::bad(std::string("cannot create pipes: ") + std::strerror(errno));
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) return R::bad(std::string("cannot fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
-    sigset_t none;  // tvis blocks SIGINT/SIGTERM to wait for them; the agent must not inherit that
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::setpgid(0, 0);  // Ctrl-C reaches tvis, which ends the agent by closing its stdin
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
-    ::_exit(127);
-  }
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
+  // Its own process group (ssh and anything it started end together); it does not inherit tvis's
+  // blocked SIGINT/SIGTERM (spawn.h). Ctrl-C reaches tvis, which ends the agent by closing its stdin.
+  process::SpawnOptions o;
+  o.argv = argv;
+  o.in = o.out = o.err = process::Stdio::Pipe;  // and SIGPIPE ignored: a dead agent is a failed write
+  o.own_group = true;
+  process::Child child = process::spawn(o);
+  if (!child.started() && child.exec_errno != 0)  // as a shell says it: the agent command is not there
+    return R::bad("`" + argv[0] + "` exited with status 127 before the agent answered: cannot run " + argv[0] + ": " +
+                      std::strerror(child.exec_errno),
+                  ErrorKind::Unreachable);
+  if (!child.started()) return R::bad("cannot start the agent: " + child.error);
+  const pid_t pid = child.pid;
   std::shared_ptr<AgentClient> c(new AgentClient());
   c->limits_ = limits;
   c->pid_ = pid;
-  c->to_agent_ = in[1];
-  ::fcntl(in[1], F_SETFL, ::fcntl(in[1], F_GETFL) | O_NONBLOCK);  // writes wait with a deadline (write_until)
-  c->from_agent_ = out[0];
-  std::thread([tail = c->stderr_, fd = err[0]] {
+  c->to_agent_ = child.in;
+  ::fcntl(child.in, F_SETFL, ::fcntl(child.in, F_GETFL) | O_NONBLOCK);  // writes wait with a deadline (write_until)
+  c->from_agent_ = child.out;
+  std::thread([tail = c->stderr_, fd = child.err] {
     char buf[4096];
     for (;;) {
       const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -241,20 +231,14 @@ void AgentClient::read_loop() {
   // with its stdout; one that closed stdout and lingers is ended after 2 s,
   // so no caller waits on it.
   int status = 0;
-  pid_t w = 0;
-  for (int i = 0; i < 100 && w == 0; ++i) {
-    w = ::waitpid(pid_, &status, WNOHANG);
-    if (w == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (w < 0 && errno == EINTR) w = 0;
-  }
-  if (w == 0) {
-    end_agent();
-    do w = ::waitpid(pid_, &status, 0);
-    while (w < 0 && errno == EINTR);
+  process::Waited waited = process::wait_within(pid_, 2000, &status);
+  if (waited == process::Waited::Running) {
+    end_agent();  // SIGKILL at the latest: the wait below is short
+    waited = process::wait_within(pid_, 10'000, &status);
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (w == pid_) exit_status_ = status;
+    if (waited == process::Waited::Ended) exit_status_ = status;
     if (exit_status_ != -1 && error == "the agent closed the connection") error = "the agent " + describe_status(status);
   }
   fail_all(error);
@@ -275,21 +259,16 @@ void AgentClient::fail_all(const std::string& why) {
 
 void AgentClient::end_agent() {
   // The agent runs in its own process group (start()): ssh and anything it started.
-  ::kill(-pid_, SIGTERM);
-  ::kill(pid_, SIGTERM);
-  for (int i = 0; i < 50; ++i) {
-    if (::kill(pid_, 0) != 0) return;  // reaped (or gone)
-    int status = 0;
-    const pid_t w = ::waitpid(pid_, &status, WNOHANG);
-    if (w == pid_) {
-      std::lock_guard<std::mutex> lock(mu_);
-      exit_status_ = status;
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  process::signal_child(pid_, true, SIGTERM);
+  int status = 0;
+  const process::Waited w = process::wait_within(pid_, 1000, &status);
+  if (w == process::Waited::Ended) {
+    std::lock_guard<std::mutex> lock(mu_);
+    exit_status_ = status;
+    return;
   }
-  ::kill(-pid_, SIGKILL);  // one that ignores SIGTERM must not hang tvis
-  ::kill(pid_, SIGKILL);
+  if (w == process::Waited::NotOurs) return;  // reaped already
+  process::signal_child(pid_, true, SIGKILL);  // one that ignores SIGTERM must not hang tvis
 }
 
 Outcome<std::string> AgentClient::call(MessageType type, const std::string& payload) {

@@ -1,10 +1,5 @@
 #include "tvis/remote/ssh_session.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -12,38 +7,23 @@
 #include <fstream>
 #include <sstream>
 
+#include "tvis/process/run.h"
+
 namespace tvis::remote {
 
 namespace {
 
-/// Runs argv with stdin from /dev/null and stderr (and stdout) into `log`;
-/// its raw wait status, or -1 when it could not start.
-int run_logged(const std::vector<std::string>& argv, const std::string& log) {
-  const pid_t pid = ::fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    if (null_fd >= 0) ::dup2(null_fd, 0);
-    if (log_fd >= 0) {
-      ::dup2(log_fd, 1);
-      ::dup2(log_fd, 2);
-    }
-    sigset_t none;  // tvis blocks SIGINT/SIGTERM to wait for them; ssh must not inherit that
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
+/// Runs argv with stdin from /dev/null and stdout and stderr appended to `log`
+/// (tvis's blocked stop signals not inherited: spawn.h); its raw wait status,
+/// or -1 with `why` when it could not start.
+int run_logged(const std::vector<std::string>& argv, const std::string& log, std::string* why = nullptr) {
+  process::SpawnOptions o;
+  o.argv = argv;
+  o.in = process::Stdio::Null;
+  o.output_file = log;
+  const process::Result r = process::run(o);
+  if (!r.started && why) *why = r.error;
+  return r.started ? r.status : -1;
 }
 
 std::string tail_of_file(const std::string& path) {
@@ -102,10 +82,10 @@ Outcome<bool> SshSession::connect() {
   // lives until close() (ControlPersist=yes) and every agent session reuses it.
   argv.insert(argv.end(), {"-o", "ControlMaster=yes", "-o", "ControlPersist=yes", "-f", "-N", target_.host});
   const std::string log = dir_ + "/master.log";
-  const int status = run_logged(argv, log);
+  std::string not_started;
+  const int status = run_logged(argv, log, &not_started);
   if (status == 0) return Outcome<bool>::good(true);
-  std::string why = tail_of_file(log);
-  if (status < 0) why = "cannot run " + target_.ssh;
+  const std::string why = status < 0 ? not_started : tail_of_file(log);
   return Outcome<bool>::bad("ssh to " + target_.host + " failed" + (why.empty() ? "" : ": " + why));
 }
 

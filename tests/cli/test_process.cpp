@@ -1,10 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "paths.h"
 #include "process.h"
+#include "tvis/process/spawn.h"
+#include "tvis/process/wait.h"
 
 using namespace tvis::cli;
 
@@ -25,11 +26,13 @@ TEST_CASE("file checks tell binaries, scripts and folders apart") {
 }
 
 TEST_CASE("wait_status and exit_like report a child's exit code") {
-  const pid_t pid = fork();
-  if (pid == 0) _exit(5);
-  const int status = wait_status(pid);
+  tvis::process::SpawnOptions o;
+  o.argv = {"/bin/sh", "-c", "exit 5"};
+  const tvis::process::Child child = tvis::process::spawn(o);
+  REQUIRE(child.started());
+  const int status = tvis::process::wait_status(child.pid);
   CHECK(WIFEXITED(status));
-  CHECK(exit_like(status) == 5);
+  CHECK(tvis::process::exit_like(status) == 5);
 }
 
 TEST_CASE("path helpers") {

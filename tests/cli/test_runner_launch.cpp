@@ -14,6 +14,7 @@
 
 #include "process.h"
 #include "runner_launch.h"
+#include "tvis/process/wait.h"
 
 using namespace tvis::cli;
 
@@ -66,7 +67,7 @@ TEST_CASE("start_runner passes the run file, the arguments and the added paths f
   setenv("PYTHONPATH", "/user", 1);
   const pid_t pid = start_runner(launch_spec(), fake.python, "/runs/r/run.tvis");
   REQUIRE(pid > 0);
-  CHECK(exit_like(wait_status(pid)) == 0);
+  CHECK(tvis::process::exit_like(tvis::process::wait_status(pid)) == 0);
   CHECK(fake.read_report() ==
         "-m tvis._runner --run-file /runs/r/run.tvis --steps 2 -- train.py --lr 1\n/package:/user\n/native:/native-old\n");
   if (saved)
@@ -81,7 +82,7 @@ TEST_CASE("a waiting runner gets its run file through the pipe") {
   REQUIRE(w.pid > 0);
   CHECK(send_run_file(&w, "/runs/r/run.tvis"));
   CHECK(w.go == -1);
-  CHECK(exit_like(wait_status(w.pid)) == 0);
+  CHECK(tvis::process::exit_like(tvis::process::wait_status(w.pid)) == 0);
   const std::string report = fake.read_report();
   CHECK(report.rfind("-m tvis._runner --go-fd ", 0) == 0);
   CHECK(report.find("got /runs/r/run.tvis\n") != std::string::npos);

@@ -83,10 +83,10 @@ TEST_CASE("worker: an ordinary end is reaped at once, the lines read from fd 3 o
 
 TEST_CASE("probe children: a limit, whatever the child does with its pipes", "[worker][hostile]") {
   const auto t0 = std::chrono::steady_clock::now();
-  const ChildResult r = run_child({"/bin/sh", "-c", "exec 1>&- 2>&-; sleep 30"}, "", "/", 500);
+  const tvis::process::Result r = run_child({"/bin/sh", "-c", "exec 1>&- 2>&-; sleep 30"}, "", "/", 500);
   CHECK(r.timed_out);
   CHECK(seconds_since(t0) < 5);
-  const ChildResult ok = run_child({"/bin/sh", "-c", "cat; echo done >&2"}, "in", "/", 5000);
+  const tvis::process::Result ok = run_child({"/bin/sh", "-c", "cat; echo done >&2"}, "in", "/", 5000);
   CHECK_FALSE(ok.timed_out);
   CHECK(ok.out == "in");
   CHECK(ok.err == "done\n");

@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tvis/process/spawn.h"
 #include "tvis/remote/store_opener.h"
 #include "tvis/serve/run_server.h"
 #include "web_dir.h"
@@ -51,18 +51,11 @@ void open_browser(const std::string& url) {
 #else
   const std::string program = env && *env ? env : "xdg-open";
 #endif
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (::fork() != 0) ::_exit(0);  // the browser is not our child: nothing to reap
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen("/dev/null", "w", stderr);
-    ::execlp(program.c_str(), program.c_str(), url.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  if (pid > 0) ::waitpid(pid, nullptr, 0);
+  tvis::process::SpawnOptions o;
+  o.argv = {program, url};
+  o.out = o.err = tvis::process::Stdio::Null;
+  o.detached = true;  // the browser is not our child: nothing to reap
+  tvis::process::spawn(o);  // a browser that cannot start leaves the printed URL to the user
 }
 
 sigset_t block_stop_signals() {

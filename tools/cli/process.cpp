@@ -1,25 +1,14 @@
 #include "process.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
 
+#include "tvis/process/run.h"
+
 namespace tvis::cli {
-
-namespace {
-
-volatile sig_atomic_t g_child = 0;  // the child wait_forwarding_signals() waits for
-
-void forward_signal(int sig) {
-  if (g_child > 0) kill(g_child, sig);
-}
-
-}  // namespace
 
 bool is_file(const std::string& p) {
   struct stat st;
@@ -44,50 +33,14 @@ void exec_argv(const std::vector<std::string>& argv) {
   execv(a[0], a.data());
 }
 
-int wait_status(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
-
 int run_quiet(const std::vector<std::string>& argv) {
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    const int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) {
-      dup2(devnull, 1);
-      dup2(devnull, 2);
-    }
-    exec_argv(argv);
-    _exit(127);
-  }
-  const int status = wait_status(pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-int wait_forwarding_signals(pid_t child) {
-  g_child = child;
-  signal(SIGINT, SIG_IGN);
-  struct sigaction sa {};
-  sa.sa_handler = forward_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);
-  const int status = wait_status(child);
-  g_child = 0;
-  return status;
-}
-
-int exit_like(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    signal(sig, SIG_DFL);
-    kill(getpid(), sig);
-    return 128 + sig;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  tvis::process::SpawnOptions o;
+  o.argv = argv;
+  o.search_path = false;
+  o.out = o.err = tvis::process::Stdio::Null;
+  const tvis::process::Result r = tvis::process::run(o);
+  if (!r.started) return r.exec_errno != 0 ? 127 : -1;
+  return r.exit_code;
 }
 
 }  // namespace tvis::cli

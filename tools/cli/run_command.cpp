@@ -38,6 +38,7 @@
 #include "interpreter_resolver.h"
 #include "python_discovery.h"
 #include "runner_launch.h"
+#include "tvis/process/wait.h"
 #include "tvis/profiles/workspace.h"
 #include "tvis/runs/rank_files.h"
 #include "tvis/runs/run_folders.h"
@@ -143,12 +144,12 @@ std::string new_run_folder(const std::string& runs, const std::string& script, c
 }
 
 /// The runner's pid for `run_file`: the waiting one when it is the chosen
-/// interpreter and takes the file, else a fresh one (-1 with errno set).
+/// interpreter and takes the file, else a fresh one (-1 with `error` set).
 pid_t launch(WaitingRunner* early, const std::string& guess, const RunnerLaunch& l, const std::string& python,
-             const std::string& run_file) {
+             const std::string& run_file, std::string* error) {
   if (early->pid > 0 && python == guess && send_run_file(early, run_file)) return early->pid;
   abandon(early);
-  return start_runner(l, python, run_file);
+  return start_runner(l, python, run_file, error);
 }
 
 /// The last lines: where the run is and how to open it; or, when the script
@@ -261,14 +262,17 @@ int run(RunOptions o, const std::vector<std::string>& rest) {
   }
   const std::string runs_abs = real_or_absolute(runs);
   const std::string run_file = folder + "/" + runs::rank_file_name(dist.rank);
-  const pid_t pid = launch(&early, guess, l, python, run_file);
-  if (pid < 0) return fail(std::string("cannot start ") + python + ": " + std::strerror(errno));
-  const int status = wait_forwarding_signals(pid);
+  const pid_t pid = launch(&early, guess, l, python, run_file, &error);
+  if (pid < 0) {
+    report(folder, run_file, runs_abs);  // nothing ran: the empty run folder removed
+    return fail(error);
+  }
+  const int status = tvis::process::wait_forwarding_signals(pid);
   // Recorded already: a change while it ran is said, the script's exit status kept.
   if (const std::string why = profiles::pin_change(resolved.pin, "(while the script ran)"); !why.empty())
     std::fprintf(stderr, "tvis run: %s; the run was recorded in the changed interpreter\n", why.c_str());
   report(folder, run_file, runs_abs);
-  return exit_like(status);
+  return tvis::process::exit_like(status);
 }
 
 }  // namespace

@@ -4,74 +4,58 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
-#include "process.h"
+#include "tvis/process/spawn.h"
+#include "tvis/process/wait.h"
 
 namespace tvis::cli {
 
 namespace {
 
-/// The PYTHONPATH entry the runner expects (the package) and the module
-/// folders it chooses from (runner_launch.h).
-void set_runner_environment(const RunnerLaunch& l) {
+/// The runner's process (runner_launch.h): its argv after the interpreter
+/// (`--run-file F`, or `--go-fd N` for a waiting one), the package folder
+/// first on PYTHONPATH and the module folders in its environment (this
+/// process's own environment unchanged), stdin, stdout and stderr this
+/// process's, no PATH search (`python` is a resolved path).
+tvis::process::SpawnOptions runner_spawn(const RunnerLaunch& l, const std::string& python,
+                                         const std::vector<std::string>& how) {
+  tvis::process::SpawnOptions o;
+  o.argv = {python, "-m", "tvis._runner"};
+  o.argv.insert(o.argv.end(), how.begin(), how.end());
+  o.argv.insert(o.argv.end(), l.runner_args.begin(), l.runner_args.end());
+  o.search_path = false;
   const char* orig_pp = std::getenv("PYTHONPATH");
-  setenv("TVIS_NATIVE_DIRS", l.native_dirs.c_str(), 1);
   const std::string& added = l.package_dir;
-  const std::string pp = added + (orig_pp && *orig_pp ? std::string(":") + orig_pp : "");
-  setenv("TVIS_ORIG_PYTHONPATH", orig_pp ? orig_pp : "", 1);
-  setenv("PYTHONPATH", pp.c_str(), 1);
-  setenv("TVIS_ADDED_PATHS", added.c_str(), 1);
-}
-
-/// In the child: the environment, then exec. Never returns. `go_fd` >= 0
-/// makes a waiting runner (then an exec failure is silent: the parent falls
-/// back to start_runner, which reports it).
-[[noreturn]] void exec_runner(const RunnerLaunch& l, const std::string& python, const std::string& run_file,
-                              int go_fd) {
-  set_runner_environment(l);
-  std::vector<std::string> argv = {python, "-m", "tvis._runner"};
-  if (go_fd >= 0) {
-    argv.insert(argv.end(), {"--go-fd", std::to_string(go_fd)});
-  } else {
-    argv.insert(argv.end(), {"--run-file", run_file});
-  }
-  argv.insert(argv.end(), l.runner_args.begin(), l.runner_args.end());
-  exec_argv(argv);
-  if (go_fd < 0) std::fprintf(stderr, "tvis run: cannot start %s: %s\n", python.c_str(), std::strerror(errno));
-  _exit(2);
+  o.env = {{"TVIS_NATIVE_DIRS", l.native_dirs},
+           {"TVIS_ORIG_PYTHONPATH", orig_pp ? orig_pp : ""},
+           {"PYTHONPATH", added + (orig_pp && *orig_pp ? std::string(":") + orig_pp : "")},
+           {"TVIS_ADDED_PATHS", added}};
+  return o;
 }
 
 }  // namespace
 
-pid_t start_runner(const RunnerLaunch& l, const std::string& python, const std::string& run_file) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid == 0) exec_runner(l, python, run_file, -1);
-  return pid;
+pid_t start_runner(const RunnerLaunch& l, const std::string& python, const std::string& run_file, std::string* error) {
+  const tvis::process::Child c = tvis::process::spawn(runner_spawn(l, python, {"--run-file", run_file}));
+  if (!c.started() && error) *error = c.error;
+  return c.started() ? c.pid : -1;
 }
 
 WaitingRunner start_waiting_runner(const RunnerLaunch& l, const std::string& python) {
   WaitingRunner w;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return w;
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    fcntl(fds[0], F_SETFD, 0);  // the read end survives exec; the runner closes it
-    exec_runner(l, python, "", fds[0]);
-  }
+  // The read end stays open in the runner only (keep_fd), which closes it once it has read its file.
+  tvis::process::SpawnOptions o = runner_spawn(l, python, {"--go-fd", std::to_string(fds[0])});
+  o.keep_fd = fds[0];
+  const tvis::process::Child c = tvis::process::spawn(o);
   close(fds[0]);
-  if (pid < 0) {
+  if (!c.started()) {  // silent: the caller falls back to start_runner, which says why
     close(fds[1]);
     return w;
   }
-  w.pid = pid;
+  w.pid = c.pid;
   w.go = fds[1];
   return w;
 }
@@ -93,7 +77,7 @@ void abandon(WaitingRunner* w) {
   w->go = -1;
   if (w->pid > 0) {
     kill(w->pid, SIGKILL);
-    wait_status(w->pid);
+    tvis::process::wait_status(w->pid);
   }
   w->pid = -1;
 }

@@ -28,8 +28,10 @@ struct RunnerLaunch {
   std::vector<std::string> runner_args;  // after --run-file F: options, --, SCRIPT, ARGS
 };
 
-/// Starts the runner for `run_file`; its pid, or -1 with errno set.
-pid_t start_runner(const RunnerLaunch& l, const std::string& python, const std::string& run_file);
+/// Starts the runner for `run_file` (tvis_process's spawn.h); its pid, or -1
+/// with `error` ("cannot start PYTHON: ...").
+pid_t start_runner(const RunnerLaunch& l, const std::string& python, const std::string& run_file,
+                   std::string* error = nullptr);
 
 /// A runner started before its interpreter was confirmed.
 struct WaitingRunner {
