@@ -229,7 +229,16 @@ int main(int argc, char** argv) {
   // "loading" rather than stall); bounded (--frames) runs decode in the frame
   // so that scripted screenshots and states are the same on every machine.
   app_options.decode_in_background = args.frames == 0 || args.decode_worker;
-  app_options.recheck_files = recheck_capture_evidence;  // the Graph page's freshness
+  // The Graph page's freshness: files are read only within the workspace of
+  // what the user opened; a remote run's files are not on this machine.
+  const tvis::profiles::RecheckScope recheck_scope =
+      args.run.empty() || tvis::native::names_remote_runs(args.run)
+          ? tvis::profiles::no_recheck_scope(args.run.empty() ? "no run was opened from the command line"
+                                                              : "a remote run's files are not on this machine")
+          : tvis::profiles::recheck_scope_for(args.run);
+  app_options.recheck_files = [recheck_scope](const std::string& evidence) {
+    return recheck_capture_evidence(evidence, recheck_scope);
+  };
   std::shared_ptr<tvis::remote::OpenedStore> remote_runs;  // the ssh session, up while the window runs
   tvis::viewer::App app(app_options);
   app.set_welcome_hint("Start tvis-view with a run: tvis-view RUN | RUN_DIR | RUNS_DIR");

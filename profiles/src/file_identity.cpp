@@ -14,50 +14,58 @@ namespace tvis::profiles {
 
 namespace {
 
-// xxh64 of the file's bytes; false when it cannot be read to the end.
-bool hash_file(const std::string& path, uint64_t* out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+// The identity of the regular file at the resolved path `real`: opened
+// non-blocking (a FIFO put there cannot stall us) and type-checked on the
+// open descriptor, so what is hashed is what was checked. False when it is
+// not a regular file, is larger than `max_bytes` or cannot be read to the end.
+bool identify_open_file(const char* real, uint64_t max_bytes, FileIdentity* f) {
+  const int fd = ::open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return false;
+  struct stat s{};
+  bool ok = ::fstat(fd, &s) == 0 && S_ISREG(s.st_mode) && static_cast<uint64_t>(s.st_size) <= max_bytes;
   XXH64_state_t* st = XXH64_createState();
   XXH64_reset(st, 0);
   char buf[1 << 16];
-  bool ok = true;
-  for (;;) {
+  uint64_t total = 0;
+  while (ok) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n == 0) break;
-    if (n < 0) {
-      ok = false;
-      break;
-    }
-    XXH64_update(st, buf, static_cast<size_t>(n));
+    total += static_cast<uint64_t>(n);
+    if (n < 0 || total > max_bytes) ok = false;  // a file growing past the bound counts as unreadable
+    else XXH64_update(st, buf, static_cast<size_t>(n));
   }
-  *out = XXH64_digest(st);
+  f->xxh64 = XXH64_digest(st);
   XXH64_freeState(st);
   ::close(fd);
-  return ok;
+  if (!ok) return false;
+  f->size = static_cast<uint64_t>(s.st_size);
+  f->mtime_ns = static_cast<int64_t>(s.st_mtim.tv_sec) * 1'000'000'000 + s.st_mtim.tv_nsec;
+  f->inode = static_cast<uint64_t>(s.st_ino);
+  return true;
+}
+
+FileIdentity identify(const std::string& path, const std::string& role, const std::string& name, uint64_t max_bytes) {
+  FileIdentity f;
+  f.role = role, f.path = path, f.name = name.empty() ? path : name;
+  char real[PATH_MAX];
+  if (!::realpath(path.c_str(), real)) return f;
+  FileIdentity got = f;
+  if (!identify_open_file(real, max_bytes, &got)) return f;
+  got.present = true;
+  got.resolved = real;
+  return got;
 }
 
 }  // namespace
 
 FileIdentity identify_file(const std::string& path, const std::string& role, const std::string& name) {
-  FileIdentity f;
-  f.role = role, f.path = path, f.name = name.empty() ? path : name;
-  char real[PATH_MAX];
-  struct stat s{};
-  if (!::realpath(path.c_str(), real) || ::stat(real, &s) != 0 || !S_ISREG(s.st_mode)) return f;
-  uint64_t h = 0;
-  if (!hash_file(real, &h)) return f;
-  f.present = true;
-  f.resolved = real;
-  f.size = static_cast<uint64_t>(s.st_size);
-  f.mtime_ns = static_cast<int64_t>(s.st_mtim.tv_sec) * 1'000'000'000 + s.st_mtim.tv_nsec;
-  f.inode = static_cast<uint64_t>(s.st_ino);
-  f.xxh64 = h;
-  return f;
+  return identify(path, role, name, UINT64_MAX);
 }
 
-std::string file_change(const FileIdentity& then) {
-  const FileIdentity now = identify_file(then.path, then.role, then.name);
+std::string file_change(const FileIdentity& then) { return file_change_within(then, UINT64_MAX); }
+
+std::string file_change_within(const FileIdentity& then, uint64_t max_bytes) {
+  const FileIdentity now = identify(then.path, then.role, then.name, max_bytes);
   if (then.present && !now.present) return then.name + " was removed";
   if (!then.present) return now.present ? then.name + " appeared" : "";
   if (now.resolved != then.resolved) return then.name + " now resolves to " + now.resolved;

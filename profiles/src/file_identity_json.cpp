@@ -1,8 +1,24 @@
-// file_identity_json.cpp: FileIdentity and Freshness as JSON (file_identity.h);
-// apart from file_identity.cpp so tvis_file_identity needs no JSON library.
+// file_identity_json.cpp: FileIdentity and Freshness as JSON (file_identity.h).
+// identity_from_json takes evidence from run files (hostile input): a
+// missing or wrong-typed field is its default, never an exception.
+#include <type_traits>
+
 #include "tvis/profiles/file_identity.h"
 
 namespace tvis::profiles {
+
+namespace {
+
+template <class T>
+T field(const nlohmann::json& j, const char* key, T fallback) {
+  const auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if constexpr (std::is_same_v<T, std::string>) return it->is_string() ? it->template get<std::string>() : fallback;
+  else if constexpr (std::is_same_v<T, bool>) return it->is_boolean() ? it->template get<bool>() : fallback;
+  else return it->is_number_integer() ? it->template get<T>() : fallback;
+}
+
+}  // namespace
 
 nlohmann::json identity_json(const FileIdentity& f) {
   return {{"role", f.role}, {"path", f.path}, {"name", f.name}, {"present", f.present}, {"resolved", f.resolved},
@@ -12,15 +28,19 @@ nlohmann::json identity_json(const FileIdentity& f) {
 FileIdentity identity_from_json(const nlohmann::json& j) {
   FileIdentity f;
   if (!j.is_object()) return f;
-  f.role = j.value("role", ""), f.path = j.value("path", ""), f.name = j.value("name", "");
-  f.present = j.value("present", false), f.resolved = j.value("resolved", "");
-  f.size = j.value("size", uint64_t{0}), f.mtime_ns = j.value("mtime_ns", int64_t{0});
-  f.inode = j.value("inode", uint64_t{0}), f.xxh64 = j.value("xxh64", uint64_t{0});
+  f.role = field(j, "role", std::string()), f.path = field(j, "path", std::string());
+  f.name = field(j, "name", std::string()), f.present = field(j, "present", false);
+  f.resolved = field(j, "resolved", std::string()), f.size = field(j, "size", uint64_t{0});
+  f.mtime_ns = field(j, "mtime_ns", int64_t{0}), f.inode = field(j, "inode", uint64_t{0});
+  f.xxh64 = field(j, "xxh64", uint64_t{0});
   return f;
 }
 
 nlohmann::json freshness_json(const Freshness& f) {
-  return {{"checked", f.checked}, {"stale", f.stale}, {"reasons", f.reasons}};
+  nlohmann::json j = {{"checked", f.checked}, {"stale", f.stale}, {"reasons", f.reasons}};
+  if (!f.unchecked.empty()) j["unchecked"] = f.unchecked;
+  if (!f.why.empty()) j["why"] = f.why;
+  return j;
 }
 
 }  // namespace tvis::profiles

@@ -10,14 +10,6 @@ namespace tvis::profiles {
 
 namespace fs = std::filesystem;
 
-std::string user_config_path() {
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  if (xdg && *xdg) return std::string(xdg) + "/tvis/config.toml";
-  const char* home = std::getenv("HOME");
-  if (home && *home) return std::string(home) + "/.config/tvis/config.toml";
-  return "";
-}
-
 UserConfig load_user_config(const std::string& path) {
   UserConfig u;
   u.path = path;

@@ -72,12 +72,16 @@ Workspace find_workspace(const std::string& explicit_dir, const std::string& sta
     for (fs::path dir = start;; dir = dir.parent_path()) {
       if (entry_exists(dir / kConfigName)) {
         root = dir;
+        w.marked = true;
         break;
       }
       if (marker_dir.empty() && has_project_marker(dir)) marker_dir = dir;
       if (dir == dir.root_path() || dir.parent_path() == dir) break;
     }
-    if (root.empty()) root = marker_dir.empty() ? start : marker_dir;
+    if (root.empty()) {
+      root = marker_dir.empty() ? start : marker_dir;
+      w.marked = !marker_dir.empty();
+    }
   }
   w.root = without_trailing_slash(root.lexically_normal().string());
   w.config_path = w.root + "/" + kConfigName;

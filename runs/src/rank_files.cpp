@@ -147,6 +147,10 @@ std::vector<std::pair<int, std::string>> rank_files_in(const std::string& run_di
   std::error_code ec;
   for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
+    if (!it->is_regular_file(ec)) {  // only regular files are runs (a FIFO named rank1.tvis would hang its reader)
+      ec.clear();
+      continue;
+    }
     if (name == kRunFileName) {
       found.emplace_back(0, it->path().string());
       continue;

@@ -135,6 +135,30 @@ else
 fi
 echo "ok   local: token, ranges, escapes, run list, viewer, Ctrl-C (SIGINT)"
 
+# The browser is handed the URL through a private page, never on its command
+# line (issue 29 item 13: `ps` shows every user a command line).
+cat > "$WORK/fake-browser" <<SH
+#!/bin/sh
+printf '%s\n' "\$@" > "$WORK/browser.argv"
+stat -c '%a' "\$1" > "$WORK/browser.mode"; stat -c '%a' "\$(dirname "\$1")" >> "$WORK/browser.mode"
+cp "\$1" "$WORK/browser.page"
+SH
+chmod +x "$WORK/fake-browser"
+BROWSER="$WORK/fake-browser" "$TVIS" open "$RUNS" > "$WORK/handoff.out" 2> "$WORK/handoff.err" &
+HANDOFF_PID=$!
+PIDS+=($HANDOFF_PID)
+for i in $(seq 1 300); do [ -s "$WORK/browser.page" ] && break; sleep 0.1; done
+HANDOFF_URL="$(head -1 "$WORK/handoff.out")"
+[ -s "$WORK/browser.page" ] || fail "the browser was not started: $(cat "$WORK/handoff.err")"
+! grep -q token "$WORK/browser.argv" || fail "the token is on the browser's command line: $(cat "$WORK/browser.argv")"
+grep -qF "url=$HANDOFF_URL\"" "$WORK/browser.page" || fail "the page does not lead to $HANDOFF_URL: $(cat "$WORK/browser.page")"
+[ "$(cat "$WORK/browser.mode" | tr '\n' ' ')" = "600 700 " ] || fail "the page is readable by others: $(cat "$WORK/browser.mode")"
+PAGE="$(head -1 "$WORK/browser.argv")"
+[ -f "$PAGE" ] || fail "the page is gone while the server runs"
+kill -TERM "$HANDOFF_PID"; wait "$HANDOFF_PID" || true
+[ ! -e "$PAGE" ] && [ ! -e "$(dirname "$PAGE")" ] || fail "the page outlived tvis open: $PAGE"
+echo "ok   the browser gets a private page leading to the URL, not the token on its command line"
+
 # --- 2. the agent alone (pipes), refusals -------------------------------------
 printf 'not a frame' | "$TVIS" agent --stdio "$RUNS" >/dev/null 2>"$WORK/agent.err" && fail "agent accepted garbage"
 grep -q 'tvis agent:' "$WORK/agent.err" || fail "agent gave no reason for garbage"

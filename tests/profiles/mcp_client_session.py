@@ -229,6 +229,18 @@ err, j = s.call("graph", {"profile": "two_blocks", "out": "graph_runs", "recaptu
 expect("graph two_blocks, recapture: a new run", err is False and j.get("ok") is True and not j.get("reopened") and
        j.get("run") not in (None, run) and os.path.isfile(j.get("run") or ""), j)
 
+# graph's out may only name a folder inside the workspace (issue 29 item 13): an absolute path, one
+# leaving it with .., and a link inside it pointing out are refused, and nothing is written there.
+outside = os.path.join(os.path.dirname(WS), "outside_runs")
+os.symlink(os.path.dirname(WS), os.path.join(WS, "link_out"))
+for out in (outside, "../outside_runs", "link_out/outside_runs"):
+    err, j = s.call("graph", {"profile": "two_blocks", "out": out})
+    d = (j.get("diagnostics") or [{}])[0].get("message", "")
+    expect("graph out %s: refused" % out, err is True and j.get("ok") is False and
+           ("leaves the workspace" in d or "must be relative" in d), j)
+    expect("graph out %s: nothing written outside" % out, not os.path.exists(outside), outside)
+os.remove(os.path.join(WS, "link_out"))
+
 # profiles: exactly what tvis profiles --json prints.
 err, j = s.call("profiles", {})
 cli = subprocess.run([TVIS, "profiles", "--workspace", WS, "--python", PY, "--json"], capture_output=True, text=True)

@@ -128,3 +128,56 @@ TEST_CASE("the remembered python sits beside the remembered profiles; the user c
   CHECK(load_user_config(dir + "/absent.toml").python_path.empty());
   fs::remove_all(dir);
 }
+
+// Issue 29 item 10: a run file's evidence names the paths a recheck reads, so
+// a recheck for an opened run reads only inside the workspace of what was
+// opened (found from the location, not from the file) and the user config.
+TEST_CASE("a recheck for an opened run reads only inside the workspace that holds it") {
+  const std::string outside = temp_dir(), ws = temp_dir();
+  write(ws + "/tensorviz.toml", "");
+  fs::create_directories(ws + "/tvis_runs/20260101-000000_graph-Net");
+  const std::string run = ws + "/tvis_runs/20260101-000000_graph-Net/run.tvis";
+  write(run, "not read here");
+  write(ws + "/model.py", "x = 1\n");
+  write(outside + "/secret", "s3cret\n");
+  std::vector<FileIdentity> evidence = {identify_file(ws + "/model.py", "source", "model.py"),
+                                        identify_file(outside + "/secret", "interpreter", "interpreter " + outside + "/secret"),
+                                        identify_file(outside + "/nope", "config", "nope")};
+  // A link inside the workspace to a file outside it is outside.
+  fs::create_symlink(outside + "/secret", ws + "/link.py");
+  evidence.push_back(identify_file(ws + "/link.py", "source", "link.py"));
+  // A FIFO where a source was: never opened for reading (a blocking open would hang here).
+  write(ws + "/fifo.py", "y = 2\n");
+  evidence.push_back(identify_file(ws + "/fifo.py", "source", "fifo.py"));
+  fs::remove(ws + "/fifo.py");
+  REQUIRE(mkfifo((ws + "/fifo.py").c_str(), 0600) == 0);
+  // A file over the bound is not hashed.
+  const std::string big = ws + "/big.bin";
+  { std::ofstream(big, std::ios::binary) << "b"; }
+  evidence.push_back(identify_file(big, "source", "big.bin"));
+  fs::resize_file(big, kMaxRecheckBytes + 1);
+
+  const RecheckScope scope = recheck_scope_for(run);
+  REQUIRE(scope.workspace == fs::canonical(ws).string());
+  write(outside + "/secret", "changed\n");  // outside: its change must not be observable
+  write(outside + "/nope", "appeared\n");
+  const Freshness f = recheck_files_within(evidence, scope);
+  CHECK(f.checked);
+  CHECK(f.stale);
+  CHECK(f.reasons == std::vector<std::string>{"fifo.py was removed"});  // no longer a regular file
+  REQUIRE(f.unchecked.size() == 4);
+  CHECK(f.unchecked[0] == "interpreter " + outside + "/secret: outside the workspace " + scope.workspace);
+  CHECK(f.unchecked[1] == "nope: outside the workspace " + scope.workspace);
+  CHECK(f.unchecked[2] == "link.py: outside the workspace " + scope.workspace);
+  CHECK(f.unchecked[3] == "big.bin: larger than 64 MiB");
+
+  // The same evidence opened from a folder no workspace holds: nothing is read.
+  const RecheckScope none = recheck_scope_for(outside + "/secret");
+  CHECK(none.workspace.empty());
+  const Freshness g = recheck_files_within(evidence, none);
+  CHECK_FALSE(g.checked);
+  CHECK(g.reasons.empty());
+  CHECK(g.why.find("no workspace") == 0);
+  fs::remove_all(ws);
+  fs::remove_all(outside);
+}

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -26,6 +28,17 @@ TEST_CASE("rank 0 is run.tvis; the others rank<k>.tvis, found in rank order") {
     CHECK(fs::path(file).filename() == rank_file_name(rank));
   }
   CHECK(ranks == std::vector<int>{0, 1, 2, 10});
+}
+
+TEST_CASE("only regular files are ranks: a FIFO or a folder with a rank's name is not") {
+  TempDir t;
+  t.file("run.tvis");
+  REQUIRE(mkfifo((t.path / "rank1.tvis").c_str(), 0600) == 0);
+  fs::create_directory(t.path / "rank2.tvis");
+  t.file("rank3.tvis");
+  std::vector<int> ranks;
+  for (const auto& [rank, file] : rank_files_in(t.path.string())) ranks.push_back(rank);
+  CHECK(ranks == std::vector<int>{0, 3});
 }
 
 TEST_CASE("the ranks of one launch join one folder, hidden from the run list; another key gets its own") {

@@ -33,6 +33,7 @@ json request_json(const CaptureRequestArgs& a, const PreparedCapture& p) {
 SavedCapture read_saved_capture(const std::string& run_file) {
   SavedCapture s;
   s.run_file = run_file;
+  s.scope = profiles::recheck_scope_for(run_file);
   auto source = format::open_file_source(run_file);
   if (!source.ok()) return s.error = source.status().message, s;
   auto reader = format::RunReader::open_sync(source.value());
@@ -84,7 +85,7 @@ SavedCapture previous_capture(const std::string& runs, const std::string& worksp
 }
 
 profiles::Freshness saved_freshness(const SavedCapture& s) {
-  return s.recorded ? profiles::recheck_files(s.evidence) : profiles::Freshness{};
+  return s.recorded ? profiles::recheck_files_within(s.evidence, s.scope) : profiles::Freshness{};
 }
 
 bool reusable(const SavedCapture& s, const json& request, std::string* why) {
@@ -102,6 +103,11 @@ bool reusable(const SavedCapture& s, const json& request, std::string* why) {
     std::string list;
     for (const auto& r : f.reasons) list += (list.empty() ? "" : "; ") + r;
     return *why = s.run_file + " is stale (" + list + ")", false;
+  }
+  if (!f.checked || !f.unchecked.empty()) {  // certified only when every recorded file was rechecked
+    std::string list = f.why;
+    for (const auto& u : f.unchecked) list += (list.empty() ? "" : "; ") + u;
+    return *why = s.run_file + "'s files were not all rechecked (" + list + ")", false;
   }
   return true;
 }

@@ -39,6 +39,7 @@ struct SavedCapture {
   nlohmann::json request, report;  // null when not recorded
   std::vector<profiles::FileIdentity> evidence;
   bool recorded = false;  // the run holds evidence (made by a tvis that records it)
+  profiles::RecheckScope scope;  // where its recheck may read: the run's own workspace (file_identity.h)
 };
 
 /// The ProfileCapture of `run_file`.
@@ -49,7 +50,7 @@ SavedCapture read_saved_capture(const std::string& run_file);
 /// newest graph runs are read).
 SavedCapture previous_capture(const std::string& runs, const std::string& workspace, const nlohmann::json& asked);
 
-/// The recheck of a saved capture (checked false when nothing was recorded).
+/// The recheck of a saved capture within s.scope (checked false when nothing was recorded).
 profiles::Freshness saved_freshness(const SavedCapture& s);
 
 /// Whether `s` may be reopened as is for `request` (request_json()): made

@@ -56,6 +56,21 @@ CaptureRequestArgs capture_request(const McpToolsSetup& s, const json& args) {
   return r;
 }
 
+// The runs folder `out` names inside `workspace`, or "" with `why`: a client
+// may only name a folder in the workspace (relative, never leaving it, also
+// not through a link), since tvis writes there.
+std::string runs_folder_in(const std::string& workspace, const std::string& out, std::string* why) {
+  namespace fs = std::filesystem;
+  if (fs::path(out).is_absolute()) return *why = "out must be relative to the workspace, got the absolute " + out, "";
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(workspace, ec);
+  const fs::path folder = fs::weakly_canonical(fs::path(workspace) / out, ec);
+  const std::string r = root.string(), f = folder.string();
+  if (ec || r.empty() || !(f == r || f.rfind(r == "/" ? r : r + "/", 0) == 0))
+    return *why = "out " + out + " leaves the workspace " + workspace, "";
+  return f;
+}
+
 mcp::ToolResult result(const McpToolsSetup& s, const std::string& tool, const CommandOutcome& o) {
   for (const auto& line : o.problems) s.log(tool + ": " + line);
   return {o.json, o.exit_code != 0};
@@ -106,7 +121,7 @@ std::vector<mcp::Tool> profile_tools(const McpToolsSetup& setup) {
                       {"out",
                        {{"type", "string"},
                         {"minLength", 1},
-                        {"description", "the runs folder to write into (relative: to the workspace; default <workspace>/tvis_runs)"}}},
+                        {"description", "the runs folder to write into, relative to the workspace and inside it (default <workspace>/tvis_runs)"}}},
                       {"recapture",
                        {{"type", "boolean"},
                         {"description",
@@ -121,8 +136,9 @@ std::vector<mcp::Tool> profile_tools(const McpToolsSetup& setup) {
                    [setup](const json& args) {
                      CaptureRequestArgs r = capture_request(setup, args);
                      r.recapture = args.value("recapture", false);
-                     std::string out = args.value("out", "");
-                     if (!out.empty() && std::filesystem::path(out).is_relative()) out = setup.workspace + "/" + out;
+                     std::string out = args.value("out", ""), why;
+                     if (!out.empty() && (out = runs_folder_in(setup.workspace, out, &why)).empty())
+                       return result(setup, "graph", refused_outcome(r, why));
                      return result(setup, "graph", graph_outcome(r, out, graph_argv(r)));
                    }});
   return tools;

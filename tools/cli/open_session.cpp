@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "browser_handoff.h"
 #include "tvis/process/spawn.h"
 #include "tvis/remote/store_opener.h"
 #include "tvis/serve/run_server.h"
@@ -105,7 +106,12 @@ int run_open(const OpenRequest& request) {
   std::fflush(stdout);
   std::fprintf(stderr, "tvis open: serving %s with the viewer in %s; Ctrl-C stops\n", store->describe().c_str(),
                web_dir.c_str());
-  if (!request.no_browser) open_browser(server.url());
+  std::unique_ptr<BrowserHandoff> handoff;  // the page stays while the server runs
+  if (!request.no_browser) {
+    handoff = std::make_unique<BrowserHandoff>(server.url());
+    if (handoff->ok()) open_browser(handoff->page());
+    else std::fprintf(stderr, "tvis open: no browser started (%s); open the URL above\n", handoff->error().c_str());
+  }
 
   int sig = 0;
   sigwait(&stop_signals, &sig);

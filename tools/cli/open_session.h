@@ -43,7 +43,8 @@ serve::Route freshness_route(std::shared_ptr<remote::RunStore> store, RunFreshne
 sigset_t block_stop_signals();
 
 /// Starts the user's browser on `url` without waiting for it: $BROWSER,
-/// else xdg-open (open on macOS). Its output goes nowhere.
+/// else xdg-open (open on macOS). Its output goes nowhere. `url` is on the
+/// browser's command line: never a URL with a token (see browser_handoff.h).
 void open_browser(const std::string& url);
 
 /// Runs the session; the process exit code (0 after SIGINT/SIGTERM, 2 when

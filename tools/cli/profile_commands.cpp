@@ -82,6 +82,10 @@ CommandOutcome check_outcome(const CaptureRequestArgs& request, const std::strin
   return o;
 }
 
+CommandOutcome refused_outcome(const CaptureRequestArgs& request, const std::string& problem) {
+  return refused(request, problem);
+}
+
 CommandOutcome graph_outcome(const CaptureRequestArgs& request, const std::string& out,
                              const std::vector<std::string>& argv) {
   CommandOutcome o;
@@ -95,7 +99,8 @@ CommandOutcome graph_outcome(const CaptureRequestArgs& request, const std::strin
   const std::string runs = out.empty() ? p.catalog.workspace.root + "/tvis_runs" : out;
   // The same request again: its saved run is reopened as is while every file it depended on is unchanged.
   const nlohmann::json request_record = request_json(request, p);
-  const SavedCapture previous = previous_capture(runs, p.catalog.workspace.root, asked_json(request));
+  SavedCapture previous = previous_capture(runs, p.catalog.workspace.root, asked_json(request));
+  if (!p.pin.file.resolved.empty()) previous.scope.files.push_back(p.pin.file.resolved);  // the interpreter this command runs
   std::string why_not;
   if (!request.recapture && reusable(previous, request_record, &why_not)) {
     o.json = reopened_json(previous);

@@ -41,6 +41,11 @@ CommandOutcome check_outcome(const CaptureRequestArgs& request, const std::strin
 /// `tvis graph`: the forward captured and written as a run under `out` (""
 /// = <workspace>/tvis_runs); `argv` is the command line the run records.
 /// The JSON adds `run` (the run.tvis path) and `layout` (engine or null).
+/// The refusal `tvis graph` / `tvis check` answer for a request refused
+/// before it was prepared (exit 2; the usual four keys, `problem` as its
+/// diagnostic).
+CommandOutcome refused_outcome(const CaptureRequestArgs& request, const std::string& problem);
+
 CommandOutcome graph_outcome(const CaptureRequestArgs& request, const std::string& out,
                              const std::vector<std::string>& argv);
 

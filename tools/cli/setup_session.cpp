@@ -3,11 +3,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "browser_handoff.h"
 #include "capture_freshness.h"
 #include "capture_request.h"
 #include "open_session.h"
@@ -231,7 +233,12 @@ int run_setup(const SetupRequest& request) {
   std::fflush(stdout);
   std::fprintf(stderr, "tvis graph --setup: serving the setup form of %s (workspace %s); log %s; Ctrl-C stops\n",
                request.target.c_str(), w.root.c_str(), log.c_str());
-  if (!request.no_browser) open_browser(url);
+  std::unique_ptr<BrowserHandoff> handoff;  // the page stays while the server runs
+  if (!request.no_browser) {
+    handoff = std::make_unique<BrowserHandoff>(url);
+    if (handoff->ok()) open_browser(handoff->page());
+    else std::fprintf(stderr, "tvis graph --setup: no browser started (%s); open the URL above\n", handoff->error().c_str());
+  }
   int sig = 0;
   sigwait(&stop_signals, &sig);
   server.stop();

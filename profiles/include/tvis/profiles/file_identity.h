@@ -30,23 +30,60 @@ struct FileIdentity {
 };
 
 /// The identity of `path` now; `present` false when it does not exist, is
-/// not a regular file (after symlinks) or cannot be read to the end.
+/// not a regular file (after symlinks) or cannot be read to the end. The
+/// file is opened non-blocking and its type checked on the open descriptor.
 FileIdentity identify_file(const std::string& path, const std::string& role, const std::string& name);
 
 /// "" when `then` still holds, else the reason in words
 /// ("audit_models.py changed", "tensorviz.toml was removed", "... appeared").
 std::string file_change(const FileIdentity& then);
 
+/// file_change() reading at most `max_bytes`: a larger file counts as not
+/// readable (so a file that grew past the bound was "removed" or "changed").
+std::string file_change_within(const FileIdentity& then, uint64_t max_bytes);
+
 struct Freshness {
-  bool checked = false;              // false: nothing was recorded to check against
+  bool checked = false;              // false: nothing was recorded (or may be read) to check against
   bool stale = false;
   std::vector<std::string> reasons;  // one per changed file, in the recorded order
+  std::vector<std::string> unchecked;  // scoped rechecks: each file left alone, with why
+  std::string why;                   // checked false: why nothing was checked ("" when nothing was recorded)
 };
 
-/// Rechecks every identity (all of them, so every change is named).
+/// Rechecks every identity (all of them, so every change is named). The
+/// capture's own recheck: the files are the ones it just identified.
 Freshness recheck_files(const std::vector<FileIdentity>& identities);
 
-// JSON (file_identity_json.cpp, in tvis_profiles only; tvis_file_identity has no JSON).
+/// Where a recheck made for a run the user opened may read. A run file is
+/// input from anyone, so the paths its evidence names are not trusted: a
+/// recheck for `tvis open`'s /api/freshness, `tvis inspect` or tvis-view
+/// reads only inside the workspace that holds what the user opened (the
+/// nearest folder at or above it with tensorviz.toml or a project marker;
+/// found from the location, never from the file's contents) and the user's
+/// own config file (and what the command itself vouches for: RecheckScope::files).
+/// Every other path (the interpreter, a file elsewhere) is
+/// never stat'ed or read; it is listed in Freshness::unchecked. Only regular
+/// files are read (opened non-blocking, type checked on the open file), at
+/// most kMaxRecheckBytes each.
+struct RecheckScope {
+  std::string workspace;           // resolved, no trailing slash; "" = nothing may be read (see why)
+  std::vector<std::string> files;  // resolved files outside it that may be read: the user's config, and
+                                   // the interpreter the current command itself runs (tvis graph's reuse)
+  std::string why;                 // workspace "": why nothing is rechecked
+};
+
+constexpr uint64_t kMaxRecheckBytes = uint64_t{64} << 20;
+
+/// The scope for a local run file, run folder or runs folder at `location`.
+RecheckScope recheck_scope_for(const std::string& location);
+
+/// A scope under which nothing is read (a remote run: its files are not on this machine).
+RecheckScope no_recheck_scope(const std::string& why);
+
+/// recheck_files() limited to `scope`: what lies outside it is in `unchecked`.
+Freshness recheck_files_within(const std::vector<FileIdentity>& identities, const RecheckScope& scope);
+
+// JSON (file_identity_json.cpp). identity_from_json: a missing or wrong-typed field is its default.
 nlohmann::json identity_json(const FileIdentity& f);
 FileIdentity identity_from_json(const nlohmann::json& j);
 /// {checked, stale, reasons}: what state().view and the CLI report.

@@ -26,6 +26,7 @@ struct Workspace {
   ConfigState config = ConfigState::absent;
   std::string config_error;  // one line when config is neither absent nor file
   std::string error;         // non-empty: no workspace (e.g. --workspace is not a folder)
+  bool marked = false;       // the root holds tensorviz.toml or a project marker (else: the start folder, or --workspace)
 };
 
 /// The workspace for `explicit_dir` ("" = search upward from `start_dir`).

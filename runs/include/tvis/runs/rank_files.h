@@ -39,7 +39,8 @@ std::string join_launch_folder(const std::string& runs, const std::string& stem,
                                int rank, std::string* error);
 
 /// The ranks recorded in `run_dir`: (rank, file), by rank; rank 0 is
-/// run.tvis. Empty when there is none.
+/// run.tvis. Only regular files count (a FIFO, folder or socket of that
+/// name is not a rank). Empty when there is none.
 std::vector<std::pair<int, std::string>> rank_files_in(const std::string& run_dir);
 
 }  // namespace tvis::runs
