@@ -127,7 +127,8 @@ Catalog build_catalog(const Workspace& workspace, const std::string& python) {
   if (!workspace.error.empty()) return c;
   c.config = load_config(workspace.config_path, workspace.root);
   size_t skipped = 0;
-  const std::vector<SourceFile> files = list_sources(workspace.root, &skipped);
+  std::vector<std::string> links_out;
+  const std::vector<SourceFile> files = list_sources(workspace.root, &skipped, &links_out);
   std::set<std::string> local, extra;
   for (const auto& f : files) local.insert(f.module);
   for (const auto& p : c.config.profiles)
@@ -139,6 +140,7 @@ Catalog build_catalog(const Workspace& workspace, const std::string& python) {
   for (auto& p : c.config.profiles) check_against_sources(c, p);
   c.classes = find_model_classes(c.sources);
   if (!c.sources.error.empty()) c.notices.push_back("sources not read: " + c.sources.error);
+  for (const auto& l : links_out) c.notices.push_back(l + ": not read: a link out of the workspace");
   if (skipped) c.notices.push_back(std::to_string(skipped) + " Python files past the first " + std::to_string(kMaxSourceFiles) + " were not read");
   for (const auto& f : c.sources.files) {
     if (f.external) continue;

@@ -143,10 +143,12 @@ const FileFacts* SourceFacts::find_module(const std::string& module) const {
   return nullptr;
 }
 
-std::vector<SourceFile> list_sources(const std::string& root, size_t* skipped) {
+std::vector<SourceFile> list_sources(const std::string& root, size_t* skipped, std::vector<std::string>* links_out) {
   std::vector<SourceFile> out;
   *skipped = 0;
   std::error_code ec;
+  const fs::path real_root = fs::weakly_canonical(root, ec);
+  const std::string inside_prefix = real_root.string() + (real_root.string() == "/" ? "" : "/");
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
     const fs::directory_entry& e = *it;
@@ -161,6 +163,13 @@ std::vector<SourceFile> list_sources(const std::string& root, size_t* skipped) {
     }
     if (e.path().extension() != ".py" || !e.is_regular_file(sec)) continue;
     const fs::path rel = e.path().lexically_relative(root);
+    if (e.is_symlink(sec)) {  // a link is a source only when it resolves inside the workspace
+      const std::string target = fs::weakly_canonical(e.path(), sec).string();
+      if (sec || target.rfind(inside_prefix, 0) != 0) {
+        if (links_out) links_out->push_back(rel.string() + " -> " + target);
+        continue;
+      }
+    }
     bool is_package = false;
     const std::string module = module_of(rel, &is_package);
     if (module.empty()) continue;

@@ -140,3 +140,22 @@ TEST_CASE("profiles are checked against the sources: model file, factory callabl
   CHECK(c.exit_code() == 2);
   CHECK(find(c, "pkg.model:Whisper"));
 }
+
+// Issue 29 item 13: a cloned workspace cannot make discovery read files elsewhere.
+TEST_CASE("a .py link out of the workspace is not a source, and is named; a link inside it is") {
+  Tree t, outside;
+  outside.write("secret.py", "from torch import nn\nclass Secret(nn.Module):\n    pass\n");
+  t.write("real.py", "from torch import nn\nclass Real(nn.Module):\n    pass\n");
+  fs::create_symlink(outside.root + "/secret.py", t.root + "/leak.py");
+  fs::create_symlink(t.root + "/real.py", t.root + "/alias.py");
+  const Catalog c = t.catalog();
+  REQUIRE(c.sources.error.empty());
+  CHECK(find(c, "real:Real"));
+  CHECK(find(c, "alias:Real"));
+  CHECK_FALSE(find(c, "leak:Secret"));
+  bool named = false;
+  for (const auto& n : c.notices)
+    named = named || n == "leak.py -> " + fs::canonical(outside.root + "/secret.py").string() +
+                             ": not read: a link out of the workspace";
+  CHECK(named);
+}

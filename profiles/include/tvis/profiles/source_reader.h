@@ -33,8 +33,12 @@ struct SourceFile {
 };
 
 /// The workspace's Python files, in path order (at most kMaxSourceFiles;
-/// *skipped counts the rest).
-std::vector<SourceFile> list_sources(const std::string& root, size_t* skipped);
+/// *skipped counts the rest). Links to folders are not entered; a .py link
+/// whose target lies outside the root is not a source (a cloned workspace
+/// cannot make tvis read files elsewhere): each is named in *links_out
+/// ("rel -> target") when given.
+std::vector<SourceFile> list_sources(const std::string& root, size_t* skipped,
+                                     std::vector<std::string>* links_out = nullptr);
 
 /// The embedded python/source_reader.py.
 const char* source_reader_script();
