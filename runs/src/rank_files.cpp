@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "tvis/runs/run_file_names.h"
 #include "tvis/runs/run_folders.h"
 #include "tvis/runs/run_name.h"
 
@@ -151,16 +152,7 @@ std::vector<std::pair<int, std::string>> rank_files_in(const std::string& run_di
       ec.clear();
       continue;
     }
-    if (name == kRunFileName) {
-      found.emplace_back(0, it->path().string());
-      continue;
-    }
-    if (name.size() <= 9 || name.compare(0, 4, "rank") != 0 || name.compare(name.size() - 5, 5, ".tvis") != 0) continue;
-    const std::string digits = name.substr(4, name.size() - 9);
-    if (digits.empty() || digits.size() > 6 || !std::all_of(digits.begin(), digits.end(), ::isdigit) ||
-        (digits.size() > 1 && digits[0] == '0') || digits == "0")
-      continue;
-    found.emplace_back(std::stoi(digits), it->path().string());
+    if (const int rank = rank_of_file_name(name); rank >= 0) found.emplace_back(rank, it->path().string());
   }
   std::sort(found.begin(), found.end());
   return found;

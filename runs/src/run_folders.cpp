@@ -12,6 +12,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "tvis/runs/run_file_names.h"
 #include "tvis/runs/run_name.h"
 
 namespace tvis::runs {
@@ -43,7 +44,7 @@ RunOrder order_of(const fs::path& dir) {
 
 bool is_run_dir(const fs::directory_entry& e) {
   std::error_code ec;
-  if (e.path().filename().string().rfind('.', 0) == 0) return false;  // hidden: a launch's claim (rank_files.h)
+  if (is_hidden_name(e.path().filename().string())) return false;  // a launch's claim (rank_files.h)
   return e.is_directory(ec) && fs::is_regular_file(e.path() / kRunFileName, ec);
 }
 
