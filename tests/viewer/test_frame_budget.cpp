@@ -100,8 +100,9 @@ TEST_CASE("a 33k-call step opens in the Timeline over several frames, within the
   s.selection.step = 1;
   REQUIRE(h.app().show_panel("Timeline"));
   h.frame();
-  REQUIRE(s.explore);
-  const vw::TimelineState& t = s.explore->timeline;
+  vw::ExploreState* x = vw::existing_page_state<vw::ExploreState>(s, *vw::page_named("Explore"));
+  REQUIRE(x);
+  const vw::TimelineState& t = x->timeline;
   CHECK_FALSE(t.complete);  // the placeholder frame: the step is still loading
   const int decoding = frames_within_budget(h, options.frame_decode_bytes, f.largest_chunk, 200, [&] { return t.complete; });
   REQUIRE(t.complete);
@@ -121,8 +122,9 @@ TEST_CASE("the Source panel counts calls over the whole run within the decode bu
   REQUIRE(h.app().show_panel("Source"));
   vw::AppState& s = h.app().internals();
   h.frame();
-  REQUIRE(s.explore);
-  const vw::SourceViewState& v = s.explore->source;
+  vw::ExploreState* x = vw::existing_page_state<vw::ExploreState>(s, *vw::page_named("Explore"));
+  REQUIRE(x);
+  const vw::SourceViewState& v = x->source;
   const int decoding = frames_within_budget(h, options.frame_decode_bytes, f.largest_chunk, 400, [&] { return v.counting_done; });
   REQUIRE(v.counting_done);
   CHECK(decoding >= 2);
@@ -148,8 +150,9 @@ TEST_CASE("the Layers table of a 33k-call step is built over frames, within the 
   s.selection.step = 1;
   REQUIRE(h.app().show_panel("Layers"));
   h.frame();
-  REQUIRE(s.explore);
-  const vw::LayersState& l = s.explore->layers;
+  vw::ExploreState* x = vw::existing_page_state<vw::ExploreState>(s, *vw::page_named("Explore"));
+  REQUIRE(x);
+  const vw::LayersState& l = x->layers;
   CHECK_FALSE(l.complete);
   size_t most_rows_in_a_frame = 0;
   for (int i = 0; i < 400 && !l.complete; ++i) {

@@ -202,12 +202,10 @@ void App::frame() {
   draw_status_bar(s);
 }
 
-// pages/replay_page.cpp: the frame's time, counted under the phase Replay showed.
-void replay_frame_measured(AppState& s, double ms);
-
 void App::record_frame_ms(double ms) {
   impl_->timing.stats.add(ms);
-  replay_frame_measured(*impl_, ms);
+  for (const PageSpec* page : registered_pages())
+    if (page->frame_measured) page->frame_measured(*impl_, ms);
 }
 
 bool App::settled() const {

@@ -11,18 +11,12 @@
 #include <vector>
 
 #include "frame_stats.h"
+#include "page.h"
 #include "selection.h"
 #include "tvis/viewer_model/run_model.h"
 #include "tvis/viewer/app.h"
 
 namespace tvis::viewer {
-
-struct ExploreState;  // pages/explore_state.h
-struct ReplayState;   // pages/replay_state.h
-struct LossState;     // pages/loss_state.h
-struct WeightsState;  // pages/weights_state.h
-struct InsightsState; // pages/insights_state.h
-struct GraphState;    // pages/graph_page.cpp
 
 /// A rank switch asked for (ranks.h), performed at the next frame's start.
 struct RankRequest {
@@ -99,13 +93,7 @@ struct AppState {
   std::string show_panel;        // a panel asked for by command ("" = none)
   nlohmann::json pending_link;   // a link not yet applied (link.h); null = none
 
-  // Pages' own states, each replaced when selection.run changes.
-  std::shared_ptr<ExploreState> explore;
-  std::shared_ptr<ReplayState> replay;
-  std::shared_ptr<LossState> loss;
-  std::shared_ptr<WeightsState> weights;
-  std::shared_ptr<InsightsState> insights;
-  std::shared_ptr<GraphState> graph;
+  PageStates page_states;  // each registered page's own state, replaced when selection.run changes
 
   std::string welcome_hint = "Open a run file to begin.";
   std::string error_override;  // set by show_error when no source exists
@@ -126,6 +114,16 @@ struct AppState {
   /// The followed sample's id, or -1 when the run follows none.
   int followed_sample();
 };
+
+template <typename State>
+State& page_state(AppState& s, const PageSpec& page) {
+  return static_cast<State&>(s.page_states.get(s, page, s.selection.run));
+}
+
+template <typename State>
+State* existing_page_state(AppState& s, const PageSpec& page) {
+  return static_cast<State*>(s.page_states.find(page, s.selection.run));
+}
 
 /// The App's state is its Impl (App::internals() hands it to tests).
 struct App::Impl : AppState {

@@ -4,7 +4,6 @@
 
 #include "app_state.h"
 #include "page.h"
-#include "pages/insights_page.h"
 #include "ranks.h"
 
 namespace tvis::viewer {
@@ -50,8 +49,9 @@ void apply_pending_link(AppState& s) {
     link.erase("rank");
     if (rank.is_number_integer() && rank.get<int>() != s.rank && switch_rank(s, rank.get<int>(), link)) return;  // next frame
   }
-  // An insight page's keys (module, head, ...) go to Insights first.
-  const bool insight = link.contains("page") && link["page"].is_string() && request_insight_page(s, link["page"].get<std::string>());
+  // A page that claims the link's page name (Insights: its sub-pages) gets the other keys first.
+  const PageSpec* claimer =
+      link.contains("page") && link["page"].is_string() ? page_claiming(s, link["page"].get<std::string>()) : nullptr;
   for (const auto& [key, raw] : link.items()) {
     const json v = link_value(raw);
     if (key == "page") {
@@ -59,7 +59,7 @@ void apply_pending_link(AppState& s) {
     } else if (key == "step") {
       if (v.is_number_integer()) go_to_step(s, v.get<int>());
     } else if (key == "select") {  // after the loop: a step would move the selection again
-    } else if (insight && !insights_link_key(s, key, v).is_null()) {
+    } else if (claimer && claimer->command && !claimer->command(s, json{{key, v}}).is_null()) {
     } else {
       for (const PageSpec* page : registered_pages())
         if (page->command && !page->command(s, json{{key, v}}).is_null()) break;

@@ -30,10 +30,31 @@ const PageSpec* page_named(const std::string& name) {
   return nullptr;
 }
 
+const PageSpec* page_claiming(AppState& s, const std::string& name) {
+  for (const PageSpec* page : registered_pages())
+    if (page->claims && page->claims(s, name)) return page;
+  return nullptr;
+}
+
+PageState& PageStates::get(AppState& s, const PageSpec& page, uint64_t run) {
+  Entry& e = entries_[&page];
+  if (!e.state || e.run != run) {
+    e.state.reset();  // the old run's state goes first (its textures, its caches)
+    e.state = page.make_state(s);
+    e.run = run;
+  }
+  return *e.state;
+}
+
+PageState* PageStates::find(const PageSpec& page, uint64_t run) const {
+  auto it = entries_.find(&page);
+  return it != entries_.end() && it->second.run == run ? it->second.state.get() : nullptr;
+}
+
 bool page_present(AppState& s, const PageSpec& page) { return !page.present || page.present(s); }
 
 bool training_run(AppState& s) {
-  return s.model.status() == RunStatus::Open && s.model.chunks_of_kind(format::ChunkKind::ProfileCapture).empty();
+  return s.model.status() == RunStatus::Open && !s.model.profile_capture().present();
 }
 
 }  // namespace tvis::viewer

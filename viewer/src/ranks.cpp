@@ -3,8 +3,6 @@
 #include <algorithm>
 
 #include "app_state.h"
-#include "pages/loss_state.h"
-#include "pages/weights_state.h"
 
 namespace tvis::viewer {
 
@@ -26,12 +24,8 @@ json carried_position(AppState& s) {
   if (s.selection.event) link["select"] = *s.selection.event;
   const int sample = s.model.ready() ? s.followed_sample() : -1;
   if (sample >= 0) link["sample"] = sample;
-  if (s.weights && s.weights->generation == s.selection.run) {
-    if (!s.weights->param.empty()) link["param"] = s.weights->param;
-    link["show"] = show_name(s.weights->show);
-    if (s.weights->all_layers) link["weights_tab"] = "All layers";
-  }
-  if (s.loss && s.loss->generation == s.selection.run && s.loss->backward > 0) link["backward"] = s.loss->backward;
+  for (const PageSpec* page : registered_pages())  // each page's own position (Weights' parameter, ...)
+    if (page->link_position) page->link_position(s, link);
   return link;
 }
 

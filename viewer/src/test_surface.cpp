@@ -6,7 +6,6 @@
 #include "link.h"
 #include "live_run.h"
 #include "page.h"
-#include "pages/insights_page.h"
 #include "ranks.h"
 
 namespace tvis::viewer {
@@ -121,9 +120,8 @@ json state_object(AppState& s) {
   j["runs"] = runs_array(s);
   j["page"] = run_open ? s.page : std::string();
   j["pages"] = run_open ? page_names(s) : json::array();
-  j["insights"] = run_open ? insight_pages_json(s) : json::array();
-  j["insight"] = run_open ? shown_insight(s) : json(nullptr);
-  j["library_attention"] = run_open ? library_attention_json(s) : json::array();
+  for (const PageSpec* page : registered_pages())
+    if (page->state_keys) page->state_keys(s, j);
   j["selection"] = selection_object(s);
   j["view"] = shown && shown->view ? shown->view(s) : json(nullptr);
   j["errors"] = s.errors();
@@ -140,7 +138,7 @@ json run_command(AppState& s, const json& cmd) {
     return true;
   }
   if (cmd.contains("page")) {
-    if (cmd["page"].is_string() && request_insight_page(s, cmd["page"].get<std::string>())) return true;
+    if (cmd["page"].is_string() && page_claiming(s, cmd["page"].get<std::string>())) return true;
     if (!cmd["page"].is_string() || !page_named(cmd["page"].get<std::string>())) return false;
     s.page_request = cmd["page"].get<std::string>();
     return true;

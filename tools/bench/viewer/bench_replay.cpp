@@ -131,10 +131,12 @@ int main(int argc, char** argv) {
   const auto t_open = Clock::now();
   app->open(source);
   tvis::viewer::AppState& s = app->internals();
+  const tvis::viewer::PageSpec& replay_page = *tvis::viewer::page_named("Replay");
   int opening = 0;
   for (; opening < 600; ++opening) {
     frame();
-    if (s.replay && tvis::viewer::current_stop(s, *s.replay)) break;
+    tvis::viewer::ReplayState* r = tvis::viewer::existing_page_state<tvis::viewer::ReplayState>(s, replay_page);
+    if (r && tvis::viewer::current_stop(s, *r)) break;
   }
   const double first_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_open).count();
   const uint64_t file = s.model.file_size();
@@ -161,7 +163,7 @@ int main(int argc, char** argv) {
   int last_step = -1;
   const int steps = s.model.step_count();
   for (; frames < 200000; ++frames) {
-    tvis::viewer::ReplayState& r = *s.replay;
+    tvis::viewer::ReplayState& r = tvis::viewer::page_state<tvis::viewer::ReplayState>(s, replay_page);
     if (r.step != last_step) {
       bytes_at_step_start[r.step] = s.model.bytes_read();
       last_step = r.step;

@@ -25,7 +25,8 @@ std::string str(const flatbuffers::String* s) { return s ? s->str() : std::strin
 
 }  // namespace
 
-RunModel::RunModel(uint64_t cache_budget_bytes) : budget_(cache_budget_bytes) {}
+RunModel::RunModel(uint64_t cache_budget_bytes)
+    : budget_(cache_budget_bytes), values_(*this, std::max<uint64_t>(cache_budget_bytes / 4, 16ull << 20)) {}
 RunModel::~RunModel() = default;
 
 void RunModel::clear() {
@@ -37,6 +38,12 @@ void RunModel::clear() {
   reader_.reset();
   cache_.reset();
   reset_indexes();
+  // Kept when a live run grows (what they answered stays true), so reset here only.
+  step_stops_.reset();
+  magnitudes_.reset();
+  diagrams_.reset();
+  profile_capture_.reset();
+  values_.reset();
   info_ = RunInfo{};
   info_ordinal_ = -1;
   error_.clear();

@@ -49,6 +49,28 @@ int StepPlan::find_name(const std::string& name, schema::Phase phase) const {
   return -1;
 }
 
+namespace {
+
+// The backward stops in the order the gradients arrived, as recorded: a
+// GradOutput's tensor id is given when its hook runs, so a call's first
+// grad_outputs id orders it. A call that recorded no gradient stays right
+// after the call before it in `order` (the tree's reverse post-order); ties
+// (one gradient tensor shared by a container and its last part) keep that
+// order too, so a run without grad_outputs (a synthetic one) plays the tree's.
+void in_arrival_order(const std::vector<const schema::Event*>& events, std::vector<size_t>* order) {
+  std::vector<std::pair<uint64_t, size_t>> keyed;  // (arrival key, index into events)
+  uint64_t key = 0;
+  for (size_t i : *order) {
+    const auto* grads = events[i]->grad_outputs();
+    if (grads && grads->size() > 0) key = grads->Get(0);
+    keyed.push_back({key, i});
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t k = 0; k < keyed.size(); ++k) (*order)[k] = keyed[k].second;
+}
+
+}  // namespace
+
 StepPlan build_step_plan(int step, const std::vector<const schema::Event*>& unsorted) {
   std::vector<const schema::Event*> events = unsorted;
   std::sort(events.begin(), events.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
@@ -95,7 +117,7 @@ StepPlan build_step_plan(int step, const std::vector<const schema::Event*>& unso
   }
 
   // Backward: the backward() call, then the forward module calls in the
-  // order their gradients arrive (reverse post-order of the forward tree).
+  // order their gradients arrived (in_arrival_order).
   {
     const size_t from = plan.stops.size();
     add_phase(schema::Phase::Backward);
@@ -119,14 +141,17 @@ StepPlan build_step_plan(int step, const std::vector<const schema::Event*>& unso
       }
       (owner == SIZE_MAX ? roots : children[owner]).push_back(i);
     }
-    std::vector<std::pair<size_t, int>> todo;  // (event index, depth in the module tree)
-    for (size_t r : roots) todo.push_back({r, 0});  // a stack: the last root is visited first
+    std::vector<size_t> order;  // reverse post-order of the forward module tree
+    std::vector<size_t> todo;   // a stack: the last root (child) is visited first
+    for (size_t r : roots) todo.push_back(r);
     while (!todo.empty()) {
-      auto [i, d] = todo.back();
+      const size_t i = todo.back();
       todo.pop_back();
-      plan.stops.push_back(stop_of(*events[i], schema::Phase::Backward, depth[i], leaf[i]));
-      for (size_t c : children[i]) todo.push_back({c, d + 1});  // the last child is visited first
+      order.push_back(i);
+      for (size_t c : children[i]) todo.push_back(c);
     }
+    in_arrival_order(events, &order);
+    for (size_t i : order) plan.stops.push_back(stop_of(*events[i], schema::Phase::Backward, depth[i], leaf[i]));
     mark(schema::Phase::Backward, from);
   }
   {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../panels/grid_json.h"
 #include "../panels/picture.h"
 #include "insights_state.h"
 
@@ -20,7 +21,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int kViewMax = 256;  // state().view matrices are at most 256 x 256
 constexpr float kPictureMaxSide = 260.0f, kPictureMinSide = 96.0f;  // an image model's painted picture
 
 // The height left in the window above the status bar (error_panel.cpp: it
@@ -61,23 +61,6 @@ std::vector<std::string> token_names(const AttentionEntry& e, int t) {
   return out;
 }
 
-// Block means down to at most kViewMax a side, as nested arrays.
-json matrix_json(const std::vector<double>& m, int rows, int cols) {
-  const int br = (rows + kViewMax - 1) / kViewMax, bc = (cols + kViewMax - 1) / kViewMax;
-  json out = json::array();
-  for (int r0 = 0; r0 < rows; r0 += br) {
-    json row = json::array();
-    for (int c0 = 0; c0 < cols; c0 += bc) {
-      double sum = 0;
-      int n = 0;
-      for (int r = r0; r < std::min(rows, r0 + br); ++r)
-        for (int c = c0; c < std::min(cols, c0 + bc); ++c, ++n) sum += m[static_cast<size_t>(r) * cols + c];
-      row.push_back(sum / n);
-    }
-    out.push_back(std::move(row));
-  }
-  return out;
-}
 
 // Token labels along the left and top of a drawn heatmap; every k-th when cells are small.
 void draw_axis_labels(const widgets::HeatmapResult& h, const std::vector<std::string>& names, int rows, int cols) {
@@ -143,11 +126,11 @@ struct Shown {
 Shown load_layer(AppState& s, InsightsState& st, const AttentionEntry& e) {
   Shown out;
   out.entry = &e;
-  const Decoded& d = decoded_tensor(s, st, e.weights, e.step);
-  if (d.loading) out.problem = "loading ...";
-  else if (!d.error.empty()) out.problem = d.error;
-  else if (d.values.partial) out.problem = "only the leading rows of these weights were kept (tvis run --max-elems)";
-  else out.weights = attention_weights(d.values.values, d.values.shape, &out.problem);
+  const std::shared_ptr<const DecodedTensor> d = decoded_tensor(s, e.weights, e.step);
+  if (d->loading) out.problem = "loading ...";
+  else if (!d->error.empty()) out.problem = d->error;
+  else if (d->values.partial) out.problem = "only the leading rows of these weights were kept (tvis run --max-elems)";
+  else out.weights = attention_weights(d->values.values, d->values.shape, &out.problem);
   return out;
 }
 
@@ -183,7 +166,7 @@ bool draw_on_picture(AppState& s, InsightsState& st, const AttentionEntry& e, co
   bool cls = false;
   const int n = e.tokens.empty() ? patch_grid_side(t, &cls) : 0;
   if (!n) return false;
-  const Decoded* pic = sample_picture(s, st, e.step, e.sample);
+  const std::shared_ptr<const DecodedTensor> pic = sample_picture(s, e.step, e.sample);
   if (a.query < 0 || a.query >= t) a.query = 0;
   const bool rollout = a.paint_rollout && static_cast<int>(a.rollout.size()) == t * t;
   if (ImGui::RadioButton("rollout##paint", a.paint_rollout)) a.paint_rollout = true;
@@ -392,12 +375,11 @@ void draw_attention(AppState& s, InsightsState& st) {
             {"heads", w.heads},
             {"step", step},
             {"sample", sample},
-            {"row", insight_row(s, step, sample)},
             {"tokens", names},
-            {"weights", matrix_json(m, w.rows, w.cols)},
+            {"weights", grid_json(m, w.rows, w.cols)},
             {"causal", causal},
             {"layers", [&] { json l = json::array(); for (auto* x : layers) l.push_back(x->module); return l; }()},
-            {"rollout", a.rollout.empty() ? json(nullptr) : matrix_json(a.rollout, w.rows, w.rows)},
+            {"rollout", a.rollout.empty() ? json(nullptr) : grid_json(a.rollout, w.rows, w.rows)},
             {"rollout_layers", rollout_layers},
             {"query", image ? json(a.query) : json(nullptr)},
             {"painted", image ? json(a.painted) : json(nullptr)}};

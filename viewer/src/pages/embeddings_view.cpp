@@ -41,7 +41,8 @@ EmbeddingCloud& module_cloud(AppState& s, InsightsState& st, const std::string& 
   EmbeddingCloud next;
   for (const EmbeddingEntry& e : s.model.insights().embeddings()) {
     if (e.module != module) continue;
-    const Decoded& d = decoded_tensor(s, st, e.vectors, e.step);
+    const std::shared_ptr<const DecodedTensor> decoded = decoded_tensor(s, e.vectors, e.step);
+    const DecodedTensor& d = *decoded;
     if (d.loading) return c;
     if (!d.error.empty() || d.values.shape.size() != 2) {
       c = {false, module + ": " + (d.error.empty() ? "vectors are not [samples, dim]" : d.error)};
@@ -73,7 +74,8 @@ EmbeddingCloud& module_cloud(AppState& s, InsightsState& st, const std::string& 
 EmbeddingCloud& table_cloud(AppState& s, InsightsState& st, const EmbeddingTableEntry& t) {
   EmbeddingCloud& c = st.embeddings.cache["table:" + t.module];
   if (!c.loading) return c;
-  const Decoded& d = decoded_tensor(s, st, t.rows, INT32_MIN);
+  const std::shared_ptr<const DecodedTensor> decoded = decoded_tensor(s, t.rows, INT32_MIN);
+  const DecodedTensor& d = *decoded;
   if (d.loading) return c;
   if (!d.error.empty() || d.values.shape.size() != 2) {
     c = {false, t.module + ": " + (d.error.empty() ? "the table is not [rows, dim]" : d.error)};

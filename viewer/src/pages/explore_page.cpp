@@ -15,16 +15,13 @@
 
 namespace tvis::viewer {
 
+extern const PageSpec kExplorePage;
+
 namespace {
 
-ExploreState& explore_state(AppState& s) {
-  if (!s.explore || s.explore->generation != s.selection.run) {
-    s.explore = std::make_shared<ExploreState>();
-    s.explore->generation = s.selection.run;
-    s.explore->inspector.tensor_view.texture.release();
-  }
-  return *s.explore;
-}
+ExploreState& explore_state(AppState& s) { return page_state<ExploreState>(s, kExplorePage); }
+
+std::unique_ptr<PageState> make_explore_state(AppState&) { return std::make_unique<ExploreState>(); }
 
 struct Tab {
   BottomTab id;
@@ -121,7 +118,7 @@ nlohmann::json explore_view(AppState& s) {
   return {{"step", sel.step},
           {"phase", phase_label(sel.phase)},
           {"event", sel.event ? nlohmann::json(*sel.event) : nlohmann::json(nullptr)},
-          {"layer", x.inspector.layer_drawn ? layer_view_json(x.inspector.layer) : nlohmann::json(nullptr)}};
+          {"layer", x.inspector.layer_drawn ? layer_view_json(s.model, x.inspector.layer) : nlohmann::json(nullptr)}};
 }
 
 // {"panel": NAME} brings up one of the bottom panels (as a click on its tab).
@@ -147,6 +144,7 @@ nlohmann::json explore_command(AppState& s, const nlohmann::json& cmd) {
 }  // namespace
 
 extern const PageSpec kExplorePage;
-const PageSpec kExplorePage = {"Explore", draw_explore_page, explore_view, explore_command, false, training_run};
+const PageSpec kExplorePage = {"Explore", draw_explore_page, explore_view, explore_command, false, training_run,
+                                make_explore_state};
 
 }  // namespace tvis::viewer

@@ -99,8 +99,7 @@ enum class BottomTab { Timeline, Source, Layers, Steps, Samples };
 /// The panel whose tab reads `name` ("Timeline"), or nullopt.
 std::optional<BottomTab> explore_panel_named(const std::string& name);
 
-struct ExploreState {
-  uint64_t generation = 0;
+struct ExploreState : PageState {
   CallTreeState tree;
   InspectorState inspector;
   TimelineState timeline;

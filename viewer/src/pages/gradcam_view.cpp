@@ -34,21 +34,21 @@ std::vector<int> samples_at(AppState& s, int step) {
 }
 
 // The map as [h, w] values, or why not.
-const std::vector<double>* map_values(AppState& s, InsightsState& st, const GradCamEntry& e, int* rows, int* cols,
-                                      std::string* problem) {
-  const Decoded& d = decoded_tensor(s, st, e.map, e.step);
-  if (d.loading) return *problem = "loading ...", nullptr;
-  if (!d.error.empty()) return *problem = d.error, nullptr;
-  if (d.values.shape.size() != 2) return *problem = "a Grad-CAM map that is not [h, w]", nullptr;
-  *rows = static_cast<int>(d.values.shape[0]);
-  *cols = static_cast<int>(d.values.shape[1]);
-  return &d.values.values;
+std::shared_ptr<const DecodedTensor> map_values(AppState& s, const GradCamEntry& e, int* rows, int* cols,
+                                                std::string* problem) {
+  std::shared_ptr<const DecodedTensor> d = decoded_tensor(s, e.map, e.step);
+  if (d->loading) return *problem = "loading ...", nullptr;
+  if (!d->error.empty()) return *problem = d->error, nullptr;
+  if (d->values.shape.size() != 2) return *problem = "a Grad-CAM map that is not [h, w]", nullptr;
+  *rows = static_cast<int>(d->values.shape[0]);
+  *cols = static_cast<int>(d->values.shape[1]);
+  return d;
 }
 
 // The picture (or a dark square) with the map over it, in a side x side box.
 void draw_cam(AppState& s, InsightsState& st, const GradCamEntry& e, const std::vector<double>& map, int rows, int cols,
               float side, float opacity) {
-  const Decoded* pic = sample_picture(s, st, e.step, e.sample);
+  const std::shared_ptr<const DecodedTensor> pic = sample_picture(s, e.step, e.sample);
   const PictureLayout pl = pic ? picture_layout(pic->values.shape) : PictureLayout{};
   const ImVec2 box = fit_picture(static_cast<float>(pic ? pl.width : cols), static_cast<float>(pic ? pl.height : rows),
                                  ImVec2(side, side));
@@ -67,7 +67,8 @@ void draw_cam(AppState& s, InsightsState& st, const GradCamEntry& e, const std::
 void draw_scores(AppState& s, InsightsState& st, int step, int row, int64_t shown_class) {
   const auto records = s.model.losses().all_at_step(step);
   if (records.empty() || records[0]->logits() < 0) return insight_hint("no class scores recorded at this step");
-  const Decoded& d = decoded_tensor(s, st, static_cast<uint64_t>(records[0]->logits()), step);
+  const std::shared_ptr<const DecodedTensor> decoded = decoded_tensor(s, static_cast<uint64_t>(records[0]->logits()), step);
+  const DecodedTensor& d = *decoded;
   if (d.loading) return insight_hint("loading class scores ...");
   if (!d.error.empty() || d.values.shape.size() != 2) return insight_hint("class scores: " + (d.error.empty() ? std::string("not [batch, classes]") : d.error));
   const int classes = static_cast<int>(d.values.shape[1]);
@@ -129,9 +130,9 @@ void draw_strip(AppState& s, InsightsState& st, const std::vector<const GradCamE
     ImGui::BeginGroup();
     int rows = 0, cols = 0;
     std::string problem;
-    const std::vector<double>* m = map_values(s, st, *maps[i], &rows, &cols, &problem);
+    const std::shared_ptr<const DecodedTensor> m = map_values(s, *maps[i], &rows, &cols, &problem);
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
-    if (m) draw_cam(s, st, *maps[i], *m, rows, cols, side, st.gradcam.opacity);
+    if (m) draw_cam(s, st, *maps[i], m->values.values, rows, cols, side, st.gradcam.opacity);
     else ImGui::Dummy(ImVec2(side, side));
     if (static_cast<int>(i) == layer)
       ImGui::GetWindowDrawList()->AddRect(p0, ImVec2(p0.x + side, p0.y + side), IM_COL32(255, 179, 92, 255), 0, 0, 2);
@@ -168,7 +169,7 @@ void draw_gradcam(AppState& s, InsightsState& st) {
   if (maps.empty() && g.true_class && !maps_of(s, step, sample, false).empty()) {
     const std::string reason = missing_true_reason(s, step, sample);
     insight_hint(reason);
-    g.view = {{"module", nullptr}, {"step", step}, {"sample", sample}, {"row", insight_row(s, step, sample)},
+    g.view = {{"module", nullptr}, {"step", step}, {"sample", sample},
               {"class", nullptr}, {"target", "true"}, {"map", nullptr}, {"true_class_hint", reason}};
     if (ImGui::Button("show the predicted class")) g.true_class = false;
     return;
@@ -186,9 +187,10 @@ void draw_gradcam(AppState& s, InsightsState& st) {
   draw_controls(s, st, maps, layer, samples, sample);
   int rows = 0, cols = 0;
   std::string problem;
-  const std::vector<double>* m = map_values(s, st, e, &rows, &cols, &problem);
-  if (!m) return insight_hint(e.module + ": " + problem);
-  const int row = insight_row(s, step, sample);
+  const std::shared_ptr<const DecodedTensor> decoded = map_values(s, e, &rows, &cols, &problem);
+  if (!decoded) return insight_hint(e.module + ": " + problem);
+  const std::vector<double>* m = &decoded->values.values;
+  const int row = sample_row(s.model, step, sample);
   ImGui::Text("%s, sample %d, %s class %lld (%dx%d map)", e.module.c_str(), sample, e.true_class ? "true" : "predicted",
               static_cast<long long>(e.class_index), rows, cols);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -210,7 +212,7 @@ void draw_gradcam(AppState& s, InsightsState& st) {
     map.push_back(std::vector<double>(m->begin() + static_cast<size_t>(r) * cols, m->begin() + static_cast<size_t>(r + 1) * cols));
   json layers = json::array();
   for (const auto* x : maps) layers.push_back(x->module);
-  g.view = {{"module", e.module}, {"step", step},       {"sample", sample}, {"row", row},
+  g.view = {{"module", e.module}, {"step", step},       {"sample", sample},
             {"class", e.class_index}, {"target", e.true_class ? "true" : "predicted"}, {"map", map},
             {"layers", layers}, {"opacity", g.opacity},
             {"true_class_hint", no_true ? json(missing_true_reason(s, step, sample)) : json(nullptr)}};

@@ -35,17 +35,14 @@
 #include "../app_state.h"
 #include "../page.h"
 #include "../theme.h"
-#include "tvis/format/chunk_kind.h"
-#include "tvis/viewer_model/chunk_body.h"
 
 namespace tvis::viewer {
 
 using nlohmann::json;
 
-// The Graph page's own state (AppState::graph), replaced when selection.run changes.
-struct GraphState {
-  uint64_t generation = ~0ull;
-  ChunkBody<schema::ProfileCapture> capture;
+// The Graph page's own state (its PageState), replaced when another run opens.
+struct GraphState : PageState {
+  bool capture_seen = false;  // the capture arrived and its evidence was rechecked
   float zoom = 1.0f;
   ImVec2 pan{0, 0};
   bool fitted = false;
@@ -58,35 +55,31 @@ struct GraphState {
   json setup_button;      // its rect on screen, last frame: {x, y, w, h}; null when not drawn
 };
 
+extern const PageSpec kGraphPage;
+
 namespace {
 
 bool select_node(GraphState& g, const schema::ProfileCapture* c, const json& cmd);
 void recheck(AppState& s, GraphState& g, const schema::ProfileCapture* c);
 
-GraphState& graph_state(AppState& s) {
-  if (!s.graph || s.graph->generation != s.selection.run) {
-    s.graph = std::make_shared<GraphState>();
-    s.graph->generation = s.selection.run;
-  }
-  return *s.graph;
-}
+GraphState& graph_state(AppState& s) { return page_state<GraphState>(s, kGraphPage); }
 
-bool has_capture(AppState& s) {
-  return s.model.status() == RunStatus::Open && !s.model.chunks_of_kind(format::ChunkKind::ProfileCapture).empty();
-}
+std::unique_ptr<PageState> make_graph_state(AppState&) { return std::make_unique<GraphState>(); }
 
-// The run's (first) ProfileCapture, pinned; nullptr while it loads or when it failed.
+bool has_capture(AppState& s) { return s.model.profile_capture().present(); }
+
+// The run's (first) ProfileCapture; nullptr while it loads or when it failed.
 const schema::ProfileCapture* capture_of(AppState& s, GraphState& g) {
-  if (!has_capture(s)) return nullptr;
-  if (!g.capture.body && g.capture.state != ChunkRead::Failed) {
-    g.capture = read_body<schema::ProfileCapture>(s.model.cache(), s.model.chunks_of_kind(format::ChunkKind::ProfileCapture)[0], true);
-    if (g.capture.body) recheck(s, g, g.capture.body);  // the capture arrived: is its evidence still what it was?
+  const schema::ProfileCapture* c = s.model.profile_capture().get().body;
+  if (c && !g.capture_seen) {
+    g.capture_seen = true;
+    recheck(s, g, c);  // the capture arrived: is its evidence still what it was?
   }
-  if (g.capture.body && !g.pending.is_null()) {
-    select_node(g, g.capture.body, g.pending);
+  if (c && !g.pending.is_null()) {
+    select_node(g, c, g.pending);
     g.pending = nullptr;
   }
-  return g.capture.body;
+  return c;
 }
 
 std::string str(const flatbuffers::String* s) { return s ? s->str() : ""; }
@@ -340,8 +333,8 @@ void draw_graph_page(AppState& s) {
   GraphState& g = graph_state(s);
   const schema::ProfileCapture* c = capture_of(s, g);
   if (!c) {
-    ImGui::TextColored(ImColor(colors::kMuted), g.capture.state == ChunkRead::Failed ? "The capture could not be read."
-                                                                                      : "Loading the capture...");
+    const bool failed = s.model.profile_capture().get().state == ChunkRead::Failed;
+    ImGui::TextColored(ImColor(colors::kMuted), failed ? "The capture could not be read." : "Loading the capture...");
     return;
   }
   const int frame = ImGui::GetFrameCount();
@@ -435,6 +428,6 @@ bool graph_present(AppState& s) { return has_capture(s); }
 }  // namespace
 
 extern const PageSpec kGraphPage;
-const PageSpec kGraphPage = {"Graph", draw_graph_page, graph_view, graph_command, false, graph_present};
+const PageSpec kGraphPage = {"Graph", draw_graph_page, graph_view, graph_command, false, graph_present, make_graph_state};
 
 }  // namespace tvis::viewer

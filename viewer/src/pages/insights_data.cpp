@@ -1,72 +1,31 @@
-// insights_data.cpp: what the insight sub-pages read, decoded once: tensor
-// values by id (a bounded cache: cleared past kMaxDecoded entries, so a long
-// run never holds every map at once), the followed sample's picture, and the
+// insights_data.cpp: what the insight sub-pages read: tensor values by id
+// and the followed sample's picture (both the model's: one bounded cache of
+// decoded values for every page), the sample they show, and the
 // map-over-picture drawing they share.
 #include <imgui.h>
 
 #include <algorithm>
 #include <climits>
 
-#include "../panels/layer_view.h"
 #include "../panels/picture.h"
 #include "../theme.h"
 #include "insights_state.h"
+#include "tvis/viewer_model/followed_sample.h"
 #include "tvis/widgets/colormap.h"
 
 namespace tvis::viewer {
 
-namespace {
-
-constexpr size_t kMaxDecoded = 512;
-
-// The picture's tensor: the last pipeline stage that was a PIL image, else
-// the sample as batched (what Replay's On image shows).
-std::optional<uint64_t> picture_tensor(AppState& s, int step, int sample, bool* complete) {
-  std::optional<uint64_t> out;
-  *complete = s.model.samples().for_step(step, [&](const schema::Sample* x) {
-    if (x->id() != sample || x->step() != step || out) return;
-    if (x->transforms())
-      for (const auto* t : *x->transforms())
-        if (t->output_kind() == schema::ValueKind::PILImage && t->output() >= 0) out = static_cast<uint64_t>(t->output());
-    if (!out && x->input() >= 0) out = static_cast<uint64_t>(x->input());
-  });
-  return out;
+std::shared_ptr<const DecodedTensor> decoded_tensor(AppState& s, uint64_t id, int step) {
+  return s.model.values().get(id, step);
 }
 
-}  // namespace
-
-const Decoded& decoded_tensor(AppState& s, InsightsState& st, uint64_t id, int step) {
-  auto it = st.decoded.find(id);
-  if (it != st.decoded.end() && !it->second.loading) return it->second;
-  if (it == st.decoded.end()) {
-    if (st.decoded.size() >= kMaxDecoded) st.decoded.clear();
-    it = st.decoded.emplace(id, Decoded{}).first;
-  }
-  Decoded& d = it->second;
-  bool complete = true;
-  TensorRef ref = s.model.tensors().by_id(s.model, id, step, &complete);
-  if (!ref) {
-    if (complete) {
-      d.loading = false;
-      d.error = "tensor " + std::to_string(id) + " is not in the run";
-    }
-    return d;
-  }
-  if (s.model.tensors().read_values(s.model, *ref.rec, &d.values, &d.error) == ChunkRead::Loading) return d;
-  d.loading = false;
-  d.bytes = ref.rec->dtype() == schema::DType::UInt8;
-  d.id = id;
-  return d;
-}
-
-const Decoded* sample_picture(AppState& s, InsightsState& st, int step, int sample) {
+std::shared_ptr<const DecodedTensor> sample_picture(AppState& s, int step, int sample) {
   if (sample < 0) return nullptr;
-  bool complete = true;
-  const std::optional<uint64_t> id = picture_tensor(s, step, sample, &complete);
-  if (!id) return nullptr;
-  const Decoded& d = decoded_tensor(s, st, *id, step);
-  if (d.loading || !d.error.empty() || !picture_layout(d.values.shape).ok) return nullptr;
-  return &d;
+  const SampleAtStep at = sample_at_step(s.model, step, sample);
+  if (!at.picture) return nullptr;
+  std::shared_ptr<const DecodedTensor> d = s.model.values().get(*at.picture, step);
+  if (!d->ok() || !picture_layout(d->values.shape).ok) return nullptr;
+  return d;
 }
 
 int insight_sample(AppState& s, InsightsState& st, const std::vector<int>& have) {
@@ -75,11 +34,6 @@ int insight_sample(AppState& s, InsightsState& st, const std::vector<int>& have)
   if (have.empty()) return st.sample;
   if (std::find(have.begin(), have.end(), st.sample) == have.end()) st.sample = have.front();
   return st.sample;
-}
-
-int insight_row(AppState& s, int step, int sample) {
-  if (s.model.samples().followed().empty()) return sample;  // ids are batch positions then
-  return sample_row(s.model, step, sample);
 }
 
 void draw_map_over(ImDrawList* dl, ImVec2 min, ImVec2 max, const std::vector<double>& map, int rows, int cols,

@@ -2,19 +2,28 @@
 // when the run has what it needs (insights_state.h). Attention computed
 // inside torch (nn.MultiheadAttention, fused kernels: the recorder names
 // them) is said at the top with the module names, never hidden silently.
+//
+// Its own hooks (page.h): the sub-pages' names are the page's to claim in
+// links and page commands (the link's other keys come here first), and
+// state() gets `insights` (the sub-pages this run has), `insight` (the one
+// shown, null off the page) and `library_attention` ([{module, kind}] of
+// attention computed inside torch, the modules the note names).
 #include <imgui.h>
 
 #include "../page.h"
-#include "insights_page.h"
 #include "insights_state.h"
 
 namespace tvis::viewer {
 
 using nlohmann::json;
 
+extern const PageSpec kInsightsPage;
+
 namespace {
 
 constexpr InsightPage kAll[] = {InsightPage::Attention, InsightPage::GradCam, InsightPage::Embeddings};
+
+std::unique_ptr<PageState> make_insights_state(AppState&) { return std::make_unique<InsightsState>(); }
 
 bool has(AppState& s, InsightPage p) {
   Insights& in = s.model.insights();
@@ -79,13 +88,22 @@ void draw_insights_page(AppState& s) {
   }
 }
 
+// A sub-page's view with the shown sample's batch row as the model answers
+// it now (the row of a step whose samples were still read when the view was
+// built is known later; the drawing used it all along).
+json with_row(AppState& s, json v) {
+  if (v.is_object() && v["step"].is_number_integer() && v["sample"].is_number_integer())
+    v["row"] = sample_row(s.model, v["step"].get<int>(), v["sample"].get<int>());
+  return v;
+}
+
 json insights_view(AppState& s) {
   InsightsState& st = insights_state(s);
   const std::vector<InsightPage> present = present_insights(s);
   if (present.empty()) return nullptr;
   switch (shown_page(s, st, present)) {
-    case InsightPage::Attention: return st.attention.view;
-    case InsightPage::GradCam: return st.gradcam.view;
+    case InsightPage::Attention: return with_row(s, st.attention.view);
+    case InsightPage::GradCam: return with_row(s, st.gradcam.view);
     case InsightPage::Embeddings: return st.embeddings.view;
   }
   return nullptr;
@@ -135,13 +153,7 @@ std::optional<InsightPage> insight_page_named(const std::string& name) {
   return std::nullopt;
 }
 
-InsightsState& insights_state(AppState& s) {
-  if (!s.insights || s.insights->generation != s.selection.run) {
-    s.insights = std::make_shared<InsightsState>();
-    s.insights->generation = s.selection.run;
-  }
-  return *s.insights;
-}
+InsightsState& insights_state(AppState& s) { return page_state<InsightsState>(s, kInsightsPage); }
 
 std::vector<InsightPage> present_insights(AppState& s) {
   std::vector<InsightPage> out;
@@ -150,6 +162,8 @@ std::vector<InsightPage> present_insights(AppState& s) {
     if (has(s, p)) out.push_back(p);
   return out;
 }
+
+namespace {
 
 bool request_insight_page(AppState& s, const std::string& name) {
   const auto p = insight_page_named(name);
@@ -183,12 +197,17 @@ json library_attention_json(AppState& s) {
   return out;
 }
 
-json insights_link_key(AppState& s, const std::string& key, const json& value) {
-  return insights_command(s, json{{key, value}});
+void insights_state_keys(AppState& s, json& state) {
+  const bool run_open = s.model.ready();
+  state["insights"] = run_open ? insight_pages_json(s) : json::array();
+  state["insight"] = run_open ? shown_insight(s) : json(nullptr);
+  state["library_attention"] = run_open ? library_attention_json(s) : json::array();
 }
 
-extern const PageSpec kInsightsPage;
-const PageSpec kInsightsPage = {"Insights", draw_insights_page, insights_view, insights_command, false,
-                                insights_present};
+}  // namespace
+
+const PageSpec kInsightsPage = {"Insights",          draw_insights_page,  insights_view, insights_command, false,
+                                insights_present,    make_insights_state, insights_state_keys,
+                                /*link_position=*/nullptr, request_insight_page};
 
 }  // namespace tvis::viewer

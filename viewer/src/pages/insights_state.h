@@ -1,5 +1,5 @@
 // insights_state.h: what the Insights page remembers between frames
-// (AppState::insights, replaced when another run opens). The page's files:
+// (its PageState, replaced when another run opens). The page's files:
 // insights_page.cpp (the sub-page tabs, the library-attention note, the
 // test surface: state().insights / state().insight, view, commands, links),
 // insights_data.cpp (decoded tensors and the sample's picture, cached),
@@ -17,6 +17,8 @@
 #include "../app_state.h"
 #include "../panels/picture_textures.h"
 #include "tvis/viewer_model/attention_rollout.h"
+#include "tvis/viewer_model/decoded_values.h"
+#include "tvis/viewer_model/followed_sample.h"
 #include "tvis/viewer_model/pca.h"
 #include "tvis/viewer_model/tensor_index.h"
 #include "tvis/widgets/heatmap.h"
@@ -27,15 +29,6 @@ namespace tvis::viewer {
 enum class InsightPage { Attention, GradCam, Embeddings };
 const char* insight_page_name(InsightPage p);
 std::optional<InsightPage> insight_page_named(const std::string& name);
-
-/// A decoded tensor (TensorIndex::read_values), or why it has no values.
-struct Decoded {
-  bool loading = true;
-  std::string error;  // "" with values
-  TensorValues values;
-  bool bytes = false;  // uint8 (a picture as recorded)
-  uint64_t id = UINT64_MAX;  // the tensor's id (names its textures)
-};
 
 struct AttentionState {
   std::string module;               // the layer shown ("" = the first of the step)
@@ -83,12 +76,10 @@ struct EmbeddingsState {
   nlohmann::json view;
 };
 
-struct InsightsState {
-  uint64_t generation = 0;          // Selection::run this state belongs to
+struct InsightsState : PageState {
   InsightPage page = InsightPage::Attention;
   std::optional<InsightPage> request;  // a sub-page asked for by link or command
   int sample = -1;                  // the sample shown when the run follows none (records' ids)
-  std::map<uint64_t, Decoded> decoded;  // tensor id -> values (bounded, see insights_data.cpp)
   AttentionState attention;
   GradCamState gradcam;
   EmbeddingsState embeddings;
@@ -99,24 +90,16 @@ InsightsState& insights_state(AppState& s);
 
 /// The insight sub-pages this run has what they need for (state().insights).
 std::vector<InsightPage> present_insights(AppState& s);
-/// `name` is an insight page (Attention, Grad-CAM, Embeddings): asks for the
-/// Insights page on it. False for any other name.
-bool request_insight_page(AppState& s, const std::string& name);
-/// The insight sub-page shown (state().insight), or null off the Insights page.
-nlohmann::json shown_insight(AppState& s);
 
 // insights_data.cpp
-/// The values of tensor `id` (recorded at `step`, INT32_MIN: anywhere),
-/// decoded once and cached; loading while its chunks are read.
-const Decoded& decoded_tensor(AppState& s, InsightsState& st, uint64_t id, int step);
-/// The picture of followed sample `sample` at `step` (the last PIL image of
-/// its transforms, else its batched input), or nullptr when none is recorded
-/// or it is loading.
-const Decoded* sample_picture(AppState& s, InsightsState& st, int step, int sample);
+/// The values of tensor `id` (recorded at `step`, INT32_MIN: anywhere): the
+/// model's one cache (decoded_values.h); `loading` while its chunks are read.
+std::shared_ptr<const DecodedTensor> decoded_tensor(AppState& s, uint64_t id, int step);
+/// The picture of followed sample `sample` at `step` (followed_sample.h), or
+/// nullptr when none is recorded or it is loading.
+std::shared_ptr<const DecodedTensor> sample_picture(AppState& s, int step, int sample);
 /// The sample the sub-pages show: the followed one ([ / ]), else st.sample.
 int insight_sample(AppState& s, InsightsState& st, const std::vector<int>& have);
-/// The batch row of `sample` at `step` (the sample id itself for runs that follow none).
-int insight_row(AppState& s, int step, int sample);
 /// Draws `map` (rows x cols, >= 0) over the picture into [min, max], with
 /// `opacity`; the picture's rectangle is the caller's. With a target (its
 /// key naming the map's values), one texture drawn at `opacity`, uploaded

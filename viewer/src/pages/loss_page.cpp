@@ -28,13 +28,21 @@ namespace tvis::viewer {
 
 using nlohmann::json;
 
-LossState& loss_state(AppState& s) {
-  if (!s.loss || s.loss->generation != s.selection.run) {
-    s.loss = std::make_shared<LossState>(s.model);
-    s.loss->generation = s.selection.run;
-  }
-  return *s.loss;
+extern const PageSpec kLossPage;
+
+LossState& loss_state(AppState& s) { return page_state<LossState>(s, kLossPage); }
+
+namespace {
+
+std::unique_ptr<PageState> make_loss_state(AppState&) { return std::make_unique<LossState>(); }
+
+// A rank switch keeps the loss record shown (a step with several backward()s).
+void loss_link_position(AppState& s, json& link) {
+  const LossState* l = existing_page_state<LossState>(s, kLossPage);
+  if (l && l->backward > 0) link["backward"] = l->backward;
 }
+
+}  // namespace
 
 const schema::LossRecord* shown_loss(AppState& s, LossState& l) {
   const auto records = s.model.losses().all_at_step(s.selection.step);
@@ -436,6 +444,7 @@ json loss_command(AppState& s, const json& cmd) {
 }  // namespace
 
 extern const PageSpec kLossPage;
-const PageSpec kLossPage = {"Loss", draw_loss_page, loss_view, loss_command, false, training_run};
+const PageSpec kLossPage = {"Loss",          draw_loss_page, loss_view,         loss_command, false, training_run,
+                             make_loss_state, nullptr,        loss_link_position};
 
 }  // namespace tvis::viewer

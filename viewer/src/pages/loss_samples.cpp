@@ -48,7 +48,7 @@ std::vector<std::pair<int64_t, double>> top_predictions(const LossBatch& b, int6
 // the loss's rows (same count); nothing otherwise (tokens, tables). Returns
 // "drawn", "loading" or "none".
 const char* draw_row_picture(AppState& s, LossState& l, int step, int64_t row, int64_t rows) {
-  const StepPlan* plan = l.stops.plan(step);
+  const StepPlan* plan = s.model.step_stops().plan(step);
   if (!plan) {
     ImGui::TextDisabled("loading the batch ...");
     return "loading";

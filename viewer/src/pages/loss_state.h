@@ -1,4 +1,4 @@
-// loss_state.h: what the Loss page remembers between frames (AppState::loss,
+// loss_state.h: what the Loss page remembers between frames (its PageState,
 // replaced when another run opens). The page's files: loss_page.cpp (layout,
 // the curve and the call, view and commands), loss_samples.cpp (the
 // worst-first list and a language model's tokens), loss_confusion.cpp,
@@ -18,10 +18,7 @@
 
 namespace tvis::viewer {
 
-struct LossState {
-  explicit LossState(RunModel& model) : stops(model) {}
-  uint64_t generation = 0;      // Selection::run this state belongs to
-  StepStops stops;              // where each step's batch is (the samples' pictures)
+struct LossState : PageState {
   PictureTextures pictures;     // the samples' pictures as drawn (tensor_picture.h)
   int64_t hovered_row = -1;     // the sample row under the mouse last frame (-1: none)
   const char* hovered_picture = "none";  // its picture in the tooltip: "drawn", "loading" or "none"

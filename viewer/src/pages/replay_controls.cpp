@@ -38,7 +38,7 @@ void draw_timeline_strip(AppState& s, ReplayState& r) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Stop* here = current_stop(s, r);
   for (int step = 0; step < steps; ++step) {
-    const StepPlan* plan = r.stops.plan(step);
+    const StepPlan* plan = s.model.step_stops().plan(step);
     ImGui::PushID(step);
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::BeginGroup();
@@ -122,7 +122,7 @@ void draw_replay_controls(AppState& s, ReplayState& r) {
   ImGui::SetNextItemWidth(em * 7);
   ImGui::SliderFloat("##speed", &r.speed, 0.5f, 60.0f, "%.1f / s", ImGuiSliderFlags_Logarithmic);
   ImGui::SameLine(0, em * 1.5f);
-  const StepPlan* plan = r.stops.plan(r.step);
+  const StepPlan* plan = s.model.step_stops().plan(r.step);
   for (schema::Phase ph : kPhases) {
     const bool present = plan && plan->first_of(ph) >= 0;
     const Stop* here = current_stop(s, r);

@@ -22,49 +22,6 @@ namespace tvis::viewer {
 
 namespace {
 
-Diagram build_diagram(const StepPlan& plan) {
-  Diagram d;
-  std::vector<std::pair<int, int>> stack;  // (event depth, node index)
-  for (size_t i = 0; i < plan.stops.size(); ++i) {
-    const Stop& st = plan.stops[i];
-    if (st.phase != schema::Phase::Forward || st.kind != schema::EventKind::ModuleCall) continue;
-    while (!stack.empty() && stack.back().first >= st.depth) stack.pop_back();
-    DiagramNode n;
-    n.event = st.event;
-    n.name = st.name;
-    n.cls = st.cls;
-    n.depth = static_cast<int>(stack.size());
-    n.parent = stack.empty() ? -1 : stack.back().second;
-    n.forward_stop = static_cast<int>(i);
-    d.nodes.push_back(n);
-    stack.push_back({st.depth, static_cast<int>(d.nodes.size()) - 1});
-  }
-  for (int i = static_cast<int>(d.nodes.size()) - 1; i >= 0; --i) {
-    DiagramNode& n = d.nodes[i];
-    n.end = std::max(n.end, i);
-    if (n.parent >= 0) d.nodes[n.parent].end = std::max(d.nodes[n.parent].end, n.end);
-  }
-  for (size_t i = 0; i < plan.stops.size(); ++i)
-    if (plan.stops[i].phase == schema::Phase::Backward)
-      for (auto& n : d.nodes)
-        if (n.event == plan.stops[i].event) n.backward_stop = static_cast<int>(i);
-  // One call holding every other (the model itself): a title, not a box.
-  int roots = 0;
-  for (const auto& n : d.nodes) roots += n.parent < 0;
-  if (roots == 1 && d.nodes.size() > 1 && d.nodes[0].end == static_cast<int>(d.nodes.size()) - 1) {
-    d.root = d.nodes[0].name.empty() ? "(model)" : d.nodes[0].name;
-    d.root_cls = d.nodes[0].cls;
-    d.nodes.erase(d.nodes.begin());
-    for (auto& n : d.nodes) {
-      n.depth -= 1;
-      n.parent = n.parent <= 0 ? -1 : n.parent - 1;
-      n.end -= 1;
-    }
-  }
-  return d;
-}
-
-bool contains(const Diagram& d, int container, int node) { return node > container && node <= d.nodes[container].end; }
 
 struct Scale {
   bool log = false;
@@ -121,18 +78,16 @@ std::string activation_legend(int sample, int row, const SampleActivation* own, 
 }  // namespace
 
 void draw_replay_diagram(AppState& s, ReplayState& r) {
-  const StepPlan* plan = r.stops.plan(r.step);
+  const StepPlan* plan = s.model.step_stops().plan(r.step);
   if (!plan) {
     ImGui::TextDisabled("loading step %d ...", r.step);
     return;
   }
-  auto it = r.diagrams.find(r.step);
-  if (it == r.diagrams.end()) it = r.diagrams.emplace(r.step, build_diagram(*plan)).first;
-  const Diagram& d = it->second;
+  const Diagram& d = *s.model.diagrams().at(r.step);  // the plan is there, so is its diagram
   const Stop* here = current_stop(s, r);
   const schema::Phase phase = here ? here->phase : schema::Phase::None;
   const int sample_pos = s.selection.sample_cursor;
-  const StepMagnitudes& mag = r.magnitudes.at(*plan);
+  const StepMagnitudes& mag = s.model.layer_magnitudes().at(*plan);
 
   if (d.nodes.empty()) {
     ImGui::TextDisabled("No module calls in this step's forward:");
@@ -169,7 +124,7 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
     for (size_t i = 0; i < std::min(through, plan->stops.size()); ++i) reached.insert(plan->stops[i].event);
     const int sample = replay_sample(s);
     const int row = sample >= 0 ? sample_row(s.model, r.step, sample) : -1;
-    const SampleActivation* own = row >= 0 ? &r.magnitudes.sample_activation(*plan, row, through) : nullptr;
+    const SampleActivation* own = row >= 0 ? &s.model.layer_magnitudes().sample_activation(*plan, row, through) : nullptr;
     int from_sample = 0, from_batch = 0;
     for (size_t i = 0; i < d.nodes.size(); ++i) {
       const uint64_t ev = d.nodes[i].event;
@@ -238,7 +193,7 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
   for (int i = 0; i < n;) {
     const DiagramNode& node = d.nodes[i];
     const bool container = node.end > i;
-    const bool holds_current = current >= 0 && (current == i || (container && contains(d, i, current)));
+    const bool holds_current = current >= 0 && (current == i || (container && d.contains(i, current)));
     bool open = container && (r.expanded.count(node.name) || (node.depth == 0 && !r.collapsed.count(node.name)) ||
                               (holds_current && current != i && !r.collapsed.count(node.name)));
     if (r.collapsed.count(node.name) && !r.expanded.count(node.name)) open = false;

@@ -72,8 +72,8 @@ nlohmann::json replay_view(AppState& s) {
             {"playing", r.playing},
             {"step_size", step_size_label(r.step_size)},
             {"sample", sample < 0 ? 0 : sample},
-            {"layer", r.layer_shown ? layer_view_json(r.layer) : json(nullptr)}};
-  const StepPlan* plan = r.stops.plan(r.step);
+            {"layer", r.layer_shown ? layer_view_json(s.model, r.layer) : json(nullptr)}};
+  const StepPlan* plan = s.model.step_stops().plan(r.step);
   v["stop"] = r.stop;
   v["stops"] = plan ? static_cast<int>(plan->stops.size()) : 0;
   v["kind"] = st ? event_kind_label(st->kind) : "";
@@ -209,26 +209,32 @@ nlohmann::json replay_command(AppState& s, const nlohmann::json& cmd) {
 
 }  // namespace
 
-ReplayState& replay_state(AppState& s) {
-  if (!s.replay || s.replay->generation != s.selection.run) {
-    s.replay = std::make_shared<ReplayState>(s.model);
-    s.replay->generation = s.selection.run;
-    s.replay->synced_step = s.selection.step;
-    s.replay->step = s.selection.step;
-  }
-  return *s.replay;
+extern const PageSpec kReplayPage;
+
+ReplayState& replay_state(AppState& s) { return page_state<ReplayState>(s, kReplayPage); }
+
+namespace {
+
+std::unique_ptr<PageState> make_replay_state(AppState& s) {
+  auto r = std::make_unique<ReplayState>();
+  r->synced_step = s.selection.step;
+  r->step = s.selection.step;
+  return r;
 }
 
+// The frame's time, counted under the phase Replay showed.
 void replay_frame_measured(AppState& s, double ms) {
-  if (!s.replay || s.replay->generation != s.selection.run || s.replay->drawn_phase.empty() || s.page != "Replay")
-    return;
-  s.replay->frame_ms_by_phase[s.replay->drawn_phase].add(ms);
-  s.replay->drawn_phase.clear();  // counted once: a frame that does not draw Replay is not Replay's
+  ReplayState* r = existing_page_state<ReplayState>(s, kReplayPage);
+  if (!r || r->drawn_phase.empty() || s.page != "Replay") return;
+  r->frame_ms_by_phase[r->drawn_phase].add(ms);
+  r->drawn_phase.clear();  // counted once: a frame that does not draw Replay is not Replay's
 }
+
+}  // namespace
 
 PanelContext replay_panel_context(AppState& s) { return PanelContext{s.model, s.selection, s.options, nullptr}; }
 
-extern const PageSpec kReplayPage;
-const PageSpec kReplayPage = {"Replay", draw_replay_page, replay_view, replay_command, /*keys=*/true, training_run};
+const PageSpec kReplayPage = {"Replay",          draw_replay_page, replay_view, replay_command, /*keys=*/true, training_run,
+                              make_replay_state, nullptr,          nullptr,     nullptr,        replay_frame_measured};
 
 }  // namespace tvis::viewer

@@ -192,7 +192,7 @@ void draw_followed_sample(AppState& s, ReplayState& r, const Stop& here, int ste
 
 void draw_data_view(AppState& s, ReplayState& r, const Stop& here) {
   r.data_shown = nlohmann::json::object();
-  const StepPlan* plan = r.stops.plan(r.step);
+  const StepPlan* plan = s.model.step_stops().plan(r.step);
   const int sample = replay_sample(s);
   const int row = sample_row(s.model, r.step, sample);
   const StepBatch batch = step_batch(s.model, *plan);
@@ -309,8 +309,8 @@ void draw_loss_view(AppState& s, ReplayState& r, const Stop& here) {
 }
 
 void draw_optimizer_view(AppState& s, ReplayState& r) {
-  const StepPlan* plan = r.stops.plan(r.step);
-  const StepMagnitudes& m = r.magnitudes.at(*plan);
+  const StepPlan* plan = s.model.step_stops().plan(r.step);
+  const StepMagnitudes& m = s.model.layer_magnitudes().at(*plan);
   // The step's own record names its optimizer (a killed run has no end-of-run metadata).
   const std::string& cls = m.optimizer_recorded ? m.optimizer_class : s.model.info().optimizer_class;
   if (!m.optimizer_recorded && !m.complete) {
@@ -371,7 +371,7 @@ void draw_optimizer_view(AppState& s, ReplayState& r) {
 
 void draw_replay_phase_view(AppState& s, ReplayState& r) {
   const Stop* here = current_stop(s, r);
-  const StepPlan* plan = r.stops.plan(r.step);
+  const StepPlan* plan = s.model.step_stops().plan(r.step);
   if (!plan || !here) {
     if (plan && plan->stops.empty()) say(r, "Nothing was recorded in step " + std::to_string(r.step) + ".");
     else ImGui::TextDisabled("loading step %d ...", r.step);
@@ -407,7 +407,6 @@ void draw_replay_phase_view(AppState& s, ReplayState& r) {
       t.event = here->event;
       t.step = r.step;
       t.sample = replay_sample(s);
-      t.row = sample_row(s.model, r.step, t.sample);
       t.gradient = here->phase == schema::Phase::Backward;
       PanelContext c = replay_panel_context(s);
       draw_layer_view(c, r.layer, t);

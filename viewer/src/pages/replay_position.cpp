@@ -111,9 +111,9 @@ const char* step_size_label(StepSize size) {
   return "layer";
 }
 
-const Stop* current_stop(AppState&, ReplayState& r) {
+const Stop* current_stop(AppState& s, ReplayState& r) {
   if (r.stop < 0) return nullptr;
-  const StepPlan* plan = r.stops.plan(r.step);
+  const StepPlan* plan = s.model.step_stops().plan(r.step);
   if (!plan || r.stop >= static_cast<int>(plan->stops.size())) return nullptr;
   return &plan->stops[r.stop];
 }
@@ -131,7 +131,7 @@ void go_to(AppState& s, ReplayState& r, int step, Landing landing) {
 }
 
 void move(AppState& s, ReplayState& r, int dir) {
-  const StepPlan* plan = r.stops.plan(r.step);
+  const StepPlan* plan = s.model.step_stops().plan(r.step);
   if (!plan || r.stop < 0) return;  // pending: the move waits for the plan
   const int steps = s.model.step_count();
   const Stop here = plan->stops[r.stop];
@@ -160,7 +160,7 @@ void move(AppState& s, ReplayState& r, int dir) {
 }
 
 void jump_phase(AppState& s, ReplayState& r, schema::Phase phase, int dir) {
-  const StepPlan* plan = r.stops.plan(r.step);
+  const StepPlan* plan = s.model.step_stops().plan(r.step);
   if (!plan) {
     if (phase != schema::Phase::None) r.landing = Landing{Landing::Match, phase};
     return;
@@ -202,7 +202,7 @@ void update_position(AppState& s, ReplayState& r) {
     r.synced_step = r.step;
     r.scroll_diagram = true;
   } else if (r.stop >= 0 && s.selection.event && *s.selection.event != r.synced_event) {
-    if (const StepPlan* plan = r.stops.plan(r.step)) {
+    if (const StepPlan* plan = s.model.step_stops().plan(r.step)) {
       const int i = plan->find(*s.selection.event, s.selection.phase);
       const int j = i >= 0 ? i : plan->find(*s.selection.event, schema::Phase::Forward);
       if (j >= 0) {
@@ -213,7 +213,7 @@ void update_position(AppState& s, ReplayState& r) {
     }
   }
   if (r.stop < 0) {
-    if (const StepPlan* plan = r.stops.plan(r.step)) {
+    if (const StepPlan* plan = s.model.step_stops().plan(r.step)) {
       r.stop = land(*plan, r.landing ? *r.landing : Landing{r.step_size == StepSize::Layer ? Landing::FirstLayer : Landing::First});
       r.landing.reset();
       if (r.stop >= 0) sync_selection(s, r);
@@ -241,8 +241,8 @@ void update_position(AppState& s, ReplayState& r) {
   // Prefetch what playing reaches next: the next step's events and, only
   // while playing, the tensors of the next few stops (a paused position reads
   // what it draws and no more: a run's first page over ssh stays small).
-  if (r.step + 1 < steps) r.stops.prefetch(r.step + 1);
-  if (const StepPlan* plan = r.stops.plan(r.step); plan && r.stop >= 0 && r.playing) {
+  if (r.step + 1 < steps) s.model.step_stops().prefetch(r.step + 1);
+  if (const StepPlan* plan = s.model.step_stops().plan(r.step); plan && r.stop >= 0 && r.playing) {
     const int sample = replay_sample(s);
     int ahead = 0;
     for (int i = r.stop + 1; i < static_cast<int>(plan->stops.size()) && ahead < kPrefetchStops; ++i) {

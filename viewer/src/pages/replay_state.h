@@ -13,7 +13,8 @@
 // Invariant: ReplayState belongs to one open run (Selection::run);
 // replay_state() replaces it when another run opens. The position is
 // (step, stop index into that step's StepPlan); while the plan loads the
-// stop is pending and `want` says where to land once it arrives.
+// stop is pending and `want` says where to land once it arrives. The plans
+// (StepStops) and the diagram's numbers (LayerMagnitudes) are the model's.
 #pragma once
 
 #include <cstdint>
@@ -43,27 +44,8 @@ struct Landing {
   std::optional<uint64_t> event;              // ... or exactly this event
 };
 
-/// One box of the model diagram: a forward module call of the step.
-struct DiagramNode {
-  uint64_t event = 0;
-  std::string name, cls;
-  int depth = 0;             // module nesting (0: top level, below the root model)
-  int parent = -1;           // node index
-  int end = 0;               // index of the last node inside it (itself when a leaf)
-  int forward_stop = -1;     // its stop index in forward
-  int backward_stop = -1;    // and in backward
-};
-struct Diagram {
-  std::vector<DiagramNode> nodes;  // pre-order (call order)
-  std::string root;                // the whole model's call when one holds them all ("" otherwise)
-  std::string root_cls;
-};
-
-struct ReplayState {
-  uint64_t generation = 0;
+struct ReplayState : PageState {
   PictureTextures pictures;  // the data view's pictures as drawn (tensor_picture.h)
-  StepStops stops;
-  LayerMagnitudes magnitudes;
 
   int step = 0;
   int stop = -1;                     // index into the step's plan; -1 pending
@@ -82,8 +64,6 @@ struct ReplayState {
   uint64_t synced_event = UINT64_MAX;  // the Selection event Replay last wrote
   int synced_step = -1;
 
-  std::map<int, Diagram> diagrams;   // by step
-
   LayerViewState layer;
   bool layer_shown = false;          // this frame drew the layer panel
   std::string drawn_phase;           // the phase the last drawn frame showed ("" : none / not drawn)
@@ -96,7 +76,6 @@ struct ReplayState {
   std::map<uint64_t, double> diagram_values;  // forward call -> the value its box was coloured by
   std::map<std::string, FrameStats> frame_ms_by_phase;  // measured frames, by the phase they showed
 
-  explicit ReplayState(RunModel& model) : stops(model), magnitudes(model) {}
 };
 
 /// The page's state, replaced when another run opens.

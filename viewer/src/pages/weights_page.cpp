@@ -35,15 +35,22 @@ TensorRef tensor_at(AppState& s, int64_t id, int step, bool* loading) {
   return r;
 }
 
-WeightsState& weights_state(AppState& s) {
-  if (!s.weights || s.weights->generation != s.selection.run) {
-    s.weights = std::make_shared<WeightsState>();
-    s.weights->generation = s.selection.run;
-  }
-  return *s.weights;
-}
+extern const PageSpec kWeightsPage;
+
+WeightsState& weights_state(AppState& s) { return page_state<WeightsState>(s, kWeightsPage); }
 
 namespace {
+
+std::unique_ptr<PageState> make_weights_state(AppState&) { return std::make_unique<WeightsState>(); }
+
+// A rank switch keeps the parameter shown, what of it, and the tab.
+void weights_link_position(AppState& s, json& link) {
+  const WeightsState* w = existing_page_state<WeightsState>(s, kWeightsPage);
+  if (!w) return;
+  if (!w->param.empty()) link["param"] = w->param;
+  link["show"] = show_name(w->show);
+  if (w->all_layers) link["weights_tab"] = "All layers";
+}
 
 void muted(const std::string& text) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::kMuted));
@@ -558,6 +565,8 @@ json weights_command(AppState& s, const json& cmd) {
 }  // namespace
 
 extern const PageSpec kWeightsPage;
-const PageSpec kWeightsPage = {"Weights", draw_weights_page, weights_view, weights_command, false, training_run};
+const PageSpec kWeightsPage = {"Weights",          draw_weights_page, weights_view,
+                                weights_command,    false,             training_run,
+                                make_weights_state, nullptr,           weights_link_position};
 
 }  // namespace tvis::viewer

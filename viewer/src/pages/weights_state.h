@@ -1,5 +1,5 @@
 // weights_state.h: what the Weights page remembers between frames
-// (AppState::weights, replaced when another run opens). The page's files:
+// (its PageState, replaced when another run opens). The page's files:
 // weights_page.cpp (layout, one parameter, view and commands),
 // weights_all_layers.cpp (the thumbnail grid), weights_image.cpp (a
 // parameter's values as the image drawn: conv kernels as a filter x
@@ -68,8 +68,7 @@ constexpr int kRankSide = 64;
 constexpr int kShownSide = 512;
 constexpr size_t kShownCached = 6;
 
-struct WeightsState {
-  uint64_t generation = 0;
+struct WeightsState : PageState {
   std::string param;            // "" until the first parameter is known
   WeightShow show = WeightShow::Weight;
   bool all_layers = false;

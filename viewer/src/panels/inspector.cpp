@@ -228,7 +228,6 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
       t.step = e->step();
       const auto& followed = c.model.samples().followed();
       t.sample = followed.empty() ? -1 : followed[static_cast<size_t>(c.selection.sample_cursor) % followed.size()];
-      t.row = sample_row(c.model, e->step(), t.sample);
       ImGui::BeginChild("inspector_layer", ImVec2(0, 0), false);
       draw_layer_view(c, state.layer, t);
       ImGui::EndChild();

@@ -58,18 +58,13 @@ void resolve_layer_attention(PanelContext& c, LayerAttention& a, uint64_t event,
     a.problem = why;
   };
   if (a.tensor != e->weights) {
-    bool found = true;
-    TensorRef ref = c.model.tensors().by_id(c.model, e->weights, e->step, &found);
-    if (!ref) {
-      not_yet(found ? "the attention weights' record is missing from the run" : "loading the attention weights ...");
+    const std::shared_ptr<const DecodedTensor> d = c.model.values().get(e->weights, e->step);
+    if (d->loading || d->missing) {
+      not_yet(d->missing ? "the attention weights' record is missing from the run" : "loading the attention weights ...");
       return;
     }
-    TensorValues values;
-    std::string error;
-    if (c.model.tensors().read_values(c.model, *ref.rec, &values, &error) == ChunkRead::Loading) {
-      not_yet("loading the attention weights ...");
-      return;
-    }
+    const TensorValues& values = d->values;
+    const std::string& error = d->error;
     a.tensor = e->weights;
     a.problem.clear();
     a.weights = {};

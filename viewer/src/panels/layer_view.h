@@ -17,13 +17,23 @@
 // Missing values say why in place: a tensor kept as statistics only, or a
 // row past the kept leading rows, names `tvis run --max-elems`.
 //
-// LayerViewState is what the panel remembers (caches keyed by tensor and
-// row); whoever shows the panel owns one. layer_view_json() is the LAYER
-// object of the test surface (docs/viewer_test_surface.md).
+// LayerViewState is what the panel remembers: its choices (tab, toggle,
+// clicks), the target it was last asked to show, and caches of what it
+// derived (maps, textures); decoded values are the model's (one cache for
+// every page). Whoever shows the panel owns one. layer_view_json() builds
+// the LAYER object of the test surface when asked, from the model and that
+// state (docs/viewer_test_surface.md).
+//
+// The panel's files, one concern each: layer_view.cpp (header and tabs),
+// layer_pick.cpp (which tensor, its values and maps, the picture; nothing
+// drawn), layer_grid.cpp (a grid of block means drawn over a picture),
+// layer_on_image.cpp, layer_neurons.cpp, layer_stats.cpp (a tab each),
+// layer_attention.cpp (where a token looks), layer_view_json.cpp.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -32,18 +42,20 @@
 #include "layer_attention.h"
 #include "panel_context.h"
 #include "picture_textures.h"
+#include "tvis/viewer_model/decoded_values.h"
+#include "tvis/viewer_model/followed_sample.h"
 #include "tvis/viewer_model/layer_maps.h"
 #include "tvis/viewer_model/tensor_index.h"
 #include "tvis/widgets/heatmap.h"
 
 namespace tvis::viewer {
 
-/// Which call the panel shows, and for which sample.
+/// Which call the panel shows, and for which sample (its batch row is the
+/// model's answer: followed_sample.h).
 struct LayerTarget {
   uint64_t event = 0;    // the module call (its forward event)
   int step = 0;
   int sample = -1;       // followed sample id; -1: the run follows none
-  int row = -1;          // that sample's row in the step's batch; -1 unknown
   std::optional<bool> gradient;  // set: the page decides (Replay: backward); else the panel's toggle
 };
 
@@ -57,27 +69,18 @@ struct LayerViewState {
   int picked_neuron = -1;            // the clicked neuron (Neurons)
   LayerAttention attention;          // On image of a call with softmax attention: where a token looks
 
-  // What the last frame showed (for layer_view_json).
-  bool shown = false;
-  std::string module;
-  uint64_t event = 0;  // the module call shown
-  std::vector<std::string> neuron_labels;  // a classifier's logits: each value's class ("cat", else its index); else empty
-  bool of_gradient = false;
-  int step = 0, sample = -1, row = -1;
-  std::string problem;  // why no map / neurons ("" when computed)
-  nlohmann::json stats;  // {"activation": STATS|null, "gradient": STATS|null}, the records' statistics
-  nlohmann::json thumbnail;  // budget_thumbnail_json of the shown tensor when its values were refused, else null
+  // What the panel was last asked to show (draw_layer_view sets it).
+  bool shown = false;        // it showed a module call
+  LayerTarget target;
+  std::string module;        // the target call's module path
+  bool of_gradient = false;  // the target's tensor is the gradient (the page's or the toggle's choice)
 
-  // Caches.
-  uint64_t values_tensor = UINT64_MAX;  // tensor whose values are decoded
-  TensorValues values;
-  std::string values_error;
+  // Caches of what the panel derived (the values themselves are the model's).
+  std::shared_ptr<const DecodedTensor> values;   // the shown tensor's
   uint64_t maps_tensor = UINT64_MAX;
   int maps_row = -2;
   LayerMaps maps;
-  uint64_t picture_tensor = UINT64_MAX;
-  TensorValues picture;
-  bool picture_bytes = false;
+  std::shared_ptr<const DecodedTensor> picture;  // the sample's picture (null: none)
   widgets::HeatmapTexture texture;
   widgets::HeatmapTexture neuron_texture;
   widgets::HeatmapTexture thumbnail_texture;
@@ -100,11 +103,7 @@ void draw_layer_view(PanelContext& c, LayerViewState& v, const LayerTarget& t);
 /// keys: `stats` (the activation's and the gradient's recorded statistics:
 /// mean, std, min, max, mean_abs, l2; null when not recorded), `problem`
 /// (why map and neurons_order are null, when they are).
-nlohmann::json layer_view_json(const LayerViewState& v);
-
-/// The batch row of followed sample `sample` at `step` (-1 while the step's
-/// samples load or when the sample is not in that batch).
-int sample_row(RunModel& model, int step, int sample);
+nlohmann::json layer_view_json(RunModel& model, LayerViewState& v);
 
 /// Asks for the chunks the panel would read for `t` (its call's tensors and
 /// values), so a later frame finds them resident. Never draws.

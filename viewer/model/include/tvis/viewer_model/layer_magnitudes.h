@@ -7,7 +7,8 @@
 //
 // Contract: non-blocking. at() returns what the resident chunks give and
 // StepMagnitudes::complete = false while a chunk of the step still loads;
-// a complete answer is kept for the model's life.
+// a complete answer is kept until the run changes or grows. Owned by the
+// RunModel (RunModel::layer_magnitudes()).
 #pragma once
 
 #include <map>
@@ -49,6 +50,10 @@ struct SampleActivation {
 class LayerMagnitudes {
  public:
   explicit LayerMagnitudes(RunModel& model) : model_(model) {}
+  void reset() {
+    steps_.clear();
+    rows_.clear();
+  }
   const StepMagnitudes& at(const StepPlan& plan);
   /// mean |output[row]| per forward module call among the first `through`
   /// stops of `plan` (Replay: the stops up to its position, so a step's values

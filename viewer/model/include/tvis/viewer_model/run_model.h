@@ -17,8 +17,9 @@
 // The model is the viewer's data layer (no ImGui): it owns the reader, the
 // chunk cache and the run's lazily built indexes (events and their tree,
 // source files, samples, tensors, parameters, losses and their per-sample
-// analysis, optimizer steps, insights). Pages and panels ask it; they
-// never walk chunks themselves. Opening another run resets every index.
+// analysis, optimizer steps, insights, Replay's step stops, layer
+// magnitudes) and the one cache of decoded tensor values. Pages and panels
+// ask it; they never walk chunks themselves. Opening another run resets every index.
 //
 // Live runs (a run still being written: opened without its footer):
 // recheck_growth() asks the reader to grow (RunReader::grow: the source's
@@ -43,14 +44,19 @@
 #include "tvis/viewer_model/records.h"
 #include "tvis/viewer_model/chunk_body.h"
 #include "tvis/viewer_model/chunk_cache.h"
+#include "tvis/viewer_model/decoded_values.h"
 #include "tvis/viewer_model/event_tree.h"
 #include "tvis/viewer_model/insights.h"
+#include "tvis/viewer_model/layer_magnitudes.h"
 #include "tvis/viewer_model/loss_analysis.h"
 #include "tvis/viewer_model/losses.h"
+#include "tvis/viewer_model/module_diagram.h"
 #include "tvis/viewer_model/optimizer_steps.h"
 #include "tvis/viewer_model/parameters.h"
+#include "tvis/viewer_model/profile_capture.h"
 #include "tvis/viewer_model/samples.h"
 #include "tvis/viewer_model/source_files.h"
+#include "tvis/viewer_model/step_stops.h"
 #include "tvis/viewer_model/tensor_index.h"
 
 namespace tvis::viewer {
@@ -187,6 +193,16 @@ class RunModel {
   LossAnalysis& loss_analysis() { return loss_analysis_; }
   OptimizerSteps& optimizer_steps() { return optimizer_steps_; }
   Insights& insights() { return insights_; }
+  /// Each step's Replay stops (step_stops.h): Replay, Loss, the diagram.
+  StepStops& step_stops() { return step_stops_; }
+  /// Per layer and step: mean |output|, ||dL/d(output)||, ||dw||/||w||.
+  LayerMagnitudes& layer_magnitudes() { return magnitudes_; }
+  /// Each step's forward module calls as a tree (Replay's diagram).
+  ModuleDiagrams& diagrams() { return diagrams_; }
+  /// A profile capture's graph (the Graph page).
+  ProfileCaptureIndex& profile_capture() { return profile_capture_; }
+  /// Tensor values by id, decoded once for every page (decoded_values.h).
+  DecodedValues& values() { return values_; }
 
  private:
   struct Pending;
@@ -233,6 +249,11 @@ class RunModel {
   LossAnalysis loss_analysis_{*this};
   OptimizerSteps optimizer_steps_{*this};
   Insights insights_{*this};
+  StepStops step_stops_{*this};
+  LayerMagnitudes magnitudes_{*this};
+  ModuleDiagrams diagrams_{step_stops_};
+  ProfileCaptureIndex profile_capture_{*this};
+  DecodedValues values_;  // budget: a quarter of the chunk cache's (run_model.cpp)
 };
 
 template <typename F>

@@ -1,14 +1,18 @@
 // step_stops.h: the places Replay stops at within one recorded step, in the
 // order training went through them: data (the fetch, each dataset item and
 // transform), forward (every call, containers before their parts), loss,
-// backward (the module calls again, in the order gradients reach them:
-// reverse post-order, so a container comes before its last part and the
-// first layer comes last), optimizer.
+// backward (the module calls again, in the order their gradients arrived
+// as recorded: a gradient's tensor id is given as its hook runs; a run
+// without grad_outputs plays the forward tree's reverse post-order, where a
+// container comes before its last part and the first layer comes last),
+// optimizer.
 //
 // Contracts:
 //   - Non-blocking: plan(step) is nullptr while an Events chunk of the step
 //     is still read (the reads are in flight); once every one was read (or
-//     failed) the plan is built once and kept for the model's life.
+//     failed) the plan is built once and kept until the run changes or grows.
+//   - One owner: the RunModel (RunModel::step_stops()); Replay, Loss and the
+//     diagram ask it, none keeps its own.
 //   - Events of a phase this viewer does not know (a later schema's
 //     evaluation phase, Phase::None) are not stops; they are counted in
 //     StepPlan::other_events so the page can say what it skipped.
@@ -61,6 +65,7 @@ struct StepPlan {
 class StepStops {
  public:
   explicit StepStops(RunModel& model) : model_(model) {}
+  void reset() { plans_.clear(); }
   /// The plan of `step`, or nullptr while its events load (asks for them).
   const StepPlan* plan(int step);
   /// Asks for the Events chunks of `step` without building anything.

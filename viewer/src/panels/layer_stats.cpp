@@ -1,0 +1,122 @@
+// The layer panel's Stats tab: the activation's and the gradient's recorded
+// statistics and histograms, and the same module across the recorded steps
+// (layer_view.h).
+#include <algorithm>
+#include <cmath>
+
+#include "layer_parts.h"
+#include "tvis/viewer_model/call_tensors.h"
+#include "tvis/widgets/format_number.h"
+#include "tvis/widgets/histogram.h"
+
+namespace tvis::viewer {
+
+namespace {
+
+void stats_table(const char* title, const schema::TensorRecord* r) {
+  ImGui::TextUnformatted(title);
+  if (!r || !r->stats()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("not recorded");
+    return;
+  }
+  const schema::Stats& st = *r->stats();
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", shape_label(r->shape()).c_str());
+  if (ImGui::BeginTable(title, 6, ImGuiTableFlags_SizingStretchSame)) {
+    auto cell = [](const char* k, double x) {
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", k);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(widgets::format_number(x, 4).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s = %s", k, widgets::format_exact(x).c_str());
+    };
+    cell("min", st.min());
+    cell("max", st.max());
+    cell("mean", st.mean());
+    cell("std", st.std());
+    cell("mean|x|", st.mean_abs());
+    cell("l2", st.l2());
+    ImGui::EndTable();
+  }
+  if (st.histogram() && st.histogram()->size() && st.hist_hi() > st.hist_lo()) {
+    std::vector<double> counts(st.histogram()->begin(), st.histogram()->end());
+    widgets::HistogramMark marks[1] = {{st.mean(), "mean", 0}};
+    widgets::HistogramOptions o;
+    o.size = ImVec2(0, ImGui::GetFontSize() * 4.5f);
+    o.marks = marks;
+    o.mark_count = 1;
+    ImGui::PushID(title);
+    widgets::histogram("##h", widgets::ValueSpan(counts), st.hist_lo(), st.hist_hi(), o);
+    ImGui::PopID();
+  }
+}
+
+void update_history(RunModel& model, LayerViewState& v) {
+  const int steps = std::min(model.step_count(), 64);
+  for (int step = 0; step < steps; ++step) {
+    if (v.history_done[step]) continue;
+    const schema::Event* found = nullptr;
+    const bool complete = model.for_step_events(step, [&](const schema::Event* e) {
+      if (!found && e->kind() == schema::EventKind::ModuleCall && e->phase() == schema::Phase::Forward && e->name() &&
+          e->name()->str() == v.history_module)
+        found = e;
+    });
+    if (!found) {
+      if (complete) v.history_done[step] = true;
+      continue;
+    }
+    LayerViewState::StepRow row;
+    row.step = step;
+    row.grad = found->grad_norm();
+    bool done = true;
+    const TensorRef t = call_tensor(model, *found, false, &done);
+    if (t && t.rec->stats()) {
+      row.mean = t.rec->stats()->mean();
+      row.std = t.rec->stats()->std();
+      row.mean_abs = t.rec->stats()->mean_abs();
+    }
+    v.history[step] = row;
+    if (done) v.history_done[step] = true;
+  }
+}
+
+}  // namespace
+
+void draw_stats(PanelContext& c, LayerViewState& v, const schema::Event& e) {
+  const CallTensors tensors = call_tensors(c.model, e);
+  stats_table("activation", tensors.output ? tensors.output.rec : nullptr);
+  ImGui::Spacing();
+  stats_table("gradient dL/d(output)", tensors.gradient ? tensors.gradient.rec : nullptr);
+  if (!tensors.gradient) say("No gradient recorded for this call: backward did not pass through its output.");
+  ImGui::Spacing();
+  if (v.history_module != v.module) {
+    v.history_module = v.module;
+    v.history.clear();
+    v.history_done.clear();
+  }
+  update_history(c.model, v);
+  ImGui::TextUnformatted("across the recorded steps");
+  if (ImGui::BeginTable("history", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY,
+                        ImVec2(0, std::max(ImGui::GetFontSize() * 5, ImGui::GetContentRegionAvail().y - 4)))) {
+    ImGui::TableSetupColumn("step");
+    ImGui::TableSetupColumn("mean");
+    ImGui::TableSetupColumn("std");
+    ImGui::TableSetupColumn("mean|x|");
+    ImGui::TableSetupColumn("||dL/dout||");
+    ImGui::TableHeadersRow();
+    for (const auto& [step, row] : v.history) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text(step == v.target.step ? "%d  <" : "%d", step);
+      for (double x : {row.mean, row.std, row.mean_abs, row.grad}) {
+        ImGui::TableNextColumn();
+        if (std::isnan(x) || x < -0.5) ImGui::TextDisabled("-");
+        else ImGui::TextUnformatted(widgets::format_number(x, 4).c_str());
+      }
+    }
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace tvis::viewer
