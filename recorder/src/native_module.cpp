@@ -41,13 +41,15 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("set_phase", [](PyRecorder& r, int phase) { r.core().set_phase(phase); })
       .def("phase", [](PyRecorder& r) { return r.core().phase(); })
       .def("set_batch_rows", [](PyRecorder& r, int64_t rows) { r.core().set_batch_rows(rows); })
+      .def("set_followed_rows", [](PyRecorder& r, int64_t rows) { r.core().set_followed_rows(rows); })
       .def("set_parameter_bytes", [](PyRecorder& r, uint64_t bytes) { r.core().set_parameter_bytes(bytes); })
       .def("tensor",
            [](PyRecorder& r, const at::Tensor& t, int role, int64_t event, const std::string& name, int slot) {
              return r.core().tensor(t, role, event, name, slot);
            },
            py::arg("t"), py::arg("role"), py::arg("event"), py::arg("name") = "", py::arg("slot") = 0)
-      .def("tensors", &PyRecorder::tensors)
+      .def("tensors", &PyRecorder::tensors, py::arg("event"), py::arg("role"), py::arg("value"),
+           py::arg("whole_rows") = false)
       .def("on_grad", &PyRecorder::on_grad)
       .def("update", [](PyRecorder& r, int64_t event, const std::string& name, const at::Tensor& after,
                         const at::Tensor& before) { return r.core().update(event, name, after, before); })
@@ -71,6 +73,8 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("stats", &PyRecorder::stats)
       .def("start_profile", &PyRecorder::start_profile)
       .def("stop_profile", &PyRecorder::stop_profile)
+      .def("suspend_profile", &PyRecorder::suspend_profile)
+      .def("resume_profile", &PyRecorder::resume_profile)
       .def("set_paused", [](PyRecorder& r, bool p) { r.core().set_paused(p); })
       .def("paused", [](PyRecorder& r) { return r.core().paused(); });
 }

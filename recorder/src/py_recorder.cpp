@@ -189,21 +189,24 @@ PyRecorder::PyRecorder(const std::string& path, int64_t max_elems, int samples, 
 
 void PyRecorder::add_detail(uint64_t id, py::handle kvs) { core_.add_detail(id, key_values(kvs)); }
 
-std::vector<int64_t> PyRecorder::tensors(uint64_t event, int role, py::handle obj) {
+std::vector<int64_t> PyRecorder::tensors(uint64_t event, int role, py::handle obj, bool whole_rows) {
   std::vector<int64_t> ids;
   int slot = 0;
-  walk(obj, role, event, ids, slot, 0);
+  walk(obj, role, event, ids, slot, 0, whole_rows);
   core_.list_on_event(event, role, ids);
   return ids;
 }
 
-void PyRecorder::walk(py::handle obj, int role, uint64_t event, std::vector<int64_t>& ids, int& slot, int depth) {
+void PyRecorder::walk(py::handle obj, int role, uint64_t event, std::vector<int64_t>& ids, int& slot, int depth,
+                      bool whole_rows) {
   if (THPVariable_Check(obj.ptr())) {
-    ids.push_back(core_.tensor(THPVariable_Unpack(obj.ptr()), role, static_cast<int64_t>(event), "", slot++));
+    ids.push_back(
+        core_.tensor(THPVariable_Unpack(obj.ptr()), role, static_cast<int64_t>(event), "", slot++, whole_rows));
   } else if (depth < 3 && (py::isinstance<py::tuple>(obj) || py::isinstance<py::list>(obj))) {
-    for (py::handle x : obj) walk(x, role, event, ids, slot, depth + 1);
+    for (py::handle x : obj) walk(x, role, event, ids, slot, depth + 1, whole_rows);
   } else if (depth < 3 && py::isinstance<py::dict>(obj)) {
-    for (auto kv : py::reinterpret_borrow<py::dict>(obj)) walk(kv.second, role, event, ids, slot, depth + 1);
+    for (auto kv : py::reinterpret_borrow<py::dict>(obj))
+      walk(kv.second, role, event, ids, slot, depth + 1, whole_rows);
   }
 }
 
@@ -237,14 +240,29 @@ py::dict PyRecorder::stats() const { return stats_dict(core_.stats()); }
 
 void PyRecorder::start_profile() {
   g_profiled = this;
+  profiled_thread_ = PyThreadState_Get();
+  suspended_ = false;
   PyEval_SetProfile(profile_fn, nullptr);
 }
 
 void PyRecorder::stop_profile() {
   if (g_profiled == this) {
-    PyEval_SetProfile(nullptr, nullptr);
+    if (!suspended_ || PyThreadState_Get() != profiled_thread_) PyEval_SetProfile(nullptr, nullptr);
     g_profiled = nullptr;
   }
+  suspended_ = false;
+}
+
+void PyRecorder::suspend_profile() {
+  if (g_profiled != this || suspended_ || PyThreadState_Get() != profiled_thread_) return;
+  PyEval_SetProfile(nullptr, nullptr);
+  suspended_ = true;
+}
+
+void PyRecorder::resume_profile() {
+  if (!suspended_ || PyThreadState_Get() != profiled_thread_) return;
+  suspended_ = false;
+  if (g_profiled == this) PyEval_SetProfile(profile_fn, nullptr);
 }
 
 std::pair<uint32_t, uint32_t> PyRecorder::call_site(PyFrameObject* frame) {

@@ -37,7 +37,8 @@ class PyRecorder {
   /// Records every tensor in `obj` (a tensor, or tuple/list/dict of them,
   /// nested up to three levels) and lists the ids on the event for Input (0)
   /// and Output (1) roles.
-  std::vector<int64_t> tensors(uint64_t event, int role, py::handle obj);
+  /// `whole_rows`: Recorder::tensor's (the top-level call's inputs).
+  std::vector<int64_t> tensors(uint64_t event, int role, py::handle obj, bool whole_rows = false);
   /// Autograd node hook: grad_outputs[output_nr] is dL/d(module output).
   void on_grad(uint64_t event, int64_t output_nr, py::handle grad_inputs, py::handle grad_outputs);
 
@@ -55,16 +56,25 @@ class PyRecorder {
   /// FunctionCall event per project function call; one recorder at a time.
   void start_profile();
   void stop_profile();
+  /// Around tvis's own module hooks (session.py): the profile function is
+  /// off on the thread it was installed on, so the hooks' Python calls pay
+  /// no profiling (in CPython 3.11 a profiled call materializes its frame
+  /// object) and open no events; resume_profile() puts it back unless
+  /// stop_profile() came in between. Other threads: no-ops.
+  void suspend_profile();
+  void resume_profile();
   void on_profile(PyFrameObject* frame, int what);
 
  private:
-  void walk(py::handle obj, int role, uint64_t event, std::vector<int64_t>& ids, int& slot, int depth);
+  void walk(py::handle obj, int role, uint64_t event, std::vector<int64_t>& ids, int& slot, int depth, bool whole_rows);
   /// The caller's file and line for a call event; (0, 0) when the caller is
   /// tvis's own code (the runner starting the script, an emulated worker).
   std::pair<uint32_t, uint32_t> call_site(PyFrameObject* frame);
 
   Recorder core_;
   CodeFilter filter_;
+  PyThreadState* profiled_thread_ = nullptr;  // where start_profile() installed the function
+  bool suspended_ = false;
 };
 
 }  // namespace tvis::recorder

@@ -52,7 +52,8 @@ Recorder::Recorder(const RecorderOptions& options)
       max_elems_(options.max_elems),
       evaluation_values_(options.evaluation_values),
       update_values_(options.update_values),
-      samples_(options.samples) {
+      samples_(options.samples),
+      followed_rows_(options.samples > 0 ? options.samples : 1) {
   t0_ = steady_ns();
   phase_t0_ = t0_;
   const size_t slash = options.path.rfind('/');
@@ -157,7 +158,8 @@ Recorder::DedupMap* Recorder::dedup_for(const at::Tensor& t, int role) {
   return nullptr;
 }
 
-int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot) {
+int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot,
+                         bool whole_rows) {
   DedupMap* dedup = dedup_for(t, role);
   c10::TensorImpl* impl = t.unsafeGetTensorImpl();
   // Evaluation passes keep statistics unless --eval-values; a rank's local
@@ -167,26 +169,48 @@ int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std
   if (dedup) {
     auto it = dedup->find(impl);
     if (it != dedup->end() && !it->second.impl.expired() &&
-        it->second.version == impl->version_counter().current_version() && (it->second.values || stats_only)) {
+        it->second.version == impl->version_counter().current_version() && (it->second.values || stats_only) &&
+        (it->second.whole || !whole_rows)) {
       last_l2_ = it->second.l2;
       return static_cast<int64_t>(it->second.id);
     }
   }
-  const int64_t id = add_record(t, role, event, name, slot, step_, stats_only);
+  const int64_t id = add_record(t, role, event, name, slot, step_, stats_only, whole_rows);
   if (dedup) {
     dedup->insert_or_assign(impl, DedupEntry{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(
                                                  t.getIntrusivePtr()),
                                              impl->version_counter().current_version(), static_cast<uint64_t>(id),
-                                             last_l2_, !stats_only});
+                                             last_l2_, !stats_only, whole_rows});
   }
   return id;
 }
 
+namespace {
+
+bool is_activation(int role) {
+  switch (static_cast<schema::TensorRole>(role)) {
+    case schema::TensorRole::Input:
+    case schema::TensorRole::Output:
+    case schema::TensorRole::GradOutput:
+    case schema::TensorRole::GradInput: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 int64_t Recorder::add_record(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot,
-                             int step, bool stats_only) {
+                             int step, bool stats_only, bool whole_rows) {
   CaptureOptions o;
   o.max_elems = max_elems_;
-  o.min_rows = (t.dim() > 0 && t.size(0) == batch_rows_) ? samples_ : 0;
+  const bool batch_sized = t.dim() > 0 && t.size(0) == batch_rows_;
+  o.min_rows = batch_sized ? samples_ : 0;
+  if (batch_sized && !whole_rows && is_activation(role) && t.size(0) > followed_rows_) {
+    // What the viewer draws of an activation: the followed samples' rows.
+    const int64_t row = t.numel() / t.size(0);
+    o.max_elems = std::min(o.max_elems, followed_rows_ * row);
+    o.min_rows = followed_rows_;
+  }
   o.stats_only = stats_only;
   if (!stats_only) apply_budget(t, role, &o);
   Captured c = capture_tensor(t, o);

@@ -50,12 +50,13 @@ def _adaptive_block_means(a, rows_out, cols_out):
 
 
 def test_refused_activations_keep_thumbnails_and_the_viewer_shows_them(tvis, build, tmp_path, monkeypatch):
-    """Under a 16 MB budget, the 16.8 MB activations of features.0 (conv)
-    and features.1 (its ReLU) are refused: the first keeps the followed
-    samples' rows, the second only statistics. Both records' thumbnails equal
-    block means of the script's own copy of the conv's output (ReLU applied
-    here for the second); the small tensors and every parameter stay whole;
-    tvis-view's layer panel on features.1 shows its thumbnail and
+    """Under a 16 MB budget (8 MB a step), the activations of features.0
+    (conv) and features.1 (its ReLU), 16.8 MB each, keep only the followed
+    samples' 4 rows (4.2 MB each, recorder.h): features.0's fit and equal the
+    script's own copy of the conv's output; features.1's do not fit beside
+    them, so it keeps statistics and a thumbnail equal to the block means of
+    the whole batch's ReLU output; the head's output keeps the followed
+    rows too and every parameter stays whole; tvis-view's layer panel on features.1 shows its thumbnail and
     says that the budget refused the values."""
     import numpy as np
     import subprocess
@@ -72,16 +73,20 @@ def test_refused_activations_keep_thumbnails_and_the_viewer_shows_them(tvis, bui
         return run.tensors[call["outputs"][0]]
 
     conv = torch.load(tmp_path / "features0_step0.pt").numpy()
+    first = output_of("features.0")
+    assert first["kept"] == "LeadingRows" and first["kept_rows"] == 4 and not first.get("thumbnail"), first["kept"]
+    np.testing.assert_array_equal(run.values(first["id"]).numpy(), conv[:4])
     recorded = {}
-    for module, kept, values in (("features.0", "LeadingRows", conv), ("features.1", "None", np.maximum(conv, 0))):
+    for module, values in (("features.1", np.maximum(conv, 0)),):
         rec = output_of(module)
-        assert rec["kept"] == kept and rec.get("thumbnail"), (module, rec["kept"])
+        assert rec["kept"] == "None" and rec.get("thumbnail"), (module, rec["kept"])
         rows, cols = rec["thumbnail_shape"]
         assert (rows, cols) == (16, 32)
         expected = _adaptive_block_means(values.reshape(values.shape[0], -1), rows, cols)
         recorded[module] = np.array(rec["thumbnail"], dtype=np.float64).reshape(rows, cols)
         np.testing.assert_allclose(recorded[module], expected, rtol=1e-5, atol=1e-6)
-    assert output_of("head")["kept"] == "Full"
+    head = output_of("head")  # small, but batch-sized: the followed rows, like every activation
+    assert (head["kept"], head["kept_rows"]) == ("LeadingRows", 4), head
     params = [t for t in run.tensors.values() if t.get("role") in ("Weight", "Grad")]
     assert params and all(t["kept"] == "Full" for t in params), [(t["name"], t["kept"]) for t in params]
 

@@ -26,6 +26,9 @@
 #
 # `gpu_check.sh --configure-only`: steps 1 and CMake's configure alone, no GPU needed
 # (a dry run on a developer's machine before spending device time).
+# `gpu_check.sh --cost`: steps 1 and 2, then tools/device/record_cost.py instead of
+# step 3: ResNet-50 (batch 64) and a GPT-2-shaped 124M LM, plain and recorded for 3
+# steps (step ratio, extra GPU memory at peak, MB per step, losses bit for bit).
 #
 # Fetching the packages (once, on a Debian 12 machine, in the repo root):
 #   echo /.devdeps/ >> .git/info/exclude; mkdir -p .devdeps
@@ -47,7 +50,9 @@ BUILD="$WORK/build"
 LIBDIR="$PREFIX/usr/lib/x86_64-linux-gnu"
 FAILS=0
 CONFIGURE_ONLY=0
+COST=0
 [ "${1:-}" = --configure-only ] && CONFIGURE_ONLY=1
+[ "${1:-}" = --cost ] && COST=1
 
 say() { printf '%s\n' "$*"; }
 pass() { say "PASS $1"; }
@@ -148,6 +153,13 @@ main() {
   fi
   if check_build; then pass "tvis and _tvis_native load"; else fail "tvis and _tvis_native load"; return 1; fi
 
+  if [ "$COST" = 1 ]; then
+    section "recording cost"
+    "$PY" "$ROOT/tools/device/record_cost.py" --tvis "$BUILD/bin/tvis" --build "$BUILD" --python "$PY" --work "$WORK" \
+      || FAILS=$((FAILS + 1))
+    tar -czf "$OUTDIR/logs.tar.gz" -C "$WORK" logs 2>/dev/null || true
+    return 0
+  fi
   section "recording checks"
   if ! "$PY" "$ROOT/tools/device/gpu_fidelity.py" --tvis "$BUILD/bin/tvis" --build "$BUILD" --python "$PY" --work "$WORK"; then
     FAILS=$((FAILS + 1))

@@ -1,7 +1,7 @@
 """Recorder benchmark: each case plain and recorded, in one command.
 
-    build/venv/bin/python tools/bench/recorder/bench.py [--python PY] [--build DIR] [--cases a,b] [--steps 3]
-        [--timing-steps 6]
+    build/venv/bin/python tools/bench/recorder/bench.py [--python PY] [--build DIR] [--torch1-build DIR]
+        [--cases a,b] [--steps 3] [--timing-steps 6]
 
 --python: the interpreter both the plain and the recorded runs use (default
 build/venv/bin/python, the newest torch; /usr/bin/python3 measures Debian's
@@ -21,7 +21,8 @@ Per case:
                (the writer's included). Steadier than wall time on a shared
                machine; `wait` is the recorded step's median run-queue wait.
   bytes/step   run file size / N;  run size;  compression = raw bytes of all
-               chunks / bytes of their compressed payloads.
+               chunks / bytes of their compressed payloads; then where they go,
+               a table by record kind and phase (byte_table.py).
   backlog      the writer's peak queue of raw bytes not yet compressed.
   RSS growth   peak RSS of the recorded process - peak RSS of the plain one.
 
@@ -40,8 +41,11 @@ import tempfile
 import time
 from pathlib import Path
 
+import byte_table
+
 ROOT = Path(__file__).resolve().parents[3]
 PYTHON = str(ROOT / "build" / "venv" / "bin" / "python")  # --python
+TORCH1_BUILD = str(ROOT / "build" / "native-torch1")  # --torch1-build
 HERE = Path(__file__).resolve().parent
 
 CASES = {
@@ -53,8 +57,16 @@ CASES = {
     # GPT-shaped LMs on random tokens: 13.4M and 110.3M parameters (the scale case)
     "gpt13m": (HERE / "gpt_random.py", lambda n: ["--size", "13m", "--steps", str(n)]),
     "gpt100m": (HERE / "gpt_random.py", lambda n: ["--size", "100m", "--steps", str(n)]),
+    # the per-call microbenchmark: 401 tiny module calls a step (per_call.py measures it in one process)
+    "tiny_calls": (HERE / "tiny_calls.py", lambda n: ["--steps", str(n)]),
 }
 DEFAULT_CASES = "resnet18,digits_cnn,char_transformer,gpt_eval"
+
+
+def native_dirs(tvis):
+    """The module folders of the build whose bin/tvis is `tvis` and of --torch1-build: the recorded runs and
+    this process load the module of those builds made for the interpreter's torch."""
+    return [str(Path(tvis).parents[1] / "python"), str(Path(TORCH1_BUILD) / "python")]
 
 
 def find_build(arg):
@@ -153,7 +165,8 @@ def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, varia
     rec_cmd = [tvis, "run", "--python", PYTHON, "--out", str(out_dir)] + \
         (["--eval-values"] if variant == "eval-values" else [])
     r = {"case": name, "variant": variant}
-    rec_env = dict(os.environ, TVIS_ZSTD_LEVEL=str(level), TVIS_CAPTURES_OFF=variant_env(variant))
+    rec_env = dict(os.environ, TVIS_ZSTD_LEVEL=str(level), TVIS_CAPTURES_OFF=variant_env(variant),
+                   TVIS_NATIVE_DIRS=os.pathsep.join(native_dirs(tvis)))
     # per-step times
     _, plain_st, _ = timed_run(plain_cmd + argsfor(timing_steps))
     _, rec_st, _ = timed_run(rec_cmd + ["--steps", str(timing_steps), str(script)] + argsfor(timing_steps + 5),
@@ -178,8 +191,9 @@ def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, varia
     size = os.path.getsize(run_path)
     sys.path.insert(0, str(ROOT / "recorder" / "python"))
     from tvis import native as native_modules  # (`tvis` here is the CLI's path)
-    native = native_modules.load([str(Path(tvis).parents[1] / "python"),
-                                  str(ROOT / "build" / "native-torch1" / "python")])
+    native = native_modules.load(native_dirs(tvis))
+    from tvis import _read
+    r["byte_table"] = byte_table.format_table(byte_table.rows_of(_read.load(run_path)), steps)
     chunks = native.RunFile(run_path).chunks()
     raw = sum(c[5] for c in chunks)
     comp = sum(c[4] for c in chunks)
@@ -193,10 +207,12 @@ def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, varia
 
 
 def main():
-    global PYTHON
+    global PYTHON, TORCH1_BUILD
     ap = argparse.ArgumentParser()
     ap.add_argument("--build")
     ap.add_argument("--python", default=PYTHON, help="the interpreter of the plain and recorded runs")
+    ap.add_argument("--torch1-build", default=TORCH1_BUILD,
+                    help="the build of the module for torch 1.x (default build/native-torch1)")
     ap.add_argument("--cases", default=DEFAULT_CASES, help="comma-separated, of: " + ",".join(CASES))
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--timing-steps", type=int, default=6)
@@ -204,7 +220,7 @@ def main():
     ap.add_argument("--zstd-levels", default="1", help="comma-separated writer zstd levels to compare")
     ap.add_argument("--variants", default="core,full", help="comma-separated: core, full, no-NAME (module doc)")
     args = ap.parse_args()
-    PYTHON = args.python
+    PYTHON, TORCH1_BUILD = args.python, args.torch1_build
     tvis = str(find_build(args.build) / "bin" / "tvis")
     torch_version = subprocess.run([PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True,
                                    text=True, check=True).stdout.strip()
@@ -225,6 +241,7 @@ def main():
                       r["recorded_all_cpu_ms"], r["plain_all_cpu_ms"], r["all_cpu_ratio"], r["recorded_wait_ms"], r["plain_wall_s"],
                       r["recorded_wall_s"], r["e2e_ratio"], r["mb_per_step"], r["run_mb"], r["raw_mb"],
                       r["compression"], r["peak_backlog_mb"], r["compress_s"], r["rss_growth_mb"]), flush=True)
+            print(r["byte_table"], flush=True)
     print(json.dumps(rows))
 
 

@@ -11,6 +11,12 @@
 //   - Every event and tensor record carries the current step and phase.
 //   - In the Evaluation phase tensors keep statistics only, unless
 //     RecorderOptions::evaluation_values.
+//   - Activations (Input, Output, GradOutput, GradInput) whose dim 0 is the
+//     batch keep the rows the viewer draws: the followed samples' rows, the
+//     leading rows up to the last followed one (set_followed_rows(); the
+//     first `samples` rows until it is called). The batch itself, the
+//     top-level call's inputs (tensor(..., whole_rows = true)), keeps up to
+//     max_elems like any other tensor: the Loss page draws any of its rows.
 //   - Values are kept within RecorderOptions::max_run_bytes by the
 //     ByteBudget's priorities; a refused tensor keeps statistics, a
 //     thumbnail and, batch-sized, the followed samples' rows.
@@ -106,6 +112,9 @@ class Recorder {
   int phase() const { return phase_; }
   /// Tensors whose dim 0 equals `rows` are batch-sized (followed-sample rows kept).
   void set_batch_rows(int64_t rows) { batch_rows_ = rows; }
+  /// Batch-sized activations keep their leading `rows` rows (one past the
+  /// last followed sample's batch position); at least 1.
+  void set_followed_rows(int64_t rows) { followed_rows_ = rows > 0 ? rows : 1; }
   /// Bytes of one copy of the model's parameters: the room the byte budget
   /// keeps for each step's weights and gradients (byte_budget.h).
   void set_parameter_bytes(uint64_t bytes) { budget_.set_parameter_bytes(bytes); }
@@ -113,7 +122,11 @@ class Recorder {
   // ---- tensors -------------------------------------------------------------
   /// Records `t` (role a schema::TensorRole) on `event`; statistics only in
   /// the Evaluation phase (unless evaluation values are kept) and for LocalGrad.
-  int64_t tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot);
+  /// `whole_rows`: a batch-sized activation keeps up to max_elems like any
+  /// tensor (the batch as the top-level call received it), not only the
+  /// followed rows.
+  int64_t tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot,
+                 bool whole_rows = false);
   /// Lists `ids` (from tensor()) as the inputs (role 0) or outputs (role 1) of `event`.
   void list_on_event(uint64_t event, int role, const std::vector<int64_t>& ids);
   /// dL/d(output of `event`): recorded as GradOutput, summed into its
@@ -194,6 +207,7 @@ class Recorder {
     uint64_t id;
     double l2;     // of the recorded values (grad norms of later users)
     bool values;   // the record kept values (a statistics-only one is recorded again where values are kept)
+    bool whole;    // not cut to the followed rows (a whole_rows request records again otherwise)
   };
   using DedupMap = std::unordered_map<c10::TensorImpl*, DedupEntry>;
   struct WeightAfter {  // a parameter's weight as recorded by params_after()
@@ -206,7 +220,7 @@ class Recorder {
   DedupMap* dedup_for(const at::Tensor& t, int role);
   /// Captures `t` into a new record of `role` on `event` at `step`.
   int64_t add_record(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot, int step,
-                     bool stats_only);
+                     bool stats_only, bool whole_rows = true);
   /// The weight-after record id still describing `p` exactly, else -1.
   int64_t unchanged_weight(const at::Tensor& p) const;
   static uint64_t bytes_hash(const at::Tensor& p);
@@ -233,6 +247,7 @@ class Recorder {
   bool update_values_;
   int samples_;
   int64_t batch_rows_ = -1;
+  int64_t followed_rows_;  // rows of batch-sized activations kept (set_followed_rows)
   int step_ = 0;
   int phase_ = 0;
   int64_t t0_ = 0, phase_t0_ = 0;

@@ -89,7 +89,8 @@ class Extensions:
         return bool(self._by_hook[hook])
 
     def call(self, hook, *args):
-        for short, fn in list(self._by_hook[hook]):
+        # no copy: disable() replaces the lists, so this loop's list never changes under it
+        for short, fn in self._by_hook[hook]:
             try:
                 fn(*args)
             except Exception as e:  # noqa: BLE001: an extension never breaks the script

@@ -160,4 +160,6 @@ class FetchRecorder:
 def _set_followed(session, samples):
     session.followed = [{"id": x["id"], "batch_position": x["batch_position"], "label_index": x.get("label_index")}
                         for x in samples]
+    # batch-sized activations keep the rows up to the last followed one (recorder.h)
+    session.rec.set_followed_rows(max((x["batch_position"] for x in samples), default=0) + 1)
     session.followed_step = session.steps_done

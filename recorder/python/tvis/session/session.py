@@ -230,8 +230,13 @@ class Session:
         try:
             yield
         except Exception as e:  # noqa: BLE001 (anything of ours)
-            if not self.active:
-                return
+            self._internal_error(where, e)
+
+    def _internal_error(self, where, e):
+        """What _guard does with `e` (the module hooks, called for every
+        module call, catch it themselves: a context manager costs more than
+        the rest of a hook on a tiny module)."""
+        if self.active:
             msg = "recording stopped after an internal error in %s: %s: %s" % (where, type(e).__name__, e)
             self.notice("recorder_error", msg)
             sys.stderr.write("tvis: %s; the script continues unrecorded\n" % msg)
@@ -268,15 +273,29 @@ class Session:
     # Module calls inside a DataLoader fetch are its pipeline (transforms are
     # modules too): the pipeline capture records the followed samples' ones.
     # After the last step (stop_pending) module calls run unrecorded.
+    # The project-code profile function is suspended while they run (PyRecorder::suspend_profile):
+    # per module call, the hooks' own Python calls would otherwise each pay the profiler's frame cost.
     def _pre(self, module, args):
         if self.active and not self._fetch_depth and not self.stop_pending:
-            with self._guard("a module pre-hook"):
+            rec = self.rec
+            rec.suspend_profile()
+            try:
                 self._pre_impl(module, args)
+            except Exception as e:  # noqa: BLE001: as _guard
+                self._internal_error("a module pre-hook", e)
+            finally:
+                rec.resume_profile()
 
     def _post(self, module, args, output):
         if self.active and not self._fetch_depth and self._stack:
-            with self._guard("a module hook"):
+            rec = self.rec
+            rec.suspend_profile()
+            try:
                 self._post_impl(module, args, output)
+            except Exception as e:  # noqa: BLE001: as _guard
+                self._internal_error("a module hook", e)
+            finally:
+                rec.resume_profile()
 
     def _pre_impl(self, module, args):
         call = sys._getframe(2)  # torch's module call (_call_impl; 2.x: its inner), or a custom __call__
@@ -311,14 +330,15 @@ class Session:
         eid = self.rec.begin(P.MODULE_CALL, self._module_name(module), type(module).__name__, cf, site.f_lineno,
                              df, dl)
         kwargs = _call_kwargs(call)
+        whole = not self._stack  # the top-level call's inputs are the batch: every row (recorder.h)
         if kwargs:
             # keyword inputs (global pre-hooks get none): slots after the positional ones
-            self.rec.tensors(eid, P.INPUT, (args, kwargs))
+            self.rec.tensors(eid, P.INPUT, (args, kwargs), whole)
             keywords = " ".join(k for k, v in kwargs.items() if isinstance(v, torch.Tensor))
             if keywords:  # not for options only (need_weights=False)
                 self.rec.add_detail(eid, [("keyword_inputs", keywords)])
         elif args:
-            self.rec.tensors(eid, P.INPUT, args)
+            self.rec.tensors(eid, P.INPUT, args, whole)
         elif kwargs is None:
             self._kwargs_only += 1
         if top_forward:

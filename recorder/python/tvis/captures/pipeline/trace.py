@@ -131,7 +131,7 @@ class ItemTracer:
             except Exception as e:  # noqa: BLE001
                 self.fail(e)
         try:
-            self.s.rec.tensors(eid, P.OUTPUT, out)
+            self.s.rec.tensors(eid, P.OUTPUT, out, True)  # a sample's values: never cut to batch rows
         except Exception as e:  # noqa: BLE001
             self.fail(e)
         leaves = [s.record for s in self._steps if not s.has_child and s.record is not None]
@@ -234,7 +234,7 @@ class ItemTracer:
             return -1, kind, desc
         if kind != TENSOR:
             t = self._last.same(value, t)
-        ids = self.s.rec.tensors(eid, role, t)
+        ids = self.s.rec.tensors(eid, role, t, True)
         return (ids[0] if ids else -1), kind, desc
 
     def fail(self, e):

@@ -1,0 +1,85 @@
+"""Where a run's bytes go: a table by record kind and phase.
+
+    build/venv/bin/python tools/bench/recorder/byte_table.py RUN [--build DIR] [--steps N]
+
+Rows: the kept values of tensor records, by role (Weight, Grad, Output,
+GradOutput, Logits, Attention, ...) and the phase of the event they hang on
+(Forward, Loss, Backward, Optimizer, Evaluation, ... ; `-` for none), then
+every other chunk kind (events, tensor records, insights, sources, ...) as
+one row each. Columns: raw MB (bytes before compression) and file MB (the
+record's share of its chunk's compressed size, in proportion to its raw
+bytes), each divided by --steps (MB a step; 1 gives the run's totals), and
+the count of records. bench.py prints it for every recorded case.
+"""
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def rows_of(run):
+    """{(kind, phase): [raw bytes, file bytes, records]} of a tvis._read.Run."""
+    chunks = {c[0]: c for c in run.chunks}
+    table = defaultdict(lambda: [0.0, 0.0, 0])
+    data_raw = defaultdict(int)  # TensorData ordinal -> raw bytes its records account for
+    for t in run.tensors.values():
+        if t["data_size"]:
+            data_raw[t["data_chunk"]] += t["data_size"]
+    for t in run.tensors.values():
+        size = t["data_size"]
+        if not size:
+            continue
+        ev = run.events.get(t["event"])
+        phase = ev["phase"] if ev else "-"
+        c = chunks.get(t["data_chunk"])
+        share = c[4] * size / max(data_raw[t["data_chunk"]], 1) if c else 0
+        row = table[(t["role"], phase)]
+        row[0] += size
+        row[1] += share
+        row[2] += 1
+    for ordinal, kind, _, _, comp, raw, *_ in run.chunks:
+        if kind == "tensor_data":
+            accounted = data_raw.get(ordinal, 0)
+            if accounted < raw:  # alignment padding, or values no record points at
+                row = table[("(tensor_data padding)", "-")]
+                row[0] += raw - accounted
+            continue
+        row = table[("(%s chunks)" % kind, "-")]
+        row[0] += raw
+        row[1] += comp
+        row[2] += 1
+    return table
+
+
+def format_table(table, steps, title=""):
+    """A markdown table, largest file share first, MB per step."""
+    lines = ["%s| kind | phase | raw MB/step | file MB/step | records |" % (title + "\n\n" if title else ""),
+             "|---|---|---|---|---|"]
+    total_raw = total_file = 0.0
+    for (kind, phase), (raw, comp, n) in sorted(table.items(), key=lambda kv: -kv[1][1]):
+        total_raw += raw
+        total_file += comp
+        if comp < 5e3 * steps and raw < 5e3 * steps:
+            continue  # under 5 kB a step: in the total only
+        lines.append("| %s | %s | %.2f | %.2f | %d |" % (kind, phase, raw / 1e6 / steps, comp / 1e6 / steps, n))
+    lines.append("| **total** | | %.2f | %.2f | |" % (total_raw / 1e6 / steps, total_file / 1e6 / steps))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("run")
+    ap.add_argument("--build", default=str(ROOT / "build" / "native"), help="a build folder with python/_tvis_native")
+    ap.add_argument("--steps", type=int, default=1, help="divide by this many steps")
+    args = ap.parse_args()
+    sys.path.insert(0, str(ROOT / "recorder" / "python"))
+    from tvis import native
+    native.load([str(Path(args.build) / "python"), str(ROOT / "build" / "native-torch1" / "python")])
+    from tvis import _read
+    print(format_table(rows_of(_read.load(args.run)), args.steps))
+
+
+if __name__ == "__main__":
+    main()

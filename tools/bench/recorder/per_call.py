@@ -1,0 +1,104 @@
+"""The recorder's fixed cost per module call, measured in one process.
+
+    build/venv/bin/python tools/bench/recorder/per_call.py [--build DIR] [--calls 200] [--steps 8]
+        [--captures-off NAMES] [--no-tracer] [--profile N]
+
+Runs tiny_calls.py's model (a chain of --calls nn.Linear(8, 8) + nn.ReLU
+pairs, batch 4, SGD: 2 x calls + 1 module calls a step) for --steps plain
+steps, then installs a recording Session (as `tvis run` would, into a
+temporary run file) and runs --steps + 1 recorded steps, the first excluded
+as warm-up. Step time is the training thread's CPU time (time.thread_time,
+so other processes on a shared machine do not count); medians. Prints the
+plain and recorded step, the ratio and the extra microseconds per module
+call.
+
+--captures-off: TVIS_CAPTURES_OFF for the session (`all`: every capture).
+--no-tracer: the project-code profile function (FunctionCall events) is
+not installed, to see its share.
+--profile N: cProfile over the recorded steps, the N most expensive
+functions by own time (without the project-code profile function: one
+profile function at a time).
+"""
+import argparse
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+
+
+def step_times(model, opt, steps):
+    import torch
+    import torch.nn.functional as F
+    out = []
+    for _ in range(steps):
+        t0 = time.thread_time()
+        x = torch.randn(4, 8)
+        loss = F.mse_loss(model(x), torch.zeros(4, 8))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        loss.item()
+        out.append(time.thread_time() - t0)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=str(ROOT / "build" / "native"))
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--captures-off", default="")
+    ap.add_argument("--no-tracer", action="store_true")
+    ap.add_argument("--profile", type=int, default=0)
+    args = ap.parse_args()
+    sys.path.insert(0, str(ROOT / "recorder" / "python"))
+    sys.path.insert(0, str(HERE))
+    import torch
+    from tvis import native
+    from tvis.captures import names as capture_names
+    mod = native.load([str(Path(args.build) / "python"), str(ROOT / "build" / "native-torch1" / "python")])
+    off = ",".join(sorted(capture_names())) if args.captures_off == "all" else args.captures_off
+    os.environ["TVIS_CAPTURES_OFF"] = off
+    from tvis.session.session import Session
+    from tiny_calls import model_of
+
+    torch.manual_seed(0)
+    model = model_of(args.calls)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    plain = statistics.median(step_times(model, opt, args.steps + 1)[1:])
+    with tempfile.TemporaryDirectory(prefix="tvis-per-call-") as d:
+        session = Session(mod, os.path.join(d, "run.tvis"), args.steps + 10, 2_000_000, 4, str(HERE),
+                          str(HERE / "tiny_calls.py"), [("steps", str(args.steps + 10))])
+        session.install()
+        if args.no_tracer or args.profile:  # cProfile and the tracer are both profile functions
+            session.rec.stop_profile()
+        prof = cProfile.Profile() if args.profile else None
+        if prof:
+            step_times(model, opt, 1)
+            prof.enable()
+            recorded = step_times(model, opt, args.steps)
+            prof.disable()
+        else:
+            recorded = step_times(model, opt, args.steps + 1)[1:]
+        session.finalize()
+    rec = statistics.median(recorded)
+    calls = 2 * args.calls + 1
+    print("torch %s, %d module calls a step, captures off: %s%s" % (
+        torch.__version__, calls, off or "none", ", no project-code tracer" if args.no_tracer else ""))
+    print("plain %.2f ms  recorded %.2f ms  ratio %.2fx  per call %.1f us" % (
+        plain * 1e3, rec * 1e3, rec / plain, (rec - plain) / calls * 1e6))
+    if prof:
+        pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
+        if os.environ.get("PER_CALL_CALLEES"):
+            pstats.Stats(prof).print_callees(os.environ["PER_CALL_CALLEES"])
+
+
+if __name__ == "__main__":
+    main()
