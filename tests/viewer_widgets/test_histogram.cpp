@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -66,4 +67,27 @@ TEST_CASE("histogram: more bins than pixels, log counts, bad bounds", "[histogra
     CHECK_FALSE(r.hovered);
     ui.frame([&] { r = histogram("##nan", ValueSpan(counts), NAN, 1.0, o); });
     CHECK_FALSE(r.hovered);
+}
+
+TEST_CASE("histogram: x tick labels at the ends of the range stay inside the widget", "[histogram]") {
+    HeadlessImGui ui;
+    // An update's histogram, 400 px: -0.001 .. 0.001, ticks -0.001, 0, 0.001 on the frame's edges.
+    std::vector<double> counts(64, 3.0);
+    HistogramOptions o;
+    o.size = ImVec2(400, 80);
+    float left = 0.0f, right = 0.0f, min_x = 1e9f, max_x = -1e9f;
+    ui.frame([&] {
+        ImGui::SetCursorScreenPos(ImVec2(200, 100));
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        const int before = dl->VtxBuffer.Size;
+        left = ImGui::GetCursorScreenPos().x;
+        histogram("##edges", ValueSpan(counts), -0.0010013, 0.0010013, o);
+        right = left + 400.0f;
+        for (int i = before; i < dl->VtxBuffer.Size; ++i) {
+            min_x = std::min(min_x, dl->VtxBuffer[i].pos.x);
+            max_x = std::max(max_x, dl->VtxBuffer[i].pos.x);
+        }
+    });
+    CHECK(min_x >= left - 1.0f);
+    CHECK(max_x <= right + 1.0f);
 }

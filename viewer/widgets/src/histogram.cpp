@@ -88,8 +88,11 @@ HistogramResult histogram(const char* id, ValueSpan counts, double lo, double hi
     for (std::size_t i = 0; i < xt.size(); ++i) {
         const float x = std::floor(mn.x + static_cast<float>((xt[i] - lo) / (hi - lo)) * w) + 0.5f;
         dl->AddLine(ImVec2(x, mx.y), ImVec2(x, mx.y + detail::kTickLen), detail::kAxisText);
+        // Centred on its tick, but inside the widget: the ticks at the ends
+        // of the range sit on the frame's edges.
         const float tw = ImGui::CalcTextSize(xl[i].c_str()).x;
-        dl->AddText(ImVec2(x - tw * 0.5f, mx.y + detail::kTickLen + 1.0f), detail::kAxisText, xl[i].c_str());
+        const float tx = std::max(pos.x, std::min(x - tw * 0.5f, pos.x + size.x - tw));
+        dl->AddText(ImVec2(tx, mx.y + detail::kTickLen + 1.0f), detail::kAxisText, xl[i].c_str());
     }
     const std::string top_label = format_number(max_count);
     dl->AddText(ImVec2(mn.x - detail::kTickLen - 2.0f - ImGui::CalcTextSize(top_label.c_str()).x, mn.y - th * 0.5f),
