@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "tvis/process/wait.h"
@@ -112,9 +113,14 @@ Result pump(Child& c, const Pump& p) {
     }
     // A descendant in another group keeps no pipe open past the drain.
     if (reaped && (!s.any_output_open() || Clock::now() >= drain_until)) break;
-    // With every pipe closed only the child's end is awaited: look again soon.
-    const int64_t cap = open ? 1000 : 20;
-    if (!s.poll_once(left < cap ? left : cap)) {
+    // With every pipe closed only the child's end is awaited: look again soon. Once reaped, no
+    // longer than the drain.
+    int64_t cap = open ? 1000 : 20;
+    if (reaped) {
+      const auto drain_left = std::chrono::duration_cast<std::chrono::milliseconds>(drain_until - Clock::now());
+      cap = std::min<int64_t>(cap, drain_left.count() + 1);
+    }
+    if (!s.poll_once(std::min(left, cap))) {
       signal_child(pid, c.own_group, SIGKILL);
       break;
     }
