@@ -99,8 +99,8 @@ for block in "$EXTRACTED"/block_*.sh; do
   n=$((n + 1))
 done
 # The README's remote examples really went where they say.
-[ "$(auth_count gpu-box)" -ge 4 ] || fail "the gpu-box examples authenticated $(auth_count gpu-box) times on gpu-box, not 4"
-[ "$(auth_count login-node)" -ge 2 ] || fail "--via login-node (and the target) authenticated $(auth_count login-node) times on login-node, not 2"
+[ "$(auth_count gpu-box)" = 3 ] || fail "the three gpu-box examples authenticated $(auth_count gpu-box) times on gpu-box, not once each"
+[ "$(auth_count login-node)" = 2 ] || fail "--via login-node and the target authenticated $(auth_count login-node) times on login-node, not once each"
 grep -q 'gpu' "$XDG_CONFIG_HOME/tvis/targets.toml" || fail "tvis target add saved nothing in \$XDG_CONFIG_HOME/tvis/targets.toml"
 echo "left out, by rule:" >&2
 sed 's/^/  /' "$EXTRACTED/skipped.txt" >&2
