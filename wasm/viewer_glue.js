@@ -261,11 +261,10 @@
   }
 
   // --- a distributed run: one file per rank (docs/run_layout.md) -------------
+  // The run-file rules are runs/run_file_names.h's, exported by wasm/run_rules.cpp:
   // run.tvis is rank 0, rank<k>.tvis rank k; -1 for other names.
   function rankOfName(name) {
-    if (name === 'run.tvis') return 0;
-    const m = /^rank([1-9][0-9]{0,5})\.tvis$/.exec(name);
-    return m ? Number(m[1]) : -1;
+    return Module.ccall('tvis_rank_of_name', 'number', ['string'], [name]);
   }
 
   // Hands rank sources [{rank, name, src}] to the App, showing `shown`.
@@ -303,13 +302,14 @@
   }
 
   // --- a runs folder: dropped, or chosen with the folder input ---------------
-  // Both ways end in openFound() with the same list: every *.tvis file at
-  // most three folders below what was given, as {file, path} where `path` is
-  // relative to the drop ("runs/20260101-120000_train/run.tvis"), leaving out
-  // names starting with '.' (a distributed launch's claim link to its run
-  // folder would list the run twice). A run is named after the folder
-  // holding its file.
-  const MAX_DEPTH = 3;
+  // Both ways end in openFound() with the same list: the found run files, as
+  // {file, path} where `path` is relative to the drop
+  // ("runs/20260101-120000_train/run.tvis"). Which files count and how they
+  // group into runs is runs/run_file_names.h's rule (is_found_run_file,
+  // group_found_runs), asked through wasm/run_rules.cpp.
+  function isFoundRunFile(path) {
+    return Module.ccall('tvis_is_found_run_file', 'number', ['string'], [path]) === 1;
+  }
 
   function readEntries(dir) {
     return new Promise((resolve) => {
@@ -324,14 +324,15 @@
     });
   }
 
-  // Drop: walks FileSystemEntry trees (a folder's files are not in `files`).
-  async function findRunEntries(entry, depth, out) {
-    if (depth > 0 && entry.name.startsWith('.')) return;  // hidden: never a run (a launch's claim link)
-    if (entry.isFile && entry.name.endsWith('.tvis')) {
+  // Drop: walks FileSystemEntry trees (a folder's files are not in `files`),
+  // into a folder only where a run file directly in it would count.
+  async function findRunEntries(entry, out) {
+    const path = entry.fullPath.replace(/^\/+/, '');
+    if (entry.isFile && isFoundRunFile(path)) {
       const file = await new Promise((res, rej) => entry.file(res, rej)).catch(() => null);
-      if (file) out.push({ file, path: entry.fullPath.replace(/^\/+/, '') });
-    } else if (entry.isDirectory && depth < MAX_DEPTH) {
-      for (const child of await readEntries(entry)) await findRunEntries(child, depth + 1, out);
+      if (file) out.push({ file, path });
+    } else if (entry.isDirectory && isFoundRunFile(path + '/run.tvis')) {
+      for (const child of await readEntries(entry)) await findRunEntries(child, out);
     }
   }
 
@@ -339,35 +340,16 @@
   function findRunFiles(files) {
     return Array.from(files)
       .map((file) => ({ file, path: file.webkitRelativePath || file.name }))
-      .filter((f) => f.path.endsWith('.tvis') && f.path.split('/').length <= MAX_DEPTH + 1)
-      .filter((f) => !f.path.split('/').slice(1).some((part) => part.startsWith('.')));  // hidden: never a run
+      .filter((f) => isFoundRunFile(f.path));
   }
 
-  function runName(found) {
-    const parts = found.path.split('/');
-    return parts.length > 1 ? parts[parts.length - 2] : found.file.name;
-  }
-
-  // The runs among what was found: the rank files of one folder (run.tvis,
-  // rank<k>.tvis) are one distributed run; any other .tvis file is a run.
-  // Each run is {name, files: [{file, rank}]}, its files by rank.
+  // The runs among what was found, newest first, each {name, files: [{file, rank}]}, its files by rank.
   function groupRuns(found) {
-    const byFolder = new Map();
-    const runs = [];
-    for (const f of found) {
-      const parts = f.path.split('/');
-      const rank = rankOfName(f.file.name);
-      if (rank < 0 || parts.length < 2) { runs.push({ name: runName(f), files: [{ file: f.file, rank: 0 }] }); continue; }
-      const folder = parts.slice(0, -1).join('/');
-      if (!byFolder.has(folder)) {
-        const run = { name: runName(f), files: [] };
-        byFolder.set(folder, run);
-        runs.push(run);
-      }
-      byFolder.get(folder).files.push({ file: f.file, rank });
-    }
-    for (const run of runs) run.files.sort((a, b) => a.rank - b.rank);
-    return runs;
+    const json = Module.ccall('tvis_group_found_runs', 'string', ['string'], [JSON.stringify(found.map((f) => f.path))]);
+    return JSON.parse(json).map((run) => ({
+      name: run.name,
+      files: run.files.map(([rank, index]) => ({ file: found[index].file, rank })),
+    }));
   }
 
   function openFound(found) {
@@ -378,7 +360,6 @@
       openRankSources(runs[0].files.map((f) => ({ rank: f.rank, name: f.file.name, src: blobSource(f.file, f.file.name) })), runs[0].files[0].rank);
       return;
     }
-    runs.sort((a, b) => (a.name < b.name ? 1 : -1));  // run folders start with a timestamp: newest first
     resetSources();
     _tvis_run_list_begin();
     for (const run of runs) {
@@ -401,7 +382,7 @@
       return;
     }
     const found = [];
-    for (const e of entries) await findRunEntries(e, 0, found);
+    for (const e of entries) await findRunEntries(e, found);
     openFound(found);
   }
 
