@@ -4,6 +4,7 @@
 // by the same rule as `tvis open` and `tvis inspect`.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
@@ -29,16 +30,19 @@ bool inside(const std::string& path, const std::string& root) {
 
 // Whether the recheck of `id` may look at it, and if not why (one phrase).
 std::string outside_scope(const FileIdentity& id, const RecheckScope& scope) {
-  if (scope.workspace.empty()) return scope.why;
+  if (scope.roots.empty()) return scope.why;
   std::string now = resolved(id.path);
   if (now.empty()) {  // absent now: judged by the path as named, without following anything
     if (id.path.empty() || id.path[0] != '/') return "not an absolute path";
     now = fs::path(id.path).lexically_normal().string();
   }
-  if (inside(now, scope.workspace)) return "";
+  for (const auto& root : scope.roots)
+    if (inside(now, root)) return "";
   for (const auto& file : scope.files)
     if (now == file) return "";
-  return "outside the workspace " + scope.workspace;
+  std::string roots;
+  for (const auto& root : scope.roots) roots += (roots.empty() ? "" : " and ") + root;
+  return "outside the workspace " + roots;
 }
 
 }  // namespace
@@ -57,17 +61,29 @@ RecheckScope no_recheck_scope(const std::string& why) {
   return s;
 }
 
+namespace {
+
+// The marked workspace holding `dir` (resolved), or "".
+std::string marked_workspace(const std::string& dir) {
+  const Workspace w = find_workspace("", dir);
+  return w.error.empty() && w.marked ? resolved(w.root) : std::string();
+}
+
+}  // namespace
+
 RecheckScope recheck_scope_for(const std::string& location) {
   const std::string real = resolved(location);
   if (real.empty()) return no_recheck_scope(location + " cannot be resolved");
   std::error_code ec;
   const std::string start = fs::is_directory(real, ec) ? real : fs::path(real).parent_path().string();
-  const Workspace w = find_workspace("", start);
-  if (!w.error.empty() || !w.marked)
-    return no_recheck_scope("no workspace (a folder with tensorviz.toml or a project marker) holds " + location);
   RecheckScope s;
-  s.workspace = resolved(w.root);
-  if (s.workspace.empty()) return no_recheck_scope(w.root + " cannot be resolved");
+  for (const std::string& dir : {start, fs::current_path(ec).string()}) {
+    const std::string root = dir.empty() ? std::string() : marked_workspace(dir);
+    if (!root.empty() && std::find(s.roots.begin(), s.roots.end(), root) == s.roots.end()) s.roots.push_back(root);
+  }
+  if (s.roots.empty())
+    return no_recheck_scope("no workspace (a folder with tensorviz.toml or a project marker) holds " + location +
+                            " or the current folder");
   if (const std::string user = user_config_path(); !user.empty() && user[0] == '/') {  // absent too: its appearance counts
     const std::string real_user = resolved(user);
     s.files.push_back(real_user.empty() ? fs::path(user).lexically_normal().string() : real_user);
@@ -77,7 +93,7 @@ RecheckScope recheck_scope_for(const std::string& location) {
 
 Freshness recheck_files_within(const std::vector<FileIdentity>& identities, const RecheckScope& scope) {
   Freshness f;
-  if (scope.workspace.empty()) {
+  if (scope.roots.empty()) {
     f.why = scope.why;
     return f;
   }
@@ -95,7 +111,7 @@ Freshness recheck_files_within(const std::vector<FileIdentity>& identities, cons
     if (std::string change = file_change_within(id, kMaxRecheckBytes); !change.empty()) f.reasons.push_back(std::move(change));
   }
   f.stale = !f.reasons.empty();
-  if (!f.checked && f.why.empty()) f.why = "no recorded file lies in the workspace " + scope.workspace;
+  if (!f.checked && f.why.empty()) f.why = "no recorded file lies in the workspaces it may read";
   return f;
 }
 

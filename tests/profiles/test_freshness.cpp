@@ -157,27 +157,38 @@ TEST_CASE("a recheck for an opened run reads only inside the workspace that hold
   evidence.push_back(identify_file(big, "source", "big.bin"));
   fs::resize_file(big, kMaxRecheckBytes + 1);
 
+  // Opened from "/" (no workspace there): the run's own workspace is the only root.
+  const fs::path cwd = fs::current_path();
+  fs::current_path("/");
   const RecheckScope scope = recheck_scope_for(run);
-  REQUIRE(scope.workspace == fs::canonical(ws).string());
+  REQUIRE(scope.roots == std::vector<std::string>{fs::canonical(ws).string()});
   write(outside + "/secret", "changed\n");  // outside: its change must not be observable
   write(outside + "/nope", "appeared\n");
   const Freshness f = recheck_files_within(evidence, scope);
   CHECK(f.checked);
   CHECK(f.stale);
   CHECK(f.reasons == std::vector<std::string>{"fifo.py was removed"});  // no longer a regular file
+  const std::string out_of = ": outside the workspace " + scope.roots[0];
   REQUIRE(f.unchecked.size() == 4);
-  CHECK(f.unchecked[0] == "interpreter " + outside + "/secret: outside the workspace " + scope.workspace);
-  CHECK(f.unchecked[1] == "nope: outside the workspace " + scope.workspace);
-  CHECK(f.unchecked[2] == "link.py: outside the workspace " + scope.workspace);
+  CHECK(f.unchecked[0] == "interpreter " + outside + "/secret" + out_of);
+  CHECK(f.unchecked[1] == "nope" + out_of);
+  CHECK(f.unchecked[2] == "link.py" + out_of);
   CHECK(f.unchecked[3] == "big.bin: larger than 64 MiB");
 
-  // The same evidence opened from a folder no workspace holds: nothing is read.
+  // The same evidence opened from a folder no workspace holds, from "/": nothing is read.
   const RecheckScope none = recheck_scope_for(outside + "/secret");
-  CHECK(none.workspace.empty());
+  CHECK(none.roots.empty());
   const Freshness g = recheck_files_within(evidence, none);
   CHECK_FALSE(g.checked);
   CHECK(g.reasons.empty());
   CHECK(g.why.find("no workspace") == 0);
+
+  // Run from inside the workspace, a run kept elsewhere (tvis graph --out) is rechecked in it.
+  fs::current_path(ws);
+  const RecheckScope from_ws = recheck_scope_for(outside + "/secret");
+  CHECK(from_ws.roots == std::vector<std::string>{fs::canonical(ws).string()});
+  CHECK(recheck_files_within(evidence, from_ws).reasons == std::vector<std::string>{"fifo.py was removed"});
+  fs::current_path(cwd);
   fs::remove_all(ws);
   fs::remove_all(outside);
 }

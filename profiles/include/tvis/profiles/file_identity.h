@@ -57,24 +57,26 @@ Freshness recheck_files(const std::vector<FileIdentity>& identities);
 /// Where a recheck made for a run the user opened may read. A run file is
 /// input from anyone, so the paths its evidence names are not trusted: a
 /// recheck for `tvis open`'s /api/freshness, `tvis inspect` or tvis-view
-/// reads only inside the workspace that holds what the user opened (the
-/// nearest folder at or above it with tensorviz.toml or a project marker;
-/// found from the location, never from the file's contents) and the user's
-/// own config file (and what the command itself vouches for: RecheckScope::files).
-/// Every other path (the interpreter, a file elsewhere) is
-/// never stat'ed or read; it is listed in Freshness::unchecked. Only regular
-/// files are read (opened non-blocking, type checked on the open file), at
-/// most kMaxRecheckBytes each.
+/// reads only inside the workspaces the user is working with, found from
+/// locations the user chose, never from the file's contents: the workspace
+/// holding what was opened and the workspace of the current directory (each
+/// the nearest folder at or above it with tensorviz.toml or a project
+/// marker), and the user's own config file (and what the command itself
+/// vouches for: RecheckScope::files). Every other path (the interpreter, a
+/// file elsewhere) is never stat'ed or read; it is listed in
+/// Freshness::unchecked. Only regular files are read (opened non-blocking,
+/// type checked on the open descriptor), at most kMaxRecheckBytes each.
 struct RecheckScope {
-  std::string workspace;           // resolved, no trailing slash; "" = nothing may be read (see why)
-  std::vector<std::string> files;  // resolved files outside it that may be read: the user's config, and
+  std::vector<std::string> roots;  // resolved workspace roots; none = nothing may be read (see why)
+  std::vector<std::string> files;  // resolved files outside them that may be read: the user's config, and
                                    // the interpreter the current command itself runs (tvis graph's reuse)
-  std::string why;                 // workspace "": why nothing is rechecked
+  std::string why;                 // no roots: why nothing is rechecked
 };
 
 constexpr uint64_t kMaxRecheckBytes = uint64_t{64} << 20;
 
-/// The scope for a local run file, run folder or runs folder at `location`.
+/// The scope for a local run file, run folder or runs folder at `location`,
+/// opened from the current directory.
 RecheckScope recheck_scope_for(const std::string& location);
 
 /// A scope under which nothing is read (a remote run: its files are not on this machine).
