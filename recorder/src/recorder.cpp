@@ -11,6 +11,7 @@
 
 #include <xxhash.h>
 
+#include "host_copy.h"
 #include "tensor_capture.h"
 #include "tvis/recorder/value_stats.h"
 
@@ -300,7 +301,8 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_after(int64_t event, c
     if (b.spilled >= 0) {
       uid = spilled_update(b, p, event);
     } else {
-      param_delta_into(b.before, p);  // `before` now holds the update
+      // `before` now holds the update; a device parameter's before waits on the host (snapshot())
+      param_delta_into(b.before, b.before.device() == p.device() ? p : host_copy(p));
       uid = add_record(b.before, kUpdate, event, b.name, 0, step_, !update_values_);
     }
     const int64_t aid = add_record(p, kWeight, event, b.name, 0, step_ + 1, false);
@@ -378,10 +380,12 @@ uint64_t Recorder::bytes_hash(const at::Tensor& p) {
 }
 
 /// An exact copy of `p` in the CPU buffer kept for slot `i` when it fits
-/// (warm pages), else in a new tensor like p.
+/// (warm pages), else in a new tensor like p; a device parameter's is a new
+/// host copy (host_copy.h), never a second copy in device memory.
 at::Tensor Recorder::snapshot(size_t i, const at::Tensor& p) {
   c10::NoGradGuard no_grad;
   if (spare_.size() <= i) spare_.resize(i + 1);
+  if (!p.device().is_cpu()) return host_copy(p);  // host memory, never a second copy on the device
   at::Tensor buf = std::move(spare_[i]);
   if (!buf.defined() || buf.sizes() != p.sizes() || buf.scalar_type() != p.scalar_type() || buf.device() != p.device())
     buf = at::empty(p.sizes(), p.options().requires_grad(false).memory_format(at::MemoryFormat::Contiguous));

@@ -4,6 +4,7 @@
 #include <ATen/Parallel.h>
 #include <c10/core/GradMode.h>
 
+#include "host_copy.h"
 #include "tvis/recorder/value_stats.h"
 
 namespace tvis::recorder {
@@ -70,38 +71,64 @@ ValueStats host_stats(const at::Tensor& x) {
   }
 }
 
-// Device path: reductions where the tensor lives, two small host copies.
+// Device path: reductions where the tensor lives, a slice of
+// kDeviceSliceElems at a time (host_copy.h) so that the double-precision
+// temporaries stay bounded; small host copies of the per-slice sums.
 ValueStats device_stats(const at::Tensor& t) {
   ValueStats s;
-  at::Tensor x = t.reshape({-1});
-  if (!at::isFloatingType(x.scalar_type())) x = x.to(at::kDouble);
-  s.count = static_cast<uint64_t>(x.numel());
-  at::Tensor finite = at::isfinite(x);
-  at::Tensor counts = at::stack({finite.sum(), at::isnan(x).sum()}).cpu();
-  s.finite_count = static_cast<uint64_t>(counts[0].item<int64_t>());
-  s.nan_count = static_cast<uint64_t>(counts[1].item<int64_t>());
+  s.count = static_cast<uint64_t>(t.numel());
+  auto as_values = [](const at::Tensor& slice) {
+    return at::isFloatingType(slice.scalar_type()) ? slice : slice.to(at::kDouble);
+  };
+  auto finite_doubles = [&](const at::Tensor& slice, int64_t finite) {
+    const at::Tensor x = as_values(slice);
+    return (finite == x.numel() ? x : x.masked_select(at::isfinite(x))).to(at::kDouble);
+  };
+  double sum = 0, sum_abs = 0, sum_sq = 0;
+  bool any = false;
+  std::vector<int64_t> finite_of;  // per slice, for the second pass
+  for_each_slice(t, kDeviceSliceElems, [&](const at::Tensor& slice) {
+    const at::Tensor x = as_values(slice);
+    const at::Tensor counts = at::stack({at::isfinite(x).sum(), at::isnan(x).sum()}).cpu();
+    const int64_t finite = counts[0].item<int64_t>();
+    finite_of.push_back(finite);
+    s.finite_count += static_cast<uint64_t>(finite);
+    s.nan_count += static_cast<uint64_t>(counts[1].item<int64_t>());
+    if (finite == 0) return;
+    const at::Tensor xd = finite_doubles(slice, finite);
+    auto [mn, mx] = at::aminmax(xd);
+    const at::Tensor sums = at::stack({mn, mx, xd.sum(), xd.abs().sum(), (xd * xd).sum()}).cpu();
+    auto a = sums.accessor<double, 1>();
+    s.min = any ? std::min(s.min, a[0]) : a[0];
+    s.max = any ? std::max(s.max, a[1]) : a[1];
+    sum += a[2];
+    sum_abs += a[3];
+    sum_sq += a[4];
+    any = true;
+  });
   s.inf_count = s.count - s.finite_count - s.nan_count;
   if (s.finite_count == 0) return s;
-  at::Tensor xd = (s.finite_count == s.count ? x : x.masked_select(finite)).to(at::kDouble);
   const double m = static_cast<double>(s.finite_count);
-  auto [mn, mx] = at::aminmax(xd);
-  at::Tensor sums = at::stack({mn, mx, xd.sum(), xd.abs().sum(), (xd * xd).sum()}).cpu();
-  auto a = sums.accessor<double, 1>();
-  s.min = a[0];
-  s.max = a[1];
-  s.mean = a[2] / m;
-  s.mean_abs = a[3] / m;
-  s.l2 = std::sqrt(a[4]);
-  s.std = std::sqrt(((xd - s.mean) * (xd - s.mean)).sum().item<double>() / m);
+  s.mean = sum / m;
+  s.mean_abs = sum_abs / m;
+  s.l2 = std::sqrt(sum_sq);
   s.hist_lo = s.min;
   s.hist_hi = s.max;
   s.histogram.assign(kHistogramBins, 0);
-  if (s.max > s.min) {
-    at::Tensor h = at::histc(xd, kHistogramBins, s.min, s.max).to(at::kLong).cpu();
-    for (int i = 0; i < kHistogramBins; ++i) s.histogram[i] = static_cast<uint32_t>(h[i].item<int64_t>());
-  } else {
-    s.histogram[0] = static_cast<uint32_t>(s.finite_count);
-  }
+  double deviations = 0;
+  size_t i = 0;
+  for_each_slice(t, kDeviceSliceElems, [&](const at::Tensor& slice) {
+    const int64_t finite = finite_of[i++];
+    if (finite == 0) return;
+    const at::Tensor xd = finite_doubles(slice, finite);
+    deviations += ((xd - s.mean) * (xd - s.mean)).sum().item<double>();
+    if (s.max > s.min) {
+      const at::Tensor h = at::histc(xd, kHistogramBins, s.min, s.max).to(at::kLong).cpu();
+      for (int b = 0; b < kHistogramBins; ++b) s.histogram[b] += static_cast<uint32_t>(h[b].item<int64_t>());
+    }
+  });
+  s.std = std::sqrt(deviations / m);
+  if (!(s.max > s.min)) s.histogram[0] = static_cast<uint32_t>(s.finite_count);
   return s;
 }
 
@@ -205,8 +232,7 @@ Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
     r.kept_rows = rows;
   }
   at::Tensor kept = r.kept == schema::ValuesKept::Full ? (on_cpu ? host : t) : t.narrow(0, 0, rows);
-  if (!on_cpu) kept = kept.to(at::kCPU);
-  kept = kept.contiguous();
+  kept = on_cpu ? kept.contiguous() : host_copy(kept);  // through the bounded pinned pool
   c.keepalive = kept;
   c.values = kept.data_ptr();
   c.size = static_cast<uint64_t>(kept.numel()) * kept.element_size();

@@ -15,11 +15,16 @@ Each step prints `step k loss L` (repr, compared bit for bit), `timing k MS`
 """
 import argparse
 import os
+import sys
 import time
+from pathlib import Path
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "recorder"))
+from gpt_random import GPT  # noqa: E402: the bench's GPT-shaped LM, on any device
 
 
 def on_cpu():
@@ -63,37 +68,6 @@ def resnet50():
         return torchvision.models.resnet50(), "torchvision"
     except ImportError:
         return resnet50_here(), "defined here"
-
-
-class Block(nn.Module):
-    def __init__(self, d, heads):
-        super().__init__()
-        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-        self.attn, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
-        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
-        self.heads = heads
-
-    def forward(self, x):
-        B, T, C = x.shape
-        q, k, v = self.attn(self.ln1(x)).split(C, dim=2)
-        q, k, v = (t.view(B, T, self.heads, C // self.heads).transpose(1, 2) for t in (q, k, v))
-        att = (q @ k.transpose(-2, -1)) / (k.size(-1) ** 0.5)
-        att = att.masked_fill(torch.ones(T, T, dtype=torch.bool, device=x.device).tril().logical_not(), float("-inf"))
-        y = (F.softmax(att, dim=-1) @ v).transpose(1, 2).reshape(B, T, C)
-        x = x + self.proj(y)
-        return x + self.mlp(self.ln2(x))
-
-
-class GPT(nn.Module):
-    def __init__(self, layers, d, heads, vocab, block):
-        super().__init__()
-        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(block, d)
-        self.blocks = nn.Sequential(*[Block(d, heads) for _ in range(layers)])
-        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
-
-    def forward(self, idx):
-        x = self.tok(idx) + self.pos(torch.arange(idx.size(1), device=idx.device))
-        return self.head(self.ln(self.blocks(x)))
 
 
 GPT_SIZES = {False: dict(layers=12, d=768, heads=12, vocab=50257, block=1024, batch=8),

@@ -49,8 +49,10 @@ def measure(run, a, model):
     rc, plain, err = run(model + "_plain", [a.python] + script + ["--steps", STEPS], timeout=900)
     if not result("%s plain run" % model, rc == 0 and len(steps_of(plain)) == STEPS, "rc %d\n    %s" % (rc, tail(err))):
         return None
+    # --project tools/: the GPT class lives in tools/bench/recorder (attention is captured in project code)
     rc, rec, err = run(model + "_tvis", [a.tvis, "run", "--steps", STEPS, "--out", Path(a.work) / "runs" / model,
-                                         "--python", a.python] + script + ["--steps", STEPS + 2], timeout=1800)
+                                         "--project", HERE.parent, "--python", a.python] + script
+                       + ["--steps", STEPS + 2], timeout=1800)
     if not result("%s tvis run" % model, rc == 0, "rc %d\n    %s" % (rc, tail(err))):
         return None
     for l in plain.splitlines()[:2]:

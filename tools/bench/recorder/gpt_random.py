@@ -1,4 +1,5 @@
-"""A GPT-shaped language model on random tokens (no download), AdamW, CPU.
+"""A GPT-shaped language model on random tokens (no download), AdamW, CPU
+(its GPT class also serves tools/device/cost_models.py on a GPU).
 Prints `step k loss L` after every step.
 
 Sizes (--size):
@@ -28,7 +29,7 @@ class Block(nn.Module):
         q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
         q, k, v = (t.view(B, T, self.heads, C // self.heads).transpose(1, 2) for t in (q, k, v))
         att = (q @ k.transpose(-2, -1)) / (k.size(-1) ** 0.5)
-        att = att.masked_fill(torch.ones(T, T, dtype=torch.bool).tril().logical_not(), float("-inf"))
+        att = att.masked_fill(torch.ones(T, T, dtype=torch.bool, device=x.device).tril().logical_not(), float("-inf"))
         y = (F.softmax(att, dim=-1) @ v).transpose(1, 2).reshape(B, T, C)
         x = x + self.proj(y)
         return x + self.mlp(self.ln2(x))
@@ -42,7 +43,7 @@ class GPT(nn.Module):
         self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
 
     def forward(self, idx):
-        x = self.tok(idx) + self.pos(torch.arange(idx.size(1)))
+        x = self.tok(idx) + self.pos(torch.arange(idx.size(1), device=idx.device))
         return self.head(self.ln(self.blocks(x)))
 
 
