@@ -11,8 +11,8 @@ namespace tvis::viewer {
 
 namespace {
 
-constexpr schema::Phase kPhases[] = {schema::Phase::Data, schema::Phase::Forward, schema::Phase::Loss,
-                                     schema::Phase::Backward, schema::Phase::Optimizer};
+constexpr Phase kPhases[] = {Phase::Data, Phase::Forward, Phase::Loss,
+                                     Phase::Backward, Phase::Optimizer};
 
 // Resolves a navigator jump once the chunk holding it is loaded.
 void resolve_jump(AppState& s) {
@@ -58,12 +58,12 @@ void draw_navigator(AppState& s) {
   }
   ImGui::SameLine(0, ImGui::GetFontSize() * 2);
   ImGui::TextUnformatted("Phase");
-  for (schema::Phase phase : kPhases) {
+  for (Phase phase : kPhases) {
     ImGui::SameLine();
     const bool active = s.selection.phase == phase;
     if (active) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
     if (ImGui::Button(phase_label(phase))) {
-      s.selection.phase = active ? schema::Phase::None : phase;
+      s.selection.phase = active ? Phase::None : phase;
       s.selection.jump_pending = true;
     }
     if (active) ImGui::PopStyleColor();

@@ -15,7 +15,7 @@ struct Selection {
   uint64_t run = 0;                  // generation of the open run (bumped by each open)
   std::optional<uint64_t> event;     // the selected call
   int step = 0;                      // the navigator's step
-  schema::Phase phase = schema::Phase::None;  // the navigator's phase (None: any)
+  Phase phase = Phase::None;  // the navigator's phase (None: any)
   bool jump_pending = false;         // the navigator asked for (step, phase); resolved when its chunk loads
   std::optional<uint64_t> scroll_to; // the call list scrolls this row into view
   std::optional<uint64_t> tensor;    // the tensor shown in the inspector

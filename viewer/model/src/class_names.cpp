@@ -1,6 +1,7 @@
 // class_names.cpp: class_names.h.
 #include "tvis/viewer_model/class_names.h"
 
+#include "tvis/viewer_model/call_tensors.h"
 #include "tvis/viewer_model/losses.h"
 #include "tvis/viewer_model/run_model.h"
 #include "tvis/viewer_model/samples.h"
@@ -36,9 +37,7 @@ std::map<int64_t, std::string> class_names_at(RunModel& model, int step) {
 
 bool produced_logits(RunModel& model, uint64_t event, int step) {
   bool complete = true;
-  TensorRef output;
-  for (const TensorRef& t : model.tensors().for_event(model, event, step, &complete))
-    if (t.rec->role() == schema::TensorRole::Output && (!output || t.rec->slot() < output.rec->slot())) output = t;
+  const TensorRef output = call_tensor(model, event, false, &complete);
   if (!output) return false;
   for (const schema::LossRecord* rec : model.losses().all_at_step(step)) {
     if (rec->logits() < 0) continue;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tvis/viewer_model/call_tensors.h"
 #include "tvis/viewer_model/chunk_body.h"
 #include "tvis/viewer_model/run_model.h"
 
@@ -37,11 +38,8 @@ const StepMagnitudes& LayerMagnitudes::at(const StepPlan& plan) {
       complete = false;
     }
     bool done = true;
-    for (const TensorRef& t : model_.tensors().for_event(model_, s.event, step, &done))
-      if (t.rec->role() == schema::TensorRole::Output && t.rec->stats()) {
-        m.activation[s.event] = t.rec->stats()->mean_abs();
-        break;
-      }
+    const TensorRef out = call_tensor(model_, s.event, false, &done);
+    if (out && out.rec->stats()) m.activation[s.event] = out.rec->stats()->mean_abs();
     if (!done) complete = false;
   }
   std::map<std::string, std::pair<double, double>> sums;  // module -> (sum dw^2, sum w^2)
@@ -97,9 +95,7 @@ const SampleActivation& LayerMagnitudes::sample_activation(const StepPlan& plan,
       continue;
     }
     bool done = true;
-    TensorRef output;
-    for (const TensorRef& t : model_.tensors().for_event(model_, event, plan.step, &done))
-      if (t.rec->role() == schema::TensorRole::Output && (!output || t.rec->slot() < output.rec->slot())) output = t;
+    const TensorRef output = call_tensor(model_, event, false, &done);
     if (!output) {
       if (done) out.not_kept[event] = true;
       else still.push_back(event);

@@ -176,21 +176,21 @@ void run_search(AppState& s, CallTreeState& t) {
 
 // ---------------------------------------------------------------- draw ---
 
-ImU32 kind_color(schema::EventKind k) {
+ImU32 kind_color(EventKind k) {
   switch (k) {
-    case schema::EventKind::ModuleCall: return IM_COL32(130, 190, 255, 255);
-    case schema::EventKind::FunctionCall: return IM_COL32(230, 205, 120, 255);
-    case schema::EventKind::LossCall: return IM_COL32(255, 160, 90, 255);
-    case schema::EventKind::OptimizerStep: return IM_COL32(120, 215, 140, 255);
-    case schema::EventKind::BackwardCall: return IM_COL32(215, 140, 230, 255);
-    case schema::EventKind::DataFetch:
-    case schema::EventKind::DatasetGetItem:
-    case schema::EventKind::Transform: return IM_COL32(110, 210, 200, 255);
+    case EventKind::ModuleCall: return IM_COL32(130, 190, 255, 255);
+    case EventKind::FunctionCall: return IM_COL32(230, 205, 120, 255);
+    case EventKind::LossCall: return IM_COL32(255, 160, 90, 255);
+    case EventKind::OptimizerStep: return IM_COL32(120, 215, 140, 255);
+    case EventKind::BackwardCall: return IM_COL32(215, 140, 230, 255);
+    case EventKind::DataFetch:
+    case EventKind::DatasetGetItem:
+    case EventKind::Transform: return IM_COL32(110, 210, 200, 255);
     default: return IM_COL32(150, 155, 165, 255);
   }
 }
 
-bool is_marker(schema::EventKind k) { return k == schema::EventKind::PhaseBegin || k == schema::EventKind::PhaseEnd; }
+bool is_marker(EventKind k) { return k == EventKind::PhaseBegin || k == EventKind::PhaseEnd; }
 
 // Disclosure arrow of a row with children (own hit box over the row's selectable).
 void draw_disclosure(AppState& s, CallTreeState& t, uint64_t id, bool flat, float xpos, float y) {
@@ -264,7 +264,7 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
   const char* name = e->name() ? e->name()->c_str() : "(unnamed)";
   if (is_marker(e->kind())) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "%s %s", e->kind() == schema::EventKind::PhaseBegin ? "begin" : "end",
+    std::snprintf(buf, sizeof buf, "%s %s", e->kind() == EventKind::PhaseBegin ? "begin" : "end",
                   phase_label(e->phase()));
     dl->AddText(ImVec2(xpos, cell.y), colors::kMuted, buf);
   } else {

@@ -10,6 +10,7 @@
 
 #include "../theme.h"
 #include "explore_state.h"
+#include "tvis/viewer_model/call_tensors.h"
 #include "tvis/widgets/format_number.h"
 
 namespace tvis::viewer {
@@ -28,15 +29,14 @@ LayerRow make_row(AppState& s, const LayersState& l, const schema::Event* e, boo
   if (e->grad_norm() >= 0) r.grad = e->grad_norm();
   auto p = l.params.find(r.path);
   r.params = p == l.params.end() ? 0 : p->second;
-  for (const TensorRef& t : s.model.tensors().for_event(s.model, e->id(), l.step, complete))
-    if (t.rec->role() == schema::TensorRole::Output) {
-      r.out_shape = shape_label(t.rec->shape());
-      if (t.rec->stats()) {
-        r.mean = t.rec->stats()->mean();
-        r.stddev = t.rec->stats()->std();
-      }
-      break;
+  const TensorRef t = call_tensor(s.model, *e, false, complete);  // the one rule (call_tensors.h)
+  if (t) {
+    r.out_shape = shape_label(t.rec->shape());
+    if (t.rec->stats()) {
+      r.mean = t.rec->stats()->mean();
+      r.stddev = t.rec->stats()->std();
     }
+  }
   return r;
 }
 
@@ -63,7 +63,7 @@ bool build_rows(AppState& s, LayersState& l) {
     const uint32_t n = batch && batch->events() ? batch->events()->size() : 0;
     for (; l.next_event < n && built < kRowsPerFrame; ++l.next_event) {
       const schema::Event* e = batch->events()->Get(l.next_event);
-      if (e->step() != l.step || e->kind() != schema::EventKind::ModuleCall) continue;
+      if (e->step() != l.step || e->kind() != EventKind::ModuleCall) continue;
       bool complete = true;
       l.rows.push_back(make_row(s, l, e, &complete));
       if (!complete) l.unresolved = true;

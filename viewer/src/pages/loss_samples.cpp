@@ -60,14 +60,14 @@ const char* draw_row_picture(AppState& s, LossState& l, int step, int64_t row, i
   if (!ref) return done ? "none" : "loading";
   if (!ref.rec->shape() || ref.rec->shape()->size() < 2 || ref.rec->shape()->Get(0) != rows) return "none";
   const std::vector<int64_t> one(ref.rec->shape()->begin() + 1, ref.rec->shape()->end());
-  if (!picture_layout(one).ok || ref.rec->kept() == schema::ValuesKept::None) return "none";
-  if (ref.rec->kept() == schema::ValuesKept::LeadingRows && row >= ref.rec->kept_rows()) return "none";
-  std::string error;
-  if (!cached_tensor_values(s.model, s.selection.run, *ref.rec, &error)) {
+  if (!picture_layout(one).ok || ref.rec->kept() == ValuesKept::None) return "none";
+  if (ref.rec->kept() == ValuesKept::LeadingRows && row >= ref.rec->kept_rows()) return "none";
+  const std::shared_ptr<const DecodedTensor> values = s.model.values().get(*ref.rec);
+  if (values->loading) {
     ImGui::Dummy(ImVec2(ImGui::GetFontSize() * 6, ImGui::GetFontSize() * 6));
     return "loading";
   }
-  if (!error.empty()) return "none";
+  if (!values->error.empty()) return "none";
   draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(ref.rec->id()), step, ImGui::GetFontSize() * 6,
                       static_cast<int>(row), &l.pictures, s.options.texture_uploader);
   return "drawn";

@@ -15,8 +15,8 @@ namespace tvis::viewer {
 
 namespace {
 
-constexpr schema::Phase kPhases[] = {schema::Phase::Data, schema::Phase::Forward, schema::Phase::Loss,
-                                     schema::Phase::Backward, schema::Phase::Optimizer};
+constexpr Phase kPhases[] = {Phase::Data, Phase::Forward, Phase::Loss,
+                                     Phase::Backward, Phase::Optimizer};
 
 ImU32 dim(ImU32 c, float k) {
   const ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
@@ -45,7 +45,7 @@ void draw_timeline_strip(AppState& s, ReplayState& r) {
     ImGui::TextDisabled("step %d", step);
     const float cell = (step_w - 4) / 5.0f;
     for (int k = 0; k < 5; ++k) {
-      const schema::Phase ph = kPhases[k];
+      const Phase ph = kPhases[k];
       const ImVec2 c0(p0.x + k * cell, p0.y + em * 1.1f);
       const ImVec2 c1(c0.x + cell - 1, c0.y + h);
       ImGui::SetCursorScreenPos(c0);
@@ -88,12 +88,12 @@ void draw_timeline_strip(AppState& s, ReplayState& r) {
 
 }  // namespace
 
-const char* missing_phase_reason(AppState& s, schema::Phase p) {
+const char* missing_phase_reason(AppState& s, Phase p) {
   switch (p) {
-    case schema::Phase::Data: return "no data phase: the batch did not come from a torch DataLoader";
-    case schema::Phase::Loss: return "no loss phase: no loss call was recognised before backward()";
-    case schema::Phase::Backward: return "no backward phase recorded in this step";
-    case schema::Phase::Optimizer:
+    case Phase::Data: return "no data phase: the batch did not come from a torch DataLoader";
+    case Phase::Loss: return "no loss phase: no loss call was recognised before backward()";
+    case Phase::Backward: return "no backward phase recorded in this step";
+    case Phase::Optimizer:
       return s.model.info().optimizer_class.empty() ? "no optimizer phase: no torch.optim step and no update recorded"
                                                     : "no optimizer phase recorded in this step";
     default: return "not recorded";
@@ -123,7 +123,7 @@ void draw_replay_controls(AppState& s, ReplayState& r) {
   ImGui::SliderFloat("##speed", &r.speed, 0.5f, 60.0f, "%.1f / s", ImGuiSliderFlags_Logarithmic);
   ImGui::SameLine(0, em * 1.5f);
   const StepPlan* plan = s.model.step_stops().plan(r.step);
-  for (schema::Phase ph : kPhases) {
+  for (Phase ph : kPhases) {
     const bool present = plan && plan->first_of(ph) >= 0;
     const Stop* here = current_stop(s, r);
     const bool active = here && here->phase == ph;

@@ -77,42 +77,27 @@ std::string activation_legend(int sample, int row, const SampleActivation* own, 
 
 }  // namespace
 
-void draw_replay_diagram(AppState& s, ReplayState& r) {
+DiagramColours diagram_colours(AppState& s, ReplayState& r) {
+  DiagramColours out;
   const StepPlan* plan = s.model.step_stops().plan(r.step);
-  if (!plan) {
-    ImGui::TextDisabled("loading step %d ...", r.step);
-    return;
-  }
-  const Diagram& d = *s.model.diagrams().at(r.step);  // the plan is there, so is its diagram
+  const Diagram* d = plan ? s.model.diagrams().at(r.step) : nullptr;
+  if (!d || d->nodes.empty()) return out;
   const Stop* here = current_stop(s, r);
-  const schema::Phase phase = here ? here->phase : schema::Phase::None;
+  const Phase phase = here ? here->phase : Phase::None;
   const int sample_pos = s.selection.sample_cursor;
   const StepMagnitudes& mag = s.model.layer_magnitudes().at(*plan);
-
-  if (d.nodes.empty()) {
-    ImGui::TextDisabled("No module calls in this step's forward:");
-    ImGui::TextDisabled("the model is not an nn.Module, or the step has no forward.");
-    return;
-  }
-  // Which node is current (forward / backward stops), and the value of each.
-  int current = -1;
-  if (here && (phase == schema::Phase::Forward || phase == schema::Phase::Backward))
-    for (size_t i = 0; i < d.nodes.size(); ++i)
-      if (d.nodes[i].event == here->event) current = static_cast<int>(i);
-  std::vector<double> value(d.nodes.size(), -1.0);
-  Scale sc;
-  std::string legend;
-  if (phase == schema::Phase::Backward) {
-    sc.log = true;
-    sc.what = mag.sample_gradient.empty() ? "||dL/d(output)||, batch (log scale)"
-                                          : "||dL/d(output)|| of the followed sample (log scale)";
-    for (size_t i = 0; i < d.nodes.size(); ++i) value[i] = mag.gradient_of(d.nodes[i].event, sample_pos);
-  } else if (phase == schema::Phase::Optimizer) {
-    sc.log = true;
-    sc.what = "relative update ||dw|| / ||w|| (log scale)";
-    for (size_t i = 0; i < d.nodes.size(); ++i) {
-      auto u = mag.update_ratio.find(d.nodes[i].name);
-      if (u != mag.update_ratio.end()) value[i] = u->second;
+  out.value.assign(d->nodes.size(), -1.0);
+  if (phase == Phase::Backward) {
+    out.log = true;
+    out.legend = mag.sample_gradient.empty() ? "||dL/d(output)||, batch (log scale)"
+                                             : "||dL/d(output)|| of the followed sample (log scale)";
+    for (size_t i = 0; i < d->nodes.size(); ++i) out.value[i] = mag.gradient_of(d->nodes[i].event, sample_pos);
+  } else if (phase == Phase::Optimizer) {
+    out.log = true;
+    out.legend = "relative update ||dw|| / ||w|| (log scale)";
+    for (size_t i = 0; i < d->nodes.size(); ++i) {
+      auto u = mag.update_ratio.find(d->nodes[i].name);
+      if (u != mag.update_ratio.end()) out.value[i] = u->second;
     }
   } else {
     // The forward lights the layers up in turn: a call is coloured once the
@@ -126,27 +111,54 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
     const int row = sample >= 0 ? sample_row(s.model, r.step, sample) : -1;
     const SampleActivation* own = row >= 0 ? &s.model.layer_magnitudes().sample_activation(*plan, row, through) : nullptr;
     int from_sample = 0, from_batch = 0;
-    for (size_t i = 0; i < d.nodes.size(); ++i) {
-      const uint64_t ev = d.nodes[i].event;
+    for (size_t i = 0; i < d->nodes.size(); ++i) {
+      const uint64_t ev = d->nodes[i].event;
       // not run yet at this position (a container, until its last part has run)
-      if (!reached.count(ev) || !reached.count(d.nodes[static_cast<size_t>(d.nodes[i].end)].event)) continue;
+      if (!reached.count(ev) || !reached.count(d->nodes[static_cast<size_t>(d->nodes[i].end)].event)) continue;
       if (own) {
         auto a = own->mean_abs.find(ev);
         if (a != own->mean_abs.end()) {
-          value[i] = a->second;
+          out.value[i] = a->second;
           ++from_sample;
           continue;
         }
       }
       auto a = mag.activation.find(ev);
       if (a != mag.activation.end()) {
-        value[i] = a->second;
+        out.value[i] = a->second;
         ++from_batch;
       }
     }
-    legend = activation_legend(sample, row, own, from_sample, from_batch);
-    sc.what = legend.c_str();
+    out.legend = activation_legend(sample, row, own, from_sample, from_batch);
   }
+  return out;
+}
+
+void draw_replay_diagram(AppState& s, ReplayState& r) {
+  const StepPlan* plan = s.model.step_stops().plan(r.step);
+  if (!plan) {
+    ImGui::TextDisabled("loading step %d ...", r.step);
+    return;
+  }
+  const Diagram& d = *s.model.diagrams().at(r.step);  // the plan is there, so is its diagram
+  const Stop* here = current_stop(s, r);
+  const Phase phase = here ? here->phase : Phase::None;
+
+  if (d.nodes.empty()) {
+    ImGui::TextDisabled("No module calls in this step's forward:");
+    ImGui::TextDisabled("the model is not an nn.Module, or the step has no forward.");
+    return;
+  }
+  // Which node is current (forward / backward stops), and the value of each.
+  int current = -1;
+  if (here && (phase == Phase::Forward || phase == Phase::Backward))
+    for (size_t i = 0; i < d.nodes.size(); ++i)
+      if (d.nodes[i].event == here->event) current = static_cast<int>(i);
+  const DiagramColours colours = diagram_colours(s, r);
+  const std::vector<double>& value = colours.value;
+  Scale sc;
+  sc.log = colours.log;
+  sc.what = colours.legend.c_str();
   double lo = INFINITY, hi = -INFINITY;
   for (double v : value)
     if (v > 0 || (!sc.log && v >= 0)) {
@@ -154,10 +166,6 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
       lo = std::min(lo, x);
       hi = std::max(hi, x);
     }
-  r.diagram_legend = sc.what;
-  r.diagram_values.clear();
-  for (size_t i = 0; i < d.nodes.size(); ++i)
-    if (value[i] >= 0) r.diagram_values[d.nodes[i].event] = value[i];
   if (!(hi >= lo)) lo = 0, hi = 1;
   if (!sc.log) lo = 0;
   sc.lo = lo;
@@ -167,10 +175,10 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
   auto lit = [&](int i) {
     const DiagramNode& n = d.nodes[i];
     switch (phase) {
-      case schema::Phase::Data: return false;
-      case schema::Phase::Forward: return here && n.forward_stop <= r.stop;
-      case schema::Phase::Backward: return here && n.backward_stop >= 0 && n.backward_stop <= r.stop;
-      case schema::Phase::Optimizer: return value[i] >= 0;
+      case Phase::Data: return false;
+      case Phase::Forward: return here && n.forward_stop <= r.stop;
+      case Phase::Backward: return here && n.backward_stop >= 0 && n.backward_stop <= r.stop;
+      case Phase::Optimizer: return value[i] >= 0;
       default: return true;  // loss: the whole forward has run
     }
   };
@@ -234,8 +242,8 @@ void draw_replay_diagram(AppState& s, ReplayState& r) {
         }
       } else {
         // go to this layer in the phase shown (forward when none applies)
-        const schema::Phase ph = phase == schema::Phase::Backward ? phase : schema::Phase::Forward;
-        const int stop = ph == schema::Phase::Backward ? node.backward_stop : node.forward_stop;
+        const Phase ph = phase == Phase::Backward ? phase : Phase::Forward;
+        const int stop = ph == Phase::Backward ? node.backward_stop : node.forward_stop;
         if (stop >= 0) {
           r.stop = stop;
           r.synced_event = UINT64_MAX;

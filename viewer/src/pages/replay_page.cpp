@@ -23,8 +23,8 @@ void handle_replay_keys(AppState& s, ReplayState& r) {
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space))) r.playing = !r.playing;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) move(s, r, +1);
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) move(s, r, -1);
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) jump_phase(s, r, schema::Phase::None, +1);
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) jump_phase(s, r, schema::Phase::None, -1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) jump_phase(s, r, Phase::None, +1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) jump_phase(s, r, Phase::None, -1);
 }
 
 void draw_replay_page(AppState& s) {
@@ -80,15 +80,18 @@ nlohmann::json replay_view(AppState& s) {
   v["loading"] = st == nullptr;
   json missing = json::object();  // the phases this step lacks, and why (the controls' tooltips)
   if (plan)
-    for (schema::Phase ph : {schema::Phase::Data, schema::Phase::Forward, schema::Phase::Loss, schema::Phase::Backward,
-                             schema::Phase::Optimizer})
+    for (Phase ph : {Phase::Data, Phase::Forward, Phase::Loss, Phase::Backward,
+                             Phase::Optimizer})
       if (plan->first_of(ph) < 0) missing[phase_label(ph)] = missing_phase_reason(s, ph);
   v["missing"] = missing;
   v["notes"] = r.notes;  // what the last frame said in place about a missing part
   v["data"] = replay_data_json(s, r);
+  const DiagramColours dc = diagram_colours(s, r);
   json colours = json::object();
-  for (const auto& [event, value] : r.diagram_values) colours[std::to_string(event)] = value;
-  v["diagram"] = {{"legend", r.diagram_legend}, {"values", colours}};
+  if (const Diagram* d = plan ? s.model.diagrams().at(r.step) : nullptr)
+    for (size_t i = 0; i < dc.value.size(); ++i)
+      if (dc.value[i] >= 0) colours[std::to_string(d->nodes[i].event)] = dc.value[i];
+  v["diagram"] = {{"legend", dc.legend}, {"values", colours}};
   json by_phase = json::object();
   for (const auto& [phase, stats] : r.frame_ms_by_phase)
     by_phase[phase] = {{"frames", stats.count()}, {"median", stats.median()}, {"p99", stats.p99()}};
@@ -117,15 +120,15 @@ nlohmann::json replay_command(AppState& s, const nlohmann::json& cmd) {
     if (k == "space") r.playing = !r.playing;
     else if (k == "right") move(s, r, +1);
     else if (k == "left") move(s, r, -1);
-    else if (k == "down") jump_phase(s, r, schema::Phase::None, +1);
-    else if (k == "up") jump_phase(s, r, schema::Phase::None, -1);
+    else if (k == "down") jump_phase(s, r, Phase::None, +1);
+    else if (k == "up") jump_phase(s, r, Phase::None, -1);
     else return nullptr;  // "[", "]": the application's
     return true;
   }
   if (cmd.contains("phase")) {
     if (!cmd["phase"].is_string()) return false;
-    const schema::Phase p = phase_from_label(cmd["phase"].get<std::string>());
-    if (p == schema::Phase::None) return false;
+    const Phase p = phase_from_label(cmd["phase"].get<std::string>());
+    if (p == Phase::None) return false;
     Landing l = r.stop < 0 && r.landing ? *r.landing : Landing{};
     l.kind = Landing::Match;
     l.phase = p;

@@ -49,20 +49,20 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
   shown = {{"tensor", rec.id()},
            {"shape", std::vector<int64_t>(rec.shape()->begin(), rec.shape()->end())},
            {"dtype", dtype_label(rec.dtype())},
-           {"from", holder.kind() == schema::EventKind::DataFetch ? "DataLoader" : "model"},
+           {"from", holder.kind() == EventKind::DataFetch ? "DataLoader" : "model"},
            {"parts", parts->size()},
            {"followed_row", followed_row}};
   ImGui::Text("batch %s %s", shape_label(rec.shape()).c_str(), dtype_label(rec.dtype()));
   ImGui::SameLine();
-  ImGui::TextDisabled("as %s received it", holder.kind() == schema::EventKind::DataFetch ? "the DataLoader yielded" : "the model");
+  ImGui::TextDisabled("as %s received it", holder.kind() == EventKind::DataFetch ? "the DataLoader yielded" : "the model");
   if (parts->size() > 1) {
     ImGui::SameLine();
     ImGui::TextDisabled("(+ %u more part%s: targets, ...)", parts->size() - 1, parts->size() > 2 ? "s" : "");
   }
   std::vector<int64_t> shape(rec.shape()->begin(), rec.shape()->end());
   if (shape.empty()) return;
-  const int64_t rows = rec.kept() == schema::ValuesKept::LeadingRows ? rec.kept_rows()
-                       : rec.kept() == schema::ValuesKept::Full     ? shape[0]
+  const int64_t rows = rec.kept() == ValuesKept::LeadingRows ? rec.kept_rows()
+                       : rec.kept() == ValuesKept::Full     ? shape[0]
                                                                     : 0;
   if (rows == 0) {
     say(r, "Only the batch's statistics were kept (beyond --max-elems).");
@@ -71,7 +71,7 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
   const std::vector<int64_t> one(shape.begin() + 1, shape.end());
   const PictureLayout pl = picture_layout(one);
   const float em = ImGui::GetFontSize();
-  const bool integer = rec.dtype() == schema::DType::Int64 || rec.dtype() == schema::DType::Int32;
+  const bool integer = rec.dtype() == DType::Int64 || rec.dtype() == DType::Int32;
   const int drawn = static_cast<int>(std::min<int64_t>(rows, 64));
   shown["rows_kept"] = rows;
   shown["rows_drawn"] = drawn;
@@ -91,12 +91,12 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
     return;
   }
   // Token strips or a table of the leading values.
-  std::string error;
-  const TensorValues* v = cached_tensor_values(s.model, s.selection.run, rec, &error);
-  if (!v) {
+  const std::shared_ptr<const DecodedTensor> decoded = s.model.values().get(rec);
+  if (decoded->loading) {
     ImGui::TextDisabled("loading ...");
     return;
   }
+  const TensorValues* v = &decoded->values;
   size_t per = 1;
   for (int64_t d : one) per *= static_cast<size_t>(std::max<int64_t>(d, 0));
   ImGui::TextDisabled(integer ? "token ids, one row per sample" : "values, one row per sample");
@@ -121,9 +121,9 @@ bool draw_value_line(AppState& s, int64_t id, int step) {
   bool done = true;
   TensorRef ref = s.model.tensors().by_id(s.model, static_cast<uint64_t>(id), step, &done);
   if (!ref || !ref.rec->shape() || ref.rec->shape()->size() > 1) return false;
-  std::string error;
-  const TensorValues* v = cached_tensor_values(s.model, s.selection.run, *ref.rec, &error);
-  if (!v) return false;
+  const std::shared_ptr<const DecodedTensor> decoded = s.model.values().get(*ref.rec);
+  if (decoded->loading) return false;
+  const TensorValues* v = &decoded->values;
   std::string line = shape_label(ref.rec->shape()) + " " + dtype_label(ref.rec->dtype()) + ":  ";
   for (size_t k = 0; k < std::min<size_t>(v->values.size(), 48); ++k) line += widgets::format_number(v->values[k], 3) + " ";
   if (v->values.size() > 48) line += "...";
@@ -175,7 +175,7 @@ void draw_followed_sample(AppState& s, ReplayState& r, const Stop& here, int ste
       shown["stages"].push_back({{"name", name},
                                  {"class", cls},
                                  {"output", t->output()},
-                                 {"output_kind", schema::EnumNameValueKind(t->output_kind())},
+                                 {"output_kind", value_kind_name(t->output_kind())},
                                  {"current", current}});
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(current ? colors::kAccent : 0xFFFFFFFFu), "%s", cls.c_str());
       draw_tensor_picture(s.model, s.selection.run, t->output(), step, side, -1, &r.pictures, s.options.texture_uploader);
@@ -209,15 +209,13 @@ void draw_data_view(AppState& s, ReplayState& r, const Stop& here) {
 
 // {shape, min, max, mean} of tensor `id` as the viewer decoded it; null
 // while it loads or when it has no values.
-nlohmann::json values_summary(AppState& s, int64_t id, int step, const TensorValues** out = nullptr) {
+nlohmann::json values_summary(AppState& s, int64_t id, int step,
+                              std::shared_ptr<const DecodedTensor>* out = nullptr) {
   if (id < 0) return nullptr;
-  bool done = true;
-  TensorRef ref = s.model.tensors().by_id(s.model, static_cast<uint64_t>(id), step, &done);
-  if (!ref) return nullptr;
-  std::string error;
-  const TensorValues* v = cached_tensor_values(s.model, s.selection.run, *ref.rec, &error);
-  if (!v || v->values.empty()) return nullptr;
-  if (out) *out = v;
+  const std::shared_ptr<const DecodedTensor> decoded = s.model.values().get(static_cast<uint64_t>(id), step);
+  const TensorValues* v = &decoded->values;
+  if (decoded->loading || v->values.empty()) return nullptr;
+  if (out) *out = decoded;
   const auto [lo, hi] = std::minmax_element(v->values.begin(), v->values.end());
   double sum = 0;
   for (double x : v->values) sum += x;
@@ -230,8 +228,9 @@ nlohmann::json replay_data_json(AppState& s, ReplayState& r) {
   nlohmann::json out = r.data_shown;
   if (!out.is_object()) return nullptr;
   if (out.contains("batch") && out["batch"].value("drawn_as", "") != "images") {
-    const TensorValues* v = nullptr;
-    values_summary(s, out["batch"]["tensor"].get<int64_t>(), r.step, &v);
+    std::shared_ptr<const DecodedTensor> batch;
+    values_summary(s, out["batch"]["tensor"].get<int64_t>(), r.step, &batch);
+    const TensorValues* v = batch ? &batch->values : nullptr;
     if (v && v->shape.size() >= 1) {
       size_t per = 1;
       for (size_t d = 1; d < v->shape.size(); ++d) per *= static_cast<size_t>(std::max<int64_t>(v->shape[d], 0));
@@ -341,7 +340,7 @@ void draw_optimizer_view(AppState& s, ReplayState& r) {
     // In the model's call order, then parameters of modules never called.
     std::vector<std::string> order;
     for (const Stop& st : plan->stops)
-      if (st.phase == schema::Phase::Forward && m.update_ratio.count(st.name) &&
+      if (st.phase == Phase::Forward && m.update_ratio.count(st.name) &&
           std::find(order.begin(), order.end(), st.name) == order.end())
         order.push_back(st.name);
     for (const auto& [mod, ratio] : m.update_ratio)
@@ -361,7 +360,7 @@ void draw_optimizer_view(AppState& s, ReplayState& r) {
       const float w = ImGui::GetContentRegionAvail().x;
       ImGui::Dummy(ImVec2(w, em * 0.9f));
       ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x, p0.y + 2), ImVec2(p0.x + std::max(2.0f, w * (0.05f + 0.95f * t)), p0.y + em * 0.9f),
-                                                phase_color(schema::Phase::Optimizer), 2.0f);
+                                                phase_color(Phase::Optimizer), 2.0f);
     }
     ImGui::EndTable();
   }
@@ -391,12 +390,12 @@ void draw_replay_phase_view(AppState& s, ReplayState& r) {
   if (plan->unreadable) say(r, "Part of this step is unreadable (a damaged chunk): its calls are not played.", colors::kWarning);
   ImGui::Separator();
   switch (here->phase) {
-    case schema::Phase::Data: draw_data_view(s, r, *here); break;
-    case schema::Phase::Loss: draw_loss_view(s, r, *here); break;
-    case schema::Phase::Optimizer: draw_optimizer_view(s, r); break;
-    case schema::Phase::Forward:
-    case schema::Phase::Backward: {
-      if (here->kind != schema::EventKind::ModuleCall) {
+    case Phase::Data: draw_data_view(s, r, *here); break;
+    case Phase::Loss: draw_loss_view(s, r, *here); break;
+    case Phase::Optimizer: draw_optimizer_view(s, r); break;
+    case Phase::Forward:
+    case Phase::Backward: {
+      if (here->kind != EventKind::ModuleCall) {
         say(r, std::string("A ") + event_kind_label(here->kind) + " in " + phase_label(here->phase) +
             ": no layer view (step by layer to visit only module calls).");
         if (const schema::Event* e = s.model.event(here->event))
@@ -407,7 +406,7 @@ void draw_replay_phase_view(AppState& s, ReplayState& r) {
       t.event = here->event;
       t.step = r.step;
       t.sample = replay_sample(s);
-      t.gradient = here->phase == schema::Phase::Backward;
+      t.gradient = here->phase == Phase::Backward;
       PanelContext c = replay_panel_context(s);
       draw_layer_view(c, r.layer, t);
       r.layer_shown = r.layer.shown;

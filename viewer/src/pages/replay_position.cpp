@@ -28,7 +28,7 @@ int land(const StepPlan& plan, const Landing& l) {
       return n - 1;
     case Landing::Match: {
       if (l.event) {
-        if (l.phase != schema::Phase::None) {
+        if (l.phase != Phase::None) {
           const int i = plan.find(*l.event, l.phase);
           if (i >= 0) return i;
         }
@@ -36,16 +36,16 @@ int land(const StepPlan& plan, const Landing& l) {
           if (plan.stops[i].event == *l.event) return i;
       }
       if (!l.module.empty()) {
-        if (l.phase != schema::Phase::None) {
+        if (l.phase != Phase::None) {
           const int i = plan.find_name(l.module, l.phase);
           if (i >= 0) return i;
         }
         // the module in the phase it is played in first
         for (int i = 0; i < n; ++i)
-          if (plan.stops[i].name == l.module && (l.phase == schema::Phase::None || plan.stops[i].phase == l.phase))
+          if (plan.stops[i].name == l.module && (l.phase == Phase::None || plan.stops[i].phase == l.phase))
             return i;
       }
-      if (l.phase != schema::Phase::None) {
+      if (l.phase != Phase::None) {
         const int i = plan.first_of(l.phase);
         if (i >= 0) return i;
       }
@@ -83,7 +83,7 @@ int next_in_step(const StepPlan& plan, int from, int dir, StepSize size) {
     return -1;
   }
   if (size == StepSize::Phase) {
-    const schema::Phase here = plan.stops[from].phase;
+    const Phase here = plan.stops[from].phase;
     if (dir > 0) {
       for (int i = from + 1; i < n; ++i)
         if (plan.stops[i].phase != here) return i;
@@ -93,7 +93,7 @@ int next_in_step(const StepPlan& plan, int from, int dir, StepSize size) {
     const int start = plan.first_of(here);
     if (start >= 0 && start < from) return start;
     if (from == 0) return -1;
-    const schema::Phase prev = plan.stops[from - 1].phase;
+    const Phase prev = plan.stops[from - 1].phase;
     return plan.first_of(prev);
   }
   return -1;  // Batch: always leaves the step
@@ -159,13 +159,13 @@ void move(AppState& s, ReplayState& r, int dir) {
         Landing{dir > 0 ? (layer ? Landing::FirstLayer : Landing::First) : (layer ? Landing::LastLayer : Landing::Last)});
 }
 
-void jump_phase(AppState& s, ReplayState& r, schema::Phase phase, int dir) {
+void jump_phase(AppState& s, ReplayState& r, Phase phase, int dir) {
   const StepPlan* plan = s.model.step_stops().plan(r.step);
   if (!plan) {
-    if (phase != schema::Phase::None) r.landing = Landing{Landing::Match, phase};
+    if (phase != Phase::None) r.landing = Landing{Landing::Match, phase};
     return;
   }
-  if (phase == schema::Phase::None) {
+  if (phase == Phase::None) {
     if (r.stop < 0) return;
     const StepSize keep = r.step_size;
     r.step_size = StepSize::Phase;
@@ -195,7 +195,7 @@ void update_position(AppState& s, ReplayState& r) {
   // follow it.
   if (s.selection.step != r.synced_step && s.selection.step >= 0 && s.selection.step < steps) {
     Landing l = r.stop < 0 && r.landing ? *r.landing : Landing{};
-    if (s.selection.phase != schema::Phase::None && l.kind != Landing::Match) l = Landing{Landing::Match, s.selection.phase};
+    if (s.selection.phase != Phase::None && l.kind != Landing::Match) l = Landing{Landing::Match, s.selection.phase};
     r.step = s.selection.step;
     r.stop = -1;
     r.landing = l;
@@ -204,7 +204,7 @@ void update_position(AppState& s, ReplayState& r) {
   } else if (r.stop >= 0 && s.selection.event && *s.selection.event != r.synced_event) {
     if (const StepPlan* plan = s.model.step_stops().plan(r.step)) {
       const int i = plan->find(*s.selection.event, s.selection.phase);
-      const int j = i >= 0 ? i : plan->find(*s.selection.event, schema::Phase::Forward);
+      const int j = i >= 0 ? i : plan->find(*s.selection.event, Phase::Forward);
       if (j >= 0) {
         r.stop = j;
         r.scroll_diagram = true;
@@ -247,7 +247,7 @@ void update_position(AppState& s, ReplayState& r) {
     int ahead = 0;
     for (int i = r.stop + 1; i < static_cast<int>(plan->stops.size()) && ahead < kPrefetchStops; ++i) {
       const Stop& st = plan->stops[i];
-      if (st.kind != schema::EventKind::ModuleCall) continue;
+      if (st.kind != EventKind::ModuleCall) continue;
       LayerTarget t;
       t.event = st.event;
       t.step = r.step;

@@ -23,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "../app_state.h"
 #include "../panels/layer_view.h"
@@ -39,7 +40,7 @@ const char* step_size_label(StepSize size);
 /// Where a pending position lands once its step's plan is known.
 struct Landing {
   enum Kind { First, Last, FirstLayer, LastLayer, Match } kind = First;
-  schema::Phase phase = schema::Phase::None;  // Match: this phase (None: any) ...
+  Phase phase = Phase::None;  // Match: this phase (None: any) ...
   std::string module;                         // ... and this name ("" : the phase's first stop)
   std::optional<uint64_t> event;              // ... or exactly this event
 };
@@ -72,8 +73,6 @@ struct ReplayState : PageState {
   /// batch and the followed sample's stages, by tensor id; replay_view()
   /// adds the values' statistics (view.data, docs/viewer_test_surface.md).
   nlohmann::json data_shown;
-  std::string diagram_legend;        // the diagram's colour legend, as the last frame drew it
-  std::map<uint64_t, double> diagram_values;  // forward call -> the value its box was coloured by
   std::map<std::string, FrameStats> frame_ms_by_phase;  // measured frames, by the phase they showed
 
 };
@@ -90,7 +89,7 @@ void update_position(AppState& s, ReplayState& r);
 void move(AppState& s, ReplayState& r, int direction);
 /// Jumps to the first stop of `phase` in the current step (or the next /
 /// previous phase when `phase` is None and direction is +1 / -1).
-void jump_phase(AppState& s, ReplayState& r, schema::Phase phase, int direction = 0);
+void jump_phase(AppState& s, ReplayState& r, Phase phase, int direction = 0);
 /// Goes to `step` and lands as `landing` says.
 void go_to(AppState& s, ReplayState& r, int step, Landing landing);
 /// Followed sample id (-1 when none) and its batch row at the current step.
@@ -99,8 +98,16 @@ int replay_sample(AppState& s);
 // --- the parts ------------------------------------------------------------
 void draw_replay_controls(AppState& s, ReplayState& r);
 /// Why `phase` is missing from a step, in the user's words.
-const char* missing_phase_reason(AppState& s, schema::Phase phase);
+const char* missing_phase_reason(AppState& s, Phase phase);
 void draw_replay_diagram(AppState& s, ReplayState& r);
+/// What the diagram's boxes are coloured by at the position: the legend and
+/// one value per diagram node (-1: none), from the model's magnitudes.
+struct DiagramColours {
+  bool log = false;            // a log scale (backward, optimizer)
+  std::string legend;          // "" while the step's plan loads
+  std::vector<double> value;   // per node of the step's Diagram
+};
+DiagramColours diagram_colours(AppState& s, ReplayState& r);
 void draw_replay_phase_view(AppState& s, ReplayState& r);
 /// view.data: r.data_shown with each tensor's decoded values summarised
 /// (shape, min, max, mean; the batch's first row's leading values when it

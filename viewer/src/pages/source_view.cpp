@@ -26,8 +26,8 @@ void count_calls(AppState& s, SourceViewState& v) {
     if (read.state == ChunkRead::Loading) return;
     if (read.body && read.body->events())
       for (const auto* e : *read.body->events())
-        if (e->call_line() > 0 && e->kind() != schema::EventKind::PhaseBegin &&
-            e->kind() != schema::EventKind::PhaseEnd)
+        if (e->call_line() > 0 && e->kind() != EventKind::PhaseBegin &&
+            e->kind() != EventKind::PhaseEnd)
           ++v.line_calls[line_key(e->call_file(), e->call_line())];
     ++v.counted_spans;
   }

@@ -14,10 +14,10 @@ namespace tvis::viewer {
 
 namespace {
 
-constexpr schema::Phase kPhases[] = {schema::Phase::Data, schema::Phase::Forward, schema::Phase::Loss,
-                                     schema::Phase::Backward, schema::Phase::Optimizer};
+constexpr Phase kPhases[] = {Phase::Data, Phase::Forward, Phase::Loss,
+                                     Phase::Backward, Phase::Optimizer};
 
-int phase_slot(schema::Phase p) {
+int phase_slot(Phase p) {
   const int v = static_cast<int>(p) - 1;
   return v >= 0 && v < 5 ? v : -1;
 }
@@ -50,7 +50,7 @@ void draw_step_view(AppState& s, ExploreState&) {
   // Legend.
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float em = ImGui::GetFontSize();
-  for (schema::Phase p : kPhases) {
+  for (Phase p : kPhases) {
     const ImVec2 c = ImGui::GetCursorScreenPos();
     dl->AddRectFilled(ImVec2(c.x, c.y + em * 0.25f), ImVec2(c.x + em * 0.7f, c.y + em * 0.95f), phase_color(p), 2);
     ImGui::Dummy(ImVec2(em * 0.8f, em));
@@ -66,7 +66,7 @@ void draw_step_view(AppState& s, ExploreState&) {
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("Step", ImGuiTableColumnFlags_WidthFixed, em * 3);
   ImGui::TableSetupColumn("Phases", ImGuiTableColumnFlags_WidthStretch);
-  for (schema::Phase p : kPhases) ImGui::TableSetupColumn(phase_label(p), ImGuiTableColumnFlags_WidthFixed, em * 4.4f);
+  for (Phase p : kPhases) ImGui::TableSetupColumn(phase_label(p), ImGuiTableColumnFlags_WidthFixed, em * 4.4f);
   ImGui::TableSetupColumn("Total", ImGuiTableColumnFlags_WidthFixed, em * 4.4f);
   ImGui::TableHeadersRow();
   for (const auto& [step, ns] : steps) {

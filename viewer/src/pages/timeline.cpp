@@ -18,16 +18,16 @@ namespace tvis::viewer {
 namespace {
 
 constexpr int kMaxRowsPerLane = 8;
-constexpr schema::Phase kLanes[] = {schema::Phase::Data, schema::Phase::Forward, schema::Phase::Loss,
-                                    schema::Phase::Backward, schema::Phase::Optimizer};
+constexpr Phase kLanes[] = {Phase::Data, Phase::Forward, Phase::Loss,
+                                    Phase::Backward, Phase::Optimizer};
 
-int lane_of(schema::Phase p) {
+int lane_of(Phase p) {
   const int v = static_cast<int>(p) - 1;
   return v >= 0 && v < 5 ? v : -1;
 }
 
 bool is_call(const schema::Event* e) {
-  return e->kind() != schema::EventKind::PhaseBegin && e->kind() != schema::EventKind::PhaseEnd &&
+  return e->kind() != EventKind::PhaseBegin && e->kind() != EventKind::PhaseEnd &&
          e->t_end_ns() >= e->t_begin_ns();
 }
 

@@ -63,7 +63,7 @@ void ensure_thumbnail(AppState& s, WeightsState& w, const ParamRow& row, Thumbna
   ++*built;
   t.ready = true;
   if (!error.empty()) {
-    t.why = r.rec->kept() == schema::ValuesKept::None ? "statistics only" : "unreadable";
+    t.why = r.rec->kept() == ValuesKept::None ? "statistics only" : "unreadable";
     return;
   }
   t.image = thumbnail_image(tv, kThumbSide);

@@ -17,6 +17,7 @@
 #include "../link.h"
 #include "../page.h"
 #include "../theme.h"
+#include "tvis/viewer_model/tensor_stats.h"
 #include "tvis/viewer_model/param_update.h"
 #include "tvis/widgets/bar_chart.h"
 #include "tvis/widgets/format_number.h"
@@ -95,34 +96,34 @@ std::string norm_of(const TensorRef& r) {
 }
 
 void draw_stats_and_histogram(const schema::TensorRecord& rec) {
-  const schema::Stats* st = rec.stats();
+  const std::optional<TensorStats> st = tensor_stats(rec);
   if (!st) return;
   if (ImGui::BeginTable("wstats", 4, ImGuiTableFlags_SizingStretchProp)) {
-    figure("min", widgets::format_exact(st->min()), nullptr);
-    figure("max", widgets::format_exact(st->max()), nullptr);
-    figure("mean", widgets::format_exact(st->mean()), nullptr);
-    figure("std", widgets::format_exact(st->std()), nullptr);
-    figure("mean|x|", widgets::format_exact(st->mean_abs()), nullptr);
-    figure("count", std::to_string(st->count()), nullptr);
-    if (st->nan_count() || st->inf_count())
-      figure("nan/inf", std::to_string(st->nan_count()) + " / " + std::to_string(st->inf_count()), nullptr);
+    figure("min", widgets::format_exact(st->min), nullptr);
+    figure("max", widgets::format_exact(st->max), nullptr);
+    figure("mean", widgets::format_exact(st->mean), nullptr);
+    figure("std", widgets::format_exact(st->stddev), nullptr);
+    figure("mean|x|", widgets::format_exact(st->mean_abs), nullptr);
+    figure("count", std::to_string(st->count), nullptr);
+    if (st->nan_count || st->inf_count)
+      figure("nan/inf", std::to_string(st->nan_count) + " / " + std::to_string(st->inf_count), nullptr);
     ImGui::EndTable();
   }
-  if (st->histogram() && st->histogram()->size() && st->hist_hi() > st->hist_lo()) {
-    std::vector<double> counts(st->histogram()->begin(), st->histogram()->end());
-    widgets::HistogramMark marks[2] = {{st->mean(), "mean", 0}, {0.0, "0", IM_COL32(150, 150, 150, 255)}};
+  if (st->has_histogram()) {
+    const std::vector<double>& counts = st->histogram;
+    widgets::HistogramMark marks[2] = {{st->mean, "mean", 0}, {0.0, "0", IM_COL32(150, 150, 150, 255)}};
     widgets::HistogramOptions o;
     o.size = ImVec2(0, ImGui::GetFontSize() * 6);
     o.marks = marks;
     o.mark_count = 2;
-    widgets::histogram("##whist", widgets::ValueSpan(counts), st->hist_lo(), st->hist_hi(), o);
+    widgets::histogram("##whist", widgets::ValueSpan(counts), st->hist_lo, st->hist_hi, o);
   }
 }
 
 // What a tensor past --max-elems kept, said where its values are drawn
 // (and state()'s view.kept_note); "" when every value was kept.
 std::string kept_note(const schema::TensorRecord& rec) {
-  if (rec.kept() != schema::ValuesKept::LeadingRows) return "";
+  if (rec.kept() != ValuesKept::LeadingRows) return "";
   char text[200];
   std::snprintf(text, sizeof text,
                 "Beyond --max-elems: the leading %" PRId64 " of %" PRId64
@@ -218,7 +219,7 @@ const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& k
   si.used = w.frames;
   si.version = ++w.versions;
   if (!error.empty()) {
-    si.error = rec.kept() == schema::ValuesKept::None ? "Beyond --max-elems with no rows kept: statistics only (" +
+    si.error = rec.kept() == ValuesKept::None ? "Beyond --max-elems with no rows kept: statistics only (" +
                                                             error + ")."
                                                       : error;
     return &si;
@@ -452,9 +453,9 @@ void draw_weights_page(AppState& s) {
 }
 
 json stats_json(const TensorRef& r) {
-  if (!r || !r.rec->stats()) return nullptr;
-  const schema::Stats* st = r.rec->stats();
-  return {{"min", st->min()}, {"max", st->max()}, {"mean", st->mean()}, {"std", st->std()}, {"l2", st->l2()}};
+  const std::optional<TensorStats> st = r ? tensor_stats(*r.rec) : std::nullopt;
+  if (!st) return nullptr;
+  return {{"min", st->min}, {"max", st->max}, {"mean", st->mean}, {"std", st->stddev}, {"l2", st->l2}};
 }
 
 // state()["view"] on the Weights page (docs/viewer_test_surface.md).
@@ -498,8 +499,8 @@ json weights_view(AppState& s) {
     auto img = w.images.find(key);
     v["values"] = img == w.images.end() ? "loading" : img->second.error.empty() ? "drawn" : "unavailable";
     if (shown) {
-      v["kept"] = shown.rec->kept() == schema::ValuesKept::Full          ? "full"
-                  : shown.rec->kept() == schema::ValuesKept::LeadingRows ? "leading_rows"
+      v["kept"] = shown.rec->kept() == ValuesKept::Full          ? "full"
+                  : shown.rec->kept() == ValuesKept::LeadingRows ? "leading_rows"
                                                                          : "none";
       v["kept_rows"] = shown.rec->kept_rows();
       const std::string note = kept_note(*shown.rec);

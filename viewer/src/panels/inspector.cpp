@@ -11,31 +11,32 @@
 #include "../theme.h"
 #include "inspector.h"
 #include "panel_labels.h"
+#include "tvis/viewer_model/tensor_stats.h"
 #include "tvis/widgets/format_number.h"
 
 namespace tvis::viewer {
 
 namespace {
 
-const char* role_label(schema::TensorRole r) {
+const char* role_label(TensorRole r) {
   switch (r) {
-    case schema::TensorRole::Input: return "input";
-    case schema::TensorRole::Output: return "output";
-    case schema::TensorRole::GradOutput: return "grad output";
-    case schema::TensorRole::GradInput: return "grad input";
-    case schema::TensorRole::Weight: return "weight";
-    case schema::TensorRole::Grad: return "grad";
-    case schema::TensorRole::Update: return "update";
-    case schema::TensorRole::Batch: return "batch";
-    case schema::TensorRole::Target: return "target";
-    case schema::TensorRole::Logits: return "logits";
-    case schema::TensorRole::TransformInput: return "transform in";
-    case schema::TensorRole::TransformOutput: return "transform out";
-    case schema::TensorRole::Attention: return "attention";
-    case schema::TensorRole::GradCam: return "grad-cam";
-    case schema::TensorRole::Embedding: return "embedding";
-    case schema::TensorRole::EmbeddingTable: return "embedding table";
-    case schema::TensorRole::LocalGrad: return "local grad (before all-reduce)";
+    case TensorRole::Input: return "input";
+    case TensorRole::Output: return "output";
+    case TensorRole::GradOutput: return "grad output";
+    case TensorRole::GradInput: return "grad input";
+    case TensorRole::Weight: return "weight";
+    case TensorRole::Grad: return "grad";
+    case TensorRole::Update: return "update";
+    case TensorRole::Batch: return "batch";
+    case TensorRole::Target: return "target";
+    case TensorRole::Logits: return "logits";
+    case TensorRole::TransformInput: return "transform in";
+    case TensorRole::TransformOutput: return "transform out";
+    case TensorRole::Attention: return "attention";
+    case TensorRole::GradCam: return "grad-cam";
+    case TensorRole::Embedding: return "embedding";
+    case TensorRole::EmbeddingTable: return "embedding table";
+    case TensorRole::LocalGrad: return "local grad (before all-reduce)";
     default: return "other";
   }
 }
@@ -119,13 +120,13 @@ void draw_tensor_list(PanelContext& c, const std::vector<TensorRef>& tensors) {
     ImGui::TextUnformatted(shape_label(r.shape()).c_str());
     ImGui::TableSetColumnIndex(2);
     ImGui::TextDisabled("%s", dtype_label(r.dtype()));
-    const schema::Stats* st = r.stats();
+    const std::optional<TensorStats> st = tensor_stats(r);
     ImGui::TableSetColumnIndex(3);
-    if (st) ImGui::TextUnformatted(widgets::format_number(st->mean()).c_str());
+    if (st) ImGui::TextUnformatted(widgets::format_number(st->mean).c_str());
     ImGui::TableSetColumnIndex(4);
-    if (st) ImGui::TextUnformatted(widgets::format_number(st->std()).c_str());
+    if (st) ImGui::TextUnformatted(widgets::format_number(st->stddev).c_str());
     ImGui::TableSetColumnIndex(5);
-    if (st) ImGui::TextUnformatted(widgets::format_number(std::max(std::fabs(st->min()), std::fabs(st->max()))).c_str());
+    if (st) ImGui::TextUnformatted(widgets::format_number(std::max(std::fabs(st->min), std::fabs(st->max))).c_str());
   }
   ImGui::EndTable();
 }
@@ -215,7 +216,7 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
 
   // A module call: its tensors, or the layer panel.
   state.layer_drawn = false;
-  if (e->kind() == schema::EventKind::ModuleCall) {
+  if (e->kind() == EventKind::ModuleCall) {
     ImGui::Spacing();
     int mode = state.show_layer ? 1 : 0;
     ImGui::RadioButton("Tensors", &mode, 0);
@@ -257,7 +258,7 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
   if (!shown) {
     shown = tensors.front().rec;
     for (const auto& t : tensors)
-      if (t.rec->role() == schema::TensorRole::Output) {
+      if (t.rec->role() == TensorRole::Output) {
         shown = t.rec;
         break;
       }

@@ -58,7 +58,7 @@ LayerPick pick_layer(RunModel& model, LayerViewState& v, const schema::Event& e)
   }
   const schema::TensorRecord& rec = *p.shown.rec;
   p.thumbnail = has_budget_thumbnail(rec);
-  if (rec.kept() == schema::ValuesKept::None) {
+  if (rec.kept() == ValuesKept::None) {
     p.problem = not_kept(rec);
     return p;
   }
@@ -110,7 +110,7 @@ void prefetch_layer(RunModel& model, const LayerTarget& t) {
   bool complete = true;
   for (bool gradient : {false, true}) {
     TensorRef ref = call_tensor(model, *e, gradient, &complete);
-    if (!ref || ref.rec->kept() == schema::ValuesKept::None) continue;
+    if (!ref || ref.rec->kept() == ValuesKept::None) continue;
     model.cache().get(ref.rec->data_chunk());  // starts the read when not resident
   }
 }

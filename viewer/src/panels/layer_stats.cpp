@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "layer_parts.h"
+#include "tvis/viewer_model/tensor_stats.h"
 #include "tvis/viewer_model/call_tensors.h"
 #include "tvis/widgets/format_number.h"
 #include "tvis/widgets/histogram.h"
@@ -15,12 +16,13 @@ namespace {
 
 void stats_table(const char* title, const schema::TensorRecord* r) {
   ImGui::TextUnformatted(title);
-  if (!r || !r->stats()) {
+  const std::optional<TensorStats> stats = r ? tensor_stats(*r) : std::nullopt;
+  if (!stats) {
     ImGui::SameLine();
     ImGui::TextDisabled("not recorded");
     return;
   }
-  const schema::Stats& st = *r->stats();
+  const TensorStats& st = *stats;
   ImGui::SameLine();
   ImGui::TextDisabled("%s", shape_label(r->shape()).c_str());
   if (ImGui::BeginTable(title, 6, ImGuiTableFlags_SizingStretchSame)) {
@@ -31,23 +33,23 @@ void stats_table(const char* title, const schema::TensorRecord* r) {
       ImGui::TextUnformatted(widgets::format_number(x, 4).c_str());
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s = %s", k, widgets::format_exact(x).c_str());
     };
-    cell("min", st.min());
-    cell("max", st.max());
-    cell("mean", st.mean());
-    cell("std", st.std());
-    cell("mean|x|", st.mean_abs());
-    cell("l2", st.l2());
+    cell("min", st.min);
+    cell("max", st.max);
+    cell("mean", st.mean);
+    cell("std", st.stddev);
+    cell("mean|x|", st.mean_abs);
+    cell("l2", st.l2);
     ImGui::EndTable();
   }
-  if (st.histogram() && st.histogram()->size() && st.hist_hi() > st.hist_lo()) {
-    std::vector<double> counts(st.histogram()->begin(), st.histogram()->end());
-    widgets::HistogramMark marks[1] = {{st.mean(), "mean", 0}};
+  if (st.has_histogram()) {
+    const std::vector<double>& counts = st.histogram;
+    widgets::HistogramMark marks[1] = {{st.mean, "mean", 0}};
     widgets::HistogramOptions o;
     o.size = ImVec2(0, ImGui::GetFontSize() * 4.5f);
     o.marks = marks;
     o.mark_count = 1;
     ImGui::PushID(title);
-    widgets::histogram("##h", widgets::ValueSpan(counts), st.hist_lo(), st.hist_hi(), o);
+    widgets::histogram("##h", widgets::ValueSpan(counts), st.hist_lo, st.hist_hi, o);
     ImGui::PopID();
   }
 }
@@ -58,7 +60,7 @@ void update_history(RunModel& model, LayerViewState& v) {
     if (v.history_done[step]) continue;
     const schema::Event* found = nullptr;
     const bool complete = model.for_step_events(step, [&](const schema::Event* e) {
-      if (!found && e->kind() == schema::EventKind::ModuleCall && e->phase() == schema::Phase::Forward && e->name() &&
+      if (!found && e->kind() == EventKind::ModuleCall && e->phase() == Phase::Forward && e->name() &&
           e->name()->str() == v.history_module)
         found = e;
     });
@@ -71,10 +73,10 @@ void update_history(RunModel& model, LayerViewState& v) {
     row.grad = found->grad_norm();
     bool done = true;
     const TensorRef t = call_tensor(model, *found, false, &done);
-    if (t && t.rec->stats()) {
-      row.mean = t.rec->stats()->mean();
-      row.std = t.rec->stats()->std();
-      row.mean_abs = t.rec->stats()->mean_abs();
+    if (const std::optional<TensorStats> st = t ? tensor_stats(*t.rec) : std::nullopt) {
+      row.mean = st->mean;
+      row.std = st->stddev;
+      row.mean_abs = st->mean_abs;
     }
     v.history[step] = row;
     if (done) v.history_done[step] = true;

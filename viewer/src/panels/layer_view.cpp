@@ -58,7 +58,7 @@ void draw_layer_view(PanelContext& c, LayerViewState& v, const LayerTarget& t) {
     ImGui::TextDisabled("loading the call ...");
     return;
   }
-  if (e->kind() != schema::EventKind::ModuleCall) {
+  if (e->kind() != EventKind::ModuleCall) {
     ImGui::TextDisabled("Not a module call: no layer view.");
     return;
   }

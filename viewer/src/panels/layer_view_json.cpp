@@ -3,6 +3,7 @@
 #include "budget_thumbnail.h"
 #include "grid_json.h"
 #include "layer_parts.h"
+#include "tvis/viewer_model/tensor_stats.h"
 #include "tvis/viewer_model/call_tensors.h"
 
 namespace tvis::viewer {
@@ -12,10 +13,10 @@ using nlohmann::json;
 namespace {
 
 json stats_json(const TensorRef& r) {
-  if (!r || !r.rec->stats()) return nullptr;
-  const schema::Stats& st = *r.rec->stats();
-  return {{"mean", st.mean()}, {"std", st.std()},           {"min", st.min()},
-          {"max", st.max()},   {"mean_abs", st.mean_abs()}, {"l2", st.l2()}};
+  const std::optional<TensorStats> st = r ? tensor_stats(*r.rec) : std::nullopt;
+  if (!st) return nullptr;
+  return {{"mean", st->mean}, {"std", st->stddev},         {"min", st->min},
+          {"max", st->max},   {"mean_abs", st->mean_abs}, {"l2", st->l2}};
 }
 
 // The clicked neuron's exact value: a vector's bar, a map's mean |x|.

@@ -5,14 +5,14 @@
 
 namespace tvis::viewer {
 
-ImU32 phase_color(schema::Phase phase) {
+ImU32 phase_color(Phase phase) {
   switch (phase) {
-    case schema::Phase::Data: return IM_COL32(72, 190, 180, 255);
-    case schema::Phase::Forward: return IM_COL32(86, 150, 245, 255);
-    case schema::Phase::Loss: return IM_COL32(240, 150, 70, 255);
-    case schema::Phase::Backward: return IM_COL32(190, 110, 225, 255);
-    case schema::Phase::Optimizer: return IM_COL32(100, 200, 120, 255);
-    case schema::Phase::Evaluation: return IM_COL32(215, 200, 95, 255);
+    case Phase::Data: return IM_COL32(72, 190, 180, 255);
+    case Phase::Forward: return IM_COL32(86, 150, 245, 255);
+    case Phase::Loss: return IM_COL32(240, 150, 70, 255);
+    case Phase::Backward: return IM_COL32(190, 110, 225, 255);
+    case Phase::Optimizer: return IM_COL32(100, 200, 120, 255);
+    case Phase::Evaluation: return IM_COL32(215, 200, 95, 255);
     default: return IM_COL32(120, 125, 135, 255);
   }
 }

@@ -11,7 +11,7 @@
 namespace tvis::viewer {
 
 /// Colour of a phase (bars, chips); a grey for Phase::None.
-ImU32 phase_color(schema::Phase phase);
+ImU32 phase_color(Phase phase);
 /// "train.py:27" for (file, line); "" when line is 0.
 std::string call_site(RunModel& model, uint32_t file, uint32_t line);
 /// "1.25 ms", "830 us", "2.1 s".

@@ -4,8 +4,8 @@
 // and draws nothing; a tensor that is not a picture, or whose values were not
 // kept, says so as its shape and dtype.
 //
-// Decoded values are kept in one small cache per run (64 tensors; cleared
-// when full and when another run opens, by `run`: Selection::run).
+// Decoded values are the model's (RunModel::values(): one bounded cache for
+// every page).
 #pragma once
 
 #include <cstdint>
@@ -15,11 +15,6 @@
 #include "tvis/viewer_model/run_model.h"
 
 namespace tvis::viewer {
-
-/// The kept values of `rec` (nullptr while they load; `*error` set when they
-/// cannot be read). Valid until the next call.
-const TensorValues* cached_tensor_values(RunModel& model, uint64_t run, const schema::TensorRecord& rec,
-                                         std::string* error);
 
 /// Draws tensor `id` of `step` fitted into `side` x `side` (a picture), or
 /// its shape. `row` >= 0: that row of a batch ("(row not kept)" past the

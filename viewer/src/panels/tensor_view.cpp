@@ -11,6 +11,7 @@
 #include "../theme.h"
 #include "budget_thumbnail.h"
 #include "tensor_view.h"
+#include "tvis/viewer_model/tensor_stats.h"
 #include "tvis/widgets/format_number.h"
 #include "tvis/widgets/histogram.h"
 #include "tvis/widgets/value_table.h"
@@ -30,41 +31,44 @@ void stat_cell(const char* label, const std::string& v) {
   if (ImGui::IsItemClicked()) ImGui::SetClipboardText(v.c_str());
 }
 
-void draw_stats(const schema::Stats& st) {
+void draw_stats(const TensorStats& st) {
   if (!ImGui::BeginTable("stats", 6, ImGuiTableFlags_SizingStretchProp)) return;
   const float em = ImGui::GetFontSize();
   for (int k = 0; k < 3; ++k) {
     ImGui::TableSetupColumn(nullptr, ImGuiTableColumnFlags_WidthFixed, em * 3.6f);
     ImGui::TableSetupColumn(nullptr, ImGuiTableColumnFlags_WidthStretch);
   }
-  stat_cell("min", widgets::format_exact(st.min()));
-  stat_cell("max", widgets::format_exact(st.max()));
-  stat_cell("mean", widgets::format_exact(st.mean()));
-  stat_cell("std", widgets::format_exact(st.std()));
-  stat_cell("mean|x|", widgets::format_exact(st.mean_abs()));
-  stat_cell("l2", widgets::format_exact(st.l2()));
-  stat_cell("count", std::to_string(st.count()));
-  stat_cell("finite", std::to_string(st.finite_count()));
-  stat_cell("nan/inf", std::to_string(st.nan_count()) + " / " + std::to_string(st.inf_count()));
+  stat_cell("min", widgets::format_exact(st.min));
+  stat_cell("max", widgets::format_exact(st.max));
+  stat_cell("mean", widgets::format_exact(st.mean));
+  stat_cell("std", widgets::format_exact(st.stddev));
+  stat_cell("mean|x|", widgets::format_exact(st.mean_abs));
+  stat_cell("l2", widgets::format_exact(st.l2));
+  stat_cell("count", std::to_string(st.count));
+  stat_cell("finite", std::to_string(st.finite_count));
+  stat_cell("nan/inf", std::to_string(st.nan_count) + " / " + std::to_string(st.inf_count));
   ImGui::EndTable();
 }
 
-void draw_histogram(const schema::Stats& st) {
-  if (!st.histogram() || st.histogram()->size() == 0 || !(st.hist_hi() > st.hist_lo())) return;
-  std::vector<double> counts(st.histogram()->begin(), st.histogram()->end());
-  widgets::HistogramMark marks[2] = {{st.mean(), "mean", 0}, {0.0, "0", IM_COL32(150, 150, 150, 255)}};
+void draw_histogram(const TensorStats& st) {
+  if (!st.has_histogram()) return;
+  const std::vector<double>& counts = st.histogram;
+  widgets::HistogramMark marks[2] = {{st.mean, "mean", 0}, {0.0, "0", IM_COL32(150, 150, 150, 255)}};
   widgets::HistogramOptions o;
   o.size = ImVec2(0, ImGui::GetFontSize() * 5.5f);
   o.marks = marks;
   o.mark_count = 2;
-  widgets::histogram("##hist", widgets::ValueSpan(counts), st.hist_lo(), st.hist_hi(), o);
+  widgets::histogram("##hist", widgets::ValueSpan(counts), st.hist_lo, st.hist_hi, o);
 }
 
-// Decodes the values of `rec` once its TensorData chunk is resident.
-// Returns false while loading.
+// Takes the values of `rec` from the model's cache (decoded there once, for
+// every page) once its TensorData chunk is resident. Returns false while loading.
 bool ensure_values(PanelContext& c, TensorViewState& v, const schema::TensorRecord& rec) {
   if (v.decoded_for && *v.decoded_for == rec.id()) return true;
-  if (c.model.tensors().read_values(c.model, rec, &v.values, &v.error) == ChunkRead::Loading) return false;
+  const std::shared_ptr<const DecodedTensor> d = c.model.values().get(rec);
+  if (d->loading) return false;
+  v.values = d->values;  // the panel slices its own copy
+  v.error = d->error;
   v.decoded_for = rec.id();
   if (!v.error.empty()) return true;
   v.spec = widgets::default_slice_spec(v.values.shape);
@@ -174,8 +178,8 @@ void draw_values(PanelContext& c, TensorViewState& v, const schema::TensorRecord
   }
   widgets::HeatmapOptions o;
   o.size = ImVec2(0, h);
-  const schema::Stats* st = rec.stats();
-  const bool signed_values = st && st->min() < 0 && st->max() > 0;
+  const std::optional<TensorStats> st = tensor_stats(rec);
+  const bool signed_values = st && st->min < 0 && st->max > 0;
   o.colormap = signed_values ? widgets::Colormap::Diverging : widgets::Colormap::Sequential;
   o.symmetric = signed_values;
   o.uploader = c.options.texture_uploader;
@@ -218,16 +222,16 @@ void draw_tensor_view(PanelContext& c, TensorViewState& v, const schema::TensorR
   ImGui::SameLine();
   ImGui::TextDisabled("#%" PRIu64 "  %s  %s%s%s", rec.id(), shape_label(rec.shape()).c_str(), dtype_label(rec.dtype()),
                       rec.device() && rec.device()->size() ? "  on " : "", rec.device() ? rec.device()->c_str() : "");
-  if (rec.stats()) {
-    draw_stats(*rec.stats());
-    draw_histogram(*rec.stats());
+  if (const std::optional<TensorStats> st = tensor_stats(rec)) {
+    draw_stats(*st);
+    draw_histogram(*st);
   }
   if (!ensure_values(c, v, rec)) {
     ImGui::TextDisabled("Loading values (chunk %u) ...", rec.data_chunk());
     return;
   }
   if (!v.error.empty()) {
-    const bool stats_only = rec.kept() == schema::ValuesKept::None;
+    const bool stats_only = rec.kept() == ValuesKept::None;
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(stats_only ? colors::kMuted : colors::kError), "%s",
                        v.error.c_str());
     if (stats_only && has_budget_thumbnail(rec)) {
