@@ -244,15 +244,20 @@ def check_ddp(run, a):
         result("ddp rank %d no capture failures" % r, not bad, bad)
 
 
-def main():
+def device_arguments(only, cpu_help):
+    """The command line of the device scripts (this one, record_cost.py): --only picks one of `only`."""
     p = argparse.ArgumentParser()
     p.add_argument("--tvis", required=True)
     p.add_argument("--build", required=True, help="the CMake build folder (its python/ holds _tvis_native)")
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--work", required=True)
-    p.add_argument("--only", choices=["cnn", "ddp"])
-    p.add_argument("--cpu", action="store_true", help="dry run without a GPU: CPU and gloo")
-    a = p.parse_args()
+    p.add_argument("--only", choices=only)
+    p.add_argument("--cpu", action="store_true", help=cpu_help)
+    return p.parse_args()
+
+
+def main():
+    a = device_arguments(["cnn", "ddp"], "dry run without a GPU: CPU and gloo")
     a.backend = "gloo" if a.cpu else "nccl"
     if a.cpu:
         os.environ["TVIS_GPU_CHECK_CPU"] = "1"

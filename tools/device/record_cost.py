@@ -20,7 +20,6 @@ complete steps) and one table row:
 the script runs end to end anywhere (tests/recorder/test_record_cost.py);
 the memory columns are 0 there. Exits 1 when any check failed.
 """
-import argparse
 import os
 import re
 import statistics
@@ -28,7 +27,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gpu_fidelity import FAILED, Runner, info, recorded_files, result, tail  # noqa: E402
+from gpu_fidelity import FAILED, Runner, device_arguments, info, recorded_files, result, tail  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 STEPS = 3
@@ -95,14 +94,7 @@ def table(rows):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--tvis", required=True)
-    p.add_argument("--build", required=True, help="the CMake build folder (its python/ holds _tvis_native)")
-    p.add_argument("--python", default=sys.executable)
-    p.add_argument("--work", required=True)
-    p.add_argument("--only", choices=["resnet50", "gpt2"])
-    p.add_argument("--cpu", action="store_true", help="on the CPU at small sizes (a dry run)")
-    a = p.parse_args()
+    a = device_arguments(["resnet50", "gpt2"], "on the CPU at small sizes (a dry run)")
     if a.cpu:
         os.environ["TVIS_GPU_CHECK_CPU"] = "1"
     run = Runner(a.work)
