@@ -64,49 +64,50 @@ class HoldingSource : public tvis::format::ByteSource {
   bool released_ = false;
 };
 
+// The backward stops' names of one step of forward module calls, each
+// {id, parent, name, grad_outputs}.
+struct Call {
+  uint64_t id;
+  int64_t parent;
+  const char* name;
+  std::vector<uint64_t> grads;
+};
+std::vector<std::string> backward_of(const std::vector<Call>& calls) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<schema::Event>> list;
+  for (const Call& c : calls)
+    list.push_back(schema::CreateEventDirect(fbb, c.id, c.parent, schema::EventKind::ModuleCall, 0,
+                                             schema::Phase::Forward, c.name, nullptr, 0, 0, 0, 0, 0, 0, nullptr,
+                                             nullptr, c.grads.empty() ? nullptr : &c.grads));
+  fbb.Finish(schema::CreateEventBatchDirect(fbb, &list));
+  const auto* batch = flatbuffers::GetRoot<schema::EventBatch>(fbb.GetBufferPointer());
+  const vw::StepPlan plan =
+      vw::build_step_plan(0, std::vector<const schema::Event*>(batch->events()->begin(), batch->events()->end()));
+  std::vector<std::string> names;
+  for (const auto& st : plan.stops)
+    if (st.phase == schema::Phase::Backward) names.push_back(st.name);
+  return names;
+}
+
 }  // namespace
 
 TEST_CASE("backward stops follow the gradients' recorded arrival order", "[viewer][model]") {
   // model(A(a1, a2), b): ids 0..4 in call order. The gradients arrived as
   // tensors 10 (b's output, also model's: one tensor), 11 (A), 12 (A.a1),
-  // 13 (A.a2): a1 before a2, against the tree's reverse post-order.
-  flatbuffers::FlatBufferBuilder fbb;
-  auto ev = [&](uint64_t id, int64_t parent, const char* name, std::vector<uint64_t> grads) {
-    return schema::CreateEventDirect(fbb, id, parent, schema::EventKind::ModuleCall, 0, schema::Phase::Forward, name,
-                                     nullptr, 0, 0, 0, 0, 0, 0, nullptr, nullptr, grads.empty() ? nullptr : &grads);
-  };
-  std::vector<flatbuffers::Offset<schema::Event>> list = {ev(0, -1, "model", {10}), ev(1, 0, "A", {11}),
-                                                          ev(2, 1, "A.a1", {12}), ev(3, 1, "A.a2", {13}),
-                                                          ev(4, 0, "b", {10})};
-  fbb.Finish(schema::CreateEventBatchDirect(fbb, &list));
-  const auto* batch = flatbuffers::GetRoot<schema::EventBatch>(fbb.GetBufferPointer());
-  const std::vector<const schema::Event*> events(batch->events()->begin(), batch->events()->end());
-  const vw::StepPlan plan = vw::build_step_plan(0, events);
-  std::vector<std::string> backward;
-  for (const auto& st : plan.stops)
-    if (st.phase == schema::Phase::Backward) backward.push_back(st.name);
-  // Ties (model and b share tensor 10) keep the tree's order: the container first.
-  CHECK(backward == std::vector<std::string>{"model", "b", "A", "A.a1", "A.a2"});
+  // 13 (A.a2): a1 before a2, against the tree's reverse post-order. Ties
+  // (model and b share tensor 10) keep the tree's order: the container first.
+  CHECK(backward_of({{0, -1, "model", {10}}, {1, 0, "A", {11}}, {2, 1, "A.a1", {12}}, {3, 1, "A.a2", {13}},
+                     {4, 0, "b", {10}}}) == std::vector<std::string>{"model", "b", "A", "A.a1", "A.a2"});
+  // Without grad_outputs (a synthetic run): the tree's reverse post-order.
+  CHECK(backward_of({{0, -1, "model", {}}, {1, 0, "A", {}}, {2, 1, "A.a1", {}}, {3, 1, "A.a2", {}}, {4, 0, "b", {}}}) ==
+        std::vector<std::string>{"model", "b", "A", "A.a2", "A.a1"});
 }
 
 TEST_CASE("a call without a recorded gradient stays after the call before it in the tree's order", "[viewer][model]") {
   // model(a, b, c); c's gradient arrived first, a's second; b recorded none.
-  flatbuffers::FlatBufferBuilder fbb;
-  auto ev = [&](uint64_t id, int64_t parent, const char* name, std::vector<uint64_t> grads) {
-    return schema::CreateEventDirect(fbb, id, parent, schema::EventKind::ModuleCall, 0, schema::Phase::Forward, name,
-                                     nullptr, 0, 0, 0, 0, 0, 0, nullptr, nullptr, grads.empty() ? nullptr : &grads);
-  };
-  std::vector<flatbuffers::Offset<schema::Event>> list = {ev(0, -1, "model", {20}), ev(1, 0, "a", {22}),
-                                                          ev(2, 0, "b", {}), ev(3, 0, "c", {20})};
-  fbb.Finish(schema::CreateEventBatchDirect(fbb, &list));
-  const auto* batch = flatbuffers::GetRoot<schema::EventBatch>(fbb.GetBufferPointer());
-  const vw::StepPlan plan =
-      vw::build_step_plan(0, std::vector<const schema::Event*>(batch->events()->begin(), batch->events()->end()));
-  std::vector<std::string> backward;
-  for (const auto& st : plan.stops)
-    if (st.phase == schema::Phase::Backward) backward.push_back(st.name);
-  // Tree order: model, c, b, a; b has no gradient, so it keeps c's key (20).
-  CHECK(backward == std::vector<std::string>{"model", "c", "b", "a"});
+  // Tree order: model, c, b, a; b keeps c's key (20).
+  CHECK(backward_of({{0, -1, "model", {20}}, {1, 0, "a", {22}}, {2, 0, "b", {}}, {3, 0, "c", {20}}}) ==
+        std::vector<std::string>{"model", "c", "b", "a"});
 }
 
 TEST_CASE("block means: blocks of ceil(n / max) cells, the last block averages what is left", "[viewer][model]") {
