@@ -10,7 +10,8 @@ and the gradient's) and the diagram's colours with these.
 
 With `repeat` as argv[2] the sampler repeats dataset index 0 at row 6 of
 the second batch: followed sample 0 sits there in step 1, past the leading
-rows a small `--max-elems` keeps (test_replay.sh's --max-elems case).
+rows a small `--max-elems` keeps of other tensors (test_replay.sh's
+--max-elems case: an activation keeps the rows up to it).
 
     python followed_activation.py OUT.pt [repeat]
     tvis run --steps 3 followed_activation.py OUT.pt
