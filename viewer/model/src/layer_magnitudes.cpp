@@ -88,7 +88,7 @@ const SampleActivation& LayerMagnitudes::sample_activation(const StepPlan& plan,
     return out;
   }
   int decodes = 0;
-  std::vector<uint64_t> still;
+  std::vector<uint64_t> still, waiting;  // waiting: a container whose part has not been decided yet
   for (uint64_t event : out.pending) {
     if (decodes >= kDecodesPerCall || row < 0) {
       still.push_back(event);
@@ -96,6 +96,16 @@ const SampleActivation& LayerMagnitudes::sample_activation(const StepPlan& plan,
     }
     bool done = true;
     const TensorRef output = call_tensor(model_, event, false, &done);
+    // A call whose output another forward call recorded (a container
+    // returning its last part's output: one tensor) takes that call's value
+    // once it is decided, without decoding the tensor again.
+    const int64_t owner = output ? output.rec->event() : -1;
+    if (owner >= 0 && static_cast<uint64_t>(owner) != event && plan.find(static_cast<uint64_t>(owner), Phase::Forward) >= 0) {
+      if (auto a = out.mean_abs.find(static_cast<uint64_t>(owner)); a != out.mean_abs.end()) out.mean_abs[event] = a->second;
+      else if (out.not_kept.count(static_cast<uint64_t>(owner))) out.not_kept[event] = true;
+      else waiting.push_back(event);
+      continue;
+    }
     if (!output) {
       if (done) out.not_kept[event] = true;
       else still.push_back(event);
@@ -127,8 +137,9 @@ const SampleActivation& LayerMagnitudes::sample_activation(const StepPlan& plan,
     for (size_t i = 0; i < per; ++i) sum += std::fabs(v.values[static_cast<size_t>(row) * per + i]);
     out.mean_abs[event] = per ? sum / static_cast<double>(per) : 0.0;
   }
+  out.complete = still.empty() && row >= 0;  // a waiting container is decided with its part, asked for later
+  still.insert(still.end(), waiting.begin(), waiting.end());
   out.pending = std::move(still);
-  out.complete = out.pending.empty() && row >= 0;
   return out;
 }
 

@@ -62,7 +62,9 @@ class LayerMagnitudes {
   /// kDecodesPerCall tensors (a frame never decodes a whole step); complete
   /// once every call asked for so far is decided. A call whose output is kept
   /// as statistics only, or whose kept leading rows end before `row`, is in
-  /// not_kept.
+  /// not_kept. A container whose output is its last part's (one tensor,
+  /// recorded by the part) takes the part's answer once the part is decided,
+  /// and is not decoded on its own.
   const SampleActivation& sample_activation(const StepPlan& plan, int row, size_t through);
   static constexpr int kDecodesPerCall = 4;
 
