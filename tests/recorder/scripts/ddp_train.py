@@ -46,6 +46,7 @@ def main():
         loss.backward()
         opt.step()
         report(args, model, step, loss)
+    dist.barrier()  # both ranks done before the group goes away (gloo can abort a rank torn down mid-exchange)
     dist.destroy_process_group()
 
 
