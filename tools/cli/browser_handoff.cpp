@@ -8,11 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tvis/remote/frame_io.h"
+
 namespace tvis::cli {
 
 namespace {
 
-// The URL as an HTML attribute value and a JavaScript string.
+// The URL as an HTML attribute value.
 std::string escaped(const std::string& url) {
   std::string out;
   for (char c : url) {
@@ -32,17 +34,6 @@ std::string page_text(const std::string& url) {
          "\"><title>tvis</title><a href=\"" + u + "\">Open tvis</a>\n";
 }
 
-bool write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 BrowserHandoff::BrowserHandoff(const std::string& url) {
@@ -56,7 +47,7 @@ BrowserHandoff::BrowserHandoff(const std::string& url) {
   folder_ = tmpl;
   const std::string page = folder_ + "/open.html";
   const int fd = ::open(page.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0 || !write_all(fd, page_text(url))) {
+  if (fd < 0 || !remote::write_all(fd, page_text(url))) {
     error_ = "cannot write " + page + ": " + std::strerror(errno);
     if (fd >= 0) ::close(fd), ::unlink(page.c_str());
     return;
