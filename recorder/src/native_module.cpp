@@ -30,6 +30,10 @@ PYBIND11_MODULE(_tvis_native, m) {
            py::arg("update_values") = false, py::arg("max_run_bytes") = 0, py::arg("budget_steps") = 1,
            py::arg("spill_snapshot_bytes") = uint64_t(256) << 20)
       .def("now", [](PyRecorder& r) { return r.core().now(); })
+      // own_enter() / own_exit(): tvis's own work on this thread (own_time.h); they nest
+      .def("own_enter", [](PyRecorder& r) { r.core().own_enter(); })
+      .def("own_exit", [](PyRecorder& r) { r.core().own_exit(); })
+      .def("own_total", [](PyRecorder& r) { return r.core().own_total(); })
       .def("file_id", [](PyRecorder& r, const std::string& path) { return r.core().file_id(path); })
       .def("begin", [](PyRecorder& r, int kind, const std::string& name, const std::string& cls, uint32_t cf,
                        uint32_t cl, uint32_t df, uint32_t dl) { return r.core().begin(kind, name, cls, cf, cl, df, dl); })

@@ -190,6 +190,7 @@ PyRecorder::PyRecorder(const std::string& path, int64_t max_elems, int samples, 
 void PyRecorder::add_detail(uint64_t id, py::handle kvs) { core_.add_detail(id, key_values(kvs)); }
 
 std::vector<int64_t> PyRecorder::tensors(uint64_t event, int role, py::handle obj, bool whole_rows) {
+  OwnScope own(core_.own_clock());
   std::vector<int64_t> ids;
   int slot = 0;
   walk(obj, role, event, ids, slot, 0, whole_rows);
@@ -212,6 +213,7 @@ void PyRecorder::walk(py::handle obj, int role, uint64_t event, std::vector<int6
 
 void PyRecorder::on_grad(uint64_t event, int64_t output_nr, py::handle /*grad_inputs*/, py::handle grad_outputs) {
   if (core_.paused()) return;
+  OwnScope own(core_.own_clock());
   auto seq = py::reinterpret_borrow<py::sequence>(grad_outputs);
   if (output_nr < 0 || output_nr >= static_cast<int64_t>(py::len(seq))) return;
   py::handle g = seq[output_nr];
@@ -281,6 +283,7 @@ std::pair<uint32_t, uint32_t> PyRecorder::call_site(PyFrameObject* frame) {
 
 void PyRecorder::on_profile(PyFrameObject* frame, int what) {
   if (core_.paused()) return;
+  OwnScope own(core_.own_clock());  // the profile function's work is tvis's, inside the calls it times
   PyCodeObject* code = PyFrame_GetCode(frame);
   const std::string* path = nullptr;
   if (!filter_.traced(code, &path)) {

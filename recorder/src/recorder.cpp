@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>  // c10::NoGradGuard (ATen.h no longer brings it in torch 2.x)
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -56,7 +57,9 @@ Recorder::Recorder(const RecorderOptions& options)
       samples_(options.samples),
       followed_rows_(options.samples > 0 ? options.samples : 1) {
   t0_ = steady_ns();
-  phase_t0_ = t0_;
+  phase_t0_ = 0;  // now() is relative to t0_
+  own_t0_ = own_.total();
+  phase_own0_ = own_t0_;
   const size_t slash = options.path.rfind('/');
   run_dir_ = slash == std::string::npos ? "." : options.path.substr(0, slash + 1);
   spill_threshold_ = options.spill_snapshot_bytes;
@@ -89,8 +92,10 @@ uint64_t Recorder::begin(int kind, const std::string& name, const std::string& c
   ev->def_file = def_file;
   ev->def_line = def_line;
   ev->t_begin_ns = now();
+  const int64_t own0 = own_.total();
+  ev->own_before_ns = std::clamp<int64_t>(own0 - own_t0_, 0, ev->t_begin_ns);
   const uint64_t id = builder_->begin_event(std::move(ev));
-  stack_.push_back({id, frame});
+  stack_.push_back({id, frame, own0});
   return id;
 }
 
@@ -98,12 +103,21 @@ void Recorder::end(uint64_t id) {
   for (size_t i = stack_.size(); i-- > 0;) {
     if (stack_[i].id != id) continue;
     const int64_t t = now();
+    const int64_t own = own_.total();
     while (stack_.size() > i) {
+      set_own(stack_.back().id, t, stack_.back().own0, own);
       builder_->end_event(stack_.back().id, t);
       stack_.pop_back();
     }
     return;
   }
+}
+
+void Recorder::set_own(uint64_t id, int64_t t, int64_t own0, int64_t own_now) {
+  schema::EventT* ev = builder_->find_event(id);
+  if (!ev) return;
+  const int64_t wall = std::max<int64_t>(0, t - ev->t_begin_ns);
+  ev->own_ns = std::clamp<int64_t>(own_now - own0, 0, wall);
 }
 
 void Recorder::end_frame(const void* frame) {
@@ -146,8 +160,14 @@ void Recorder::set_phase(int phase) {
 
 void Recorder::close_phase_timing() {
   const int64_t t = now();
-  if (phase_ != 0) timings_[{step_, phase_}] += t - phase_t0_;
+  const int64_t own = own_.total();
+  if (phase_ != 0) {
+    PhaseTime& pt = timings_[{step_, phase_}];
+    pt.ns += t - phase_t0_;
+    pt.own += std::clamp<int64_t>(own - phase_own0_, 0, t - phase_t0_);
+  }
   phase_t0_ = t;
+  phase_own0_ = own;
 }
 
 // ---- tensors -------------------------------------------------------------------
@@ -161,6 +181,7 @@ Recorder::DedupMap* Recorder::dedup_for(const at::Tensor& t, int role) {
 
 int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std::string& name, int slot,
                          bool whole_rows) {
+  OwnScope own(own_);
   DedupMap* dedup = dedup_for(t, role);
   c10::TensorImpl* impl = t.unsafeGetTensorImpl();
   // Evaluation passes keep statistics unless --eval-values; a rank's local
@@ -234,6 +255,7 @@ void Recorder::list_on_event(uint64_t event, int role, const std::vector<int64_t
 
 void Recorder::on_grad(uint64_t event, const at::Tensor& grad) {
   if (paused_ || !grad.defined()) return;
+  OwnScope own(own_);
   if (!builder_->find_event(event)) {
     ++late_grads_;
     return;
@@ -257,6 +279,7 @@ int64_t Recorder::update(int64_t event, const std::string& name, const at::Tenso
 
 std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, const std::vector<std::string>& names,
                                                                   const std::vector<at::Tensor>& params) {
+  OwnScope own(own_);
   if (names.size() != params.size()) throw std::invalid_argument("params_before: one name per parameter");
   std::vector<std::pair<int64_t, int64_t>> ids;
   pending_.clear();
@@ -287,6 +310,7 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, 
 }
 
 std::vector<std::pair<int64_t, int64_t>> Recorder::params_after(int64_t event, const std::vector<at::Tensor>& params) {
+  OwnScope own(own_);
   if (params.size() != pending_.size()) throw std::invalid_argument("params_after: not the params_before() list");
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i].unsafeGetTensorImpl() != pending_[i].impl)
@@ -448,23 +472,35 @@ int64_t Recorder::spilled_update(const Pending& b, const at::Tensor& after_in, i
 // ---- records -------------------------------------------------------------------
 
 void Recorder::add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> r) {
+  OwnScope own(own_);
   builder_->add_optimizer_step(std::move(r));
 }
-void Recorder::add_loss(std::unique_ptr<schema::LossRecordT> r) { builder_->add_loss(std::move(r)); }
-void Recorder::add_samples(std::unique_ptr<schema::SampleBatchT> r) { builder_->add_samples(std::move(r)); }
-void Recorder::add_insights(std::unique_ptr<schema::InsightBatchT> r) { builder_->add_insights(std::move(r)); }
+void Recorder::add_loss(std::unique_ptr<schema::LossRecordT> r) {
+  OwnScope own(own_);
+  builder_->add_loss(std::move(r));
+}
+void Recorder::add_samples(std::unique_ptr<schema::SampleBatchT> r) {
+  OwnScope own(own_);
+  builder_->add_samples(std::move(r));
+}
+void Recorder::add_insights(std::unique_ptr<schema::InsightBatchT> r) {
+  OwnScope own(own_);
+  builder_->add_insights(std::move(r));
+}
 
 void Recorder::add_phase_timings(schema::RunMetaT* meta) const {
-  for (auto& [k, ns] : timings_) {
+  for (auto& [k, t] : timings_) {
     auto pt = std::make_unique<schema::PhaseTimingT>();
     pt->step = k.first;
     pt->phase = static_cast<schema::Phase>(k.second);
-    pt->ns = ns;
+    pt->ns = t.ns;
+    pt->own_ns = t.own;
     meta->phase_timings.push_back(std::move(pt));
   }
 }
 
 void Recorder::write_meta(schema::RunMetaT meta) {
+  OwnScope own(own_);
   add_phase_timings(&meta);
   builder_->write_meta(meta);
 }
@@ -474,13 +510,19 @@ size_t Recorder::relabel_as_evaluation(const std::vector<uint64_t>& roots) {
     const schema::EventT* ev = builder_->find_event(id);
     if (!ev || ev->phase != schema::Phase::Forward || ev->t_end_ns < ev->t_begin_ns) continue;
     const int64_t spent = ev->t_end_ns - ev->t_begin_ns;
-    timings_[{ev->step, static_cast<int>(schema::Phase::Forward)}] -= spent;
-    timings_[{ev->step, static_cast<int>(schema::Phase::Evaluation)}] += spent;
+    const int64_t own = std::max<int64_t>(0, ev->own_ns);
+    PhaseTime& fwd = timings_[{ev->step, static_cast<int>(schema::Phase::Forward)}];
+    PhaseTime& eval = timings_[{ev->step, static_cast<int>(schema::Phase::Evaluation)}];
+    fwd.ns -= spent;
+    fwd.own -= own;
+    eval.ns += spent;
+    eval.own += own;
   }
   return builder_->relabel_subtrees(roots, schema::Phase::Evaluation);
 }
 
 void Recorder::flush() {
+  OwnScope own(own_);
   builder_->flush();
   schema::SourceFilesT fresh = new_sources();
   if (!fresh.files.empty()) builder_->write_sources(std::move(fresh));
@@ -509,7 +551,11 @@ RecorderStats Recorder::finalize(schema::RunMetaT meta) {
   finalized_ = true;
   spill_.reset();
   add_phase_timings(&meta);
-  auto status = builder_->finalize(new_sources(), std::move(meta), now());
+  const int64_t t_end = now();
+  const int64_t own_end = own_.total();
+  for (const Open& o : stack_) set_own(o.id, t_end, o.own0, own_end);  // the builder ends them at t_end
+  stack_.clear();
+  auto status = builder_->finalize(new_sources(), std::move(meta), t_end);
   if (!status.is_ok()) throw std::runtime_error(status.message);
   return stats();
 }

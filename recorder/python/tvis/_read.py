@@ -25,7 +25,8 @@ _NONFINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?)\b(nan|inf)\b')
 # FlatBuffers leaves out fields equal to their default; put them back.
 _EVENT_DEFAULTS = {"id": 0, "parent": -1, "kind": "ModuleCall", "step": -1, "phase": "None", "name": "",
                    "class_name": "", "inputs": [], "outputs": [], "grad_outputs": [], "grad_norm": -1.0,
-                   "sample_grad_norms": [], "call_file": 0, "call_line": 0, "def_file": 0, "def_line": 0}
+                   "sample_grad_norms": [], "call_file": 0, "call_line": 0, "def_file": 0, "def_line": 0,
+                   "own_ns": -1, "own_before_ns": -1}
 _TENSOR_DEFAULTS = {"id": 0, "event": -1, "role": "Input", "slot": 0, "name": "", "step": -1, "sample": -1,
                     "shape": [], "dtype": "Unknown", "kept": "None", "kept_rows": 0, "data_chunk": 0,
                     "data_offset": 0, "data_size": 0, "requires_grad": False}
@@ -65,6 +66,8 @@ class Run:
                 continue
             body = _json(self.file.chunk_json(ordinal)).get("body", {})
             if kind == "run_meta":
+                for t in body.get("phase_timings", []):
+                    _with(t, {"step": 0, "ns": 0, "own_ns": -1})
                 self.meta = body
             elif kind == "events":
                 for e in body.get("events", []):

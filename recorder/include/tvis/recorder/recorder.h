@@ -28,6 +28,12 @@
 //     order; flush() writes the files first seen since the last flush, with
 //     their text when they are project code (project_paths.h).
 //   - Phase timings (ns per step and phase) go into every RunMeta written.
+//   - Own time (own_time.h): the work tvis does is bracketed by own_enter()
+//     / own_exit() (the Python hooks) and by the calls here that capture,
+//     copy or write (tensor(), on_grad(), params_before/after(), flush(),
+//     the add_*() records, finalize()). Each event's own_ns is the own time
+//     between its t_begin_ns and t_end_ns (at most that wall time); each
+//     PhaseTiming's own_ns likewise. The user's time is wall - own.
 //   - Not thread-safe: the module calls it with the GIL held.
 #pragma once
 
@@ -45,6 +51,7 @@
 #include <tvis/schema/recording_generated.h>
 
 #include "tvis/recorder/byte_budget.h"
+#include "tvis/recorder/own_time.h"
 #include "tvis/recorder/project_paths.h"
 #include "tvis/recorder/run_builder.h"
 #include "tvis/recorder/snapshot_spill.h"
@@ -91,6 +98,14 @@ class Recorder {
   explicit Recorder(const RecorderOptions& options);
 
   int64_t now() const;
+
+  // ---- own time (own_time.h) -------------------------------------------------
+  /// Brackets tvis's own work on the calling thread (nests).
+  void own_enter() { own_.enter(); }
+  void own_exit() { own_.exit(); }
+  /// ns of own time so far.
+  int64_t own_total() const { return own_.total(); }
+  OwnClock& own_clock() { return own_; }
 
   // ---- files and events ----------------------------------------------------
   uint32_t file_id(const std::string& path);
@@ -193,6 +208,10 @@ class Recorder {
   struct Open {
     uint64_t id;
     const void* frame;
+    int64_t own0;  // own_.total() when it began
+  };
+  struct PhaseTime {  // one (step, phase)'s wall time and tvis's own part of it
+    int64_t ns = 0, own = 0;
   };
   struct Pending {  // a parameter between params_before() and params_after()
     std::string name;
@@ -236,6 +255,8 @@ class Recorder {
   /// After params_after(): the file's pages go back; a given-up file closes.
   void end_spill_step();
   void close_phase_timing();
+  /// Sets the event's own_ns: own time since `own0`, at most its wall time up to `t`.
+  void set_own(uint64_t id, int64_t t, int64_t own0, int64_t own_now);
   void add_phase_timings(schema::RunMetaT* meta) const;
   schema::SourceFilesT new_sources();
 
@@ -251,6 +272,9 @@ class Recorder {
   int step_ = 0;
   int phase_ = 0;
   int64_t t0_ = 0, phase_t0_ = 0;
+  OwnClock own_;
+  int64_t phase_own0_ = 0;  // own_.total() when the current phase's timing began
+  int64_t own_t0_ = 0;      // own_.total() at creation (the clock's thread state outlives a recorder)
   bool paused_ = false;
   bool finalized_ = false;
   double last_l2_ = 0;
@@ -270,7 +294,7 @@ class Recorder {
   std::string spill_error_;
   uint64_t spill_lost_updates_ = 0;
   std::unordered_map<c10::TensorImpl*, WeightAfter> weights_after_;  // by parameter
-  std::map<std::pair<int, int>, int64_t> timings_;
+  std::map<std::pair<int, int>, PhaseTime> timings_;
 };
 
 }  // namespace tvis::recorder

@@ -26,6 +26,13 @@ it begins the next step's work: a fetch from a DataLoader whose batch fed a
 recorded backward, the next ``backward()`` or the next optimizer step. There
 the run is finalized, stdout/stderr flushed, ``os._exit(0)``.
 
+Own time (recorder/include/tvis/recorder/own_time.h): every section of
+tvis's work in the user's process (``_guard``'s blocks, the module hooks, the
+capture hooks they call, Grad-CAM's passes inside ``on_backward``) is
+bracketed by ``rec.own_enter()`` / ``rec.own_exit()``, so each event and
+phase timing carries the part of its wall time that was tvis's (``own_ns``)
+and the timeline shows the user's time apart from it.
+
 Captures (``tvis.captures``: data pipeline, Grad-CAM, attention, embeddings)
 ride on these hooks through ``tvis.captures.Extensions``; see there for the
 calls they get. They see the session only through ``CaptureContext``
@@ -225,12 +232,17 @@ class Session:
     # ------------------------------------------------------------ failure --
     @contextlib.contextmanager
     def _guard(self, where):
-        """A failure inside tvis never reaches the script: the run is finalized
-        with what it has and a notice, and the script continues unrecorded."""
+        """A section of tvis's own work: its time is tvis's (own time), and a
+        failure inside it never reaches the script: the run is finalized with
+        what it has and a notice, and the script continues unrecorded."""
+        rec = self.rec
+        rec.own_enter()
         try:
             yield
         except Exception as e:  # noqa: BLE001 (anything of ours)
             self._internal_error(where, e)
+        finally:
+            rec.own_exit()
 
     def _internal_error(self, where, e):
         """What _guard does with `e` (the module hooks, called for every
@@ -278,6 +290,7 @@ class Session:
     def _pre(self, module, args):
         if self.active and not self._fetch_depth and not self.stop_pending:
             rec = self.rec
+            rec.own_enter()
             rec.suspend_profile()
             try:
                 self._pre_impl(module, args)
@@ -285,10 +298,12 @@ class Session:
                 self._internal_error("a module pre-hook", e)
             finally:
                 rec.resume_profile()
+                rec.own_exit()
 
     def _post(self, module, args, output):
         if self.active and not self._fetch_depth and self._stack:
             rec = self.rec
+            rec.own_enter()
             rec.suspend_profile()
             try:
                 self._post_impl(module, args, output)
@@ -296,6 +311,7 @@ class Session:
                 self._internal_error("a module hook", e)
             finally:
                 rec.resume_profile()
+                rec.own_exit()
 
     def _pre_impl(self, module, args):
         call = sys._getframe(2)  # torch's module call (_call_impl; 2.x: its inner), or a custom __call__
