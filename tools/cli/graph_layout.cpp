@@ -1,13 +1,24 @@
 #include "graph_layout.h"
 
 #include <graphviz/gvc.h>
+#include <graphviz/gvplugin.h>
 
 #include <algorithm>
 #include <cstdio>
 
+// The dot layout, linked into tvis rather than found at run time through
+// Graphviz's plugin configuration (config6a beside the plugins): the laptop
+// wheel carries libgvc and this plugin in its own folder, where no
+// configuration names them (tools/build_wheel).
+extern "C" gvplugin_library_t gvplugin_dot_layout_LTX_library;
+
 namespace tvis::cli {
 
 namespace {
+
+// The one plugin tvis lays graphs out with; the list ends with {0, 0}.
+const lt_symlist_t kBuiltinPlugins[] = {{"gvplugin_dot_layout_LTX_library", &gvplugin_dot_layout_LTX_library},
+                                        {nullptr, nullptr}};
 
 constexpr float kCharPt = 7.0f, kLinePt = 15.0f, kPadPt = 16.0f;
 
@@ -36,7 +47,7 @@ NodeBox label_size(const std::vector<std::string>& lines) {
 
 GraphLayout layout_graph(const std::vector<LayoutNode>& nodes, const std::vector<LayoutEdge>& edges) {
   GraphLayout out;
-  GVC_t* gvc = gvContext();
+  GVC_t* gvc = gvContextPlugins(kBuiltinPlugins, /*demand_loading=*/0);
   if (!gvc) {
     out.error = "libgvc: no Graphviz context";
     return out;
@@ -65,7 +76,7 @@ GraphLayout layout_graph(const std::vector<LayoutNode>& nodes, const std::vector
                      : nullptr);
   }
   if (gvLayout(gvc, g, "dot") != 0) {
-    out.error = "graphviz: the dot layout failed (is the dot plugin installed? run `dot -c`)";
+    out.error = "graphviz: the dot layout failed";
     agclose(g);
     gvFreeContext(gvc);
     return out;
