@@ -147,13 +147,19 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
     r->gradcam.push_back(std::move(x));
   });
   each(d, "embeddings", [&](const py::dict& e) {
-    check_keys(e, "EmbeddingRecord", {"step", "module", "samples", "labels", "vectors"});
+    check_keys(e, "EmbeddingRecord", {"step", "module", "samples", "labels", "vectors", "positions", "rows",
+                                      "row_labels", "batch_vectors", "batch_size"});
     auto x = std::make_unique<schema::EmbeddingRecordT>();
     x->step = get<int>(e, "step", default_step);
     x->module_ = get<std::string>(e, "module", "");
     x->samples = list_of<int32_t>(e, "samples");
     x->labels = list_of<std::string>(e, "labels");
     x->vectors = get<uint64_t>(e, "vectors", 0);
+    x->positions = list_of<int32_t>(e, "positions");
+    x->rows = list_of<int32_t>(e, "rows");
+    x->row_labels = list_of<std::string>(e, "row_labels");
+    x->batch_vectors = get<uint64_t>(e, "batch_vectors", 0);
+    x->batch_size = get<int>(e, "batch_size", 0);
     r->embeddings.push_back(std::move(x));
   });
   each(d, "tables", [&](const py::dict& t) {

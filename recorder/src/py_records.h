@@ -54,7 +54,8 @@ std::unique_ptr<schema::SampleBatchT> sample_batch_from(const py::dict& d, int d
 
 /// {attention: [{step, module, event, sample, shape, weights, tokens, token_labels}],
 ///  gradcam: [{step, module, sample, target (0 predicted, 1 true), class_index, map}],
-///  embeddings: [{step, module, samples, labels, vectors}],
+///  embeddings: [{step, module, samples, labels, vectors, positions, rows, row_labels,
+///                batch_vectors, batch_size}],
 ///  tables: [{module, rows, labels}],
 ///  library_attention: [{module, kind}]}
 std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int default_step);

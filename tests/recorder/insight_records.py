@@ -10,7 +10,8 @@ import json
 _DEFAULTS = {
     "attention": {"step": 0, "module": "", "event": 0, "sample": 0, "shape": [], "weights": 0, "tokens": [],
                   "token_labels": []},
-    "embeddings": {"step": 0, "module": "", "samples": [], "labels": [], "vectors": 0},
+    "embeddings": {"step": 0, "module": "", "samples": [], "labels": [], "vectors": 0, "positions": [], "rows": [],
+                   "row_labels": [], "batch_vectors": 0, "batch_size": 0},
     "tables": {"module": "", "rows": 0, "labels": []},
     "library_attention": {"module": "", "kind": ""},
     "gradcam": {"step": 0, "module": "", "sample": 0, "class_index": 0, "map": 0},
@@ -39,9 +40,11 @@ _TENSOR_ROLES = {"attention": ("weights", "Attention"), "gradcam": ("map", "Grad
 
 
 def assert_tensor_roles(run, records):
-    """Every tensor an insight record points at exists and has its insight's role."""
+    """Every tensor an insight record points at exists and has its insight's role
+    (an embedding record's batch_vectors too, where it has rows)."""
     for key, (field, role) in _TENSOR_ROLES.items():
         for r in records.get(key, []):
-            t = run.tensors.get(r[field])
-            assert t is not None, (key, r)
-            assert t["role"] == role, (key, r[field], t["role"])
+            for f in [field] + (["batch_vectors"] if key == "embeddings" and r["rows"] else []):
+                t = run.tensors.get(r[f])
+                assert t is not None, (key, f, r)
+                assert t["role"] == role, (key, r[f], t["role"])

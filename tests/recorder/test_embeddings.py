@@ -7,6 +7,13 @@ the followed samples (the first 4 rows: the script has no DataLoader) with
 their class from the loss target; at step 0 the vectors equal the pooled
 activations of an independent re-run of the same model and batch, and at every
 step the pooled recorded outputs of those calls. Training is bit-identical.
+Every batch row (issue 34): each record also holds every row's pooled vector
+(`rows` = 0..7, `positions` = the followed rows, `batch_size` 8), so a module
+has batch rows x steps vectors; at every step they equal the pooled outputs of
+an independent re-run of the same training (same seed, batches and SGD), the
+rows' labels its targets, and the followed vectors the rows at `positions`.
+The bound (leading MAX_ROWS rows plus followed rows past them; at most MAX_DIM
+dims, wider vectors averaged over contiguous groups) is checked in process.
 The bundled LM: the token table's rows are its initial weights labelled with
 the script's characters (found as `vocab.chars`), the positional table has no
 labels, blocks are pooled over tokens, the [T, D] positional output is named in
@@ -61,24 +68,36 @@ def _lm_module():
     return mod
 
 
-def _resnet_step0():
-    """Independent re-run of resnet18.py's first forward: pooled child outputs and labels."""
+def _resnet_rerun():
+    """Independent re-run of resnet18.py's training: per step, each child's pooled outputs of the whole batch
+    and the batch's targets."""
     torch.manual_seed(0)
     model = torchvision.models.resnet18(num_classes=10)
-    x = torch.randn(BATCH, 3, 32, 32)
-    y = torch.randint(0, 10, (BATCH,))
-    pooled = {}
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=5e-4)
+    steps = []
 
     def keep(name):
         def hook(module, inputs, output):
-            pooled[name] = _pool(output.detach())[:SAMPLES].clone()  # before an in-place ReLU rewrites it
+            steps[-1][0][name] = _pool(output.detach()).clone()  # before an in-place ReLU rewrites it
         return hook
 
     hooks = [m.register_forward_hook(keep(n)) for n, m in model.named_children()]
-    model(x)
+    for _ in range(STEPS):
+        x = torch.randn(BATCH, 3, 32, 32)
+        y = torch.randint(0, 10, (BATCH,))
+        steps.append(({}, [str(v) for v in y.tolist()]))
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
     for h in hooks:
         h.remove()
-    return pooled, [str(v) for v in y[:SAMPLES].tolist()]
+    return steps
+
+
+def _resnet_step0():
+    """The re-run's first forward: the followed samples' (the first SAMPLES rows) pooled outputs and labels."""
+    pooled, labels = _resnet_rerun()[0]
+    return {k: v[:SAMPLES] for k, v in pooled.items()}, labels[:SAMPLES]
 
 
 def test_resnet_records_every_top_level_module(resnet):
@@ -110,6 +129,53 @@ def test_resnet_vectors_equal_pooled_recorded_outputs(resnet):
     targets = {s: run.values(next(l for l in run.losses if l["step"] == s)["targets"]) for s in range(STEPS)}
     for r in ins["embeddings"]:
         assert r["labels"] == [str(v) for v in targets[r["step"]][:SAMPLES].tolist()]
+
+
+def test_resnet_every_batch_row_per_layer(resnet):
+    """The PCA's points: batch rows x steps per module, the followed rows marked."""
+    _, ins, _ = resnet
+    for module in TOP:
+        recs = [r for r in ins["embeddings"] if r["module"] == module]
+        assert sum(len(r["rows"]) for r in recs) == BATCH * STEPS, module
+        for r in recs:
+            assert r["rows"] == list(range(BATCH)) and r["batch_size"] == BATCH
+            assert r["positions"] == list(range(SAMPLES))  # no DataLoader: the first rows are followed
+
+
+def test_resnet_batch_rows_equal_independent_rerun(resnet):
+    run, ins, _ = resnet
+    rerun = _resnet_rerun()
+    for r in ins["embeddings"]:
+        pooled, labels = rerun[r["step"]]
+        v = run.values(r["batch_vectors"])
+        want = pooled[r["module"]]
+        assert list(v.shape) == [BATCH, want.shape[1]]  # ResNet-18's widest output, 512, is not narrowed
+        assert _close(v, want), "%s step %d: max diff %g" % (r["module"], r["step"], (v - want).abs().max())
+        assert r["row_labels"] == labels
+        followed = run.values(r["vectors"])
+        assert torch.equal(followed, v[[r["rows"].index(p) for p in r["positions"]]]), r["module"]
+
+
+def test_batch_row_bound():
+    """Which rows are kept, and how a wide vector is narrowed, without a recording."""
+    from tvis.captures.embeddings.capture import MAX_DIM, MAX_ROWS, batch_rows_of, narrowed, pooled
+    assert batch_rows_of(8, [2, 5]) == list(range(8))
+    assert batch_rows_of(MAX_ROWS + 50, [3, MAX_ROWS + 40, MAX_ROWS + 7]) == \
+        list(range(MAX_ROWS)) + [MAX_ROWS + 7, MAX_ROWS + 40]
+    assert batch_rows_of(10, [1], max_rows=4) == [0, 1, 2, 3]
+    g = torch.Generator().manual_seed(1)
+    wide = torch.randn(3, 2 * MAX_DIM + 3, generator=g)
+    n = narrowed(wide)
+    assert list(n.shape) == [3, MAX_DIM]
+    d = wide.shape[1]
+    for k in (0, 1, MAX_DIM // 2, MAX_DIM - 1):  # group k: dims floor(k d / m) .. ceil((k + 1) d / m) - 1
+        lo, hi = (k * d) // MAX_DIM, -((-(k + 1) * d) // MAX_DIM)
+        assert torch.allclose(n[:, k], wide[:, lo:hi].mean(dim=1)), k
+    assert narrowed(wide[:, :MAX_DIM]) is not None and torch.equal(narrowed(wide[:, :MAX_DIM]), wide[:, :MAX_DIM])
+    x = torch.randn(6, 4, 5, 5, generator=g, requires_grad=True)
+    p = pooled(x * 2, [0, 1, 2])  # leading rows: a slice; others: an index
+    assert not p.requires_grad and torch.allclose(p, (x * 2).detach()[:3].mean(dim=(2, 3)))
+    assert torch.allclose(pooled(x, [4, 1]), x.detach()[[4, 1]].mean(dim=(2, 3)))
 
 
 @pytest.fixture(scope="module")

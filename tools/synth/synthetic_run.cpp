@@ -477,6 +477,15 @@ class Writer {
     emb->samples = {0, 1, 2, 3};
     emb->labels = {"a", "b", "c", "d"};
     emb->vectors = tensor(-1, sc::TensorRole::Embedding, step, "embedding", fixed({4, 16}), 0);
+    if (o_.batch_embeddings) {
+      emb->positions = {1, 3, 5, 7};
+      for (int r = 0; r < 8; ++r) {
+        emb->rows.push_back(r);
+        emb->row_labels.push_back(std::to_string((r + step) % 3));
+      }
+      emb->batch_vectors = tensor(-1, sc::TensorRole::Embedding, step, "embedding rows", {8, 16}, 0);
+      emb->batch_size = 8;
+    }
     ins.embeddings.push_back(std::move(emb));
     if (step == 0) {
       auto la = std::make_unique<sc::LibraryAttentionT>();

@@ -25,6 +25,10 @@ struct SynthOptions {
   bool finalize = true;        // false: leave the file as a killed writer would
   uint16_t version_minor = 0;  // container minor version written in the header
   bool tiny = false;           // 2x2 tensors everywhere: a few kB per step (tests, fuzz seeds)
+  /// EmbeddingRecords also carry every row of an 8-row batch ([8, 16] vectors,
+  /// rows 0..7 labelled by (row + step) % 3, the 4 followed samples at rows
+  /// 1, 3, 5, 7), as the recorder writes them since issue 34.
+  bool batch_embeddings = false;
   /// More RunMeta options (key, value), after the usual ones: a rank of a
   /// distributed run says rank and world_size (tests of the viewer's ranks).
   std::vector<std::pair<std::string, std::string>> meta_options;

@@ -52,8 +52,11 @@ def gradcam(*, step, module, sample, target, class_index, map):
     return _given(locals())
 
 
-def embedding(*, step, module, samples, labels, vectors):
-    """EmbeddingRecord: the followed samples' pooled vectors at one module."""
+def embedding(*, step, module, samples, labels, vectors, positions=None, rows=None, row_labels=None,
+              batch_vectors=None, batch_size=None):
+    """EmbeddingRecord: the followed samples' pooled vectors at one module
+    (``positions``: their batch rows), and the batch rows' (``rows``,
+    ``row_labels``, ``batch_vectors``; ``batch_size``: the batch's rows)."""
     return _given(locals())
 
 

@@ -10,7 +10,9 @@
         grid; the LM's tokens as a strip, QUERY -1 the last token) painted
         On image, the module's layer by forward order
     check_insights.py gradcam REF.pt VIEW.json RUN  page map == recorded map == a Grad-CAM recomputed here
-    check_insights.py pca VIEW.json RUN             PCA points vs NumPy's SVD of the recorded vectors, up to sign
+    check_insights.py pca VIEW.json RUN             PCA points vs NumPy's SVD of the recorded vectors, up to sign:
+        every batch row's (batch_vectors) where recorded, the followed samples' otherwise; each point's
+        step, row and followed sample (-1 none) as recorded
     check_insights.py table REF.pt VIEW.json        nn.Embedding table PCA vs NumPy's SVD of the script's own table
     check_insights.py hint VIEW.json RUN            Grad-CAM: the true-class hint exactly when the run has no true map
     check_insights.py insights STATE.json REF.pt NAME...
@@ -179,15 +181,25 @@ def pca(view_path, run_path):
     for r in recs:
         if r.get("module_", "") != v["module"]:
             continue
-        vec = run.values(r["vectors"]).double().numpy()
-        rows += [(r.get("step", 0), s, vec[k]) for k, s in enumerate(r.get("samples", []))]
-    assert [(st, s) for st, s, _ in rows] == list(zip(v["steps"], v["samples"])), "points are not the records' samples"
-    want, explained = svd_points(np.stack([x for _, _, x in rows]))
+        samples, positions = r.get("samples", []), r.get("positions", [])
+        if r.get("rows"):
+            vec = run.values(r["batch_vectors"]).double().numpy()
+            by_row = dict(zip(positions, samples))
+            rows += [(r.get("step", 0), by_row.get(b, -1), b, vec[k]) for k, b in enumerate(r["rows"])]
+        else:
+            vec = run.values(r["vectors"]).double().numpy()
+            rows += [(r.get("step", 0), s, positions[k] if k < len(positions) else -1, vec[k])
+                     for k, s in enumerate(samples)]
+    assert [(st, s, b) for st, s, b, _ in rows] == list(zip(v["steps"], v["samples"], v["rows"])), \
+        "points are not the records' rows and samples"
+    assert v["count"] == len(rows) and v["followed_count"] == sum(s >= 0 for _, s, _, _ in rows)
+    want, explained = svd_points(np.stack([x for _, _, _, x in rows]))
     got = np.array(v["points"])
     same_signs(want, got)
     np.testing.assert_allclose(got, want, atol=1e-6 * max(1, np.abs(want).max()), err_msg="PCA points")
     np.testing.assert_allclose(v["explained"], explained, atol=1e-9, err_msg="explained")
-    print("pca: %s, %d points, explained %s" % (v["module"], len(got), v["explained"]))
+    print("pca: %s, %d points (%d followed), explained %s" % (v["module"], len(got), v["followed_count"],
+                                                              v["explained"]))
 
 
 def insights(state_path, ref_path, *names):

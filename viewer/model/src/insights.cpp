@@ -64,7 +64,8 @@ bool Insights::ready() {
         if (b.embeddings())
           for (const auto* r : *b.embeddings())
             embeddings_.push_back({r->step(), str(r->module_()), numbers<int>(r->samples()), strings(r->labels()),
-                                   r->vectors()});
+                                   r->vectors(), numbers<int>(r->positions()), numbers<int>(r->rows()),
+                                   strings(r->row_labels()), r->batch_vectors(), r->batch_size()});
         if (b.tables())
           for (const auto* r : *b.tables()) tables_.push_back({str(r->module_()), r->rows(), strings(r->labels())});
         if (b.library_attention())

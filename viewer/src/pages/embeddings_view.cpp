@@ -1,9 +1,10 @@
-// Insights → Embeddings: the PCA (pca.h) of every captured sample's pooled
-// representation at one module (every recorded step's followed samples),
-// coloured by class, with a depth slider through the modules in forward
-// order (projections cached per module; the explained variance shown);
-// hover names the sample and its label, a click follows it in Replay at its
-// step. And the PCA of nn.Embedding tables, each point labelled by its token.
+// Insights → Embeddings: the PCA (pca.h) of every recorded batch row's pooled
+// representation at one module (every recorded step's rows; older files: the
+// followed samples alone), coloured by class, followed samples ringed, with a
+// depth slider through the modules in forward order (projections cached per
+// module; the explained variance shown); hover names the point (batch row,
+// step, label, followed sample), a click on a followed one follows it in
+// Replay at its step. And the PCA of nn.Embedding tables, each point labelled by its token.
 #include <imgui.h>
 
 #include <algorithm>
@@ -32,7 +33,32 @@ double elapsed_ms(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Gathers the module's vectors of every step; the PCA once all are decoded.
+// The label of batch row `k` of `e` (its class, else the followed sample's).
+std::string row_label(const EmbeddingEntry& e, size_t k, int followed) {
+  if (k < e.row_labels.size() && !e.row_labels[k].empty()) return e.row_labels[k];
+  return followed >= 0 && static_cast<size_t>(followed) < e.labels.size() ? e.labels[followed] : "";
+}
+
+// Appends the rows of `d` ([rows, dim]) to `x`; false (and `c` says why)
+// when they are not [rows, dim] or their width differs from `*dim`'s.
+bool take_rows(const DecodedTensor& d, const std::string& module, int* dim, std::vector<double>& x, EmbeddingCloud& c) {
+  if (!d.error.empty() || d.values.shape.size() != 2) {
+    c = {false, module + ": " + (d.error.empty() ? "vectors are not [rows, dim]" : d.error)};
+    return false;
+  }
+  const int d_here = static_cast<int>(d.values.shape[1]);
+  if (*dim >= 0 && d_here != *dim) {
+    c = {false, module + ": vectors of " + std::to_string(*dim) + " and " + std::to_string(d_here) + " dims"};
+    return false;
+  }
+  *dim = d_here;
+  x.insert(x.end(), d.values.values.begin(), d.values.values.begin() + static_cast<size_t>(d.values.shape[0]) * d_here);
+  return true;
+}
+
+// Gathers the module's vectors of every step: every recorded batch row where
+// the record has them (followed ones marked with their sample id), else the
+// followed samples alone (older files); the PCA once all are decoded.
 EmbeddingCloud& module_cloud(AppState& s, InsightsState& st, const std::string& module) {
   EmbeddingCloud& c = st.embeddings.cache[module];
   if (!c.loading) return c;
@@ -41,25 +67,28 @@ EmbeddingCloud& module_cloud(AppState& s, InsightsState& st, const std::string& 
   EmbeddingCloud next;
   for (const EmbeddingEntry& e : s.model.insights().embeddings()) {
     if (e.module != module) continue;
-    const std::shared_ptr<const DecodedTensor> decoded = decoded_tensor(s, e.vectors, e.step);
+    const bool batch = !e.rows.empty();
+    const std::shared_ptr<const DecodedTensor> decoded = decoded_tensor(s, batch ? e.batch_vectors : e.vectors, e.step);
     const DecodedTensor& d = *decoded;
     if (d.loading) return c;
-    if (!d.error.empty() || d.values.shape.size() != 2) {
-      c = {false, module + ": " + (d.error.empty() ? "vectors are not [samples, dim]" : d.error)};
-      return c;
-    }
-    const int rows = static_cast<int>(d.values.shape[0]), d_here = static_cast<int>(d.values.shape[1]);
-    if (dim >= 0 && d_here != dim) {
-      c = {false, module + ": vectors of " + std::to_string(dim) + " and " + std::to_string(d_here) + " dims"};
-      return c;
-    }
-    dim = d_here;
-    for (int r = 0; r < rows && r < static_cast<int>(e.samples.size()); ++r) {
-      x.insert(x.end(), d.values.values.begin() + static_cast<size_t>(r) * dim,
-               d.values.values.begin() + static_cast<size_t>(r + 1) * dim);
+    const size_t before = x.size();
+    if (!take_rows(d, module, &dim, x, c)) return c;
+    const int rows = static_cast<int>(d.values.shape[0]);
+    const int have = std::min(rows, static_cast<int>(batch ? e.rows.size() : e.samples.size()));
+    x.resize(before + static_cast<size_t>(have) * dim);
+    for (int r = 0; r < have; ++r) {
+      int followed = -1;  // index into e.samples
+      if (batch) {
+        for (size_t k = 0; k < e.positions.size() && k < e.samples.size(); ++k)
+          if (e.positions[k] == e.rows[r]) followed = static_cast<int>(k);
+      } else {
+        followed = r;
+      }
       next.steps.push_back(e.step);
-      next.samples.push_back(e.samples[r]);
-      next.labels.push_back(r < static_cast<int>(e.labels.size()) ? e.labels[r] : "");
+      next.samples.push_back(followed >= 0 ? e.samples[followed] : -1);
+      next.rows.push_back(batch ? e.rows[r] : r < static_cast<int>(e.positions.size()) ? e.positions[r] : -1);
+      next.labels.push_back(batch ? row_label(e, r, followed)
+                                  : r < static_cast<int>(e.labels.size()) ? e.labels[r] : "");
     }
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -91,6 +120,7 @@ EmbeddingCloud& table_cloud(AppState& s, InsightsState& st, const EmbeddingTable
   for (int r = 0; r < rows; ++r) {
     next.steps.push_back(-1);
     next.samples.push_back(r);
+    next.rows.push_back(r);
     next.labels.push_back(r < static_cast<int>(t.labels.size()) && !t.labels[r].empty() ? t.labels[r] : std::to_string(r));
   }
   next.problem = next.pca.problem.empty() ? "" : t.module + ": " + next.pca.problem;
@@ -110,8 +140,13 @@ ImU32 label_color(const std::vector<std::string>& distinct, const std::string& l
 }
 
 // The scatter; returns the point under the mouse (-1 none) and sets *clicked.
-int draw_scatter(const EmbeddingCloud& c, float side, bool text_labels, bool* clicked) {
+// With `mark_followed`, points of no followed sample (samples[i] < 0) are
+// drawn small and first, the followed ones large, ringed, on top.
+// `screen` gets each point's centre as drawn, [x, y] (the test surface's).
+int draw_scatter(const EmbeddingCloud& c, float side, bool text_labels, bool mark_followed, bool* clicked,
+                 json* screen) {
   *clicked = false;
+  *screen = json::array();
   const ImVec2 p0 = ImGui::GetCursorScreenPos(), p1(p0.x + side, p0.y + side);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddRectFilled(p0, p1, IM_COL32(24, 26, 30, 255));
@@ -138,25 +173,45 @@ int draw_scatter(const EmbeddingCloud& c, float side, bool text_labels, bool* cl
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   int hovered = -1;
   float best = 8 * 8;
-  for (int i = 0; i < n; ++i) {
-    const ImVec2 q = at(i);
-    const ImU32 col = label_color(distinct, c.labels[i]);
-    if (text_labels) dl->AddText(ImVec2(q.x - 3, q.y - 7), col, c.labels[i].c_str());
-    else dl->AddCircleFilled(q, 4.0f, col);
-    const float dx = q.x - mouse.x, dy = q.y - mouse.y;
-    if (hovered_box && dx * dx + dy * dy < best) best = dx * dx + dy * dy, hovered = i;
-  }
+  for (int i = 0; i < n; ++i) screen->push_back({at(i).x, at(i).y});
+  bool any_other = false;
+  for (int pass = 0; pass < (mark_followed ? 2 : 1); ++pass)
+    for (int i = 0; i < n; ++i) {
+      const bool followed = c.samples[i] >= 0;
+      if (mark_followed && followed != (pass == 1)) continue;
+      const ImVec2 q = at(i);
+      const ImU32 col = label_color(distinct, c.labels[i]);
+      if (text_labels) {
+        dl->AddText(ImVec2(q.x - 3, q.y - 7), col, c.labels[i].c_str());
+      } else if (!mark_followed) {
+        dl->AddCircleFilled(q, 4.0f, col);
+      } else if (followed) {
+        dl->AddCircleFilled(q, 5.0f, col);
+        dl->AddCircle(q, 6.5f, IM_COL32(255, 255, 255, 230), 0, 1.5f);
+      } else {
+        any_other = true;
+        dl->AddCircleFilled(q, 2.5f, (col & ~IM_COL32_A_MASK) | IM_COL32(0, 0, 0, 170));
+      }
+      const float dx = q.x - mouse.x, dy = q.y - mouse.y;
+      if (hovered_box && dx * dx + dy * dy <= best) best = dx * dx + dy * dy, hovered = i;
+    }
   if (hovered >= 0) {
     dl->AddCircle(at(hovered), 7.0f, IM_COL32(255, 255, 255, 255), 0, 2);
     *clicked = ImGui::IsItemClicked();
   }
   // Legend: up to 10 classes.
+  size_t lines = 0;
   if (!text_labels && distinct.size() <= 10 && !(distinct.size() == 1 && distinct[0].empty()))
-    for (size_t k = 0; k < distinct.size(); ++k) {
+    for (size_t k = 0; k < distinct.size(); ++k, ++lines) {
       const ImVec2 q(p1.x + 10, p0.y + 6 + k * (ImGui::GetFontSize() + 3));
       dl->AddCircleFilled(ImVec2(q.x + 4, q.y + ImGui::GetFontSize() / 2), 4.0f, label_color(distinct, distinct[k]));
       dl->AddText(ImVec2(q.x + 12, q.y), ImGui::GetColorU32(ImGuiCol_Text), distinct[k].empty() ? "(no label)" : distinct[k].c_str());
     }
+  if (mark_followed && any_other) {  // what the ring means
+    const ImVec2 q(p1.x + 10, p0.y + 6 + (lines + 1) * (ImGui::GetFontSize() + 3));
+    dl->AddCircle(ImVec2(q.x + 4, q.y + ImGui::GetFontSize() / 2), 6.5f, IM_COL32(255, 255, 255, 230), 0, 1.5f);
+    dl->AddText(ImVec2(q.x + 14, q.y), ImGui::GetColorU32(ImGuiCol_Text), "followed sample");
+  }
   return hovered;
 }
 
@@ -173,8 +228,11 @@ json cloud_json(const EmbeddingCloud& c, const std::string& module, int step) {
     points.push_back({c.pca.points[i * 2], c.pca.points[i * 2 + 1]});
     labels.push_back(label_json(c.labels[i]));
   }
+  int followed = 0;
+  for (int v : c.samples) followed += v >= 0;
   return {{"module", module},         {"step", step},           {"points", points},
           {"labels", labels},         {"samples", c.samples},   {"steps", c.steps},
+          {"rows", c.rows},           {"count", c.pca.n},       {"followed_count", followed},
           {"explained", {c.pca.explained[0], c.pca.explained[1]}}, {"pca_ms", c.ms}};
 }
 
@@ -218,20 +276,33 @@ void draw_embeddings(AppState& s, InsightsState& st) {
   if (c->loading) return insight_hint("loading " + name + " ...");
   if (!c->problem.empty()) return insight_hint(c->problem);
   ImGui::SameLine(0, ImGui::GetFontSize());
-  ImGui::Text("%d points · PC1 %.1f%% · PC2 %.1f%% of the variance", c->pca.n, 100 * c->pca.explained[0],
-              100 * c->pca.explained[1]);
+  int followed = 0;
+  for (int v : c->samples) followed += v >= 0;
+  if (em.tables)
+    ImGui::Text("%d points · PC1 %.1f%% · PC2 %.1f%% of the variance", c->pca.n, 100 * c->pca.explained[0],
+                100 * c->pca.explained[1]);
+  else
+    ImGui::Text("%d points, %d of followed samples · PC1 %.1f%% · PC2 %.1f%% of the variance", c->pca.n, followed,
+                100 * c->pca.explained[0], 100 * c->pca.explained[1]);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::max(160.0f, std::min(avail.x - 200, avail.y - 40));
   bool clicked = false;
-  const int hovered = draw_scatter(*c, side, em.tables && c->pca.n <= 400, &clicked);
+  json screen;
+  const int hovered = draw_scatter(*c, side, em.tables && c->pca.n <= 400, !em.tables, &clicked, &screen);
   em.hovered = hovered;
   if (hovered >= 0) {
     const std::string& l = c->labels[hovered];
+    const char* label = l.empty() ? "(none recorded)" : l.c_str();
+    const int row = c->rows[hovered];
+    const std::string where = row >= 0 ? "batch row " + std::to_string(row) : "batch row unknown";
     if (em.tables) ImGui::SetTooltip("row %d: %s", c->samples[hovered], l.c_str());
-    else ImGui::SetTooltip("sample %d at step %d\nlabel: %s\nclick: follow it in Replay", c->samples[hovered],
-                           c->steps[hovered], l.empty() ? "(none recorded)" : l.c_str());
+    else if (c->samples[hovered] >= 0)
+      ImGui::SetTooltip("followed sample %d (%s) at step %d\nlabel: %s\nclick: open it in Replay at that step",
+                        c->samples[hovered], where.c_str(), c->steps[hovered], label);
+    else ImGui::SetTooltip("%s at step %d\nlabel: %s\nnot followed: only followed samples open in Replay",
+                           where.c_str(), c->steps[hovered], label);
   }
-  if (clicked && !em.tables) {
+  if (clicked && !em.tables && c->samples[hovered] >= 0) {
     const int pos = s.model.samples().position(c->samples[hovered]);
     if (pos >= 0) s.selection.sample_cursor = pos;
     st.sample = c->samples[hovered];
@@ -239,12 +310,15 @@ void draw_embeddings(AppState& s, InsightsState& st) {
     s.page_request = "Replay";
   }
   insight_hint(em.tables ? "Each row of the table, labelled by its token."
-                         : "Each point: one followed sample at one recorded step, pooled (mean over positions) at this "
-                           "module's output, coloured by its class.");
+                         : "Each point: one batch row at one recorded step, pooled (mean over positions) at this "
+                           "module's output, coloured by its class; followed samples ringed (a click opens one in "
+                           "Replay). Runs recorded before every row was kept show the followed samples alone.");
   em.view = cloud_json(*c, name, s.selection.step);
   em.view["table"] = em.tables;
   em.view["modules"] = modules;
   em.view["depth"] = em.depth;
+  em.view["screen"] = std::move(screen);
+  em.view["hovered"] = hovered >= 0 ? json(hovered) : json();
 }
 
 json embeddings_command(AppState& s, InsightsState& st, const json& cmd) {

@@ -62,7 +62,8 @@ struct EmbeddingCloud {
   bool loading = true;
   std::string problem;             // "" when computed
   Pca2 pca;
-  std::vector<int> steps, samples; // per point (tables: -1)
+  std::vector<int> steps, samples; // per point (tables: -1, row); samples: -1 = a row no sample followed
+  std::vector<int> rows;           // per point: batch row (-1 unknown; tables: the table's row)
   std::vector<std::string> labels; // per point: class or token ("" unknown)
   double ms = 0;                   // time the PCA took
 };

@@ -4,19 +4,29 @@ Vectors: for each module call made directly from the root model's forward (the
 root call is the only open call when the child returns; e.g. conv1, bn1, relu,
 maxpool, layer1..4, avgpool, fc of a ResNet, blocks.0 of a model that loops
 over an nn.ModuleList) whose first tensor output is floating point with the
-batch as its first dimension, each followed sample's row (``ctx.followed_rows``)
-pooled to one vector: ``[B, C, H, W...]`` -> mean over the spatial dims,
-``[B, T, D]`` -> mean over the tokens (padding included), ``[B, D]`` as is.
-The first grad-enabled call of each child module per step and root module is
-taken (evaluation passes under no_grad are not). One
-EmbeddingRecord {step, module, samples, labels, vectors [samples, dim]} per
-call, vectors a tensor (role Other) on the child's call. Labels: the followed
-sample's class (``label_index``); when the batch came without a DataLoader,
-the target of the loss computed from this forward when it is a 1-d integer
-tensor with one entry per batch row (classification), else empty strings.
-Records are written once labels are known: at the backward, the step's end,
-the next forward or the run's end. Outputs not carrying the batch dimension
-(e.g. a positional embedding of shape [T, D]) are named in a notice.
+batch as its first dimension, each batch row pooled to one vector:
+``[B, C, H, W...]`` -> mean over the spatial dims, ``[B, T, D]`` -> mean over
+the tokens (padding included), ``[B, D]`` as is. The first grad-enabled call of
+each child module per step and root module is taken (evaluation passes under
+no_grad are not). One EmbeddingRecord per call, its tensors (role Embedding) on
+the child's call:
+  - ``samples``, ``labels``, ``vectors`` [samples, dim]: the followed samples
+    (``ctx.followed_rows``), at full width; ``positions``: their batch rows;
+  - ``rows``, ``row_labels``, ``batch_vectors`` [len(rows), dim']: every batch
+    row, bounded: the leading ``MAX_ROWS`` rows plus any followed row past
+    them (``batch_rows_of``), and at most ``MAX_DIM`` dims (a wider vector is
+    averaged over contiguous groups of its dims, ``narrowed``);
+    ``batch_size``: the batch's rows.
+Cost: len(rows) x sum over the modules of min(dim, MAX_DIM) float32 values a
+step (torchvision ResNet-18, 10 modules of 64..512 dims: 1,738 values = 6,952
+bytes a row before compression; 222 KB a step at batch 32, 1.78 MB at most).
+Labels: the followed sample's class (``label_index``); the rows' classes, and
+the followed ones' when the batch came without a DataLoader: the target of the
+loss computed from this forward when it is a 1-d integer tensor with one entry
+per batch row (classification), else empty strings. Records are written once
+labels are known: at the backward, the step's end, the next forward or the
+run's end. Outputs not carrying the batch dimension (e.g. a positional
+embedding of shape [T, D]) are named in a notice.
 
 Tables: each ``nn.Embedding`` at its first call in the run (its weights as
 used at step 0's forward) -> EmbeddingTableRecord {module, rows, labels}: the
@@ -24,7 +34,8 @@ leading rows that fit the ``max_elems`` budget, labelled by the script's
 vocabulary where one is found (``captures.vocabulary``).
 
 Contract: reads outputs and weights (copies are kept by the native recorder),
-writes nothing of the user's, draws no random numbers.
+detached and under no_grad; writes nothing of the user's, draws no random
+numbers (training is bit-identical with and without this capture).
 """
 
 import torch
@@ -38,14 +49,35 @@ def attach(ctx):
     return EmbeddingsCapture(ctx)
 
 
+MAX_ROWS = 256  # leading batch rows pooled per record (followed rows past them added)
+MAX_DIM = 512   # dims kept of a batch row's vector
+
+
 def pooled(output, positions):
     """[len(positions), dim] vectors of the rows `positions` of a batch-first output."""
-    rows = output.detach()[positions]
+    out = output.detach()
+    rows = out[:len(positions)] if positions == list(range(len(positions))) else out[positions]
     if rows.dim() >= 4:
         return rows.mean(dim=tuple(range(2, rows.dim())))
     if rows.dim() == 3:
         return rows.mean(dim=1)
     return rows
+
+
+def batch_rows_of(batch_size, followed_positions, max_rows=MAX_ROWS):
+    """The batch rows recorded: 0 .. min(batch_size, max_rows) - 1, then the
+    followed positions past them in ascending order."""
+    lead = min(batch_size, max_rows)
+    return list(range(lead)) + sorted({p for p in followed_positions if lead <= p < batch_size})
+
+
+def narrowed(vectors, max_dim=MAX_DIM):
+    """[rows, dim] -> [rows, min(dim, max_dim)]: a wider vector's dims averaged
+    over max_dim contiguous groups (adaptive average pooling: group k spans
+    dims floor(k*dim/max_dim) .. ceil((k+1)*dim/max_dim) - 1); deterministic."""
+    if vectors.shape[1] <= max_dim:
+        return vectors
+    return torch.nn.functional.adaptive_avg_pool1d(vectors.unsqueeze(1), max_dim).squeeze(1)
 
 
 class EmbeddingsCapture:
@@ -59,6 +91,7 @@ class EmbeddingsCapture:
         self._tables = set()         # id() of nn.Embedding modules recorded
         self._pending = []           # EmbeddingRecord dicts waiting for labels
         self._positions = []         # batch positions behind _pending's samples
+        self._rows = []              # batch positions behind _pending's rows
         self._unbatched = {}         # module path -> output shape
 
     # ------------------------------------------------------------ hooks --
@@ -84,8 +117,10 @@ class EmbeddingsCapture:
         if targets is not None and targets.dim() == 1 and targets.shape[0] == self.batch_rows \
                 and not targets.is_floating_point() and self._pending:
             labels = targets.detach()[self._positions].tolist()
+            row_labels = [str(int(t)) for t in targets.detach()[self._rows].tolist()]
             for r in self._pending:
                 r["labels"] = [lab if lab else str(int(t)) for lab, t in zip(r["labels"], labels)]
+                r["row_labels"] = row_labels
         self._flush()
 
     def on_step_end(self, step):
@@ -110,17 +145,24 @@ class EmbeddingsCapture:
         if out.shape[0] != self.batch_rows:
             self._unbatched.setdefault(name, tuple(out.shape))
             return
-        rows = self.s.followed_rows(self.batch_rows)
-        if not rows:
+        followed = self.s.followed_rows(self.batch_rows)
+        if not followed:
             return
-        positions = [pos for _, pos, _ in rows]
+        positions = [pos for _, pos, _ in followed]
+        rows = batch_rows_of(self.batch_rows, positions)
         with torch.no_grad():
-            vectors = pooled(out, positions)
+            every = pooled(out, rows)
+            index = {r: k for k, r in enumerate(rows)}
+            vectors = every[[index[p] for p in positions]]
+            narrow = narrowed(every)
         tid = self.s.rec.tensor(vectors, P.EMBEDDING, eid, "embedding")
+        batch_tid = self.s.rec.tensor(narrow, P.EMBEDDING, eid, "embedding rows")
         self._positions = positions
-        self._pending.append(R.embedding(step=self.s.step, module=name, samples=[s for s, _, _ in rows],
-                                         labels=["" if lab is None else str(lab) for _, _, lab in rows],
-                                         vectors=tid))
+        self._rows = rows
+        self._pending.append(R.embedding(step=self.s.step, module=name, samples=[s for s, _, _ in followed],
+                                         labels=["" if lab is None else str(lab) for _, _, lab in followed],
+                                         vectors=tid, positions=positions, rows=rows, row_labels=[""] * len(rows),
+                                         batch_vectors=batch_tid, batch_size=self.batch_rows))
 
     def _table(self, module, eid):
         weight = module.weight.detach()

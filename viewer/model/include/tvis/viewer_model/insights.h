@@ -48,13 +48,19 @@ struct GradCamEntry {
   uint64_t map = 0;         // tensor id, [h, w]
 };
 
-/// One EmbeddingRecord: the followed samples' pooled vectors at one module.
+/// One EmbeddingRecord: the followed samples' pooled vectors at one module,
+/// and (files that have them: `rows` not empty) every recorded batch row's.
 struct EmbeddingEntry {
   int step = 0;
   std::string module;
   std::vector<int> samples;
   std::vector<std::string> labels;
   uint64_t vectors = 0;  // tensor id, [samples, dim]
+  std::vector<int> positions;           // batch row of each of `samples` (empty: unknown)
+  std::vector<int> rows;                // batch row of each row of batch_vectors (empty: none)
+  std::vector<std::string> row_labels;  // class of each of `rows` ("" unknown)
+  uint64_t batch_vectors = 0;           // tensor id, [rows, dim'] (meaningful when rows is not empty)
+  int batch_size = 0;                   // rows of the batch
 };
 
 /// One EmbeddingTableRecord: an nn.Embedding's leading rows.
