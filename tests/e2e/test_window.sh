@@ -78,6 +78,28 @@ view real_select "$REAL" --page Explore --select "$CONV"
 [ "$(json_get "$OUT/real_select.json" '["selection"]["event"]')" = "$CONV" ] || fail "real run --select $CONV: $(cat "$OUT/real_select.json")"
 [ "$(json_get "$OUT/real_select.json" '["selection"]["tensor"]')" != null ] || fail "real run --select $CONV: no tensor shown"
 screen_check selected-row "$OUT/real_select.png"
+
+# 1e. The Timeline keeps tvis's own work apart (docs/viewer_test_surface.md,
+# Explore's view): the real run on the user's clock by default, each phase's
+# user + own time its wall time and some own time recorded (captures); on the
+# wall clock the tvis lane draws it. The golden file, recorded before own time
+# was measured, shows wall times and says own time was not recorded.
+view real_timeline "$REAL" --page Explore --panel Timeline --step 1
+"$TEST_PY" - "$OUT/real_timeline.json" <<'PY' || fail "real run timeline: $(cat "$OUT/real_timeline.json")"
+import json, sys
+v = json.load(open(sys.argv[1]))["view"]
+assert v["timeline"]["clock"] == "user" and v["timeline"]["own_recorded"] and v["timeline"]["own_ms"] > 0, v["timeline"]
+assert v["phase_times"] and all(abs(p["user_ms"] + p["own_ms"] - p["wall_ms"]) < 1e-6 for p in v["phase_times"])
+assert sum(p["own_ms"] for p in v["phase_times"]) > 0, v["phase_times"]
+PY
+view real_timeline_wall "$REAL" --page Explore --panel Timeline --step 1 --link timeline_clock=wall
+[ "$(json_get "$OUT/real_timeline_wall.json" '["view"]["timeline"]["clock"]')" = '"wall"' ] || fail "real run: wall clock: $(cat "$OUT/real_timeline_wall.json")"
+json_get "$OUT/real_timeline_wall.json" '["view"]["timeline"]["own_bars"]' | awk '{ exit !($1 > 0) }' || fail "real run: no tvis lane bars"
+check_not_blank "$OUT/real_timeline_wall.png"
+view golden_timeline "$GOLDEN" --page Explore --panel Timeline
+[ "$(json_get "$OUT/golden_timeline.json" '["view"]["timeline"]["own_recorded"]')" = false ] || fail "golden: own time claimed: $(cat "$OUT/golden_timeline.json")"
+[ "$(json_get "$OUT/golden_timeline.json" '["view"]["timeline"]["clock"]')" = '"wall"' ] || fail "golden: not wall time"
+[ "$(json_get "$OUT/golden_timeline.json" '["view"]["phase_times"][0]["own_ms"]')" = null ] || fail "golden: phase own time"
 screen_check heatmap "$OUT/real_select.png"
 
 # 2. Its run folder opens the same run.

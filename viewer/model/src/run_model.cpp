@@ -212,7 +212,7 @@ const RunInfo& RunModel::info() {
   const bool final_meta = meta->complete() || meta->finished_unix_ms() != 0;
   info_.steps_recorded = final_meta ? meta->steps_recorded() : -1;
   if (meta->phase_timings())
-    for (const auto* t : *meta->phase_timings()) info_.phase_timings.push_back({t->step(), t->phase(), t->ns()});
+    for (const auto* t : *meta->phase_timings()) info_.phase_timings.push_back({t->step(), t->phase(), t->ns(), t->own_ns()});
   info_.optimizer_class = str(meta->optimizer_class());
   if (meta->options())
     for (const auto* kv : *meta->options()) info_.options.emplace_back(str(kv->key()), str(kv->value()));

@@ -288,8 +288,13 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
   ImGui::TableSetColumnIndex(2);
   ImGui::TextUnformatted(phase_label(e->phase()));
   ImGui::TableSetColumnIndex(3);
-  if (e->t_end_ns() > e->t_begin_ns()) ImGui::TextUnformatted(duration_label(e->t_end_ns() - e->t_begin_ns()).c_str());
+  // Time: the user's; tvis: tvis's own work inside the call (user_time.h)
+  const UserTime ut = event_time(e);
+  if (e->t_end_ns() > e->t_begin_ns()) ImGui::TextUnformatted(duration_label(ut.user).c_str());
   ImGui::TableSetColumnIndex(4);
+  if (ut.known && ut.own > 0) ImGui::TextDisabled("%s", duration_label(ut.own).c_str());
+  else ImGui::TextDisabled("-");
+  ImGui::TableSetColumnIndex(5);
   const std::string where = call_site(s.model, e->call_file(), e->call_line());
   ImGui::TextDisabled("%s", where.c_str());
   ImGui::PopID();
@@ -343,12 +348,13 @@ void draw_call_tree(AppState& s, ExploreState& x) {
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_BordersOuterH;
-  if (!ImGui::BeginTable("calltree", 5, flags)) return;
+  if (!ImGui::BeginTable("calltree", 6, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("Call", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoHide, 4.0f);
   ImGui::TableSetupColumn("Step", ImGuiTableColumnFlags_WidthFixed, em * 2.4f);
   ImGui::TableSetupColumn("Phase", ImGuiTableColumnFlags_WidthFixed, em * 4.6f);
   ImGui::TableSetupColumn("Time", ImGuiTableColumnFlags_WidthFixed, em * 4.6f);
+  ImGui::TableSetupColumn("tvis own", ImGuiTableColumnFlags_WidthFixed, em * 4.4f);
   ImGui::TableSetupColumn("Called from", ImGuiTableColumnFlags_WidthStretch, 1.3f);
   ImGui::TableHeadersRow();
 

@@ -111,13 +111,47 @@ void draw_explore_page(AppState& s) {
   ImGui::PopStyleVar();
 }
 
+// The selected step's phase timings: the user's, tvis's own and wall time
+// (ms; own_ms null where the run did not record own time).
+nlohmann::json phase_times_json(const RunInfo& info, int step) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& t : info.phase_timings) {
+    if (t.step != step || t.ns < 0) continue;
+    const UserTime ut = phase_time(t.ns, t.own_ns);
+    out.push_back({{"phase", phase_label(t.phase)},
+                   {"wall_ms", static_cast<double>(ut.wall) / 1e6},
+                   {"user_ms", static_cast<double>(ut.user) / 1e6},
+                   {"own_ms", ut.known ? nlohmann::json(static_cast<double>(ut.own) / 1e6) : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
 // What Explore shows, for state()["view"].
 nlohmann::json explore_view(AppState& s) {
   const Selection& sel = s.selection;
   ExploreState& x = explore_state(s);
+  const TimelineState& tl = x.timeline;
+  nlohmann::json timeline = {{"clock", tl.wall_clock || !tl.own_known ? "wall" : "user"},
+                             {"step", tl.step},
+                             {"calls", tl.calls},
+                             {"own_recorded", tl.own_known},
+                             {"own_ms", tl.own_known ? nlohmann::json(static_cast<double>(tl.own_ns) / 1e6)
+                                                     : nlohmann::json(nullptr)},
+                             {"own_bars", tl.own_bars}};
+  nlohmann::json event_time = nullptr;
+  if (sel.event)
+    if (const schema::Event* e = s.model.event(*sel.event)) {
+      const UserTime ut = tvis::viewer::event_time(e);
+      event_time = {{"wall_ms", static_cast<double>(ut.wall) / 1e6},
+                    {"user_ms", static_cast<double>(ut.user) / 1e6},
+                    {"own_ms", ut.known ? nlohmann::json(static_cast<double>(ut.own) / 1e6) : nlohmann::json(nullptr)}};
+    }
   return {{"step", sel.step},
           {"phase", phase_label(sel.phase)},
           {"event", sel.event ? nlohmann::json(*sel.event) : nlohmann::json(nullptr)},
+          {"event_time", event_time},
+          {"phase_times", phase_times_json(s.model.info(), sel.step)},
+          {"timeline", timeline},
           {"layer", x.inspector.layer_drawn ? layer_view_json(s.model, x.inspector.layer) : nlohmann::json(nullptr)}};
 }
 
@@ -128,6 +162,13 @@ nlohmann::json explore_command(AppState& s, const nlohmann::json& cmd) {
     nlohmann::json names = nlohmann::json::array();
     for (const Tab& tab : kTabs) names.push_back(tab.label);
     return names;
+  }
+  if (cmd.contains("timeline_clock")) {  // the Timeline's clock: "user" (the default) or "wall"
+    const nlohmann::json& c = cmd["timeline_clock"];
+    if (!c.is_string() || (c != "user" && c != "wall")) return false;
+    explore_state(s).timeline.wall_clock = c == "wall";
+    explore_state(s).timeline.fitted = false;
+    return true;
   }
   if (cmd.contains("layer_view")) {  // the inspector's Layer view (a module call's On image / Neurons / Stats)
     if (!cmd["layer_view"].is_boolean()) return false;

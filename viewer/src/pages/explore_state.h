@@ -59,6 +59,14 @@ struct TimelineState {
   bool fitted = false;
   size_t calls = 0;       // timed calls drawn last frame
   bool complete = false;  // every Events chunk of the step was loaded last frame
+  // The clock (user_time.h): false: the user's time (tvis's own work taken
+  // out; the default); true: wall time, with a "tvis" lane showing where
+  // tvis's own work went. Kept across steps. A run without own time draws
+  // wall time either way.
+  bool wall_clock = false;
+  bool own_known = false;  // the step's calls carry own time (last frame)
+  int64_t own_ns = 0;      // tvis's own time over the step's calls (last frame)
+  size_t own_bars = 0;     // bars drawn in the tvis lane last frame
 };
 
 struct SourceViewState {

@@ -1,6 +1,8 @@
 // Step view: the phases of each recorded step (data, forward, loss,
 // backward, optimizer) as stacked bars on one time scale, with durations.
-// Click a phase to jump there. Timings come from the run's metadata.
+// Click a phase to jump there. Timings come from the run's metadata: the
+// user's time per phase (user_time.h), tvis's own work in its own column;
+// a run that recorded no own time shows wall times and says so.
 #include <imgui.h>
 
 #include <algorithm>
@@ -30,12 +32,17 @@ void draw_step_view(AppState& s, ExploreState&) {
     ImGui::TextDisabled("Loading run metadata ...");
     return;
   }
-  std::map<int, std::array<int64_t, 5>> steps;  // step -> ns per phase
+  std::map<int, std::array<int64_t, 5>> steps;  // step -> the user's ns per phase (wall without own time)
+  std::map<int, int64_t> own;                    // step -> tvis's own ns over its phases
+  bool own_known = false;
   for (const auto& t : info.phase_timings) {
     const int slot = phase_slot(t.phase);
     if (slot < 0 || t.ns < 0) continue;
+    const UserTime ut = phase_time(t.ns, t.own_ns);
+    own_known = own_known || ut.known;
     auto it = steps.try_emplace(t.step, std::array<int64_t, 5>{}).first;
-    it->second[static_cast<size_t>(slot)] += t.ns;
+    it->second[static_cast<size_t>(slot)] += ut.user;
+    own[t.step] += ut.own;
   }
   if (steps.empty()) {
     ImGui::TextDisabled("This run records no phase timings.");
@@ -59,15 +66,21 @@ void draw_step_view(AppState& s, ExploreState&) {
     ImGui::SameLine(0, em);
   }
   ImGui::NewLine();
+  if (own_known)
+    ImGui::TextDisabled("Your code's time per phase; tvis's own work (hooks, captures, Grad-CAM passes, copies, "
+                        "writing) is in the tvis column.");
+  else
+    ImGui::TextDisabled("This run did not record tvis's own time: these are wall times, tvis's work included.");
 
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("steps", 8, flags)) return;
+  if (!ImGui::BeginTable("steps", 9, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("Step", ImGuiTableColumnFlags_WidthFixed, em * 3);
   ImGui::TableSetupColumn("Phases", ImGuiTableColumnFlags_WidthStretch);
   for (Phase p : kPhases) ImGui::TableSetupColumn(phase_label(p), ImGuiTableColumnFlags_WidthFixed, em * 4.4f);
   ImGui::TableSetupColumn("Total", ImGuiTableColumnFlags_WidthFixed, em * 4.4f);
+  ImGui::TableSetupColumn("tvis own", ImGuiTableColumnFlags_WidthFixed, em * 4.4f);
   ImGui::TableHeadersRow();
   for (const auto& [step, ns] : steps) {
     ImGui::TableNextRow();
@@ -107,6 +120,9 @@ void draw_step_view(AppState& s, ExploreState&) {
     }
     ImGui::TableSetColumnIndex(7);
     ImGui::TextUnformatted(duration_label(total).c_str());
+    ImGui::TableSetColumnIndex(8);
+    if (own_known) ImGui::TextDisabled("%s", duration_label(own[step]).c_str());
+    else ImGui::TextDisabled("-");
   }
   ImGui::EndTable();
 }

@@ -185,7 +185,17 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
     if (e->def_line() > 0) site_link(c, e->def_file(), e->def_line());
     else ImGui::TextDisabled("-");
     key("duration");
-    if (e->t_end_ns() >= e->t_begin_ns() && e->t_end_ns() > 0) value(duration_label(e->t_end_ns() - e->t_begin_ns()));
+    if (e->t_end_ns() >= e->t_begin_ns() && e->t_end_ns() > 0) {
+      // the user's time; tvis's own work inside the call apart (user_time.h)
+      const UserTime ut = event_time(e);
+      value(user_time_label(ut));
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(ut.known ? "Your code's time in this call. tvis's own work inside it (hooks, captures,\n"
+                                     "Grad-CAM passes, copies, writing) is shown apart; wall time %s."
+                                   : "Wall time (%s). This run did not record tvis's own time: it includes tvis's\n"
+                                     "work (hooks, captures, Grad-CAM passes).",
+                          duration_label(ut.wall).c_str());
+    }
     else ImGui::TextDisabled("-");
     ImGui::TableSetColumnIndex(2);
     ImGui::TextDisabled("parent");

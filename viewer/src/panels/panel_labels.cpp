@@ -36,4 +36,9 @@ std::string duration_label(int64_t ns) {
   return buf;
 }
 
+std::string user_time_label(const UserTime& t) {
+  if (!t.known || t.own <= 0) return duration_label(t.user);
+  return duration_label(t.user) + "  (+" + duration_label(t.own) + " tvis)";
+}
+
 }  // namespace tvis::viewer

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tvis/viewer_model/run_model.h"
+#include "tvis/viewer_model/user_time.h"
 
 namespace tvis::viewer {
 
@@ -16,5 +17,9 @@ ImU32 phase_color(Phase phase);
 std::string call_site(RunModel& model, uint32_t file, uint32_t line);
 /// "1.25 ms", "830 us", "2.1 s".
 std::string duration_label(int64_t ns);
+/// A call's or phase's time as a user reads it: the user's time, with tvis's
+/// own part apart ("12 us  (+268 ms tvis)"); the wall time alone when own
+/// time was not recorded.
+std::string user_time_label(const UserTime& t);
 
 }  // namespace tvis::viewer

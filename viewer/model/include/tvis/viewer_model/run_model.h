@@ -89,6 +89,7 @@ struct RunInfo {
     int step = -1;
     schema::Phase phase = schema::Phase::None;
     int64_t ns = 0;
+    int64_t own_ns = -1;  // tvis's own part of ns; -1: not recorded (user_time.h)
   };
   std::vector<PhaseTime> phase_timings;  // wall time per (step, phase), as recorded
   std::string optimizer_class;           // "" without torch.optim
