@@ -149,11 +149,12 @@ s.send("notifications/initialized", notify=True)
 m = s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x"}})
 expect("a second initialize: -32600", error_code(m) == -32600, m)
 
-# tools/list: the three tools, each with a closed object schema.
+# tools/list: the four tools, each with a closed object schema.
 m = s.request("tools/list")
 tools = {t["name"]: t for t in m.get("result", {}).get("tools", [])}
-expect("tools/list: profiles, check, graph", sorted(tools) == ["check", "graph", "profiles"], sorted(tools))
-for name, props in (("profiles", []), ("check", ["profile", "target", "timeout_ms"]),
+expect("tools/list: profiles, check, graph, diagnose", sorted(tools) == ["check", "diagnose", "graph", "profiles"],
+       sorted(tools))
+for name, props in (("profiles", []), ("check", ["profile", "target", "timeout_ms"]), ("diagnose", ["run"]),
                     ("graph", ["out", "profile", "recapture", "target", "timeout_ms"])):
     schema = tools.get(name, {}).get("inputSchema", {})
     expect("%s: inputSchema is an object schema" % name, schema.get("type") == "object", schema)
@@ -239,6 +240,20 @@ for out in (outside, "../outside_runs", "link_out/outside_runs"):
     expect("graph out %s: refused" % out, err is True and j.get("ok") is False and
            ("leaves the workspace" in d or "must be relative" in d), j)
     expect("graph out %s: nothing written outside" % out, not os.path.exists(outside), outside)
+
+# diagnose: the graph run (a profile capture: no training steps, nothing to find), as tvis diagnose --json
+# says; a run outside the workspace is refused.
+err, j = s.call("diagnose", {"run": "graph_runs"})
+p = subprocess.run([TVIS, "diagnose", "--json", os.path.join(WS, "graph_runs")], capture_output=True, text=True)
+expect("diagnose graph_runs: no findings, not an error", err is False and j.get("findings") == [] and
+       j.get("counts") == {"error": 0, "warning": 0, "note": 0}, j)
+expect("diagnose graph_runs: tvis diagnose's object", p.returncode == 0 and
+       {k: v for k, v in json.loads(p.stdout or "{}").items() if k != "read"} == {k: v for k, v in j.items() if k != "read"},
+       (p.stdout, j))
+for bad in ("link_out/outside_runs", "../outside_runs", "/etc"):
+    err, j = s.call("diagnose", {"run": bad})
+    expect("diagnose %s: refused" % bad, err is True and ("leaves the workspace" in j.get("error", "") or
+                                                         "must be relative" in j.get("error", "")), j)
 os.remove(os.path.join(WS, "link_out"))
 
 # profiles: exactly what tvis profiles --json prints.

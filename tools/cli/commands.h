@@ -17,6 +17,7 @@ namespace tvis::cli {
 #define TVIS_COMMANDS(X) \
   X(agent)               \
   X(check)               \
+  X(diagnose)            \
   X(graph)               \
   X(inspect)             \
   X(mcp)                 \

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "diagnose_report.h"
 #include "profile_commands.h"
 
 namespace tvis::cli {
@@ -56,18 +57,20 @@ CaptureRequestArgs capture_request(const McpToolsSetup& s, const json& args) {
   return r;
 }
 
-// The runs folder `out` names inside `workspace`, or "" with `why`: a client
-// may only name a folder in the workspace (relative, never leaving it, also
-// not through a link), since tvis writes there.
-std::string runs_folder_in(const std::string& workspace, const std::string& out, std::string* why) {
+// The path `out` names inside `workspace`, or "" with `why` (naming the
+// argument `what`): a client may only name a path in the workspace
+// (relative, never leaving it, also not through a link), since tvis writes
+// there (graph's out) or reads there (diagnose's run).
+std::string runs_folder_in(const std::string& workspace, const std::string& out, std::string* why,
+                           const std::string& what = "out") {
   namespace fs = std::filesystem;
-  if (fs::path(out).is_absolute()) return *why = "out must be relative to the workspace, got the absolute " + out, "";
+  if (fs::path(out).is_absolute()) return *why = what + " must be relative to the workspace, got the absolute " + out, "";
   std::error_code ec;
   const fs::path root = fs::weakly_canonical(workspace, ec);
   const fs::path folder = fs::weakly_canonical(fs::path(workspace) / out, ec);
   const std::string r = root.string(), f = folder.string();
   if (ec || r.empty() || !(f == r || f.rfind(r == "/" ? r : r + "/", 0) == 0))
-    return *why = "out " + out + " leaves the workspace " + workspace, "";
+    return *why = what + " " + out + " leaves the workspace " + workspace, "";
   return f;
 }
 
@@ -140,6 +143,46 @@ std::vector<mcp::Tool> profile_tools(const McpToolsSetup& setup) {
                      if (!out.empty() && (out = runs_folder_in(setup.workspace, out, &why)).empty())
                        return result(setup, "graph", refused_outcome(r, why));
                      return result(setup, "graph", graph_outcome(r, out, graph_argv(r)));
+                   }});
+  tools.push_back({"diagnose", "Say what is wrong with a recorded training",
+                   "Reads a recorded run's statistics and indexes (never its tensor values) and returns findings, "
+                   "worst first: the first non-finite value and what produced it, exploding or vanishing gradients, "
+                   "updates far outside the usual size, parameters left out, probabilities passed as logits, targets "
+                   "out of range or of one class, unnormalized or repeated batches, a loss that is not finite or "
+                   "rises. Each has a kind, a severity (error, warning, note), a message, its evidence as numbers and "
+                   "a link (page, step, phase, module, param) to where the viewer shows it. The object `tvis "
+                   "diagnose --json` prints; isError when the run cannot be read or an error-level finding exists.",
+                   {{"type", "object"},
+                    {"properties",
+                     {{"run",
+                       {{"type", "string"},
+                        {"minLength", 1},
+                        {"description",
+                         "a run.tvis, its run folder, or a runs folder (its newest run), relative to the workspace "
+                         "and inside it"}}}}},
+                    {"required", json::array({"run"})},
+                    {"additionalProperties", false}},
+                   {{"type", "object"},
+                    {"properties",
+                     {{"run", {{"type", "string"}}},
+                      {"findings", {{"type", "array"}}},
+                      {"counts", {{"type", "object"}}},
+                      {"read", {{"type", "object"}}}}},
+                    {"required", json::array({"run", "findings", "counts"})}},
+                   [setup](const json& args) {
+                     std::string why, error;
+                     const std::string run = runs_folder_in(setup.workspace, args.value("run", ""), &why, "run");
+                     DiagnoseReport report;
+                     if (run.empty() || !diagnose_run(run, report, &error)) {
+                       const std::string message = run.empty() ? why : error;
+                       setup.log("diagnose: " + message);
+                       return mcp::ToolResult{{{"run", args.value("run", "")},
+                                               {"findings", json::array()},
+                                               {"counts", json::object()},
+                                               {"error", message}},
+                                              true};
+                     }
+                     return mcp::ToolResult{diagnose_json(report), report.has_error()};
                    }});
   return tools;
 }

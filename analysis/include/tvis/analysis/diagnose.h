@@ -1,0 +1,32 @@
+// diagnose.h: every check over a run's facts, findings worst first.
+//
+// Each check reads statistics, shapes and indexes only (RunFacts), states a
+// finding only on evidence it can show as numbers, and says nothing where
+// the run does not hold what it needs. Thresholds are the constants at the
+// top of each check's file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tvis/analysis/finding.h"
+#include "tvis/analysis/run_facts.h"
+
+namespace tvis::analysis {
+
+/// The checks' kinds, in the order they run (docs/diagnose.md).
+const std::vector<std::string>& check_kinds();
+
+/// Every check; errors first, then warnings, then notes; within one
+/// severity, earlier steps and calls first.
+std::vector<Finding> diagnose(const RunFacts& facts);
+
+// The checks, each in its own file.
+void check_non_finite(const RunFacts& facts, std::vector<Finding>& out);
+void check_gradient_flow(const RunFacts& facts, std::vector<Finding>& out);
+void check_updates(const RunFacts& facts, std::vector<Finding>& out);
+void check_loss_inputs(const RunFacts& facts, std::vector<Finding>& out);
+void check_data(const RunFacts& facts, std::vector<Finding>& out);
+void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out);
+
+}  // namespace tvis::analysis

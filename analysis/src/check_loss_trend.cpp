@@ -1,0 +1,70 @@
+// loss_non_finite / loss_rising: the loss over the recorded steps, with each
+// step's learning rates.
+//
+// loss_non_finite: the value backward() ran on is NaN or Inf at a step.
+// loss_rising: over at least kMinSteps steps, the last loss is more than
+//   kRise times the first and no step fell below the first.
+#include <cmath>
+
+#include "check_util.h"
+#include "tvis/analysis/diagnose.h"
+
+namespace tvis::analysis {
+
+namespace {
+
+constexpr size_t kMinSteps = 3;
+constexpr double kRise = 2.0;
+
+std::string lrs_at(const RunFacts& facts, int step) {
+  for (const StepFact& s : facts.steps())
+    if (s.step == step) {
+      std::string out;
+      for (size_t g = 0; g < s.lrs.size(); ++g)
+        if (!std::isnan(s.lrs[g])) out += (out.empty() ? "" : ", ") + num(s.lrs[g]);
+      return out;
+    }
+  return "";
+}
+
+}  // namespace
+
+void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out) {
+  std::vector<const LossFact*> per_step;  // the first loss of each step
+  for (const LossFact& l : facts.losses())
+    if (l.step >= 0 && (per_step.empty() || per_step.back()->step != l.step)) per_step.push_back(&l);
+  for (const LossFact* l : per_step)
+    if (!std::isfinite(l->value)) {
+      const std::string lr = lrs_at(facts, l->step);
+      Finding f = finding("loss_non_finite", Severity::Error,
+                          "the loss is " + num(l->value) + " at step " + std::to_string(l->step) +
+                              (lr.empty() ? "" : " (learning rate " + lr + ")") +
+                              ": nothing after it trains; the first non-finite value shows where it began.",
+                          l->step, l->event);
+      f.evidence = {{"loss", l->value}, {"step", double(l->step)}};
+      f.where.page = "Loss", f.where.phase = "loss";
+      out.push_back(std::move(f));
+      return;
+    }
+  if (per_step.size() < kMinSteps) return;
+  const double first = per_step.front()->value, last = per_step.back()->value;
+  bool fell = false;
+  for (const LossFact* l : per_step) fell = fell || l->value < first;
+  if (first > 0 && last > kRise * first && !fell) {
+    const LossFact& end = *per_step.back();
+    const std::string lr = lrs_at(facts, per_step.front()->step);
+    std::string values;
+    for (const LossFact* l : per_step) values += (values.empty() ? "" : ", ") + num(l->value);
+    Finding f = finding("loss_rising", Severity::Warning,
+                        "the loss rose from " + num(first) + " to " + num(last) + " over " +
+                            std::to_string(per_step.size()) + " steps (" + values + ")" +
+                            (lr.empty() ? "" : " with learning rate " + lr) +
+                            ": training is diverging; try a smaller learning rate.",
+                        end.step, end.event);
+    f.evidence = {{"first", first}, {"last", last}, {"steps", double(per_step.size())}, {"learning_rate", 0, lr}};
+    f.where.page = "Loss", f.where.step = end.step;
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace tvis::analysis

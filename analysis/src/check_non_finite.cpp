@@ -1,0 +1,100 @@
+// non_finite: the first tensor, in the order the training computed them,
+// that holds NaN or Inf, and what produced it.
+//
+// Order within a step: the weights as the step began; the data, forward and
+// loss tensors by call; the gradients dL/d(output) in backward order (the
+// reverse of the calls); parameter gradients; updates. Only whole-tensor
+// records count (a followed sample's row repeats its tensor's values).
+#include <algorithm>
+#include <tuple>
+
+#include "check_util.h"
+#include "tvis/analysis/diagnose.h"
+
+namespace tvis::analysis {
+
+namespace {
+
+// Where in a step a role's tensors are computed (see the file comment).
+int stage_of(Role r) {
+  switch (r) {
+    case Role::Weight: return 0;
+    case Role::GradOutput:
+    case Role::GradInput:
+    case Role::LocalGrad: return 2;
+    case Role::Grad: return 3;
+    case Role::Update: return 4;
+    default: return 1;
+  }
+}
+
+const char* what_of(Role r) {
+  switch (r) {
+    case Role::Weight: return "the weight";
+    case Role::GradOutput: return "the gradient dL/d(output)";
+    case Role::GradInput: return "the gradient dL/d(input)";
+    case Role::Grad: return "the gradient";
+    case Role::Update: return "the update";
+    case Role::Batch: return "the batch";
+    case Role::Target: return "the targets";
+    case Role::Input: return "the input";
+    default: return "the output";
+  }
+}
+
+bool all_inputs_finite(const RunFacts& facts, const EventFact& e) {
+  bool any = false;
+  for (uint64_t id : e.inputs)
+    if (const TensorFact* t = facts.tensor(static_cast<int64_t>(id)); t && t->stats.present) {
+      any = true;
+      if (t->stats.non_finite() > 0) return false;
+    }
+  return any;
+}
+
+}  // namespace
+
+void check_non_finite(const RunFacts& facts, std::vector<Finding>& out) {
+  const TensorFact* first = nullptr;
+  std::tuple<int, int, int64_t> first_key{};
+  size_t tensors_hit = 0;
+  for (const TensorFact& t : facts.tensors()) {
+    if (t.sample != -1 || !t.stats.present || t.stats.non_finite() == 0) continue;
+    ++tensors_hit;
+    const EventFact* e = facts.event(t.event);
+    const int step = t.step >= 0 ? t.step : (e ? e->step : -1);
+    const int stage = stage_of(t.role);
+    const int64_t call = t.event < 0 ? 0 : (stage == 2 ? -t.event : t.event);
+    const std::tuple<int, int, int64_t> key{step, stage, call};
+    if (!first || key < first_key) first = &t, first_key = key;
+  }
+  if (!first) return;
+  const EventFact* e = facts.event(first->event);
+  const int step = std::get<0>(first_key);
+  const bool param = first->role == Role::Weight || first->role == Role::Grad || first->role == Role::Update;
+  std::string where = param ? first->name : (e ? who(*e) : first->name);
+  std::string message = std::string(what_of(first->role)) + " of " + where + " at step " + std::to_string(step) +
+                        " is the first value that is not finite (" + std::to_string(first->stats.nan) + " NaN, " +
+                        std::to_string(first->stats.inf) + " Inf of " + std::to_string(first->stats.count) + ")";
+  if (first->role == Role::Output && e && all_inputs_finite(facts, *e))
+    message += ": " + where + " produced it from finite inputs";
+  else if (first->role == Role::Batch || first->role == Role::Target)
+    message += ": the data itself holds it, before any layer ran";
+  else if (first->role == Role::Weight)
+    message += ": the weights were already broken when the step began";
+  Finding f = finding("non_finite", Severity::Error, message + ".", step, static_cast<uint64_t>(std::max<int64_t>(first->event, 0)));
+  f.evidence = {{"nan", double(first->stats.nan)}, {"inf", double(first->stats.inf)},
+                {"count", double(first->stats.count)}, {"tensors_non_finite", double(tensors_hit)}};
+  f.where.phase = first->role == Role::GradOutput || first->role == Role::GradInput ? "backward"
+                  : first->role == Role::Grad || first->role == Role::Update ? "optimizer"
+                  : e ? phase_name(e->phase) : "";
+  if (param) {
+    f.where.page = "Weights";
+    f.where.param = first->name;
+  } else if (e) {
+    f.where.module = e->name;
+  }
+  out.push_back(std::move(f));
+}
+
+}  // namespace tvis::analysis

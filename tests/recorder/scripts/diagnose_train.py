@@ -1,0 +1,96 @@
+"""A small classifier trained on synthetic data, healthy by default; each
+--bug plants one mistake `tvis diagnose` must name (tests/recorder/test_diagnose.py).
+The healthy run and every buggy one have the same shape: a DataLoader of
+12-feature rows, a stack of --depth Linear layers, cross_entropy, SGD."""
+import argparse
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+BUGS = ("none", "nan_layer", "vanishing", "exploding", "lr", "lr0_group", "unused", "softmax", "one_class",
+        "raw_inputs", "same_batch")
+
+
+class LogOfShifted(nn.Module):
+    """log(x - shift): NaN from finite inputs once x < shift (the planted NaN)."""
+
+    def __init__(self, shift):
+        super().__init__()
+        self.shift = shift
+
+    def forward(self, x):
+        return torch.log(x - self.shift + 1.0)
+
+
+class Net(nn.Module):
+    def __init__(self, depth, width, bug):
+        super().__init__()
+        layers = [nn.Linear(12, width)]
+        for _ in range(depth - 2):
+            layers.append(nn.Linear(width, width))
+        self.hidden = nn.ModuleList(layers)
+        self.act = nn.Sigmoid() if bug == "vanishing" else (nn.Identity() if bug == "exploding" else nn.ReLU())
+        self.head = nn.Linear(width, 4)
+        self.spare = nn.Linear(width, 4) if bug == "unused" else None  # held by the optimizer, never called
+        self.broken = LogOfShifted(10.0) if bug == "nan_layer" else None
+        for lin in self.hidden:
+            if bug == "exploding":
+                nn.init.orthogonal_(lin.weight, gain=3.0)
+            elif bug == "vanishing":
+                nn.init.normal_(lin.weight, std=0.3 / width ** 0.5)
+            else:
+                nn.init.kaiming_normal_(lin.weight, nonlinearity="relu")
+            nn.init.zeros_(lin.bias)
+
+    def forward(self, x):
+        for i, lin in enumerate(self.hidden):
+            x = self.act(lin(x))
+            if self.broken is not None and i == 1:
+                x = self.broken(x)
+        return self.head(x)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bug", choices=BUGS, default="none")
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--depth", type=int, default=8)
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    n, width = 256, 32
+    x = torch.randn(n, 12)
+    y = (x[:, :4].argmax(dim=1))  # learnable: the largest of the first four features
+    if args.bug == "raw_inputs":
+        x = (x * 40 + 128).clamp(0, 255).round()
+    if args.bug == "one_class":
+        y = torch.zeros(n, dtype=torch.long)
+    loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)
+    model = Net(args.depth, width, args.bug)
+    lr = 50.0 if args.bug == "lr" else 0.05
+    if args.bug == "lr0_group":
+        groups = [{"params": model.hidden.parameters()}, {"params": model.head.parameters(), "lr": 0.0}]
+    else:
+        groups = [{"params": model.parameters()}]
+    opt = torch.optim.SGD(groups, lr=lr)
+    step = 0
+    while step < args.steps:
+        batches = [next(iter(DataLoader(TensorDataset(x, y), batch_size=32)))] if args.bug == "same_batch" else loader
+        for xb, yb in batches:
+            logits = model(xb)
+            if args.bug == "softmax":
+                loss = F.cross_entropy(F.softmax(logits, dim=1), yb)
+            else:
+                loss = F.cross_entropy(logits, yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            print("step %d loss %.6f" % (step, loss.item()), flush=True)
+            step += 1
+            if step >= args.steps:
+                break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""`tvis diagnose`: each check names the mistake planted in a real training
+script (scripts/diagnose_train.py --bug ...) and says nothing about the
+healthy run of the same shape. Runs are recorded with `tvis run` on the
+suite's torch; diagnose reads statistics and indexes only."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import SCRIPTS, run_file_of, run_tvis
+
+SCRIPT = SCRIPTS / "diagnose_train.py"
+
+# bug -> (the kind it must produce, its severity, the link keys it must carry)
+CASES = {
+    "nan_layer": ("non_finite", "error", {"module": "broken", "phase": "forward"}),
+    "vanishing": ("vanishing_gradients", "warning", {"phase": "backward"}),
+    "exploding": ("exploding_gradients", "warning", {"phase": "backward"}),
+    "lr": ("update_too_large", "error", {"page": "Weights", "phase": "optimizer"}),
+    "lr0_group": ("update_zero", "warning", {"page": "Weights"}),
+    "unused": ("no_gradient", "warning", {"page": "Weights"}),
+    "softmax": ("probabilities_as_logits", "error", {"page": "Loss", "phase": "loss"}),
+    "one_class": ("one_class_targets", "warning", {"page": "Loss"}),
+    "raw_inputs": ("unnormalized_inputs", "warning", {"phase": "data"}),
+    "same_batch": ("repeated_batch", "warning", {"phase": "data"}),
+}
+
+
+def record(tvis, tmp_path, bug):
+    p = run_tvis(tvis, SCRIPT, "--bug", bug, "--steps", 5, steps=3, out=tmp_path / bug)
+    assert p.returncode == 0, p.stderr
+    return run_file_of(p.stdout)
+
+
+def diagnose(tvis, path):
+    p = subprocess.run([tvis, "diagnose", "--json", path], capture_output=True, text=True, timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    report = json.loads(p.stdout)
+    has_error = any(f["severity"] == "error" for f in report["findings"])
+    assert p.returncode == (1 if has_error else 0), (p.returncode, report["findings"])
+    return report
+
+
+def test_healthy_run_has_no_findings(tvis, tmp_path):
+    path = record(tvis, tmp_path, "none")
+    report = diagnose(tvis, path)
+    assert report["findings"] == [], report["findings"]
+    assert report["counts"] == {"error": 0, "warning": 0, "note": 0}
+    # statistics and indexes only: tensor values are never read
+    read = report["read"]
+    assert read["bytes_skipped"] > 0 and read["bytes"] + read["bytes_skipped"] <= os.path.getsize(path)
+    human = subprocess.run([tvis, "diagnose", path], capture_output=True, text=True, timeout=120)
+    assert human.returncode == 0 and "no findings" in human.stdout, human.stdout
+
+
+@pytest.mark.parametrize("bug", sorted(CASES))
+def test_planted_bug_is_named(tvis, tmp_path, bug):
+    kind, severity, link = CASES[bug]
+    report = diagnose(tvis, record(tvis, tmp_path, bug))
+    found = [f for f in report["findings"] if f["kind"] == kind]
+    assert found, (bug, [(f["kind"], f["message"]) for f in report["findings"]])
+    f = found[0]
+    assert f["severity"] == severity, f
+    assert f["message"].endswith(".") and len(f["message"]) > 40, f["message"]
+    assert f["evidence"], f
+    for key, value in link.items():
+        assert f["link"].get(key) == value, (key, f["link"])
+    assert isinstance(f["link"].get("step"), int) and f["link"]["step"] >= 0, f["link"]
+    # worst first: no finding after a less severe one
+    order = {"error": 0, "warning": 1, "note": 2}
+    ranks = [order[x["severity"]] for x in report["findings"]]
+    assert ranks == sorted(ranks), ranks
+
+
+def test_nan_names_the_producer_from_finite_inputs(tvis, tmp_path):
+    report = diagnose(tvis, record(tvis, tmp_path, "nan_layer"))
+    first = report["findings"][0]
+    assert first["kind"] == "non_finite", first
+    assert "broken" in first["message"] and "from finite inputs" in first["message"], first["message"]
+    assert first["link"]["step"] == 0
+    assert first["evidence"]["nan"] > 0
+
+
+def test_unused_names_the_parameters(tvis, tmp_path):
+    report = diagnose(tvis, record(tvis, tmp_path, "unused"))
+    f = next(f for f in report["findings"] if f["kind"] == "no_gradient")
+    assert f["link"]["param"].startswith("spare."), f
+    assert f["evidence"]["parameters"] == 2, f  # spare.weight and spare.bias
+    assert "hidden" not in f["message"] and "head" not in f["message"], f["message"]
+
+
+def test_unreadable_run_exits_2(tvis, tmp_path):
+    bad = tmp_path / "run.tvis"
+    bad.write_bytes(b"not a run at all" * 8)
+    p = subprocess.run([tvis, "diagnose", str(bad)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr.startswith("tvis diagnose: "), (p.returncode, p.stderr)
+    assert p.stdout == ""

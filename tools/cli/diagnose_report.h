@@ -1,0 +1,40 @@
+// diagnose_report.h: `tvis diagnose` and the mcp tool `diagnose` share this:
+// a run file read for its statistics and indexes only, the findings, and
+// their JSON (docs/diagnose.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tvis/analysis/diagnose.h"
+
+namespace tvis::cli {
+
+struct DiagnoseReport {
+  std::string path;  // the run.tvis read
+  bool complete = true;
+  std::vector<analysis::Finding> findings;
+  analysis::LoadCost cost;
+  double elapsed_ms = 0;  // opening, reading and checking
+  bool has_error() const;
+};
+
+/// Resolves `run` (a run.tvis, its folder, or a runs folder: the newest),
+/// reads what the checks need and runs them. False with *error set when the
+/// run cannot be read.
+bool diagnose_run(const std::string& run, DiagnoseReport& out, std::string* error);
+
+/// {"run", "complete", "findings": [...], "counts", "checks", "read"}.
+nlohmann::json diagnose_json(const DiagnoseReport& report);
+
+/// The findings as a person reads them, worst first, one block each.
+std::string diagnose_text(const DiagnoseReport& report);
+
+/// A finding's position as the viewer's link keys, and as tvis-view / tvis
+/// open flags ("--page Weights --step 1 --param fc.weight").
+nlohmann::json position_json(const analysis::Position& where);
+std::string position_flags(const analysis::Position& where);
+
+}  // namespace tvis::cli
