@@ -131,6 +131,58 @@ TEST_CASE("phases: marker events, the phase on each event, timings in RunMeta", 
   CHECK(run.meta->phase_timings[0]->ns >= 0);
 }
 
+/// Sleeps `ms` milliseconds (wall time that is someone's: the user's or, bracketed, tvis's).
+static void spend_ms(int ms) { ::usleep(static_cast<useconds_t>(ms) * 1000); }
+
+TEST_CASE("own time: bracketed work is tvis's, per event and per phase; nested brackets count once", "[recorder]") {
+  TempRun tmp("own_time");
+  {
+    Recorder rec(options(tmp.path));
+    rec.set_phase(kForward);
+    const uint64_t outer = rec.begin(kModuleCall, "model", "Net", 0, 0, 0, 0);
+    spend_ms(20);  // the user's
+    rec.own_enter();
+    rec.own_enter();  // nested: counted once
+    spend_ms(30);     // tvis's, inside `outer` and before `inner`
+    rec.own_exit();
+    const uint64_t inner = rec.begin(kModuleCall, "model.fc", "Linear", 0, 0, 0, 0);
+    spend_ms(10);     // still tvis's: the bracket is open
+    rec.own_exit();
+    rec.own_exit();   // unmatched: ignored
+    spend_ms(10);     // the user's
+    rec.end(inner);
+    rec.end(outer);
+    rec.finalize(schema::RunMetaT{});
+  }
+  RunContents run = read_run(tmp.path);
+  const schema::EventT* outer = nullptr;
+  const schema::EventT* inner = nullptr;
+  for (auto& [id, e] : run.events) {
+    if (e->name == "model") outer = e.get();
+    if (e->name == "model.fc") inner = e.get();
+  }
+  REQUIRE(outer);
+  REQUIRE(inner);
+  const auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
+  // outer: 70 ms wall of which 40 ms tvis's; inner: 20 ms wall, 10 ms tvis's
+  CHECK(ms(outer->own_ns) >= 40);
+  CHECK(ms(outer->own_ns) < 40 + 15);
+  CHECK(ms(outer->t_end_ns - outer->t_begin_ns - outer->own_ns) >= 30);
+  CHECK(ms(inner->own_ns) >= 10);
+  CHECK(ms(inner->own_ns) < 10 + 8);
+  CHECK(ms(inner->t_end_ns - inner->t_begin_ns - inner->own_ns) >= 10);
+  // own before: none before outer; outer's first 30 ms of tvis's work before inner
+  CHECK(outer->own_before_ns < 1000000);
+  CHECK(ms(inner->own_before_ns - outer->own_before_ns) >= 30);
+  CHECK(inner->own_before_ns + inner->own_ns <= outer->own_before_ns + outer->own_ns);
+  REQUIRE(run.meta);
+  REQUIRE(run.meta->phase_timings.size() == 1);
+  const auto& forward = *run.meta->phase_timings[0];
+  CHECK(forward.own_ns >= outer->own_ns);
+  CHECK(forward.own_ns <= forward.ns);
+  CHECK(ms(forward.ns - forward.own_ns) >= 30);  // the user's 20 + 10 ms
+}
+
 TEST_CASE("an unchanged input/output tensor is recorded once per step", "[recorder]") {
   TempRun tmp("dedup");
   Recorder rec(options(tmp.path));
