@@ -106,8 +106,11 @@ class CMakeBuild(build_ext):
             dest = Path(self.get_ext_fullpath(ext.name))
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(built[0], dest)
-            # the torch it was built for, which tvis/native.py checks before importing it
-            shutil.copy2(build_dir / "python" / "_tvis_native.torch", dest.parent / "_tvis_native.torch")
+            # the torch it was built for, which tvis/native.py checks before importing it; an
+            # editable install's module is copied beside the sources by setuptools afterwards
+            # (build_ext's inplace copy), which does not know of this file
+            for folder in {dest.parent, PACKAGE_ROOT} if self.writes_beside_sources else {dest.parent}:
+                shutil.copy2(build_dir / "python" / "_tvis_native.torch", folder / "_tvis_native.torch")
         else:
             ext.sources = [str(ROOT / "recorder" / "python_stub" / "_tvis_native_stub.c")]
             super().build_extension(ext)

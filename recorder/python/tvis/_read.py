@@ -19,7 +19,7 @@ _DTYPES = {
     "Float32": "float32", "Float64": "float64", "Float16": "float16", "BFloat16": "bfloat16",
     "Int64": "int64", "Int32": "int32", "Int16": "int16", "Int8": "int8", "UInt8": "uint8", "Bool": "bool",
 }
-_NONFINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?)\b(nan|inf)\b')
+_NONFINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?)\b(nan|inf|infinity)\b', re.IGNORECASE)
 
 
 # FlatBuffers leaves out fields equal to their default; put them back.
@@ -40,10 +40,12 @@ def _with(d, defaults):
 
 
 def _json(text):
-    def fix(m):  # bare nan/inf outside strings -> JSON's NaN/Infinity
+    def fix(m):  # bare nan/inf outside strings (any case, any sign) -> Python json's NaN/Infinity
         if m.group(2) is None:
             return m.group(0)
-        return m.group(1) + ("NaN" if m.group(2) == "nan" else "Infinity")
+        if m.group(2).lower() == "nan":
+            return "NaN"  # a NaN's sign means nothing, and json has no -NaN
+        return m.group(1) + "Infinity"
     text = _NONFINITE.sub(fix, text)
     return json.loads(text)
 
