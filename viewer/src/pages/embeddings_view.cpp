@@ -309,10 +309,12 @@ void draw_embeddings(AppState& s, InsightsState& st) {
     go_to_step(s, c->steps[hovered]);
     s.page_request = "Replay";
   }
-  insight_hint(em.tables ? "Each row of the table, labelled by its token."
-                         : "Each point: one batch row at one recorded step, pooled (mean over positions) at this "
-                           "module's output, coloured by its class; followed samples ringed (a click opens one in "
-                           "Replay). Runs recorded before every row was kept show the followed samples alone.");
+  const bool rows_kept = followed < c->pca.n;
+  insight_hint(em.tables   ? "Each row of the table, labelled by its token."
+               : rows_kept ? "Each point: one batch row at one recorded step, pooled at this module's output (mean "
+                             "over positions), coloured by class; ringed: a followed sample (click to open it in Replay)."
+                           : "Each point: one followed sample at one recorded step, pooled at this module's output "
+                             "(mean over positions), coloured by class; click one to open it in Replay.");
   em.view = cloud_json(*c, name, s.selection.step);
   em.view["table"] = em.tables;
   em.view["modules"] = modules;
