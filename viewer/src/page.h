@@ -61,6 +61,9 @@ struct PageSpec {
   bool (*claims)(AppState& s, const std::string& name) = nullptr;
   /// A frame's measured time, for pages that count their own (Replay).
   void (*frame_measured)(AppState& s, double ms) = nullptr;
+  /// Draws the page's badge on the top bar's run line, after the notices
+  /// (Diagnosis: its findings' count, a link to the page).
+  void (*top_bar_badge)(AppState& s) = nullptr;
 };
 
 /// The pages' states, one per page, each belonging to one open run.

@@ -11,6 +11,7 @@ extern const PageSpec kExplorePage;  // pages/explore_page.cpp
 extern const PageSpec kLossPage;     // pages/loss_page.cpp
 extern const PageSpec kWeightsPage;  // pages/weights_page.cpp
 extern const PageSpec kInsightsPage; // pages/insights_page.cpp (only when the run has insights)
+extern const PageSpec kDiagnosisPage; // pages/diagnosis_page.cpp (diagnose's findings)
 
 const std::vector<const PageSpec*>& registered_pages() {
   static const std::vector<const PageSpec*> pages = {
@@ -20,6 +21,7 @@ const std::vector<const PageSpec*>& registered_pages() {
       &kWeightsPage,
       &kInsightsPage,
       &kExplorePage,
+      &kDiagnosisPage,
   };
   return pages;
 }

@@ -2,6 +2,7 @@
 #include <imgui.h>
 
 #include "app_state.h"
+#include "page.h"
 #include "ranks.h"
 #include "theme.h"
 
@@ -93,6 +94,8 @@ void draw_top_bar(AppState& s) {
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "incomplete");
     }
     draw_notices(s, info);
+    for (const PageSpec* page : registered_pages())
+      if (page->top_bar_badge) page->top_bar_badge(s);
     if (!info.exception.empty()) {
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kError), "Run ended with: %s", info.exception.c_str());
     }

@@ -68,6 +68,7 @@ void RunModel::reset_indexes() {
   loss_analysis_.reset();
   optimizer_steps_.reset();
   insights_.reset();
+  diagnosis_.reset();
 }
 
 void RunModel::fail(std::string message) {

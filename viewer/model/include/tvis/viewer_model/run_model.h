@@ -52,6 +52,7 @@
 #include "tvis/viewer_model/losses.h"
 #include "tvis/viewer_model/module_diagram.h"
 #include "tvis/viewer_model/optimizer_steps.h"
+#include "tvis/viewer_model/run_diagnosis.h"
 #include "tvis/viewer_model/parameters.h"
 #include "tvis/viewer_model/profile_capture.h"
 #include "tvis/viewer_model/samples.h"
@@ -204,6 +205,8 @@ class RunModel {
   ProfileCaptureIndex& profile_capture() { return profile_capture_; }
   /// Tensor values by id, decoded once for every page (decoded_values.h).
   DecodedValues& values() { return values_; }
+  /// diagnose's findings (run_diagnosis.h): the Diagnosis page, the top bar's badge.
+  RunDiagnosis& diagnosis() { return diagnosis_; }
 
  private:
   struct Pending;
@@ -255,6 +258,7 @@ class RunModel {
   ModuleDiagrams diagrams_{step_stops_};
   ProfileCaptureIndex profile_capture_{*this};
   DecodedValues values_;  // budget: a quarter of the chunk cache's (run_model.cpp)
+  RunDiagnosis diagnosis_{*this};
 };
 
 template <typename F>

@@ -1,0 +1,159 @@
+// The Diagnosis page: diagnose's findings for the open run (analysis/, the
+// same checks as `tvis diagnose`), worst first, each a link to where the
+// viewer shows it.
+//
+// The top bar's badge (PageSpec::top_bar_badge) counts the findings and
+// opens the page.
+//
+// view(): {ready, findings: [{kind, severity, message, evidence, link}],
+// counts: {error, warning, note}, read: {chunks, bytes}, problem}.
+// Commands: {"finding": I} opens finding I's link. State key `diagnosis`:
+// {ready, count, errors} (the badge), always present.
+#include <imgui.h>
+
+#include <cstdio>
+
+#include "app_state.h"
+#include "link.h"
+#include "page.h"
+#include "theme.h"
+
+namespace tvis::viewer {
+
+namespace {
+
+using nlohmann::json;
+namespace an = tvis::analysis;
+
+json link_of(const an::Position& w) {
+  json j = {{"page", w.page}};
+  if (w.step >= 0) j["step"] = w.step;
+  if (!w.phase.empty()) j["phase"] = w.phase;
+  if (!w.module.empty()) j["module"] = w.module;
+  if (!w.param.empty()) j["param"] = w.param;
+  return j;
+}
+
+unsigned color_of(an::Severity s) {
+  return s == an::Severity::Error ? colors::kError : s == an::Severity::Warning ? colors::kWarning : colors::kMuted;
+}
+
+std::string evidence_text(const an::Finding& f) {
+  std::string out;
+  for (const an::Evidence& e : f.evidence) {
+    char b[64];
+    if (e.text.empty())
+      std::snprintf(b, sizeof b, "%.4g", e.number);
+    out += (out.empty() ? "" : "   ") + e.key + " " + (e.text.empty() ? std::string(b) : e.text);
+  }
+  return out;
+}
+
+void draw_finding(AppState& s, size_t i, const an::Finding& f) {
+  ImGui::PushID(static_cast<int>(i));
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(color_of(f.severity)));
+  ImGui::TextUnformatted(an::severity_name(f.severity));
+  ImGui::PopStyleColor();
+  ImGui::SameLine(ImGui::GetFontSize() * 5);
+  ImGui::TextUnformatted(f.kind.c_str());
+  ImGui::SameLine();
+  char label[96];
+  std::snprintf(label, sizeof label, "Open %s%s%s", f.where.page.c_str(), f.where.step >= 0 ? ", step " : "",
+                f.where.step >= 0 ? std::to_string(f.where.step).c_str() : "");
+  if (ImGui::SmallButton(label)) link_command(s, link_of(f.where));
+  ImGui::Indent(ImGui::GetFontSize() * 5);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(f.message.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::TextDisabled("%s", evidence_text(f).c_str());
+  ImGui::Unindent(ImGui::GetFontSize() * 5);
+  ImGui::Separator();
+  ImGui::PopID();
+}
+
+void draw_diagnosis_page(AppState& s) {
+  RunDiagnosis& d = s.model.diagnosis();
+  const std::vector<an::Finding>* findings = d.findings();
+  if (!findings) {
+    ImGui::TextDisabled("reading the run's statistics ...");
+    return;
+  }
+  ImGui::TextDisabled("%zu checks over the run's statistics and indexes (%llu chunks, %.1f kB; tensor values not read)",
+                      an::check_kinds().size(), (unsigned long long)d.chunks_read(), double(d.bytes_read()) / 1e3);
+  if (!d.problem().empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", d.problem().c_str());
+  ImGui::Separator();
+  if (findings->empty()) {
+    ImGui::TextUnformatted("No findings: none of the checks saw a problem in the recorded steps.");
+    return;
+  }
+  ImGui::BeginChild("findings");
+  for (size_t i = 0; i < findings->size(); ++i) draw_finding(s, i, (*findings)[i]);
+  ImGui::EndChild();
+}
+
+json diagnosis_view(AppState& s) {
+  RunDiagnosis& d = s.model.diagnosis();
+  const std::vector<an::Finding>* findings = d.findings();
+  json out = {{"ready", findings != nullptr}, {"findings", json::array()}, {"problem", d.problem()}};
+  int counts[3] = {0, 0, 0};
+  if (findings)
+    for (const an::Finding& f : *findings) {
+      counts[static_cast<int>(f.severity)] += 1;
+      json evidence = json::object();
+      for (const an::Evidence& e : f.evidence) evidence[e.key] = e.text.empty() ? json(e.number) : json(e.text);
+      out["findings"].push_back({{"kind", f.kind},
+                                 {"severity", an::severity_name(f.severity)},
+                                 {"message", f.message},
+                                 {"evidence", evidence},
+                                 {"link", link_of(f.where)}});
+    }
+  out["counts"] = {{"error", counts[0]}, {"warning", counts[1]}, {"note", counts[2]}};
+  out["read"] = {{"chunks", d.chunks_read()}, {"bytes", d.bytes_read()}};
+  return out;
+}
+
+json diagnosis_command(AppState& s, const json& cmd) {
+  if (!cmd.contains("finding")) return nullptr;
+  const std::vector<an::Finding>* findings = s.model.diagnosis().findings();
+  if (!cmd["finding"].is_number_integer() || !findings) return false;
+  const int64_t i = cmd["finding"].get<int64_t>();
+  if (i < 0 || size_t(i) >= findings->size()) return false;
+  return link_command(s, link_of((*findings)[size_t(i)].where));
+}
+
+void diagnosis_state_keys(AppState& s, json& state) {
+  const std::vector<an::Finding>* findings =
+      s.model.status() == RunStatus::Open ? s.model.diagnosis().findings() : nullptr;
+  int errors = 0;
+  if (findings)
+    for (const an::Finding& f : *findings) errors += f.severity == an::Severity::Error;
+  state["diagnosis"] = {{"ready", findings != nullptr},
+                        {"count", findings ? json(findings->size()) : json(nullptr)},
+                        {"errors", errors}};
+}
+
+void draw_diagnosis_badge(AppState& s) {
+  if (!training_run(s)) return;
+  const std::vector<an::Finding>* findings = s.model.diagnosis().findings();
+  if (!findings || findings->empty()) return;
+  size_t errors = 0;
+  for (const an::Finding& f : *findings) errors += f.severity == an::Severity::Error;
+  ImGui::SameLine();
+  ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(errors ? 0xFF3030A0 : 0xFF206080));
+  char label[48];
+  std::snprintf(label, sizeof label, "%zu finding%s", findings->size(), findings->size() == 1 ? "" : "s");
+  if (ImGui::SmallButton(label)) link_command(s, json{{"page", "Diagnosis"}});
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%zu error%s; diagnose's checks found what the Diagnosis page lists", errors,
+                      errors == 1 ? "" : "s");
+}
+
+}  // namespace
+
+extern const PageSpec kDiagnosisPage;
+const PageSpec kDiagnosisPage = {"Diagnosis",    draw_diagnosis_page, diagnosis_view, diagnosis_command, false,
+                                 training_run,   nullptr,             diagnosis_state_keys,
+                                 nullptr,        nullptr,             nullptr,        draw_diagnosis_badge};
+
+}  // namespace tvis::viewer
