@@ -21,6 +21,10 @@ using nlohmann::json;
 namespace {
 
 constexpr int kMaxTableRows = 4096;  // a table's leading rows projected
+// Points projected of one module's rows (the PCA runs inside a frame): past
+// it every followed sample's point stays and the other rows are thinned to
+// every k-th, evenly over the steps.
+constexpr int kMaxPoints = 8192;
 
 std::vector<std::string> modules_in_order(AppState& s) {
   std::vector<std::string> out;
@@ -54,6 +58,32 @@ bool take_rows(const DecodedTensor& d, const std::string& module, int* dim, std:
   *dim = d_here;
   x.insert(x.end(), d.values.values.begin(), d.values.values.begin() + static_cast<size_t>(d.values.shape[0]) * d_here);
   return true;
+}
+
+// Keeps at most kMaxPoints of `c`'s points (rows of `x`, `dim` wide): every
+// followed one, and every k-th other.
+void thin(EmbeddingCloud& c, std::vector<double>& x, int dim) {
+  const int n = static_cast<int>(c.samples.size());
+  if (n <= kMaxPoints) return;
+  int followed = 0;
+  for (int v : c.samples) followed += v >= 0;
+  const int room = std::max(1, kMaxPoints - followed), others = n - followed;
+  const int every = (others + room - 1) / room;
+  EmbeddingCloud kept;
+  std::vector<double> y;
+  for (int i = 0, other = 0; i < n; ++i) {
+    if (c.samples[i] < 0 && other++ % every != 0) continue;
+    kept.steps.push_back(c.steps[i]);
+    kept.samples.push_back(c.samples[i]);
+    kept.rows.push_back(c.rows[i]);
+    kept.labels.push_back(c.labels[i]);
+    y.insert(y.end(), x.begin() + static_cast<size_t>(i) * dim, x.begin() + static_cast<size_t>(i + 1) * dim);
+  }
+  c.steps = std::move(kept.steps);
+  c.samples = std::move(kept.samples);
+  c.rows = std::move(kept.rows);
+  c.labels = std::move(kept.labels);
+  x = std::move(y);
 }
 
 // Gathers the module's vectors of every step: every recorded batch row where
@@ -91,6 +121,8 @@ EmbeddingCloud& module_cloud(AppState& s, InsightsState& st, const std::string& 
                                   : r < static_cast<int>(e.labels.size()) ? e.labels[r] : "");
     }
   }
+  next.recorded = static_cast<int>(next.samples.size());
+  thin(next, x, std::max(dim, 0));
   const auto t0 = std::chrono::steady_clock::now();
   next.pca = pca2(x, static_cast<int>(next.samples.size()), std::max(dim, 0));
   next.ms = elapsed_ms(t0);
@@ -233,6 +265,7 @@ json cloud_json(const EmbeddingCloud& c, const std::string& module, int step) {
   return {{"module", module},         {"step", step},           {"points", points},
           {"labels", labels},         {"samples", c.samples},   {"steps", c.steps},
           {"rows", c.rows},           {"count", c.pca.n},       {"followed_count", followed},
+          {"recorded", c.recorded < 0 ? c.pca.n : c.recorded},
           {"explained", {c.pca.explained[0], c.pca.explained[1]}}, {"pca_ms", c.ms}};
 }
 
@@ -282,8 +315,9 @@ void draw_embeddings(AppState& s, InsightsState& st) {
     ImGui::Text("%d points · PC1 %.1f%% · PC2 %.1f%% of the variance", c->pca.n, 100 * c->pca.explained[0],
                 100 * c->pca.explained[1]);
   else
-    ImGui::Text("%d points, %d of followed samples · PC1 %.1f%% · PC2 %.1f%% of the variance", c->pca.n, followed,
-                100 * c->pca.explained[0], 100 * c->pca.explained[1]);
+    ImGui::Text("%d points%s, %d of followed samples · PC1 %.1f%% · PC2 %.1f%% of the variance", c->pca.n,
+                c->recorded > c->pca.n ? (" of " + std::to_string(c->recorded) + " rows (thinned)").c_str() : "",
+                followed, 100 * c->pca.explained[0], 100 * c->pca.explained[1]);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::max(160.0f, std::min(avail.x - 200, avail.y - 40));
   bool clicked = false;

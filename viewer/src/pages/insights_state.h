@@ -66,6 +66,7 @@ struct EmbeddingCloud {
   std::vector<int> rows;           // per point: batch row (-1 unknown; tables: the table's row)
   std::vector<std::string> labels; // per point: class or token ("" unknown)
   double ms = 0;                   // time the PCA took
+  int recorded = -1;               // rows recorded before thinning to kMaxPoints (-1: tables, not thinned)
 };
 
 struct EmbeddingsState {
