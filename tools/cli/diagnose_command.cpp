@@ -1,5 +1,6 @@
-// tvis diagnose RUN [--json]: what is wrong with a recorded training, worst
-// first (docs/diagnose.md; RUN as in tvis/runs/run_resolve.h).
+// tvis diagnose RUN [--json] [--via H] [--remote-tvis T] [--ssh-config F]:
+// what is wrong with a recorded training, worst first (docs/diagnose.md; RUN
+// as in tvis/runs/run_resolve.h, or HOST:PATH / a target as for tvis open).
 // Exit 0: no error-level finding. Exit 1: at least one. Exit 2: the run
 // cannot be read, with one line on stderr naming the problem.
 #include <CLI/CLI.hpp>
@@ -15,10 +16,10 @@ namespace tvis::cli {
 
 namespace {
 
-int diagnose(const std::string& run, bool json) {
+int diagnose(const DiagnoseRequest& request, bool json) {
   DiagnoseReport report;
   std::string error;
-  if (!diagnose_run(run, report, &error)) {
+  if (!diagnose_run(request, report, &error)) {
     std::fprintf(stderr, "tvis diagnose: %s\n", error.c_str());
     return 2;
   }
@@ -31,11 +32,17 @@ int diagnose(const std::string& run, bool json) {
 
 void add_diagnose_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("diagnose", "Say what is wrong with a recorded training, worst first");
-  auto run = std::make_shared<std::string>();
+  auto req = std::make_shared<DiagnoseRequest>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("RUN", *run, "run.tvis, its run folder, or a runs folder (newest run)")->required();
+  cmd->add_option("RUN", req->what,
+                  "run.tvis, its run folder, or a runs folder (newest run); HOST:PATH or a saved target (over ssh)")
+      ->required();
   cmd->add_flag("--json", *json, "print the findings as one JSON object (keys in docs/diagnose.md)");
-  cmd->callback([run, json] { set_exit_code(diagnose(*run, *json)); });
+  cmd->add_option("--via", req->via, "jump host (repeatable or comma-separated), as ssh -J")
+      ->allow_extra_args(false);  // one value per --via: the argument after it is the run
+  cmd->add_option("--remote-tvis", req->remote_tvis, "the tvis program on the remote host (default: tvis)");
+  cmd->add_option("--ssh-config", req->ssh_config, "ssh configuration file, passed to every ssh as -F FILE");
+  cmd->callback([req, json] { set_exit_code(diagnose(*req, *json)); });
 }
 
 }  // namespace tvis::cli

@@ -1,11 +1,14 @@
 #include "diagnose_report.h"
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 
 #include "tvis/format/byte_source.h"
 #include "tvis/format/run_reader.h"
 #include "tvis/format/container_codec.h"
+#include "tvis/remote/store_opener.h"
+#include "tvis/remote/store_source.h"
 #include "tvis/runs/run_resolve.h"
 
 namespace tvis::cli {
@@ -19,22 +22,63 @@ bool DiagnoseReport::has_error() const {
   return false;
 }
 
-bool diagnose_run(const std::string& run, DiagnoseReport& out, std::string* error) {
-  const auto t0 = std::chrono::steady_clock::now();
-  std::string why;
-  out.path = runs::resolve_run_file(run, &why);
-  if (out.path.empty()) return *error = why, false;
-  auto source = fmt::open_file_source(out.path);
-  if (!source.ok()) return *error = source.status().message, false;
-  auto reader = fmt::RunReader::open_sync(source.value());
+namespace {
+
+// Reads and checks the run `source` holds; `out.path` is already set.
+bool diagnose_source(std::shared_ptr<fmt::ByteSource> source, DiagnoseReport& out, std::string* error) {
+  auto reader = fmt::RunReader::open_sync(std::move(source));
   if (!reader.ok()) return *error = out.path + ": " + reader.status().message, false;
   out.complete = reader.value()->complete();
   an::RunFacts facts;
   if (auto st = an::load_facts(*reader.value(), facts, &out.cost); !st)
     return *error = out.path + ": " + st.message, false;
   out.findings = an::diagnose(facts);
-  out.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return true;
+}
+
+// HOST:PATH or a saved target: the store's newest run (its catalog lists
+// newest first), or the run PATH names.
+bool diagnose_remote(const DiagnoseRequest& r, DiagnoseReport& out, std::string* error) {
+  auto opened = remote::open_store({r.what, r.via, r.remote_tvis, r.ssh_config});
+  if (!opened.ok) return *error = opened.error, false;
+  const auto& store = opened.value->store;
+  auto listed = store->list();
+  const nlohmann::json cards = listed.ok ? nlohmann::json::parse(listed.value, nullptr, false) : nlohmann::json();
+  if (!listed.ok || !cards.is_array())
+    return *error = store->describe() + ": " + (listed.ok ? "the run list is not JSON" : listed.error), false;
+  if (cards.empty() || !cards[0].is_object()) return *error = store->describe() + ": no runs there", false;
+  const std::string path = cards[0].value("path", "");
+  out.path = store->describe() + " " + path;
+  auto source = remote::open_store_source(store, path);
+  if (!source.ok()) return *error = out.path + ": " + source.status().message, false;
+  return diagnose_source(source.value(), out, error);
+}
+
+}  // namespace
+
+bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::string* error) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::error_code ec;
+  bool ok;
+  if (!std::filesystem::exists(request.what, ec) &&
+      remote::classify_store_argument(request.what).kind != remote::StoreTarget::Kind::Local) {
+    ok = diagnose_remote(request, out, error);
+  } else {
+    std::string why;
+    out.path = runs::resolve_run_file(request.what, &why);
+    if (out.path.empty()) return *error = why, false;
+    auto source = fmt::open_file_source(out.path);
+    if (!source.ok()) return *error = source.status().message, false;
+    ok = diagnose_source(source.value(), out, error);
+  }
+  out.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return ok;
+}
+
+bool diagnose_run(const std::string& run, DiagnoseReport& out, std::string* error) {
+  std::error_code ec;
+  if (!std::filesystem::exists(run, ec)) return *error = run + ": no such run, folder or file", false;
+  return diagnose_run(DiagnoseRequest{run, {}, "", ""}, out, error);
 }
 
 nlohmann::json position_json(const an::Position& w) {

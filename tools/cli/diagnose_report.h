@@ -21,9 +21,20 @@ struct DiagnoseReport {
   bool has_error() const;
 };
 
-/// Resolves `run` (a run.tvis, its folder, or a runs folder: the newest),
-/// reads what the checks need and runs them. False with *error set when the
-/// run cannot be read.
+/// Where the run is: a local run.tvis, its folder, or a runs folder (the
+/// newest run); or HOST:PATH / a saved target, read over `tvis agent` with
+/// the same options as `tvis open` (only the chunks the checks need cross
+/// ssh).
+struct DiagnoseRequest {
+  std::string what;
+  std::vector<std::string> via;
+  std::string remote_tvis, ssh_config;
+};
+
+/// Reads what the checks need of the run `request` names and runs them.
+/// False with *error set when the run cannot be read.
+bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::string* error);
+/// A local run (the mcp tool: inside the workspace only).
 bool diagnose_run(const std::string& run, DiagnoseReport& out, std::string* error);
 
 /// {"run", "complete", "findings": [...], "counts", "checks", "read"}.
