@@ -27,10 +27,21 @@ CASES = {
 }
 
 
-def record(tvis, tmp_path, bug):
-    p = run_tvis(tvis, SCRIPT, "--bug", bug, "--steps", 5, steps=3, out=tmp_path / bug)
-    assert p.returncode == 0, p.stderr
-    return run_file_of(p.stdout)
+_recorded = {}
+
+
+@pytest.fixture(scope="module")
+def runs_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("diagnose_runs")
+
+
+def record(tvis, runs_dir, bug):
+    """The run of `--bug BUG`, recorded once for every test of this file."""
+    if bug not in _recorded:
+        p = run_tvis(tvis, SCRIPT, "--bug", bug, "--steps", 5, steps=3, out=runs_dir / bug)
+        assert p.returncode == 0, p.stderr
+        _recorded[bug] = run_file_of(p.stdout)
+    return _recorded[bug]
 
 
 def diagnose(tvis, path):
@@ -42,8 +53,8 @@ def diagnose(tvis, path):
     return report
 
 
-def test_healthy_run_has_no_findings(tvis, tmp_path):
-    path = record(tvis, tmp_path, "none")
+def test_healthy_run_has_no_findings(tvis, runs_dir):
+    path = record(tvis, runs_dir, "none")
     report = diagnose(tvis, path)
     assert report["findings"] == [], report["findings"]
     assert report["counts"] == {"error": 0, "warning": 0, "note": 0}
@@ -55,9 +66,9 @@ def test_healthy_run_has_no_findings(tvis, tmp_path):
 
 
 @pytest.mark.parametrize("bug", sorted(CASES))
-def test_planted_bug_is_named(tvis, tmp_path, bug):
+def test_planted_bug_is_named(tvis, runs_dir, bug):
     kind, severity, link = CASES[bug]
-    report = diagnose(tvis, record(tvis, tmp_path, bug))
+    report = diagnose(tvis, record(tvis, runs_dir, bug))
     found = [f for f in report["findings"] if f["kind"] == kind]
     assert found, (bug, [(f["kind"], f["message"]) for f in report["findings"]])
     f = found[0]
@@ -73,8 +84,8 @@ def test_planted_bug_is_named(tvis, tmp_path, bug):
     assert ranks == sorted(ranks), ranks
 
 
-def test_nan_names_the_producer_from_finite_inputs(tvis, tmp_path):
-    report = diagnose(tvis, record(tvis, tmp_path, "nan_layer"))
+def test_nan_names_the_producer_from_finite_inputs(tvis, runs_dir):
+    report = diagnose(tvis, record(tvis, runs_dir, "nan_layer"))
     first = report["findings"][0]
     assert first["kind"] == "non_finite", first
     assert "broken" in first["message"] and "from finite inputs" in first["message"], first["message"]
@@ -82,8 +93,8 @@ def test_nan_names_the_producer_from_finite_inputs(tvis, tmp_path):
     assert first["evidence"]["nan"] > 0
 
 
-def test_unused_names_the_parameters(tvis, tmp_path):
-    report = diagnose(tvis, record(tvis, tmp_path, "unused"))
+def test_unused_names_the_parameters(tvis, runs_dir):
+    report = diagnose(tvis, record(tvis, runs_dir, "unused"))
     f = next(f for f in report["findings"] if f["kind"] == "no_gradient")
     assert f["link"]["param"].startswith("spare."), f
     assert f["evidence"]["parameters"] == 2, f  # spare.weight and spare.bias
