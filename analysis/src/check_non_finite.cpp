@@ -8,25 +8,13 @@
 #include <algorithm>
 #include <tuple>
 
+#include "call_order.h"
 #include "check_util.h"
 #include "tvis/analysis/diagnose.h"
 
 namespace tvis::analysis {
 
 namespace {
-
-// Where in a step a role's tensors are computed (see the file comment).
-int stage_of(Role r) {
-  switch (r) {
-    case Role::Weight: return 0;
-    case Role::GradOutput:
-    case Role::GradInput:
-    case Role::LocalGrad: return 2;
-    case Role::Grad: return 3;
-    case Role::Update: return 4;
-    default: return 1;
-  }
-}
 
 const char* what_of(Role r) {
   switch (r) {
@@ -61,11 +49,7 @@ void check_non_finite(const RunFacts& facts, std::vector<Finding>& out) {
   for (const TensorFact& t : facts.tensors()) {
     if (t.sample != -1 || !t.stats.present || t.stats.non_finite() == 0) continue;
     ++tensors_hit;
-    const EventFact* e = facts.event(t.event);
-    const int step = t.step >= 0 ? t.step : (e ? e->step : -1);
-    const int stage = stage_of(t.role);
-    const int64_t call = t.event < 0 ? 0 : (stage == 2 ? -t.event : t.event);
-    const std::tuple<int, int, int64_t> key{step, stage, call};
+    const std::tuple<int, int, int64_t> key = call_order(facts, t);
     if (!first || key < first_key) first = &t, first_key = key;
   }
   if (!first) return;

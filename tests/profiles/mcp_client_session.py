@@ -152,9 +152,10 @@ expect("a second initialize: -32600", error_code(m) == -32600, m)
 # tools/list: the four tools, each with a closed object schema.
 m = s.request("tools/list")
 tools = {t["name"]: t for t in m.get("result", {}).get("tools", [])}
-expect("tools/list: profiles, check, graph, diagnose", sorted(tools) == ["check", "diagnose", "graph", "profiles"],
-       sorted(tools))
+expect("tools/list: profiles, check, graph, diagnose, diff",
+       sorted(tools) == ["check", "diagnose", "diff", "graph", "profiles"], sorted(tools))
 for name, props in (("profiles", []), ("check", ["profile", "target", "timeout_ms"]), ("diagnose", ["run"]),
+                    ("diff", ["a", "atol", "b", "rtol"]),
                     ("graph", ["out", "profile", "recapture", "target", "timeout_ms"])):
     schema = tools.get(name, {}).get("inputSchema", {})
     expect("%s: inputSchema is an object schema" % name, schema.get("type") == "object", schema)
@@ -254,6 +255,15 @@ for bad in ("link_out/outside_runs", "../outside_runs", "/etc"):
     err, j = s.call("diagnose", {"run": bad})
     expect("diagnose %s: refused" % bad, err is True and ("leaves the workspace" in j.get("error", "") or
                                                          "must be relative" in j.get("error", "")), j)
+    err, j = s.call("diff", {"a": "graph_runs", "b": bad})
+    expect("diff b=%s: refused" % bad, err is True and j.get("same") is False and
+           ("leaves the workspace" in j.get("error", "") or "must be relative" in j.get("error", "")), j)
+# diff: a run against itself agrees, as tvis diff --json says
+err, j = s.call("diff", {"a": "graph_runs", "b": "graph_runs"})
+expect("diff graph_runs graph_runs: the same, not an error", err is False and j.get("same") is True and
+       j.get("first") is None, j)
+err, j = s.call("diff", {"a": "graph_runs", "b": "no_such_runs"})
+expect("diff with a missing run: an error naming it", err is True and "no_such_runs" in j.get("error", ""), j)
 os.remove(os.path.join(WS, "link_out"))
 
 # profiles: exactly what tvis profiles --json prints.

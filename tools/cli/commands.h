@@ -18,6 +18,7 @@ namespace tvis::cli {
   X(agent)               \
   X(check)               \
   X(diagnose)            \
+  X(diff)                \
   X(graph)               \
   X(inspect)             \
   X(mcp)                 \

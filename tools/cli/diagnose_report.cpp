@@ -24,21 +24,19 @@ bool DiagnoseReport::has_error() const {
 
 namespace {
 
-// Reads and checks the run `source` holds; `out.path` is already set.
-bool diagnose_source(std::shared_ptr<fmt::ByteSource> source, DiagnoseReport& out, std::string* error) {
+// Reads the facts of the run `source` holds; `out.path` is already set.
+bool read_source(std::shared_ptr<fmt::ByteSource> source, an::RunFacts& facts, RunRead& out, std::string* error) {
   auto reader = fmt::RunReader::open_sync(std::move(source));
   if (!reader.ok()) return *error = out.path + ": " + reader.status().message, false;
   out.complete = reader.value()->complete();
-  an::RunFacts facts;
   if (auto st = an::load_facts(*reader.value(), facts, &out.cost); !st)
     return *error = out.path + ": " + st.message, false;
-  out.findings = an::diagnose(facts);
   return true;
 }
 
 // HOST:PATH or a saved target: the store's newest run (its catalog lists
 // newest first), or the run PATH names.
-bool diagnose_remote(const DiagnoseRequest& r, DiagnoseReport& out, std::string* error) {
+bool read_remote(const DiagnoseRequest& r, an::RunFacts& facts, RunRead& out, std::string* error) {
   auto opened = remote::open_store({r.what, r.via, r.remote_tvis, r.ssh_config});
   if (!opened.ok) return *error = opened.error, false;
   const auto& store = opened.value->store;
@@ -51,34 +49,84 @@ bool diagnose_remote(const DiagnoseRequest& r, DiagnoseReport& out, std::string*
   out.path = store->describe() + " " + path;
   auto source = remote::open_store_source(store, path);
   if (!source.ok()) return *error = out.path + ": " + source.status().message, false;
-  return diagnose_source(source.value(), out, error);
+  return read_source(source.value(), facts, out, error);
 }
 
 }  // namespace
 
-bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::string* error) {
+bool read_run_facts(const DiagnoseRequest& request, an::RunFacts& facts, RunRead& out, std::string* error) {
   const auto t0 = std::chrono::steady_clock::now();
   std::error_code ec;
   bool ok;
   if (!std::filesystem::exists(request.what, ec) &&
       remote::classify_store_argument(request.what).kind != remote::StoreTarget::Kind::Local) {
-    ok = diagnose_remote(request, out, error);
+    ok = read_remote(request, facts, out, error);
   } else {
     std::string why;
     out.path = runs::resolve_run_file(request.what, &why);
     if (out.path.empty()) return *error = why, false;
     auto source = fmt::open_file_source(out.path);
     if (!source.ok()) return *error = source.status().message, false;
-    ok = diagnose_source(source.value(), out, error);
+    ok = read_source(source.value(), facts, out, error);
   }
   out.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return ok;
+}
+
+bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::string* error) {
+  const auto t0 = std::chrono::steady_clock::now();
+  an::RunFacts facts;
+  RunRead read;
+  if (!read_run_facts(request, facts, read, error)) return false;
+  out.path = read.path, out.complete = read.complete, out.cost = read.cost;
+  out.findings = an::diagnose(facts);
+  out.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return true;
 }
 
 bool diagnose_run(const std::string& run, DiagnoseReport& out, std::string* error) {
   std::error_code ec;
   if (!std::filesystem::exists(run, ec)) return *error = run + ": no such run, folder or file", false;
   return diagnose_run(DiagnoseRequest{run, {}, "", ""}, out, error);
+}
+
+namespace {
+
+nlohmann::json delta_json(const an::TensorDelta& d) {
+  return {{"step", d.step},           {"phase", d.phase}, {"module", d.module}, {"role", d.role},
+          {"name", d.name},           {"statistic", d.statistic}, {"a", d.a}, {"b", d.b},
+          {"delta", d.delta},         {"link", position_json(d.where)}};
+}
+
+}  // namespace
+
+nlohmann::json diff_json(const RunRead& a, const RunRead& b, const an::RunDiff& d, const an::DiffOptions& options) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : d.largest) rows.push_back(delta_json(row));
+  return {{"a", a.path},
+          {"b", b.path},
+          {"same", d.same()},
+          {"first", d.has_first ? delta_json(d.first) : nlohmann::json(nullptr)},
+          {"largest", rows},
+          {"events", {{"matched", d.events_matched}, {"only_a", d.events_only_a}, {"only_b", d.events_only_b}}},
+          {"tensors", {{"compared", d.tensors_compared}, {"differing", d.tensors_differing}}},
+          {"steps", {{"a", d.steps_a}, {"b", d.steps_b}}},
+          {"atol", options.atol},
+          {"rtol", options.rtol}};
+}
+
+bool diff_json(const std::string& a, const std::string& b, const an::DiffOptions& options, nlohmann::json* out,
+               std::string* error) {
+  std::error_code ec;
+  for (const std::string* run : {&a, &b})  // local runs only: never a HOST:PATH read over ssh
+    if (!std::filesystem::exists(*run, ec)) return *error = *run + ": no such run, folder or file", false;
+  an::RunFacts fa, fb;
+  RunRead ra, rb;
+  if (!read_run_facts(DiagnoseRequest{a, {}, "", ""}, fa, ra, error) ||
+      !read_run_facts(DiagnoseRequest{b, {}, "", ""}, fb, rb, error))
+    return false;
+  *out = diff_json(ra, rb, an::diff_runs(fa, fb, options), options);
+  return true;
 }
 
 nlohmann::json position_json(const an::Position& w) {

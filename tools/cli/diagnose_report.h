@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tvis/analysis/diagnose.h"
+#include "tvis/analysis/run_diff.h"
 
 namespace tvis::cli {
 
@@ -31,11 +32,32 @@ struct DiagnoseRequest {
   std::string remote_tvis, ssh_config;
 };
 
+/// What reading a run's facts cost, and which file was read.
+struct RunRead {
+  std::string path;
+  bool complete = true;
+  analysis::LoadCost cost;
+  double elapsed_ms = 0;
+};
+
+/// Reads the facts (statistics and indexes, no tensor values) of the run
+/// `request` names. False with *error set when it cannot be read.
+bool read_run_facts(const DiagnoseRequest& request, analysis::RunFacts& facts, RunRead& out, std::string* error);
+
 /// Reads what the checks need of the run `request` names and runs them.
 /// False with *error set when the run cannot be read.
 bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::string* error);
 /// A local run (the mcp tool: inside the workspace only).
 bool diagnose_run(const std::string& run, DiagnoseReport& out, std::string* error);
+
+/// `tvis diff --json`'s object for two local runs that exist (the mcp tool
+/// diff: nothing is read over ssh). False with *error set when a run cannot
+/// be read.
+bool diff_json(const std::string& a, const std::string& b, const analysis::DiffOptions& options, nlohmann::json* out,
+               std::string* error);
+/// The same for runs read already.
+nlohmann::json diff_json(const RunRead& a, const RunRead& b, const analysis::RunDiff& d,
+                         const analysis::DiffOptions& options);
 
 /// {"run", "complete", "findings": [...], "counts", "checks", "read"}.
 nlohmann::json diagnose_json(const DiagnoseReport& report);

@@ -184,6 +184,40 @@ std::vector<mcp::Tool> profile_tools(const McpToolsSetup& setup) {
                      }
                      return mcp::ToolResult{diagnose_json(report), report.has_error()};
                    }});
+  const json run_in_workspace = {{"type", "string"},
+                                 {"minLength", 1},
+                                 {"description", "a run.tvis, its run folder, or a runs folder (its newest run), "
+                                                 "relative to the workspace and inside it"}};
+  const json tolerance = {{"type", "number"}, {"minimum", 0}, {"description", "per statistic; default 0 (exact)"}};
+  tools.push_back({"diff", "Where two recorded runs part ways",
+                   "Compares two recorded runs of the same training (the same script twice, before and after a "
+                   "change, two torch versions, two devices): events matched by step, phase, name and call order, "
+                   "their tensors and every parameter's weight, gradient and update compared by the statistics the "
+                   "recorder computed over all values (exactly, or within atol + rtol * |b|). Returns the first "
+                   "differing tensor in call order and the largest difference per step and layer, each with a link. "
+                   "The object `tvis diff --json` prints; isError when a run cannot be read.",
+                   {{"type", "object"},
+                    {"properties", {{"a", run_in_workspace}, {"b", run_in_workspace}, {"atol", tolerance}, {"rtol", tolerance}}},
+                    {"required", json::array({"a", "b"})},
+                    {"additionalProperties", false}},
+                   {{"type", "object"},
+                    {"properties", {{"same", {{"type", "boolean"}}}, {"first", {{"type", json::array({"object", "null"})}}}}},
+                    {"required", json::array({"same", "first"})}},
+                   [setup](const json& args) {
+                     std::string why, error;
+                     std::vector<std::string> runs;
+                     for (const char* key : {"a", "b"}) {
+                       runs.push_back(runs_folder_in(setup.workspace, args.value(key, ""), &why, key));
+                       if (runs.back().empty()) break;
+                     }
+                     json out;
+                     if (runs.size() == 2 && !runs[1].empty() &&
+                         diff_json(runs[0], runs[1], {args.value("atol", 0.0), args.value("rtol", 0.0)}, &out, &error))
+                       return mcp::ToolResult{out, false};
+                     const std::string message = why.empty() ? error : why;
+                     setup.log("diff: " + message);
+                     return mcp::ToolResult{{{"same", false}, {"first", nullptr}, {"error", message}}, true};
+                   }});
   return tools;
 }
 
