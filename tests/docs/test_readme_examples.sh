@@ -13,7 +13,8 @@
 #       are added so that gpu-box and login-node are the test's sshd and the
 #       remote tvis is build/bin's.
 #   mcp_check tvis mcp ARGS...  answers initialize and lists the tools
-#       profiles, check and graph, and exits 0 at the end of its input.
+#       profiles, check, graph, diagnose and diff, and exits 0 at the end of
+#       its input.
 # Remote hosts: two sshd on 127.0.0.1 (tests/e2e/sshd.sh), aliases gpu-box
 # and login-node; ~/project in the README is $WORK/project, holding a
 # synthetic run. Targets are saved under $WORK/config (XDG_CONFIG_HOME).
@@ -79,9 +80,9 @@ answers = [json.loads(line) for line in sys.argv[1].splitlines() if line.strip()
 assert [a["id"] for a in answers] == [1, 2], answers
 assert answers[0]["result"]["serverInfo"]["name"] == "tvis", answers[0]
 tools = sorted(t["name"] for t in answers[1]["result"]["tools"])
-assert tools == ["check", "graph", "profiles"], tools
+assert tools == ["check", "diagnose", "diff", "graph", "profiles"], tools
 PY
-  echo "  mcp_check: initialize answered, tools check, graph, profiles" >&2
+  echo "  mcp_check: initialize answered, tools check, diagnose, diff, graph, profiles" >&2
 }
 SH
 

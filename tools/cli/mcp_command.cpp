@@ -69,7 +69,8 @@ int run_mcp(const McpArgs& a) {
                       "Model profiles of the workspace " + w.root +
                           ": `profiles` lists them and the model classes; `check` runs one forward and explains a "
                           "failure with typed diagnostics (stage, field, parameter names, operand shapes and dtypes); "
-                          "`graph` captures the forward as a run for the tvis viewers."},
+                          "`graph` captures the forward as a run for the tvis viewers; `diagnose` says what is wrong "
+                          "with a recorded training and `diff` where two recorded runs part ways."},
                      profile_tools({w.root, a.python, log_line}), log_line);
   const int rc = mcp::serve(0, protocol_fd, server);
   log_line(rc == 0 ? "end of input: stopped" : "the client stopped reading: stopped");
