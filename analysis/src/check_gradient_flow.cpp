@@ -1,15 +1,19 @@
-// exploding_gradients / vanishing_gradients: dL/d(output) of the leaf
-// modules, input side to output side, growing or shrinking by orders of
-// magnitude.
+// exploding_gradients / vanishing_gradients: ||dL/d(output)|| of the layers
+// that own a weight (a parameter of two or more dimensions: Linear, Conv,
+// Embedding, ...), input side to output side, growing or shrinking by orders
+// of magnitude.
 //
-// A layer's gradient size is its root mean square, ||dL/d(output)|| over
-// sqrt(elements), so wide and narrow layers compare. A step is judged when
-// at least kMinLayers leaf modules of its forward have a recorded norm; the
-// ratio first/last (input side over output side) beyond kOrders decades is
-// reported once, at the first step where it happens (later steps of a
-// diverging run only repeat it), naming the steepest jump.
+// Layers without weights are left out: pooling and reshapes change how many
+// elements carry the gradient (an average pool over H×W positions spreads
+// dL/d(output) thin), which is the architecture, not a training problem;
+// across weighted layers the total norm keeps that effect within about
+// sqrt(H×W). Layers are ordered by their first forward call of the step. A step is judged when at least kMinLayers weights have a
+// gradient; the ratio first/last (input side over output side) beyond
+// kOrders decades is reported once, at the first step where it happens
+// (later steps of a diverging run only repeat it), naming the steepest jump.
+#include <algorithm>
 #include <cmath>
-#include <unordered_set>
+#include <map>
 
 #include "check_util.h"
 #include "tvis/analysis/diagnose.h"
@@ -22,83 +26,78 @@ constexpr size_t kMinLayers = 3;
 constexpr double kOrders = 3.0;  // decades
 
 struct LayerGrad {
-  const EventFact* event;
-  double rms;
+  const EventFact* event;  // the layer's first forward call of the step
+  std::string param;
+  double ratio;            // ||dL/d(output)|| of that call
 };
 
-double elements_of(const RunFacts& facts, const EventFact& e) {
-  if (e.outputs.empty()) return 0;
-  const TensorFact* t = facts.tensor(static_cast<int64_t>(e.outputs.front()));
-  if (!t) return 0;
-  if (t->stats.present && t->stats.count) return double(t->stats.count);
-  double n = 1;
-  for (int64_t d : t->shape) n *= double(d);
-  return n;
+std::string module_of(const std::string& param) {
+  const size_t dot = param.rfind('.');
+  return dot == std::string::npos ? std::string() : param.substr(0, dot);
 }
+
+// Each step's weighted layers with a recorded ||dL/d(output)||, in forward order.
+std::vector<LayerGrad> layers_of(const RunFacts& facts, const StepFact& s,
+                                 const std::map<std::pair<int, std::string>, const EventFact*>& first_call) {
+  std::vector<LayerGrad> out;
+  for (const ParamFact& p : s.params) {
+    const TensorFact* w = facts.tensor(static_cast<int64_t>(p.weight));
+    if (!w || w->shape.size() < 2) continue;
+    auto call = first_call.find({s.step, module_of(p.name)});
+    if (call == first_call.end()) continue;
+    if (call->second->grad_norm < 0) continue;
+    out.push_back({call->second, p.name, call->second->grad_norm});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LayerGrad& a, const LayerGrad& b) { return a.event->id < b.event->id; });
+  return out;
+}
+
+double decades(double a, double b) { return (a <= 0 || b <= 0) ? (a <= 0 ? -99 : 99) : std::log10(a / b); }
 
 }  // namespace
 
 void check_gradient_flow(const RunFacts& facts, std::vector<Finding>& out) {
-  // Containers: every event above a module call (through function calls too: Net.forward sits
-  // between Net and its layers).
-  std::unordered_set<int64_t> parents;
-  for (const EventFact& e : facts.events()) {
-    if (e.kind != EventKind::ModuleCall) continue;
-    for (const EventFact* up = facts.event(e.parent); up && parents.insert(static_cast<int64_t>(up->id)).second;
-         up = facts.event(up->parent)) {
+  std::map<std::pair<int, std::string>, const EventFact*> first_call;
+  for (const EventFact& e : facts.events())
+    if (e.kind == EventKind::ModuleCall && e.phase == Phase::Forward && e.step >= 0)
+      first_call.emplace(std::make_pair(e.step, e.name), &e);
+  for (const StepFact& s : facts.steps()) {
+    if (s.skipped) continue;
+    const std::vector<LayerGrad> layers = layers_of(facts, s, first_call);
+    if (layers.size() < kMinLayers || layers.back().ratio <= 0) continue;
+    const double first = layers.front().ratio, last = layers.back().ratio;
+    if (std::fabs(decades(first, last)) < kOrders) continue;
+    const bool exploding = first > last;
+    size_t jump = 1;
+    double steepest = 0;
+    for (size_t i = 1; i < layers.size(); ++i) {
+      const double d = std::fabs(decades(layers[i - 1].ratio, layers[i].ratio));
+      if (d > steepest) steepest = d, jump = i;
     }
+    const EventFact& in = *layers.front().event;
+    const EventFact& outl = *layers.back().event;
+    std::string message =
+        exploding ? "the gradient grows " + num(first / last) + "x from " + who(outl) + " back to " + who(in) +
+                        " at step " + std::to_string(s.step) + " (exploding gradients)"
+                  : "the gradient " +
+                        (first > 0 ? "shrinks to " + num(first / last) + " of its size"
+                                   : std::string("vanishes to exactly zero")) +
+                        " from " + who(outl) + " back to " + who(in) + " at step " + std::to_string(s.step) +
+                        " (vanishing gradients: the early layers barely learn)";
+    message += "; the steepest change is between " + who(*layers[jump - 1].event) + " and " +
+               who(*layers[jump].event);
+    Finding f = finding(exploding ? "exploding_gradients" : "vanishing_gradients", Severity::Warning, message + ".",
+                        s.step, layers[jump].event->id);
+    f.evidence = {{"ratio_first_to_last", first / last},
+                  {"norm_first", first},
+                  {"norm_last", last},
+                  {"layers", double(layers.size())},
+                  {"first_layer", 0, in.name},
+                  {"last_layer", 0, outl.name}};
+    f.where.phase = "backward", f.where.module = layers[jump - 1].event->name;
+    out.push_back(std::move(f));
+    return;
   }
-  std::vector<std::vector<LayerGrad>> by_step;
-  for (const EventFact& e : facts.events()) {
-    if (e.kind != EventKind::ModuleCall || e.phase != Phase::Forward || e.step < 0 || e.grad_norm < 0) continue;
-    if (parents.count(static_cast<int64_t>(e.id))) continue;  // a container: its leaves speak for it
-    const double n = elements_of(facts, e);
-    if (n <= 0) continue;
-    if (by_step.size() <= size_t(e.step)) by_step.resize(size_t(e.step) + 1);
-    by_step[size_t(e.step)].push_back({&e, e.grad_norm / std::sqrt(n)});
-  }
-  int found_step = -1;
-  for (size_t s = 0; s < by_step.size(); ++s) {
-    const auto& layers = by_step[s];
-    if (layers.size() < kMinLayers || layers.back().rms <= 0) continue;
-    const double first = layers.front().rms, last = layers.back().rms;
-    const double decades = first <= 0 ? -99 : std::log10(first / last);
-    if (std::fabs(decades) >= kOrders) {
-      found_step = int(s);
-      break;
-    }
-  }
-  if (found_step < 0) return;
-  const auto& layers = by_step[size_t(found_step)];
-  const double first = layers.front().rms, last = layers.back().rms;
-  const bool exploding = first > last;
-  size_t jump = 1;
-  double steepest = 0;
-  for (size_t i = 1; i < layers.size(); ++i) {
-    const double a = layers[i - 1].rms, b = layers[i].rms;
-    const double d = (a <= 0 || b <= 0) ? 99 : std::fabs(std::log10(a / b));
-    if (d > steepest) steepest = d, jump = i;
-  }
-  const EventFact& in = *layers.front().event;
-  const EventFact& outl = *layers.back().event;
-  std::string message =
-      exploding ? "the gradient grows " + num(first / last) + "x from " + who(outl) + " back to " + who(in) +
-                      " at step " + std::to_string(found_step) + " (exploding gradients)"
-                : "the gradient " + (first > 0 ? "shrinks to " + num(first / last) + " of its size" : std::string("vanishes to exactly zero")) + " from " + who(outl) + " back to " +
-                      who(in) + " at step " + std::to_string(found_step) +
-                      " (vanishing gradients: the early layers barely learn)";
-  message += "; the steepest change is between " + who(*layers[jump - 1].event) + " and " + who(*layers[jump].event);
-  Finding f = finding(exploding ? "exploding_gradients" : "vanishing_gradients", Severity::Warning, message + ".",
-                      found_step, layers[jump].event->id);
-  f.evidence = {{"ratio_first_to_last", first / last},
-                {"rms_first", first},
-                {"rms_last", last},
-                {"layers", double(layers.size())},
-                {"first_layer", 0, in.name},
-                {"last_layer", 0, outl.name}};
-  f.where.phase = "backward";
-  f.where.module = layers[jump - 1].event->name;
-  out.push_back(std::move(f));
 }
 
 }  // namespace tvis::analysis
