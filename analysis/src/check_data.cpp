@@ -47,7 +47,7 @@ void check_data(const RunFacts& facts, std::vector<Finding>& out) {
       f.where.phase = "data";
       out.push_back(std::move(f));
     }
-    if (previous && !said_repeat && previous->step + 1 == b.step && !b.parts.empty() &&
+    if (previous && !said_repeat && int64_t(previous->step) + 1 == b.step && !b.parts.empty() &&
         b.parts.size() == previous->parts.size()) {
       bool all_same = true;
       for (size_t i = 0; i < b.parts.size() && all_same; ++i) {

@@ -116,8 +116,10 @@ void RunFacts::add_chunk(const format::DecodedChunk& chunk) {
     f.outer = str(l->outer()), f.value = l->value(), f.targets = l->targets(), f.logits = l->logits();
     f.args = pairs(l->args());
     if (l->tokens()) f.ignore_index = l->tokens()->ignore_index();
-    for (const auto& [k, v] : f.args)
-      if (k == "ignore_index" && !std::isnan(number_or_nan(v))) f.ignore_index = static_cast<int64_t>(number_or_nan(v));
+    for (const auto& [k, v] : f.args) {
+      const double index = k == "ignore_index" ? number_or_nan(v) : std::nan("");
+      if (std::fabs(index) < 9.0e18) f.ignore_index = static_cast<int64_t>(index);  // NaN and huge values: kept as is
+    }
     losses_.push_back(std::move(f));
   }
   if (const auto* b = root->body_as_SampleBatch())

@@ -16,6 +16,8 @@
 #include "tvis/format/container_codec.h"
 #include "tvis/format/run_reader.h"
 #include "tvis/format/run_summary.h"
+#include "tvis/analysis/diagnose.h"
+#include "tvis/analysis/run_diff.h"
 
 namespace fmt = tvis::format;
 
@@ -26,7 +28,14 @@ void read_everything(fmt::Bytes file) {
   if (!opened.ok()) return;
   fmt::RunReader& r = *opened.value();
   (void)fmt::summarize_run(r);  // stops at the first bad chunk: read the rest too
-  for (uint32_t i = 0; i < r.chunks().size(); ++i) (void)r.read_chunk_sync(i);
+  tvis::analysis::RunFacts facts;  // what diagnose and diff take from every chunk that verifies
+  for (uint32_t i = 0; i < r.chunks().size(); ++i) {
+    auto chunk = r.read_chunk_sync(i);
+    if (chunk.ok() && tvis::analysis::RunFacts::wants(r.chunks()[i].info.kind)) facts.add_chunk(*chunk.value());
+  }
+  facts.finish();
+  (void)tvis::analysis::diagnose(facts);
+  (void)tvis::analysis::diff_runs(facts, facts, {});
 }
 
 fmt::Bytes one_chunk_run(uint16_t kind, const uint8_t* body, size_t size) {

@@ -17,10 +17,23 @@ void RunDiagnosis::reset() {
   problem_.clear();
 }
 
+namespace {
+
+constexpr format::ChunkKind kWanted[] = {format::ChunkKind::RunMeta,       format::ChunkKind::Events,
+                                         format::ChunkKind::Tensors,       format::ChunkKind::OptimizerStep,
+                                         format::ChunkKind::Samples,       format::ChunkKind::Loss};
+
+}  // namespace
+
+size_t RunDiagnosis::wanted_count() const {
+  size_t n = 0;
+  for (auto kind : kWanted) n += model_.chunks_of_kind(kind).size();
+  return n;
+}
+
 std::vector<uint32_t> RunDiagnosis::wanted() const {
   std::vector<uint32_t> out;
-  for (auto kind : {format::ChunkKind::RunMeta, format::ChunkKind::Events, format::ChunkKind::Tensors,
-                    format::ChunkKind::OptimizerStep, format::ChunkKind::Samples, format::ChunkKind::Loss})
+  for (auto kind : kWanted)
     for (uint32_t ordinal : model_.chunks_of_kind(kind)) out.push_back(ordinal);
   std::sort(out.begin(), out.end());
   return out;
@@ -28,8 +41,8 @@ std::vector<uint32_t> RunDiagnosis::wanted() const {
 
 const std::vector<analysis::Finding>* RunDiagnosis::findings() {
   if (!model_.cache_if_open()) return nullptr;
+  if (done_ && wanted_count() == wanted_count_) return &findings_;  // every frame: no list built
   const std::vector<uint32_t> want = wanted();
-  if (done_ && want.size() == wanted_count_) return &findings_;
   if (done_) {  // a live run grew: gather again from what is known plus the new chunks
     facts_ = analysis::RunFacts();
     added_.clear();

@@ -33,7 +33,8 @@ class RunDiagnosis {
   const std::string& problem() const { return problem_; }
 
  private:
-  std::vector<uint32_t> wanted() const;
+  std::vector<uint32_t> wanted() const;  // ordinals of the chunks the checks read, sorted
+  size_t wanted_count() const;
 
   RunModel& model_;
   analysis::RunFacts facts_;
