@@ -127,7 +127,7 @@ for name, shape, derived in (("AutoLinear", [[1, 2]], "[1, 4] float32"), ("AutoC
     j = ok(name, shape)
     expect(name, j and j["source"] == "automatic" and derived in (j["automatic"] or ""), "automatic %s" % (j and j["automatic"]))
 
-j = failed("sleeps", "forward", "timeout", ["1000 ms", "limits.timeout_ms"])
+j = failed("sleeps", "forward", "timeout", ["5000 ms", "limits.timeout_ms"])
 expect("sleeps", load("sleeps")[1] < 20, "the sleeping forward was not stopped at its limit (%d s)" % load("sleeps")[1])
 j = failed("binding_missing", "binding", "binding", ["missing mask"])
 expect("binding_missing", j and j["diagnostics"][0]["parameters"]["missing"] == ["mask"], "parameters")

@@ -115,7 +115,7 @@ echo "$(runs_count)" > "$WORK/out/count_after_refused"
 run graph_refused_early graph --python "$WORK/bin/nope" --profile two_blocks --out "$WORK/runs"
 echo "$(runs_count)" > "$WORK/out/count_after_refused_early"
 # Ctrl-C during a capture: the worker is stopped, no run is written, the request's previous run is kept.
-run graph_sleeps graph --python "$PY" --profile sleeps --out "$WORK/runs"  # its forward outlives 1000 ms: a run
+run graph_sleeps graph --python "$PY" --profile sleeps --out "$WORK/runs"  # its forward outlives its 5000 ms: a run
 echo "$(runs_count)" > "$WORK/out/count_before_cancel"
 "$TVIS" graph --python "$PY" --profile sleeps --timeout-ms 120000 --out "$WORK/runs" --json \
   > "$WORK/out/graph_cancel.json" 2> "$WORK/out/graph_cancel.err" &
