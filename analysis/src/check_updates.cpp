@@ -24,14 +24,6 @@ namespace tvis::analysis {
 namespace {
 
 constexpr double kTooLarge = 0.25;
-constexpr size_t kNamesShown = 5;
-
-std::string names_of(const std::vector<std::string>& names) {
-  std::string s;
-  for (size_t i = 0; i < names.size() && i < kNamesShown; ++i) s += (i ? ", " : "") + names[i];
-  if (names.size() > kNamesShown) s += " and " + std::to_string(names.size() - kNamesShown) + " more";
-  return s;
-}
 
 double l2_of(const RunFacts& facts, int64_t id) {
   const TensorFact* t = facts.tensor(id);

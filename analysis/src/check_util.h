@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "tvis/analysis/finding.h"
 #include "tvis/analysis/run_facts.h"
@@ -20,6 +22,30 @@ inline std::string num(double v) {
 /// The module or function an event names, as messages print it: "layer1.0.conv2 (Conv2d)".
 inline std::string who(const EventFact& e) {
   return e.class_name.empty() || e.class_name == e.name ? e.name : e.name + " (" + e.class_name + ")";
+}
+
+/// The value of `key` in an event's detail, or nullptr when it carries none.
+inline const std::string* detail_of(const EventFact& e, const char* key) {
+  for (const auto& [k, v] : e.detail)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+/// A non-negative count from a detail value (as the recorder writes them:
+/// decimal digits); -1 when absent, not a number, negative or absurdly large.
+inline double count_of(const std::string* v) {
+  if (!v || v->empty()) return -1;
+  char* end = nullptr;
+  const double n = std::strtod(v->c_str(), &end);
+  return end && *end == '\0' && n >= 0 && n < 1e15 ? n : -1;
+}
+
+/// "a, b, c and 2 more": at most `shown` names of a list.
+inline std::string names_of(const std::vector<std::string>& names, size_t shown = 5) {
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < shown; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > shown) s += " and " + std::to_string(names.size() - shown) + " more";
+  return s;
 }
 
 inline Finding finding(const char* kind, Severity severity, std::string message, int step, uint64_t event_order) {

@@ -24,6 +24,11 @@ CASES = {
     "one_class": ("one_class_targets", "warning", {"page": "Loss"}),
     "raw_inputs": ("unnormalized_inputs", "warning", {"phase": "data"}),
     "same_batch": ("repeated_batch", "warning", {"phase": "data"}),
+    "eval_mode": ("eval_mode_in_training", "warning", {"module": "drop", "phase": "forward"}),
+    "train_eval": ("train_mode_in_evaluation", "warning", {"module": "drop", "phase": "evaluation"}),
+    "no_zero_grad": ("gradients_carried", "warning", {"page": "Weights", "phase": "backward"}),
+    "dead_relu": ("dead_units", "warning", {"module": "act", "phase": "forward"}),
+    "not_in_optimizer": ("not_optimized", "warning", {"page": "Weights", "phase": "optimizer", "param": "head.weight"}),
 }
 
 
@@ -35,13 +40,14 @@ def runs_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("diagnose_runs")
 
 
-def record(tvis, runs_dir, bug):
-    """The run of `--bug BUG`, recorded once for every test of this file."""
-    if bug not in _recorded:
-        p = run_tvis(tvis, SCRIPT, "--bug", bug, "--steps", 5, steps=3, out=runs_dir / bug)
+def record(tvis, runs_dir, bug, *extra):
+    """The run of `--bug BUG EXTRA...`, recorded once for every test of this file."""
+    key = " ".join([bug, *map(str, extra)])
+    if key not in _recorded:
+        p = run_tvis(tvis, SCRIPT, "--bug", bug, "--steps", 5, *extra, steps=3, out=runs_dir / key.replace(" ", "_"))
         assert p.returncode == 0, p.stderr
-        _recorded[bug] = run_file_of(p.stdout)
-    return _recorded[bug]
+        _recorded[key] = run_file_of(p.stdout)
+    return _recorded[key]
 
 
 def diagnose(tvis, path):
@@ -99,6 +105,30 @@ def test_unused_names_the_parameters(tvis, runs_dir):
     assert f["link"]["param"].startswith("spare."), f
     assert f["evidence"]["parameters"] == 2, f  # spare.weight and spare.bias
     assert "hidden" not in f["message"] and "head" not in f["message"], f["message"]
+
+
+def test_accumulation_is_not_carried_gradients(tvis, runs_dir):
+    """Two backwards of half a batch before each optimizer step (deliberate
+    accumulation, zero_grad after each step): no gradients_carried, nothing else."""
+    report = diagnose(tvis, record(tvis, runs_dir, "none", "--accumulate", 2))
+    assert report["findings"] == [], report["findings"]
+
+
+def test_missing_zero_grad_is_seen_from_the_second_step(tvis, runs_dir):
+    report = diagnose(tvis, record(tvis, runs_dir, "no_zero_grad"))
+    f = next(f for f in report["findings"] if f["kind"] == "gradients_carried")
+    assert f["link"]["step"] == 1, f  # step 0 began with no gradient at all
+    assert f["evidence"]["parameters"] == f["evidence"]["checked"] > 0, f
+    assert f["evidence"]["steps"] == 2 and f["evidence"]["norm"] > 0, f
+
+
+def test_eval_mode_left_on_after_an_evaluation(tvis, runs_dir):
+    """model.eval() for the evaluation after step 0, model.train() never called:
+    step 0 trained in train mode, the later ones in eval mode."""
+    report = diagnose(tvis, record(tvis, runs_dir, "eval_mode"))
+    f = next(f for f in report["findings"] if f["kind"] == "eval_mode_in_training")
+    assert f["link"]["step"] == 1 and f["evidence"]["model_mode_wrong"] == 1, f
+    assert not [g for g in report["findings"] if g["kind"] == "train_mode_in_evaluation"]
 
 
 def test_unreadable_run_exits_2(tvis, tmp_path):

@@ -1,7 +1,10 @@
 """A small classifier trained on synthetic data, healthy by default; each
 --bug plants one mistake `tvis diagnose` must name (tests/recorder/test_diagnose.py).
 The healthy run and every buggy one have the same shape: a DataLoader of
-12-feature rows, a stack of --depth Linear layers, cross_entropy, SGD."""
+12-feature rows, a stack of --depth Linear layers, dropout before the head,
+cross_entropy (--accumulate N: N backwards of a split batch per step), SGD,
+and after each step an evaluation of the batch under
+no_grad (model.eval(), then model.train())."""
 import argparse
 
 import torch
@@ -10,7 +13,8 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 BUGS = ("none", "nan_layer", "vanishing", "exploding", "lr", "lr0_group", "unused", "softmax", "one_class",
-        "raw_inputs", "same_batch")
+        "raw_inputs", "same_batch", "eval_mode", "train_eval",
+        "no_zero_grad", "dead_relu", "not_in_optimizer")
 
 
 class LogOfShifted(nn.Module):
@@ -32,6 +36,7 @@ class Net(nn.Module):
             layers.append(nn.Linear(width, width))
         self.hidden = nn.ModuleList(layers)
         self.act = nn.Sigmoid() if bug == "vanishing" else (nn.Identity() if bug == "exploding" else nn.ReLU())
+        self.drop = nn.Dropout(0.1)
         self.head = nn.Linear(width, 4)
         self.spare = nn.Linear(width, 4) if bug == "unused" else None  # held by the optimizer, never called
         self.broken = LogOfShifted(10.0) if bug == "nan_layer" else None
@@ -43,13 +48,26 @@ class Net(nn.Module):
             else:
                 nn.init.kaiming_normal_(lin.weight, nonlinearity="relu")
             nn.init.zeros_(lin.bias)
+        if bug == "dead_relu":  # the first layer's units are off for almost every input
+            nn.init.constant_(self.hidden[0].bias, -4.0)
 
     def forward(self, x):
         for i, lin in enumerate(self.hidden):
             x = self.act(lin(x))
             if self.broken is not None and i == 1:
                 x = self.broken(x)
-        return self.head(x)
+        return self.head(self.drop(x))
+
+
+def evaluate(model, xb, bug):
+    """An evaluation of the batch: model.eval() first (train_eval forgets it),
+    model.train() after (eval_mode forgets it: later steps train in eval mode)."""
+    if bug != "train_eval":
+        model.eval()
+    with torch.no_grad():
+        model(xb[:8])
+    if bug != "eval_mode":
+        model.train()
 
 
 def main():
@@ -57,6 +75,7 @@ def main():
     ap.add_argument("--bug", choices=BUGS, default="none")
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--depth", type=int, default=8)
+    ap.add_argument("--accumulate", type=int, default=1, help="backwards per optimizer step (healthy accumulation)")
     args = ap.parse_args()
     torch.manual_seed(0)
     n, width = 256, 32
@@ -71,6 +90,8 @@ def main():
     lr = 50.0 if args.bug == "lr" else 0.05
     if args.bug == "lr0_group":
         groups = [{"params": model.hidden.parameters()}, {"params": model.head.parameters(), "lr": 0.0}]
+    elif args.bug == "not_in_optimizer":
+        groups = [{"params": model.hidden.parameters()}]  # the head gets gradients nothing applies
     else:
         groups = [{"params": model.parameters()}]
     opt = torch.optim.SGD(groups, lr=lr)
@@ -78,15 +99,22 @@ def main():
     while step < args.steps:
         batches = [next(iter(DataLoader(TensorDataset(x, y), batch_size=32)))] if args.bug == "same_batch" else loader
         for xb, yb in batches:
-            logits = model(xb)
-            if args.bug == "softmax":
-                loss = F.cross_entropy(F.softmax(logits, dim=1), yb)
-            else:
-                loss = F.cross_entropy(logits, yb)
-            opt.zero_grad()
-            loss.backward()
+            if args.bug != "no_zero_grad":
+                opt.zero_grad()
+            total = 0.0
+            for xc, yc in zip(xb.chunk(args.accumulate), yb.chunk(args.accumulate)):
+                logits = model(xc)
+                if args.bug == "softmax":
+                    loss = F.cross_entropy(F.softmax(logits, dim=1), yc)
+                else:
+                    loss = F.cross_entropy(logits, yc)
+                if args.accumulate > 1:
+                    loss = loss / args.accumulate
+                loss.backward()
+                total += loss.item()
             opt.step()
-            print("step %d loss %.6f" % (step, loss.item()), flush=True)
+            evaluate(model, xb, args.bug)
+            print("step %d loss %.6f" % (step, total), flush=True)
             step += 1
             if step >= args.steps:
                 break

@@ -28,5 +28,9 @@ void check_updates(const RunFacts& facts, std::vector<Finding>& out);
 void check_loss_inputs(const RunFacts& facts, std::vector<Finding>& out);
 void check_data(const RunFacts& facts, std::vector<Finding>& out);
 void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out);
+void check_modes(const RunFacts& facts, std::vector<Finding>& out);
+void check_carried_grads(const RunFacts& facts, std::vector<Finding>& out);
+void check_dead_units(const RunFacts& facts, std::vector<Finding>& out);
+void check_unoptimized(const RunFacts& facts, std::vector<Finding>& out);
 
 }  // namespace tvis::analysis

@@ -56,12 +56,16 @@ from .. import records as R
 from .. import schema as P
 from ..captures import Extensions
 from .all_reduce import AllReduceProbe
+from .carried_grads import CarriedGradProbe
+from .dead_units import DeadUnitProbe
 from .grad_scaler import GradScalerProbe
 from .context import CaptureContext
 from .fetch import FetchRecorder
 from .loss import analyze_loss, feeds, grad_fn_name
+from .modes import mode_detail
 from .names import ModuleNames, is_compiled, unwrap
 from .project_code import ProjectFiles
+from .unoptimized import unoptimized_detail
 
 _LOSS_FUNCTIONS = (
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -184,6 +188,8 @@ class Session:
         self.fetch = None           # FetchRecorder (fetch.py), set at install()
         self.all_reduce = AllReduceProbe(self)  # DDP's all-reduce in each backward (all_reduce.py)
         self.grad_scaler = GradScalerProbe(self)  # mixed precision's scale and skipped steps (grad_scaler.py)
+        self.carried = CarriedGradProbe(self)  # .grad left from an earlier step at a backward (carried_grads.py)
+        self.dead_units = DeadUnitProbe(self.rec)  # ReLU units zero for the whole batch (dead_units.py)
         self.optimizer_steps_taken = 0  # optimizer.step() calls recorded so far (skipped ones not)
         # Benchmarks: where to write the writer's statistics at finalize (JSON).
         self.stats_file = os.environ.pop("TVIS_STATS_FILE", None)
@@ -347,6 +353,9 @@ class Session:
                              df, dl)
         kwargs = _call_kwargs(call)
         whole = not self._stack  # the top-level call's inputs are the batch: every row (recorder.h)
+        mode = mode_detail(module, whole)
+        if mode is not None:
+            self.rec.add_detail(eid, mode)
         if kwargs:
             # keyword inputs (global pre-hooks get none): slots after the positional ones
             self.rec.tensors(eid, P.INPUT, (args, kwargs), whole)
@@ -380,6 +389,8 @@ class Session:
         if eid is None:
             return None
         self.rec.tensors(eid, P.OUTPUT, output)
+        if self.rec.phase() == P.FORWARD:
+            self.dead_units.after_call(module, eid, output)
         out = output
         if isinstance(out, (tuple, list)) and out:
             out = out[0]
@@ -586,6 +597,7 @@ class Session:
                 f = sys._getframe(1)
                 eid = session.rec.begin(P.BACKWARD_CALL, "backward", "", session.rec.file_id(f.f_code.co_filename),
                                         f.f_lineno, 0, 0)
+                session.carried.before_backward(eid, loss)
             session._bw_depth += 1
             if eid is not None:
                 session.all_reduce.arm(eid)
@@ -744,6 +756,9 @@ class Session:
         self.rec.set_phase(P.OPTIMIZER)
         name = type(state.opt).__name__
         state.eid = self.rec.begin(P.OPTIMIZER_STEP, name, name, state.file, state.line, 0, 0)
+        unoptimized = unoptimized_detail(self)
+        if unoptimized is not None:
+            self.rec.add_detail(state.eid, unoptimized)
         state.snap = self._snapshot_params(state.eid, state.params) if snapshot else []
 
     def _after_step(self, opt, state):
@@ -859,6 +874,8 @@ class Session:
         self._stepped = []
         self.ext.call("on_step_end", self.steps_done)
         self._close_forwards()
+        self.dead_units.resolve()
+        self.carried.step_ended()
         self.rec.flush()
         self.mark("step_%d_end" % self.steps_done)
         self.steps_done += 1
@@ -949,6 +966,7 @@ class Session:
                         % (self.steps_done, self.steps_requested))
         self._notice_budget()
         self._note_process_group()
+        self.dead_units.resolve()
         self.mark("extensions_finalized")
         stats = self.rec.finalize(self._meta(True, exit_code, exception, traceback_text))
         self.mark("run_file_closed")

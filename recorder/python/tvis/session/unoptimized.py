@@ -1,0 +1,34 @@
+"""Parameters with a gradient that no optimizer updates (diagnose's
+not_optimized check, analysis/src/check_unoptimized.cpp).
+
+When an optimizer step opens, every parameter of the models the recorder
+saw called (their roots) whose .grad is set and that is in no param group
+of any live optimizer the script created is counted. The OptimizerStep
+event carries, when there is one:
+  grads_unoptimized        how many
+  grads_unoptimized_names  the first _MAX_NAMES (10) of their names, space-separated
+
+Cost: one pass over the models' parameters (identity and .grad only) per
+optimizer step; no tensor is read."""
+
+_MAX_NAMES = 10
+
+
+def unoptimized_detail(session):
+    """The detail for the optimizer step opening now, or None."""
+    if not len(session._optimizers):
+        return None
+    held = {id(p) for o in list(session._optimizers) for g in o.param_groups for p in g["params"]}
+    found, seen = [], set()
+    for root in session.names.live_roots():
+        for p in root.parameters():
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            if p.grad is not None and id(p) not in held:
+                found.append(p)
+    if not found:
+        return None
+    known = session._param_names()
+    shown = [known.get(id(p), "?") for p in found[:_MAX_NAMES]]
+    return [("grads_unoptimized", len(found)), ("grads_unoptimized_names", " ".join(shown))]
