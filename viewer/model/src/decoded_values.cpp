@@ -72,7 +72,8 @@ std::shared_ptr<const DecodedTensor> DecodedValues::get(const schema::TensorReco
   d.id = id;
   if (model_.tensors().read_values(model_, rec, &d.values, &d.error) == ChunkRead::Loading) return loading(id);
   d.loading = false;
-  d.bytes = rec.dtype() == schema::DType::UInt8;
+  d.dtype = rec.dtype();
+  d.bytes = rec.dtype() == DType::UInt8;
   return keep(std::move(d));
 }
 

@@ -45,19 +45,6 @@ float round_half(float f) {
   return float_of(rounded & 0xFFFFE000u);
 }
 
-ChunkRead values_of(RunModel& model, int64_t id, int step, TensorValues* out, const schema::TensorRecord** rec,
-                    std::string* error) {
-  bool done = true;
-  TensorRef r = model.tensors().by_id(model, static_cast<uint64_t>(id), step, &done);
-  if (!r) {
-    if (!done) return ChunkRead::Loading;
-    *error = "tensor " + std::to_string(id) + " is not in the run";
-    return ChunkRead::Ready;
-  }
-  *rec = r.rec;
-  return model.tensors().read_values(model, *r.rec, out, error);
-}
-
 }  // namespace
 
 double subtract_in_dtype(double a, double b, schema::DType dtype) {
@@ -69,49 +56,42 @@ double subtract_in_dtype(double a, double b, schema::DType dtype) {
   }
 }
 
-ChunkRead read_update_values(RunModel& model, const schema::ParamRecord& p, int step, TensorValues* out,
-                             std::string* error) {
-  *out = {};
-  error->clear();
-  const schema::TensorRecord* urec = nullptr;
+std::shared_ptr<const DecodedTensor> update_values(RunModel& model, const schema::ParamRecord& p, int step) {
+  auto settled = [&](std::string error) {
+    auto d = std::make_shared<DecodedTensor>();
+    d->id = p.update() >= 0 ? static_cast<uint64_t>(p.update()) : UINT64_MAX;
+    d->loading = false;
+    d->error = std::move(error);
+    return d;
+  };
   if (p.update() >= 0) {
-    TensorValues stored;
-    std::string why;
-    const ChunkRead r = values_of(model, p.update(), step, &stored, &urec, &why);
-    if (r == ChunkRead::Loading) return r;
-    if (why.empty()) {
-      *out = std::move(stored);
-      return ChunkRead::Ready;
-    }
-    if (p.after() < 0) {
-      *error = why;
-      return ChunkRead::Ready;
-    }
+    auto stored = model.values().get(static_cast<uint64_t>(p.update()), step);
+    if (stored->loading || stored->ok()) return stored;
+    if (p.after() < 0) return stored;  // its error says why
   } else if (p.after() < 0) {
-    *error = "No update Δw was recorded for this parameter at this step.";
-    return ChunkRead::Ready;
+    return settled("No update Δw was recorded for this parameter at this step.");
   }
-  TensorValues before, after;
-  const schema::TensorRecord *brec = nullptr, *arec = nullptr;
-  std::string berr, aerr;
-  const ChunkRead rb = values_of(model, static_cast<int64_t>(p.weight()), step, &before, &brec, &berr);
-  const ChunkRead ra = values_of(model, p.after(), step, &after, &arec, &aerr);
-  if (rb == ChunkRead::Loading || ra == ChunkRead::Loading) return ChunkRead::Loading;
-  if (!berr.empty() || !aerr.empty()) {
-    *error = "Δw = weight after − weight before, and " + (berr.empty() ? aerr : berr);
-    return ChunkRead::Ready;
+  auto before = model.values().get(p.weight(), step);
+  auto after = model.values().get(static_cast<uint64_t>(p.after()), step);
+  if (before->loading || after->loading) {
+    auto d = std::make_shared<DecodedTensor>();
+    d->id = p.update() >= 0 ? static_cast<uint64_t>(p.update()) : UINT64_MAX;
+    return d;
   }
-  if (before.shape.size() != after.shape.size() || before.shape.empty() != after.shape.empty()) {
-    *error = "the weights before and after the step differ in shape";
-    return ChunkRead::Ready;
-  }
-  const size_t n = std::min(before.values.size(), after.values.size());
-  out->shape = before.values.size() <= after.values.size() ? before.shape : after.shape;
-  out->partial = before.partial || after.partial;
-  out->values.resize(n);
-  const schema::DType dtype = brec->dtype();
-  for (size_t i = 0; i < n; ++i) out->values[i] = subtract_in_dtype(after.values[i], before.values[i], dtype);
-  return ChunkRead::Ready;
+  if (!before->ok() || !after->ok())
+    return settled("Δw = weight after − weight before, and " + (before->ok() ? after->error : before->error));
+  const TensorValues& b = before->values;
+  const TensorValues& a = after->values;
+  if (b.shape.size() != a.shape.size() || b.shape.empty() != a.shape.empty())
+    return settled("the weights before and after the step differ in shape");
+  auto d = settled("");
+  const size_t n = std::min(b.values.size(), a.values.size());
+  d->values.shape = b.values.size() <= a.values.size() ? b.shape : a.shape;
+  d->values.partial = b.partial || a.partial;
+  d->values.values.resize(n);
+  const DType dtype = before->dtype;
+  for (size_t i = 0; i < n; ++i) d->values.values[i] = subtract_in_dtype(a.values[i], b.values[i], dtype);
+  return d;
 }
 
 }  // namespace tvis::viewer

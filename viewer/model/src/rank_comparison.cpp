@@ -63,25 +63,13 @@ ValuesDifference values_difference(const std::vector<const TensorValues*>& per_r
 
 namespace {
 
-// The values of tensor `id` recorded at `step` in `model`.
-ChunkRead tensor_values(RunModel& model, int64_t id, int step, TensorValues* out, std::string* error) {
-  bool done = true;
-  TensorRef r = model.tensors().by_id(model, static_cast<uint64_t>(id), step, &done);
-  if (!r) {
-    if (!done) return ChunkRead::Loading;
-    *error = "tensor " + std::to_string(id) + " is not in the run";
-    return ChunkRead::Ready;
-  }
-  return model.tensors().read_values(model, *r.rec, out, error);
-}
-
 void summarise(RankWeight& w) {
   double sum = 0, sq = 0;
-  for (double v : w.values.values) {
+  for (double v : w.values()) {
     sum += v;
     sq += v * v;
   }
-  const size_t n = w.values.values.size();
+  const size_t n = w.values().size();
   w.l2 = std::sqrt(sq);
   w.mean = n ? sum / static_cast<double>(n) : 0.0;
 }
@@ -119,8 +107,9 @@ WeightAcrossRanks weight_across_ranks(const std::vector<RankModel>& models, cons
       w.error = "no record of " + param + " at step " + std::to_string(step);
     } else {
       const int64_t id = out.tensor[0] == 'a' ? p->after() : static_cast<int64_t>(p->weight());
-      const ChunkRead r = tensor_values(*model, id, step, &w.values, &w.error);
-      if (r == ChunkRead::Loading) loading = true;
+      w.tensor = model->values().get(static_cast<uint64_t>(id), step);
+      if (w.tensor->loading) loading = true;
+      w.error = w.tensor->error;
     }
     if (w.error.empty()) summarise(w);
     out.ranks.push_back(std::move(w));
@@ -132,7 +121,7 @@ WeightAcrossRanks weight_across_ranks(const std::vector<RankModel>& models, cons
       out.difference.why = "rank " + std::to_string(w.rank) + ": " + w.error;
       return out;
     }
-    compared.push_back(&w.values);
+    compared.push_back(&w.tensor->values);
   }
   out.difference = values_difference(compared);
   return out;

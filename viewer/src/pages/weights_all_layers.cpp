@@ -54,19 +54,17 @@ void ensure_thumbnail(AppState& s, WeightsState& w, const ParamRow& row, Thumbna
     return;
   }
   if (*built > 0 && std::chrono::duration<double, std::milli>(Clock::now() - start).count() > kThumbBudgetMs) return;
-  TensorValues tv;
-  std::string error;
-  const ChunkRead read = w.show == WeightShow::Update
-                             ? read_update_values(s.model, *p, s.selection.step, &tv, &error)
-                             : s.model.tensors().read_values(s.model, *r.rec, &tv, &error);
-  if (read == ChunkRead::Loading) return;
+  const std::shared_ptr<const DecodedTensor> decoded = w.show == WeightShow::Update
+                                                           ? update_values(s.model, *p, s.selection.step)
+                                                           : s.model.values().get(*r.rec);
+  if (decoded->loading) return;
   ++*built;
   t.ready = true;
-  if (!error.empty()) {
+  if (!decoded->ok()) {
     t.why = r.rec->kept() == ValuesKept::None ? "statistics only" : "unreadable";
     return;
   }
-  t.image = thumbnail_image(tv, kThumbSide);
+  t.image = thumbnail_image(decoded->values, kThumbSide);
   ++t.version;
 }
 

@@ -196,7 +196,8 @@ void draw_values(AppState& s, WeightsState& w, const ShownImage& si, const schem
 
 // The decoded image of `rec` under `key`, or nullptr while its values load.
 // With `update_of`, `rec` is that parameter's update at `step`: its values
-// may be after − before (read_update_values).
+// may be after − before (update_values). Values come from the model's one
+// cache; the page keeps only the images it draws.
 const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& key, const schema::TensorRecord& rec,
                               const schema::ParamRecord* update_of = nullptr, int step = 0) {
   auto it = w.images.find(key);
@@ -204,11 +205,11 @@ const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& k
     it->second.used = w.frames;
     return &it->second;
   }
-  TensorValues tv;
-  std::string error;
-  const ChunkRead read = update_of ? read_update_values(s.model, *update_of, step, &tv, &error)
-                                   : s.model.tensors().read_values(s.model, rec, &tv, &error);
-  if (read == ChunkRead::Loading) return nullptr;
+  const std::shared_ptr<const DecodedTensor> decoded =
+      update_of ? update_values(s.model, *update_of, step) : s.model.values().get(rec);
+  if (decoded->loading) return nullptr;
+  const std::string& error = decoded->error;
+  const TensorValues& tv = decoded->values;
   while (w.images.size() >= kShownCached) {  // drop the least recently drawn
     auto oldest = w.images.begin();
     for (auto i = w.images.begin(); i != w.images.end(); ++i)

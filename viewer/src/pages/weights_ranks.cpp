@@ -33,8 +33,8 @@ const RanksImage* ranks_image(AppState& s, WeightsState& w, const std::string& p
       ri.images.emplace_back();
       continue;
     }
-    ri.images.push_back(reduce_image(weight_image(r.values), kRankSide));
-    all.insert(all.end(), r.values.values.begin(), r.values.values.end());
+    ri.images.push_back(reduce_image(weight_image(r.tensor->values), kRankSide));
+    all.insert(all.end(), r.values().begin(), r.values().end());
   }
   ri.range = widgets::color_range_of(widgets::ValueSpan(all), true);
   ri.across = std::move(across);
@@ -111,7 +111,7 @@ json across_ranks_view(AppState& s, WeightsState& w, const std::string& param, i
     if (r.error.empty()) {
       e["l2"] = r.l2;
       e["mean"] = r.mean;
-      e["count"] = r.values.values.size();
+      e["count"] = r.values().size();
     }
     ranks.push_back(e);
   }

@@ -22,6 +22,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "tvis/viewer_model/records.h"
 #include "tvis/viewer_model/tensor_index.h"
 
 namespace tvis::viewer {
@@ -34,6 +35,7 @@ struct DecodedTensor {
   bool loading = true;   // its records or its values are still being read
   std::string error;     // settled without values: why ("" with values)
   TensorValues values;
+  DType dtype = DType::Unknown;  // as recorded (Unknown until the record is found)
   bool bytes = false;    // recorded as uint8 (a picture as the pipeline had it)
   bool missing = false;  // no record of this id in the run (`error` says so)
   bool ok() const { return !loading && error.empty(); }

@@ -9,9 +9,10 @@
 // Δw's values (older runs; TVIS_UPDATE_VALUES=1) are read as they are.
 #pragma once
 
+#include <memory>
 #include <string>
 
-#include "tvis/viewer_model/chunk_body.h"
+#include "tvis/viewer_model/decoded_values.h"
 #include "tvis/viewer_model/records.h"
 #include "tvis/viewer_model/tensor_index.h"
 
@@ -20,11 +21,13 @@ namespace tvis::viewer {
 class RunModel;
 
 /// The values of `p`'s update at `step` (the step its OptimizerStepRecord
-/// belongs to): Loading while a record or chunk is read; else Ready with
-/// *error "" (values in *out; `partial` when either weight kept only leading
-/// rows: then the rows both kept) or a one-line reason.
-ChunkRead read_update_values(RunModel& model, const schema::ParamRecord& p, int step, TensorValues* out,
-                             std::string* error);
+/// belongs to), never null: `loading` while a record or chunk is read; else
+/// the values (`partial` when either weight kept only leading rows: then the
+/// rows both kept) or `error`, a one-line reason. Every tensor read comes
+/// from the model's one cache (model.values()): Δw's own record when it kept
+/// values (that cached answer itself), else after − before of the cached
+/// weights, computed on each call (the caller keeps what it draws).
+std::shared_ptr<const DecodedTensor> update_values(RunModel& model, const schema::ParamRecord& p, int step);
 
 /// `a - b` in `dtype`'s arithmetic, widened to double (see the file comment).
 double subtract_in_dtype(double a, double b, schema::DType dtype);

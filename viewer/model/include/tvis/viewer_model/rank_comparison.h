@@ -13,11 +13,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tvis/viewer_model/chunk_body.h"
+#include "tvis/viewer_model/decoded_values.h"
 #include "tvis/viewer_model/tensor_index.h"
 
 namespace tvis::viewer {
@@ -52,11 +54,17 @@ struct ValuesDifference {
 };
 ValuesDifference values_difference(const std::vector<const TensorValues*>& per_rank);
 
-/// One rank's value of the compared tensor.
+/// One rank's value of the compared tensor, from that rank's model's one
+/// cache of decoded values (RunModel::values()).
 struct RankWeight {
   int rank = 0;
   std::string error;    // why this rank has no values ("" = values)
-  TensorValues values;
+  std::shared_ptr<const DecodedTensor> tensor;  // null when the rank has no record to read
+  /// The kept values (empty without any).
+  const std::vector<double>& values() const {
+    static const std::vector<double> none;
+    return tensor && error.empty() ? tensor->values.values : none;
+  }
   double l2 = 0;        // over the kept values
   double mean = 0;
 };
