@@ -9,11 +9,16 @@ bool ProfileCaptureIndex::present() const {
   return model_.status() == RunStatus::Open && !model_.chunks_of_kind(format::ChunkKind::ProfileCapture).empty();
 }
 
-const ChunkBody<schema::ProfileCapture>& ProfileCaptureIndex::get() {
-  if (!present() || capture_.body || capture_.state == ChunkRead::Failed) return capture_;
-  capture_ = read_body<schema::ProfileCapture>(model_.cache(), model_.chunks_of_kind(format::ChunkKind::ProfileCapture)[0],
-                                               /*pin=*/true);
-  return capture_;
+const CaptureGraph* ProfileCaptureIndex::graph() {
+  if (graph_) return &*graph_;
+  if (!present() || capture_.state == ChunkRead::Failed) return nullptr;
+  if (!capture_.body)
+    capture_ = read_body<schema::ProfileCapture>(model_.cache(),
+                                                 model_.chunks_of_kind(format::ChunkKind::ProfileCapture)[0],
+                                                 /*pin=*/true);
+  if (!capture_.body) return nullptr;
+  graph_ = capture_graph(*capture_.body);
+  return &*graph_;
 }
 
 }  // namespace tvis::viewer

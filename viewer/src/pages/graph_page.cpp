@@ -59,8 +59,8 @@ extern const PageSpec kGraphPage;
 
 namespace {
 
-bool select_node(GraphState& g, const schema::ProfileCapture* c, const json& cmd);
-void recheck(AppState& s, GraphState& g, const schema::ProfileCapture* c);
+bool select_node(GraphState& g, const CaptureGraph* c, const json& cmd);
+void recheck(AppState& s, GraphState& g, const CaptureGraph* c);
 
 GraphState& graph_state(AppState& s) { return page_state<GraphState>(s, kGraphPage); }
 
@@ -69,8 +69,8 @@ std::unique_ptr<PageState> make_graph_state(AppState&) { return std::make_unique
 bool has_capture(AppState& s) { return s.model.profile_capture().present(); }
 
 // The run's (first) ProfileCapture; nullptr while it loads or when it failed.
-const schema::ProfileCapture* capture_of(AppState& s, GraphState& g) {
-  const schema::ProfileCapture* c = s.model.profile_capture().get().body;
+const CaptureGraph* capture_of(AppState& s, GraphState& g) {
+  const CaptureGraph* c = s.model.profile_capture().graph();
   if (c && !g.capture_seen) {
     g.capture_seen = true;
     recheck(s, g, c);  // the capture arrived: is its evidence still what it was?
@@ -82,48 +82,29 @@ const schema::ProfileCapture* capture_of(AppState& s, GraphState& g) {
   return c;
 }
 
-std::string str(const flatbuffers::String* s) { return s ? s->str() : ""; }
-
-std::string shape_text(const flatbuffers::Vector<int64_t>* shape) {
+std::string shape_text(const std::vector<int64_t>& shape) {
   std::string t = "[";
-  if (shape)
-    for (size_t i = 0; i < shape->size(); ++i) t += (i ? ", " : "") + (shape->Get(i) < 0 ? std::string("?") : std::to_string(shape->Get(i)));
+  for (size_t i = 0; i < shape.size(); ++i) t += (i ? ", " : "") + (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
   return t + "]";
 }
 
-std::string operand_text(const schema::Operand* o) { return shape_text(o->shape()) + " " + str(o->dtype()); }
+std::string operand_text(const CaptureOperand& o) { return shape_text(o.shape) + " " + o.dtype; }
 
 std::string op_label(const std::string& op) { return op.rfind("module:", 0) == 0 ? op.substr(7) : op; }
 
-const schema::GraphNode* node_by_id(const schema::ProfileCapture* c, uint32_t id) {
-  if (c->nodes())
-    for (const auto* n : *c->nodes())
-      if (n->id() == id) return n;
-  return nullptr;
-}
-
-const schema::GraphNode* failed_node(const schema::ProfileCapture* c) {
-  if (c->failed_node()) return node_by_id(c, c->failed_node());
-  if (c->nodes())
-    for (const auto* n : *c->nodes())
-      if (n->failed()) return n;
-  return nullptr;
-}
-
 // The capture's recorded evidence as recheck_files takes it.
-json evidence_json(const schema::ProfileCapture* c) {
+json evidence_json(const CaptureGraph* c) {
   json a = json::array();
-  if (c->evidence())
-    for (const auto* f : *c->evidence())
-      a.push_back({{"role", str(f->role())}, {"path", str(f->path())}, {"name", str(f->name())}, {"present", f->present()},
-                   {"resolved", str(f->resolved())}, {"size", f->size()}, {"mtime_ns", f->mtime_ns()},
-                   {"inode", f->inode()}, {"xxh64", f->xxh64()}});
+  for (const CaptureFile& f : c->evidence)
+    a.push_back({{"role", f.role}, {"path", f.path}, {"name", f.name}, {"present", f.present},
+                 {"resolved", f.resolved}, {"size", f.size}, {"mtime_ns", f.mtime_ns},
+                 {"inode", f.inode}, {"xxh64", f.xxh64}});
   return a;
 }
 
 // Asks the shell to recheck the evidence (when it can and there is any).
-void recheck(AppState& s, GraphState& g, const schema::ProfileCapture* c) {
-  if (!s.options.recheck_files || !c->evidence()) return;
+void recheck(AppState& s, GraphState& g, const CaptureGraph* c) {
+  if (!s.options.recheck_files || !c->has_evidence) return;
   json f = json::parse(s.options.recheck_files(evidence_json(c).dump()), nullptr, false);
   if (f.is_object()) g.freshness = std::move(f);
 }
@@ -138,12 +119,8 @@ std::vector<std::string> stale_reasons(const GraphState& g) {
   return out;
 }
 
-std::string first_diagnostic(const schema::ProfileCapture* c) {
-  return c->diagnostics() && c->diagnostics()->size() ? str(c->diagnostics()->Get(0)->message()) : "";
-}
-
 // The banner: what was captured, and on failure the stage, each diagnostic and the evidence label.
-void draw_summary(const schema::ProfileCapture* c, const GraphState& g) {
+void draw_summary(const CaptureGraph* c, const GraphState& g) {
   if (is_stale(g)) {
     std::string reasons;
     for (const auto& r : stale_reasons(g)) reasons += (reasons.empty() ? "" : "; ") + r;
@@ -152,22 +129,19 @@ void draw_summary(const schema::ProfileCapture* c, const GraphState& g) {
                        reasons.c_str());
     ImGui::PopTextWrapPos();
   }
-  const std::string who = str(c->profile()).empty() ? str(c->model()) + " (" + str(c->source()) + ")"
-                                                    : str(c->profile()) + " - " + str(c->model());
-  if (c->ok()) {
+  const std::string who = c->profile.empty() ? c->model + " (" + c->source + ")" : c->profile + " - " + c->model;
+  if (c->ok) {
     std::string outs;
-    if (c->outputs())
-      for (const auto* o : *c->outputs()) outs += (outs.empty() ? "" : ", ") + operand_text(o);
+    for (const CaptureOperand& o : c->outputs) outs += (outs.empty() ? "" : ", ") + operand_text(o);
     ImGui::Text("%s: forward ok -> %s", who.c_str(), outs.c_str());
   } else {
-    ImGui::TextColored(ImColor(colors::kError), "%s: failed at %s", who.c_str(), str(c->stage()).c_str());
-    if (c->diagnostics())
-      for (const auto* d : *c->diagnostics())
-        ImGui::TextColored(ImColor(colors::kError), "  %s: %s", str(d->kind()).c_str(), str(d->message()).c_str());
+    ImGui::TextColored(ImColor(colors::kError), "%s: failed at %s", who.c_str(), c->stage.c_str());
+    for (const CaptureDiagnostic& d : c->diagnostics)
+      ImGui::TextColored(ImColor(colors::kError), "  %s: %s", d.kind.c_str(), d.message.c_str());
   }
-  if (!str(c->label()).empty()) ImGui::TextColored(ImColor(colors::kWarning), "%s", str(c->label()).c_str());
-  if (!str(c->automatic()).empty()) ImGui::TextColored(ImColor(colors::kMuted), "automatic input: %s", str(c->automatic()).c_str());
-  if (c->truncated()) ImGui::TextColored(ImColor(colors::kWarning), "the graph reached max_capture_bytes: later calls are not shown");
+  if (!c->label.empty()) ImGui::TextColored(ImColor(colors::kWarning), "%s", c->label.c_str());
+  if (!c->automatic.empty()) ImGui::TextColored(ImColor(colors::kMuted), "automatic input: %s", c->automatic.c_str());
+  if (c->truncated) ImGui::TextColored(ImColor(colors::kWarning), "the graph reached max_capture_bytes: later calls are not shown");
 }
 
 std::string url_encoded(const std::string& s) {
@@ -181,10 +155,10 @@ std::string url_encoded(const std::string& s) {
 }
 
 // A capture that failed before its forward ran: the setup itself needs changing.
-bool failed_in_setup(const schema::ProfileCapture* c) { return !c->ok() && str(c->stage()) != "forward"; }
+bool failed_in_setup(const CaptureGraph* c) { return !c->ok && c->stage != "forward"; }
 
 // "Change inputs" / "Set up...": back to the setup form of this profile, when the run came from one.
-void draw_setup_link(AppState& s, GraphState& g, const schema::ProfileCapture* c) {
+void draw_setup_link(AppState& s, GraphState& g, const CaptureGraph* c) {
   g.setup_button = nullptr;
   if (g.setup_class.empty() || !s.options.open_url) return;
   if (ImGui::Button(failed_in_setup(c) ? "Set up..." : "Change inputs")) {
@@ -202,21 +176,20 @@ struct Canvas {
   ImVec2 at(float x, float y) const { return {origin.x + x * zoom, origin.y + y * zoom}; }
 };
 
-void draw_edges(ImDrawList* dl, const Canvas& cv, const schema::ProfileCapture* c) {
-  if (!c->edges()) return;
+void draw_edges(ImDrawList* dl, const Canvas& cv, const CaptureGraph* c) {
   const ImU32 line = IM_COL32(150, 160, 175, 255), text = IM_COL32(190, 200, 215, 255);
-  for (const auto* e : *c->edges()) {
-    const auto* p = e->points();
-    if (!p || p->size() < 4) continue;
-    const size_t n = p->size() / 2;
+  for (const CaptureEdge& e : c->edges) {
+    const std::vector<float>& p = e.points;
+    if (p.size() < 4) continue;
+    const size_t n = p.size() / 2;
     // dot's spline: p0, then (c1, c2, p) triples; a trailing point is the arrow tip.
     const size_t curve = 1 + ((n - 1) / 3) * 3;
     for (size_t k = 0; k + 3 < curve + 0 && k + 3 < n; k += 3)
-      dl->AddBezierCubic(cv.at(p->Get(2 * k), p->Get(2 * k + 1)), cv.at(p->Get(2 * k + 2), p->Get(2 * k + 3)),
-                         cv.at(p->Get(2 * k + 4), p->Get(2 * k + 5)), cv.at(p->Get(2 * k + 6), p->Get(2 * k + 7)), line,
+      dl->AddBezierCubic(cv.at(p[2 * k], p[2 * k + 1]), cv.at(p[2 * k + 2], p[2 * k + 3]),
+                         cv.at(p[2 * k + 4], p[2 * k + 5]), cv.at(p[2 * k + 6], p[2 * k + 7]), line,
                          1.5f);
-    const ImVec2 tip = cv.at(p->Get(2 * (n - 1)), p->Get(2 * (n - 1) + 1));
-    const ImVec2 from = cv.at(p->Get(2 * (curve - 1)), p->Get(2 * (curve - 1) + 1));
+    const ImVec2 tip = cv.at(p[2 * (n - 1)], p[2 * (n - 1) + 1]);
+    const ImVec2 from = cv.at(p[2 * (curve - 1)], p[2 * (curve - 1) + 1]);
     if (n > curve) {  // the arrow head, from the curve's end to the tip
       dl->AddLine(from, tip, line, 1.5f);
       const float dx = tip.x - from.x, dy = tip.y - from.y, len = std::max(1e-3f, std::sqrt(dx * dx + dy * dy));
@@ -225,35 +198,34 @@ void draw_edges(ImDrawList* dl, const Canvas& cv, const schema::ProfileCapture* 
                             {tip.x - ux * a + uy * a * 0.5f, tip.y - uy * a - ux * a * 0.5f}, line);
     }
     const size_t mid = (n / 2);
-    const std::string label = shape_text(e->shape()) + " " + str(e->dtype());
-    const ImVec2 m = cv.at(p->Get(2 * mid), p->Get(2 * mid + 1));
+    const std::string label = shape_text(e.shape) + " " + e.dtype;
+    const ImVec2 m = cv.at(p[2 * mid], p[2 * mid + 1]);
     if (cv.zoom > 0.45f) dl->AddText({m.x + 4, m.y - ImGui::GetFontSize() * 0.5f}, text, label.c_str());
   }
 }
 
 // Draws the nodes; returns the id of the node under the mouse (0: none).
-uint32_t draw_nodes(ImDrawList* dl, const Canvas& cv, const schema::ProfileCapture* c, uint32_t selected, bool hovered_canvas,
+uint32_t draw_nodes(ImDrawList* dl, const Canvas& cv, const CaptureGraph* c, uint32_t selected, bool hovered_canvas,
                     json& boxes) {
   uint32_t hover = 0;
   boxes = json::array();
-  if (!c->nodes()) return hover;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
-  for (const auto* n : *c->nodes()) {
-    const float hw = n->width() * 0.5f, hh = n->height() * 0.5f;
-    const ImVec2 a = cv.at(n->x() - hw, n->y() - hh), b = cv.at(n->x() + hw, n->y() + hh);
-    if (boxes.size() < 256) boxes.push_back({{"module", str(n->module_())}, {"x", a.x}, {"y", a.y}, {"w", b.x - a.x}, {"h", b.y - a.y}});
-    const std::string op = str(n->op());
+  for (const CaptureNode& node : c->nodes) {
+    const CaptureNode* n = &node;
+    const float hw = n->width * 0.5f, hh = n->height * 0.5f;
+    const ImVec2 a = cv.at(n->x - hw, n->y - hh), b = cv.at(n->x + hw, n->y + hh);
+    if (boxes.size() < 256) boxes.push_back({{"module", n->module}, {"x", a.x}, {"y", a.y}, {"w", b.x - a.x}, {"h", b.y - a.y}});
+    const std::string& op = n->op;
     const bool io = op == "input" || op == "output";
-    const bool failed = n->failed() || n->id() == c->failed_node();
+    const bool failed = c->is_failed(*n);
     const ImU32 fill = failed ? IM_COL32(90, 30, 34, 255) : io ? IM_COL32(38, 52, 70, 255) : IM_COL32(44, 47, 56, 255);
-    const ImU32 border = failed ? colors::kError : n->id() == selected ? colors::kAccent : IM_COL32(110, 118, 132, 255);
+    const ImU32 border = failed ? colors::kError : n->id == selected ? colors::kAccent : IM_COL32(110, 118, 132, 255);
     dl->AddRectFilled(a, b, fill, 4.0f * cv.zoom);
-    dl->AddRect(a, b, border, 4.0f * cv.zoom, 0, n->id() == selected || failed ? 2.5f : 1.0f);
-    if (hovered_canvas && mouse.x >= a.x && mouse.x <= b.x && mouse.y >= a.y && mouse.y <= b.y) hover = n->id();
+    dl->AddRect(a, b, border, 4.0f * cv.zoom, 0, n->id == selected || failed ? 2.5f : 1.0f);
+    if (hovered_canvas && mouse.x >= a.x && mouse.x <= b.x && mouse.y >= a.y && mouse.y <= b.y) hover = n->id;
     if (cv.zoom < 0.4f) continue;
-    std::vector<std::string> lines = {str(n->module_()).empty() ? op_label(op) : str(n->module_()), op_label(op)};
-    if (n->output_shapes())
-      for (size_t i = 0; i < n->output_shapes()->size() && i < 2; ++i) lines.push_back(operand_text(n->output_shapes()->Get(i)));
+    std::vector<std::string> lines = {n->module.empty() ? op_label(op) : n->module, op_label(op)};
+    for (size_t i = 0; i < n->outputs.size() && i < 2; ++i) lines.push_back(operand_text(n->outputs[i]));
     if (failed) lines.push_back("failed here");
     const float lh = ImGui::GetFontSize() * std::min(1.0f, cv.zoom);
     float y = (a.y + b.y) * 0.5f - lh * static_cast<float>(lines.size()) * 0.5f;
@@ -268,14 +240,14 @@ uint32_t draw_nodes(ImDrawList* dl, const Canvas& cv, const schema::ProfileCaptu
   return hover;
 }
 
-void fit(GraphState& g, const schema::ProfileCapture* c, ImVec2 size) {
-  const float w = std::max(1.0f, c->graph_width() + 40), h = std::max(1.0f, c->graph_height() + 40);
+void fit(GraphState& g, const CaptureGraph* c, ImVec2 size) {
+  const float w = std::max(1.0f, c->width + 40), h = std::max(1.0f, c->height + 40);
   g.zoom = std::clamp(std::min(size.x / w, size.y / h), 0.2f, 1.5f);
-  g.pan = {(size.x - c->graph_width() * g.zoom) * 0.5f, 20.0f * g.zoom};
+  g.pan = {(size.x - c->width * g.zoom) * 0.5f, 20.0f * g.zoom};
   g.fitted = true;
 }
 
-void draw_canvas(GraphState& g, const schema::ProfileCapture* c, ImVec2 size) {
+void draw_canvas(GraphState& g, const CaptureGraph* c, ImVec2 size) {
   ImGui::BeginChild("graph_canvas", size, true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   const ImVec2 p0 = ImGui::GetCursorScreenPos(), avail = ImGui::GetContentRegionAvail();
   if (!g.fitted) fit(g, c, avail);
@@ -301,28 +273,26 @@ void draw_canvas(GraphState& g, const schema::ProfileCapture* c, ImVec2 size) {
   ImGui::EndChild();
 }
 
-void draw_inspector(GraphState& g, const schema::ProfileCapture* c) {
+void draw_inspector(GraphState& g, const CaptureGraph* c) {
   ImGui::BeginChild("graph_inspector", {0, 0}, true);
-  const schema::GraphNode* n = g.selected ? node_by_id(c, g.selected) : nullptr;
+  const CaptureNode* n = g.selected ? c->node(g.selected) : nullptr;
   if (!n) {
     ImGui::TextColored(ImColor(colors::kMuted), "Click a node for its inputs and outputs.");
     ImGui::TextColored(ImColor(colors::kMuted), "Drag to pan, wheel to zoom.");
-    ImGui::Text("%u nodes, %u edges", c->nodes() ? c->nodes()->size() : 0u, c->edges() ? c->edges()->size() : 0u);
-    ImGui::TextColored(ImColor(colors::kMuted), "layout: %s", str(c->layout()).c_str());
+    ImGui::Text("%u nodes, %u edges", static_cast<unsigned>(c->nodes.size()), static_cast<unsigned>(c->edges.size()));
+    ImGui::TextColored(ImColor(colors::kMuted), "layout: %s", c->layout.c_str());
   } else {
-    ImGui::Text("%s", str(n->module_()).c_str());
-    ImGui::TextColored(ImColor(colors::kMuted), "%s", str(n->op()).c_str());
+    ImGui::Text("%s", n->module.c_str());
+    ImGui::TextColored(ImColor(colors::kMuted), "%s", n->op.c_str());
     ImGui::Separator();
     ImGui::Text("inputs");
-    if (n->input_shapes())
-      for (const auto* o : *n->input_shapes()) ImGui::BulletText("%s %s", str(o->name()).c_str(), operand_text(o).c_str());
+    for (const CaptureOperand& o : n->inputs) ImGui::BulletText("%s %s", o.name.c_str(), operand_text(o).c_str());
     ImGui::Text("outputs");
-    if (n->output_shapes())
-      for (const auto* o : *n->output_shapes()) ImGui::BulletText("%s %s", str(o->name()).c_str(), operand_text(o).c_str());
-    if (n->failed() || n->id() == c->failed_node()) {
+    for (const CaptureOperand& o : n->outputs) ImGui::BulletText("%s %s", o.name.c_str(), operand_text(o).c_str());
+    if (c->is_failed(*n)) {
       ImGui::Separator();
       ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(ImColor(colors::kError), "this call failed: %s", first_diagnostic(c).c_str());
+      ImGui::TextColored(ImColor(colors::kError), "this call failed: %s", c->first_diagnostic().c_str());
       ImGui::PopTextWrapPos();
     }
   }
@@ -331,9 +301,9 @@ void draw_inspector(GraphState& g, const schema::ProfileCapture* c) {
 
 void draw_graph_page(AppState& s) {
   GraphState& g = graph_state(s);
-  const schema::ProfileCapture* c = capture_of(s, g);
+  const CaptureGraph* c = capture_of(s, g);
   if (!c) {
-    const bool failed = s.model.profile_capture().get().state == ChunkRead::Failed;
+    const bool failed = s.model.profile_capture().state() == ChunkRead::Failed;
     ImGui::TextColored(ImColor(colors::kMuted), failed ? "The capture could not be read." : "Loading the capture...");
     return;
   }
@@ -351,30 +321,28 @@ void draw_graph_page(AppState& s) {
 
 json graph_view(AppState& s) {
   GraphState& g = graph_state(s);
-  const schema::ProfileCapture* c = capture_of(s, g);
+  const CaptureGraph* c = capture_of(s, g);
   if (!c)
     return {{"nodes", 0}, {"edges", 0}, {"failed", nullptr}, {"diagnostic", nullptr}, {"stale", false},
             {"stale_reasons", json::array()}, {"freshness", nullptr}, {"loading", true}};
-  const schema::GraphNode* f = failed_node(c);
-  const std::string diag = first_diagnostic(c);
-  json j = {{"nodes", c->nodes() ? c->nodes()->size() : 0}, {"edges", c->edges() ? c->edges()->size() : 0},
-            {"failed", f ? json(str(f->module_())) : json(nullptr)},
-            {"diagnostic", c->ok() || diag.empty() ? json(nullptr) : json(diag)}, {"stale", is_stale(g)},
-            {"stale_reasons", stale_reasons(g)}, {"freshness", g.freshness}, {"ok", c->ok()},
-            {"stage", c->ok() ? json(nullptr) : json(str(c->stage()))}, {"label", str(c->label())},
-            {"partial", c->partial()}, {"layout", str(c->layout())}, {"zoom", g.zoom}, {"boxes", g.boxes}};
+  const CaptureNode* f = c->failed();
+  const std::string diag = c->first_diagnostic();
+  json j = {{"nodes", c->nodes.size()}, {"edges", c->edges.size()},
+            {"failed", f ? json(f->module) : json(nullptr)},
+            {"diagnostic", c->ok || diag.empty() ? json(nullptr) : json(diag)}, {"stale", is_stale(g)},
+            {"stale_reasons", stale_reasons(g)}, {"freshness", g.freshness}, {"ok", c->ok},
+            {"stage", c->ok ? json(nullptr) : json(c->stage)}, {"label", c->label},
+            {"partial", c->partial}, {"layout", c->layout}, {"zoom", g.zoom}, {"boxes", g.boxes}};
   j["setup"] = g.setup_class.empty() ? json(nullptr)
                                      : json{{"class", g.setup_class}, {"profile", g.setup_profile},
                                             {"label", failed_in_setup(c) ? "Set up..." : "Change inputs"},
                                             {"button", g.setup_button}};
-  const schema::GraphNode* n = g.selected ? node_by_id(c, g.selected) : nullptr;
+  const CaptureNode* n = g.selected ? c->node(g.selected) : nullptr;
   if (n) {
     json ins = json::array(), outs = json::array();
-    if (n->input_shapes())
-      for (const auto* o : *n->input_shapes()) ins.push_back(str(o->name()) + " " + operand_text(o));
-    if (n->output_shapes())
-      for (const auto* o : *n->output_shapes()) outs.push_back(str(o->name()) + " " + operand_text(o));
-    j["selected"] = {{"id", n->id()}, {"module", str(n->module_())}, {"op", str(n->op())}, {"inputs", ins}, {"outputs", outs}};
+    for (const CaptureOperand& o : n->inputs) ins.push_back(o.name + " " + operand_text(o));
+    for (const CaptureOperand& o : n->outputs) outs.push_back(o.name + " " + operand_text(o));
+    j["selected"] = {{"id", n->id}, {"module", n->module}, {"op", n->op}, {"inputs", ins}, {"outputs", outs}};
   } else {
     j["selected"] = nullptr;
   }
@@ -384,21 +352,20 @@ json graph_view(AppState& s) {
 // {"module": MODULE} (also a link's module=, so `--module fc` opens with fc
 // inspected) or {"node": ID} selects a node; {"zoom": Z} sets the zoom. Null
 // for a run without a capture, so the key goes on to the other pages.
-bool select_node(GraphState& g, const schema::ProfileCapture* c, const json& cmd) {
+bool select_node(GraphState& g, const CaptureGraph* c, const json& cmd) {
   const bool by_module = cmd.contains("module") && cmd["module"].is_string();
-  if (c->nodes())
-    for (const auto* n : *c->nodes())
-      if ((by_module && str(n->module_()) == cmd["module"].get<std::string>()) || (!by_module && n->id() == cmd["node"].get<uint32_t>())) {
-        g.selected = n->id();
-        return true;
-      }
+  for (const CaptureNode& n : c->nodes)
+    if ((by_module && n.module == cmd["module"].get<std::string>()) || (!by_module && n.id == cmd["node"].get<uint32_t>())) {
+      g.selected = n.id;
+      return true;
+    }
   return false;
 }
 
 json graph_command(AppState& s, const json& cmd) {
   if (!has_capture(s)) return nullptr;
   GraphState& g = graph_state(s);
-  const schema::ProfileCapture* c = capture_of(s, g);
+  const CaptureGraph* c = capture_of(s, g);
   if (cmd.contains("freshness") && cmd["freshness"].is_object()) {  // the browser's host rechecked the files
     g.freshness = cmd["freshness"];
     return true;
