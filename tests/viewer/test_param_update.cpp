@@ -42,7 +42,7 @@ TEST_CASE("update_values reads every tensor through the model's one cache", "[pa
   model.open(source.value());
   REQUIRE(model.status() == vw::RunStatus::Open);
   REQUIRE(model.optimizer_steps().ready());
-  const schema::ParamRecord* p = model.optimizer_steps().param(0, "conv.weight");
+  const std::optional<vw::ParamTensors> p = model.optimizer_steps().param_tensors(0, "conv.weight");
   REQUIRE(p);
   std::shared_ptr<const vw::DecodedTensor> d;
   for (int i = 0; i < 64 && (!d || d->loading); ++i) d = vw::update_values(model, *p, 0);
@@ -50,14 +50,14 @@ TEST_CASE("update_values reads every tensor through the model's one cache", "[pa
   REQUIRE(!d->values.values.empty());
   const uint64_t held = model.values().bytes_held();
   CHECK(held > 0);
-  if (p->update() >= 0 && model.values().get(static_cast<uint64_t>(p->update()), 0)->ok()) {
+  if (p->update >= 0 && model.values().get(static_cast<uint64_t>(p->update), 0)->ok()) {
     // Δw's own values were kept: the answer is the cached tensor itself.
-    CHECK(vw::update_values(model, *p, 0) == model.values().get(static_cast<uint64_t>(p->update()), 0));
+    CHECK(vw::update_values(model, *p, 0) == model.values().get(static_cast<uint64_t>(p->update), 0));
   } else {
     // after − before of the two cached weights, in the weight's dtype.
-    REQUIRE(p->after() >= 0);
-    auto before = model.values().get(p->weight(), 0);
-    auto after = model.values().get(static_cast<uint64_t>(p->after()), 0);
+    REQUIRE(p->after >= 0);
+    auto before = model.values().get(static_cast<uint64_t>(p->weight), 0);
+    auto after = model.values().get(static_cast<uint64_t>(p->after), 0);
     REQUIRE(before->ok());
     REQUIRE(after->ok());
     for (size_t i = 0; i < d->values.values.size(); ++i)

@@ -84,6 +84,30 @@ const schema::ParamRecord* OptimizerSteps::param(int step, const std::string& na
   return p == it->second.end() ? nullptr : p->second.param;
 }
 
+ParamTensors param_tensors_of(const schema::ParamRecord& p) {
+  return {static_cast<int64_t>(p.weight()), p.grad(), p.update(), p.after()};
+}
+
+OptimizerStepInfo optimizer_step_info(const schema::OptimizerStepRecord& r) {
+  return {r.optimizer_class() ? r.optimizer_class()->str() : "", r.skipped(), r.grad_scale()};
+}
+
+std::optional<ParamTensors> OptimizerSteps::param_tensors(int step, const std::string& name) {
+  const schema::ParamRecord* p = param(step, name);
+  return p ? std::optional<ParamTensors>(param_tensors_of(*p)) : std::nullopt;
+}
+
+std::optional<OptimizerStepInfo> OptimizerSteps::step_info(int step, const std::string& name) {
+  const schema::OptimizerStepRecord* r = record_of(step, name);
+  return r ? std::optional<OptimizerStepInfo>(optimizer_step_info(*r)) : std::nullopt;
+}
+
+std::vector<OptimizerStepInfo> OptimizerSteps::step_infos(int step) {
+  std::vector<OptimizerStepInfo> out;
+  for (const schema::OptimizerStepRecord* r : all_at_step(step)) out.push_back(optimizer_step_info(*r));
+  return out;
+}
+
 std::vector<int> OptimizerSteps::steps_of(const std::string& name) {
   ready();
   std::vector<int> out;

@@ -56,26 +56,26 @@ double subtract_in_dtype(double a, double b, schema::DType dtype) {
   }
 }
 
-std::shared_ptr<const DecodedTensor> update_values(RunModel& model, const schema::ParamRecord& p, int step) {
+std::shared_ptr<const DecodedTensor> update_values(RunModel& model, const ParamTensors& p, int step) {
   auto settled = [&](std::string error) {
     auto d = std::make_shared<DecodedTensor>();
-    d->id = p.update() >= 0 ? static_cast<uint64_t>(p.update()) : UINT64_MAX;
+    d->id = p.update >= 0 ? static_cast<uint64_t>(p.update) : UINT64_MAX;
     d->loading = false;
     d->error = std::move(error);
     return d;
   };
-  if (p.update() >= 0) {
-    auto stored = model.values().get(static_cast<uint64_t>(p.update()), step);
+  if (p.update >= 0) {
+    auto stored = model.values().get(static_cast<uint64_t>(p.update), step);
     if (stored->loading || stored->ok()) return stored;
-    if (p.after() < 0) return stored;  // its error says why
-  } else if (p.after() < 0) {
+    if (p.after < 0) return stored;  // its error says why
+  } else if (p.after < 0) {
     return settled("No update Δw was recorded for this parameter at this step.");
   }
-  auto before = model.values().get(p.weight(), step);
-  auto after = model.values().get(static_cast<uint64_t>(p.after()), step);
+  auto before = model.values().get(static_cast<uint64_t>(p.weight), step);
+  auto after = model.values().get(static_cast<uint64_t>(p.after), step);
   if (before->loading || after->loading) {
     auto d = std::make_shared<DecodedTensor>();
-    d->id = p.update() >= 0 ? static_cast<uint64_t>(p.update()) : UINT64_MAX;
+    d->id = p.update >= 0 ? static_cast<uint64_t>(p.update) : UINT64_MAX;
     return d;
   }
   if (!before->ok() || !after->ok())

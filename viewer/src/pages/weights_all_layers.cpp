@@ -38,7 +38,7 @@ void ensure_thumbnail(AppState& s, WeightsState& w, const ParamRow& row, Thumbna
     t.image = {};
   }
   if (t.ready) return;
-  const schema::ParamRecord* p = s.model.optimizer_steps().param(s.selection.step, row.name);
+  const std::optional<ParamTensors> p = s.model.optimizer_steps().param_tensors(s.selection.step, row.name);
   if (!p) {
     t.ready = true;
     t.why = "not updated at this step";

@@ -17,11 +17,11 @@ const char* show_name(WeightShow show) {
   return "weight";
 }
 
-int64_t shown_tensor(const schema::ParamRecord& p, WeightShow show) {
+int64_t shown_tensor(const ParamTensors& p, WeightShow show) {
   switch (show) {
-    case WeightShow::Weight: return static_cast<int64_t>(p.weight());
-    case WeightShow::Grad: return p.grad();
-    case WeightShow::Update: return p.update();
+    case WeightShow::Weight: return p.weight;
+    case WeightShow::Grad: return p.grad;
+    case WeightShow::Update: return p.update;
   }
   return -1;
 }

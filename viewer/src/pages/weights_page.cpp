@@ -76,9 +76,9 @@ const std::string& shown_param(AppState& s, WeightsState& w) {
 }
 
 // ‖Δw‖/‖w‖ of `p` at `step` from the recorded statistics; NaN when unknown.
-double update_ratio(AppState& s, const schema::ParamRecord& p, int step, bool* loading) {
-  const TensorRef wr = tensor_at(s, static_cast<int64_t>(p.weight()), step, loading);
-  const TensorRef ur = tensor_at(s, p.update(), step, loading);
+double update_ratio(AppState& s, const ParamTensors& p, int step, bool* loading) {
+  const TensorRef wr = tensor_at(s, p.weight, step, loading);
+  const TensorRef ur = tensor_at(s, p.update, step, loading);
   if (!wr || !ur || !wr.rec->stats() || !ur.rec->stats() || !(wr.rec->stats()->l2() > 0)) return NAN;
   return ur.rec->stats()->l2() / wr.rec->stats()->l2();
 }
@@ -199,7 +199,7 @@ void draw_values(AppState& s, WeightsState& w, const ShownImage& si, const schem
 // may be after − before (update_values). Values come from the model's one
 // cache; the page keeps only the images it draws.
 const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& key, const schema::TensorRecord& rec,
-                              const schema::ParamRecord* update_of = nullptr, int step = 0) {
+                              const ParamTensors* update_of = nullptr, int step = 0) {
   auto it = w.images.find(key);
   if (it != w.images.end()) {
     it->second.used = w.frames;
@@ -234,14 +234,14 @@ const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& k
 
 /// Mixed precision: a step GradScaler skipped, and the scale the backward's
 /// gradients carried (the .grad shown here is unscaled: read in optimizer.step()).
-void draw_scaler_note(const schema::OptimizerStepRecord* orec) {
+void draw_scaler_note(const std::optional<OptimizerStepInfo>& orec) {
   if (!orec) return;
-  if (orec->skipped())
+  if (orec->skipped)
     ImGui::TextColored(ImVec4(0.95f, 0.55f, 0.25f, 1), "GradScaler skipped this step: a gradient was inf or NaN, "
-                       "so no update ran (scale %s).", widgets::format_exact(orec->grad_scale()).c_str());
-  else if (orec->grad_scale() > 0)
+                       "so no update ran (scale %s).", widgets::format_exact(orec->grad_scale).c_str());
+  else if (orec->grad_scale > 0)
     ImGui::TextDisabled("GradScaler: the backward's gradients carried scale %s; .grad here is unscaled.",
-                        widgets::format_exact(orec->grad_scale()).c_str());
+                        widgets::format_exact(orec->grad_scale).c_str());
 }
 
 void draw_one_param(AppState& s, WeightsState& w) {
@@ -252,7 +252,7 @@ void draw_one_param(AppState& s, WeightsState& w) {
     muted(opt.ready() ? "No parameter is named at any recorded step." : "Reading the optimizer steps ...");
     return;
   }
-  const schema::ParamRecord* p = opt.param(step, name);
+  const std::optional<ParamTensors> p = opt.param_tensors(step, name);
   if (!p) {
     const std::vector<int> steps = opt.steps_of(name);
     if (steps.empty())
@@ -269,18 +269,17 @@ void draw_one_param(AppState& s, WeightsState& w) {
     return;
   }
   bool loading = false;
-  const TensorRef wr = tensor_at(s, static_cast<int64_t>(p->weight()), step, &loading);
-  const TensorRef gr = tensor_at(s, p->grad(), step, &loading);
-  const TensorRef ur = tensor_at(s, p->update(), step, &loading);
+  const TensorRef wr = tensor_at(s, p->weight, step, &loading);
+  const TensorRef gr = tensor_at(s, p->grad, step, &loading);
+  const TensorRef ur = tensor_at(s, p->update, step, &loading);
   const TensorRef& shown = w.show == WeightShow::Weight ? wr : w.show == WeightShow::Grad ? gr : ur;
   // Header: what it is, and the figures of the step.
   ImGui::Text("%s", name.c_str());
   ImGui::SameLine();
   if (wr) ImGui::TextDisabled("%s  %s", shape_label(wr.rec->shape()).c_str(), dtype_label(wr.rec->dtype()));
-  const schema::OptimizerStepRecord* orec = opt.record_of(step, name);
-  const std::string oclass = orec && orec->optimizer_class() && orec->optimizer_class()->size()
-                                 ? orec->optimizer_class()->str()
-                                 : "a hand-written update (no torch.optim)";
+  const std::optional<OptimizerStepInfo> orec = opt.step_info(step, name);
+  const std::string oclass = orec && !orec->optimizer_class.empty() ? orec->optimizer_class
+                                                                     : "a hand-written update (no torch.optim)";
   ImGui::SameLine();
   ImGui::TextDisabled("  step %d by %s", step, oclass.c_str());
   draw_scaler_note(orec);
@@ -303,7 +302,7 @@ void draw_one_param(AppState& s, WeightsState& w) {
     else if (w.show == WeightShow::Grad)
       muted("No gradient at this step: .grad was None (the parameter took no part in the backward, or is frozen).");
     else if (w.show == WeightShow::Update)
-      muted(orec && orec->skipped() ? "No update at this step: GradScaler skipped it (its gradients held inf or NaN)."
+      muted(orec && orec->skipped ? "No update at this step: GradScaler skipped it (its gradients held inf or NaN)."
                                     : "No update Δw was recorded for this parameter at this step.");
     else
       muted("The weight's record is missing at this step.");
@@ -311,7 +310,7 @@ void draw_one_param(AppState& s, WeightsState& w) {
   }
   // Values, decoded once per (param, show, step).
   const std::string key = name + "/" + show_name(w.show) + "/" + std::to_string(step);
-  const ShownImage* si = shown_image(s, w, key, *shown.rec, w.show == WeightShow::Update ? p : nullptr, step);
+  const ShownImage* si = shown_image(s, w, key, *shown.rec, w.show == WeightShow::Update ? &*p : nullptr, step);
   if (!si) {
     ImGui::TextDisabled("Reading values (chunk %u) ...", shown.rec->data_chunk());
     draw_stats_and_histogram(*shown.rec);
@@ -343,9 +342,9 @@ std::vector<ParamRow> param_rows(AppState& s, WeightsState& w) {
     ParamRow r;
     r.name = name;
     r.ratio = NAN;
-    if (const schema::ParamRecord* p = opt.param(step, name)) {
+    if (const std::optional<ParamTensors> p = opt.param_tensors(step, name)) {
       r.here = true;
-      if (TensorRef wr = tensor_at(s, static_cast<int64_t>(p->weight()), step, &loading)) {
+      if (TensorRef wr = tensor_at(s, p->weight, step, &loading)) {
         r.size = static_cast<int64_t>(element_count(wr.rec->shape()));
         r.shape = shape_label(wr.rec->shape());
       }
@@ -474,11 +473,11 @@ json weights_view(AppState& s) {
             {"tab", w.all_layers ? "All layers" : "One parameter"},
             {"params", opt.names()},
             {"present", false}};
-  const schema::ParamRecord* p = name.empty() ? nullptr : opt.param(step, name);
+  const std::optional<ParamTensors> p = name.empty() ? std::nullopt : opt.param_tensors(step, name);
   if (p) {
     bool loading = false;
     v["present"] = true;
-    const TensorRef wr = tensor_at(s, static_cast<int64_t>(p->weight()), step, &loading);
+    const TensorRef wr = tensor_at(s, p->weight, step, &loading);
     const TensorRef shown = tensor_at(s, shown_tensor(*p, w.show), step, &loading);
     if (wr) {
       json shape = json::array();
@@ -489,10 +488,10 @@ json weights_view(AppState& s) {
     v["stats"] = stats_json(shown);
     const double ratio = update_ratio(s, *p, step, &loading);
     if (std::isfinite(ratio)) v["update_ratio"] = ratio;
-    const schema::OptimizerStepRecord* orec = opt.record_of(step, name);
-    v["optimizer"] = orec && orec->optimizer_class() ? orec->optimizer_class()->str() : "";
-    v["skipped"] = orec && orec->skipped();
-    v["grad_scale"] = orec ? orec->grad_scale() : 0.0;
+    const std::optional<OptimizerStepInfo> orec = opt.step_info(step, name);
+    v["optimizer"] = orec ? orec->optimizer_class : "";
+    v["skipped"] = orec && orec->skipped;
+    v["grad_scale"] = orec ? orec->grad_scale : 0.0;
     json hyper = json::object();
     for (const auto& [key, value] : opt.hyper_of(step, name)) hyper[key] = value;
     v["hyper"] = hyper;
@@ -513,8 +512,7 @@ json weights_view(AppState& s) {
     v["updated_at"] = steps;
   }
   json optimizers = json::array();  // one per record of the step (a GAN's step: two)
-  for (const schema::OptimizerStepRecord* r : opt.all_at_step(step))
-    optimizers.push_back(r->optimizer_class() ? r->optimizer_class()->str() : "");
+  for (const OptimizerStepInfo& r : opt.step_infos(step)) optimizers.push_back(r.optimizer_class);
   v["optimizers"] = optimizers;
   json order = json::array();  // every parameter in All layers' sort order (weights_sort)
   for (const ParamRow& r : param_rows(s, w)) order.push_back(r.name);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../app_state.h"
+#include "tvis/viewer_model/optimizer_steps.h"
 #include "tvis/viewer_model/rank_comparison.h"
 #include "tvis/viewer_model/tensor_index.h"
 #include "tvis/widgets/heatmap.h"
@@ -92,7 +93,7 @@ constexpr int kThumbSamples = 16;  // values a thumbnail pixel is chosen from, f
 WeightsState& weights_state(AppState& s);
 const char* show_name(WeightShow show);  // "weight", "grad", "update"
 /// The tensor id `show` names in `p` (-1: none recorded).
-int64_t shown_tensor(const schema::ParamRecord& p, WeightShow show);
+int64_t shown_tensor(const ParamTensors& p, WeightShow show);
 /// The image of `values` (shape as kept) for the single-parameter view.
 WeightImage weight_image(const TensorValues& values);
 /// `full` block-reduced to at most `side` a side (the value farthest from

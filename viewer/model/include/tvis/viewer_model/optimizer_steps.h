@@ -12,7 +12,9 @@
 // the first written is used.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,6 +24,23 @@
 namespace tvis::viewer {
 
 class RunModel;
+
+/// A parameter's tensors at one step, by tensor id (-1: not recorded).
+struct ParamTensors {
+  int64_t weight = -1;  // the weight before the step
+  int64_t grad = -1;    // .grad at the step
+  int64_t update = -1;  // Δw's record (statistics; values only in older runs)
+  int64_t after = -1;   // the weight after the step
+};
+ParamTensors param_tensors_of(const schema::ParamRecord& p);
+
+/// What the pages say of one optimizer step's record.
+struct OptimizerStepInfo {
+  std::string optimizer_class;  // torch.optim class; "" for a hand-written update
+  bool skipped = false;         // GradScaler skipped the step (a gradient was inf or NaN)
+  double grad_scale = 0;        // the scale the backward's gradients carried; 0: no GradScaler
+};
+OptimizerStepInfo optimizer_step_info(const schema::OptimizerStepRecord& r);
 
 class OptimizerSteps {
  public:
@@ -40,6 +59,12 @@ class OptimizerSteps {
   const std::vector<std::string>& names();
   /// `name`'s record at `step`, or nullptr.
   const schema::ParamRecord* param(int step, const std::string& name);
+  /// `name`'s tensors at `step` (param() as a plain value); nullopt when not recorded.
+  std::optional<ParamTensors> param_tensors(int step, const std::string& name);
+  /// record_of() as a plain value; nullopt when no record of `step` updates `name`.
+  std::optional<OptimizerStepInfo> step_info(int step, const std::string& name);
+  /// all_at_step() as plain values, in file order.
+  std::vector<OptimizerStepInfo> step_infos(int step);
   /// Steps whose record names `name`, ascending.
   std::vector<int> steps_of(const std::string& name);
   /// The hyper-parameters (lr, momentum, ...) of the group holding `name` at

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tvis/viewer_model/decoded_values.h"
+#include "tvis/viewer_model/optimizer_steps.h"
 #include "tvis/viewer_model/records.h"
 #include "tvis/viewer_model/tensor_index.h"
 
@@ -27,7 +28,7 @@ class RunModel;
 /// from the model's one cache (model.values()): Δw's own record when it kept
 /// values (that cached answer itself), else after − before of the cached
 /// weights, computed on each call (the caller keeps what it draws).
-std::shared_ptr<const DecodedTensor> update_values(RunModel& model, const schema::ParamRecord& p, int step);
+std::shared_ptr<const DecodedTensor> update_values(RunModel& model, const ParamTensors& p, int step);
 
 /// `a - b` in `dtype`'s arithmetic, widened to double (see the file comment).
 double subtract_in_dtype(double a, double b, schema::DType dtype);
