@@ -121,9 +121,12 @@ def imports_of(tree, module, is_package):
 def class_facts(node):
     forward = None
     init = None
+    call = None
     for stmt in node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__init__":
             init = {"line": stmt.lineno, "params": params_of(stmt.args), "assigned": False}
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__call__":
+            call = {"line": stmt.lineno, "params": params_of(stmt.args), "assigned": False}
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "forward":
             forward = {"line": stmt.lineno, "params": params_of(stmt.args), "assigned": False}
         elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "forward" for t in stmt.targets):
@@ -137,6 +140,7 @@ def class_facts(node):
         "bases": [dotted(b) for b in node.bases],
         "forward": forward,
         "init": init,
+        "call": call,
     }
 
 

@@ -1,5 +1,5 @@
-# worker.py: the profile-capture worker. Embedded in tvis (worker_script.cpp)
-# and run once per capture as
+# worker.py: the profile-capture worker. Embedded in tvis (worker_script.cpp,
+# with worker_jax.py appended and main() called last) and run once per capture as
 #   python -I -c <this file> < JOB
 # in the selected interpreter. Its own code is this one `-c` string: nothing
 # of it is importable, so a project package named `services`, `tvis_worker`
@@ -9,12 +9,13 @@
 #   workspace, cwd (absolute), module, class, mode, device, grad_enabled,
 #   seed (int|null), deterministic, init {args, kwargs} | factory {file,
 #   callable, kwargs}, inputs {args, kwargs} (typed values) | input_factory
-#   {file, callable, kwargs} | automatic (true), max_capture_bytes.
+#   {file, callable, kwargs} | automatic (true), max_capture_bytes,
+#   framework ("jax": worker_jax.py runs the capture; absent: torch).
 # fd 3: JSON lines, each {"t": ...} (a pipe of its own: the protocol; moved at
 # once to a high descriptor no child inherits and fd 3 closed, while fd 1 and
 # sys.stdout go to stderr, so whatever the model's code prints, writes to fd 1
 # or starts cannot corrupt or forge the stream):
-#   ready                   torch is imported (the C++ side starts timeout_ms)
+#   ready                   torch (or jax) is imported (the C++ side starts timeout_ms)
 #   stage  {stage}          a setup stage begins: device, import, construction,
 #                           factory, inputs, binding, forward
 #   node   {id, op, module, inputs: [{from, shape, dtype}], outputs: [...]}
@@ -634,31 +635,10 @@ def main():
     sys.path.insert(0, workspace)
     result = {"ok": False}
     try:
-        import torch
-        emit({"t": "ready", "torch": torch.__version__, "python": sys.version.split()[0]})
-        run_stage("device", lambda: check_device(job.get("device", "cpu"), torch))
-        apply_environment(job, torch)
-        os.chdir(job.get("cwd") or workspace)
-        device = job.get("device", "cpu")
-        model = build_model(job, workspace, torch)
-        run_stage("construction", lambda: model.to(device))
-        model.train(job.get("mode") == "train")
-        automatic = None
-        if job.get("input_factory"):
-            args, kwargs = factory_inputs(torch, job, workspace, model)
-        elif job.get("automatic"):
-            args, kwargs, automatic = run_stage("inputs", lambda: automatic_inputs(torch, model, device))
+        if job.get("framework") == "jax":
+            result = jax_main(job, workspace)  # worker_jax.py, appended to this script
         else:
-            inputs = job.get("inputs") or {"args": [], "kwargs": {}}
-            args, kwargs = run_stage("inputs", lambda: (materialise(torch, {"kind": "list", "items": inputs.get("args", [])}, device),
-                                                        materialise(torch, {"kind": "dict", "items": inputs.get("kwargs", {})}, device)))
-        emit({"t": "inputs", "inputs": [describe(torch, t, input_label(n)) for n, t in flatten(torch, {"args": list(args), "kwargs": kwargs}, "input", [])],
-              "automatic": automatic})
-        emit({"t": "stage", "stage": "binding"})
-        problem = binding_problem(model.forward, args, kwargs)
-        if problem is not None:
-            raise SetupFailure("binding", "binding", "forward(): " + problem["message"], problem["parameters"])
-        result = run_forward(torch, job, model, args, kwargs)
+            result = torch_main(job, workspace)
     except SetupFailure as s:
         result = {"ok": False, "stage": s.stage, "kind": s.kind, "message": s.message, "parameters": s.parameters}
     except BaseException as e:  # the worker's own failure: still one result line
@@ -668,4 +648,30 @@ def main():
     emit(dict(result, t="result"))
 
 
-main()
+def torch_main(job, workspace):
+    """The torch capture: result fields (ok, stage, outputs, failure, ...); a SetupFailure for a refused stage."""
+    import torch
+    emit({"t": "ready", "torch": torch.__version__, "python": sys.version.split()[0]})
+    run_stage("device", lambda: check_device(job.get("device", "cpu"), torch))
+    apply_environment(job, torch)
+    os.chdir(job.get("cwd") or workspace)
+    device = job.get("device", "cpu")
+    model = build_model(job, workspace, torch)
+    run_stage("construction", lambda: model.to(device))
+    model.train(job.get("mode") == "train")
+    automatic = None
+    if job.get("input_factory"):
+        args, kwargs = factory_inputs(torch, job, workspace, model)
+    elif job.get("automatic"):
+        args, kwargs, automatic = run_stage("inputs", lambda: automatic_inputs(torch, model, device))
+    else:
+        inputs = job.get("inputs") or {"args": [], "kwargs": {}}
+        args, kwargs = run_stage("inputs", lambda: (materialise(torch, {"kind": "list", "items": inputs.get("args", [])}, device),
+                                                    materialise(torch, {"kind": "dict", "items": inputs.get("kwargs", {})}, device)))
+    emit({"t": "inputs", "inputs": [describe(torch, t, input_label(n)) for n, t in flatten(torch, {"args": list(args), "kwargs": kwargs}, "input", [])],
+          "automatic": automatic})
+    emit({"t": "stage", "stage": "binding"})
+    problem = binding_problem(model.forward, args, kwargs)
+    if problem is not None:
+        raise SetupFailure("binding", "binding", "forward(): " + problem["message"], problem["parameters"])
+    return run_forward(torch, job, model, args, kwargs)

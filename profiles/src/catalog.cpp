@@ -32,8 +32,10 @@ void check_against_sources(Catalog& c, Profile& p) {
                                                          " is in the workspace or on " + c.sources.python + "'s path"));
     else if (!f->error.empty())
       p.problems.push_back(at_profile(c, p, "model", (f->rel.empty() ? f->path : f->rel) + " does not parse: " + f->error));
-    else if (!f->find_class(p.class_name))
-      p.problems.push_back(at_profile(c, p, "model", (f->rel.empty() ? f->path : f->rel) + " defines no class " + p.class_name));
+    else if (p.framework == "jax" ? !f->find_class(p.class_name) && !f->find_function(p.class_name) : !f->find_class(p.class_name))
+      // A JAX profile's model is a Flax module class or a plain function.
+      p.problems.push_back(at_profile(c, p, "model", (f->rel.empty() ? f->path : f->rel) + " defines no class " +
+                                                         (p.framework == "jax" ? "or top-level function " : "") + p.class_name));
   }
   for (const auto* callable : {p.factory ? &*p.factory : nullptr, p.input_factory ? &*p.input_factory : nullptr}) {
     if (!callable) continue;
@@ -99,8 +101,9 @@ json profile_json(const Profile& p) {
 
 json class_json(const ModelClass& m) {
   json j = {{"class", m.ref}, {"module", m.module}, {"name", m.name},
-            {"file", m.file->rel}, {"line", m.cls->line}, {"base", m.base}};
-  j["forward"] = m.forward ? json(m.forward->text()) : json(nullptr);
+            {"file", m.file->rel}, {"line", m.cls->line}, {"base", m.base},
+            {"framework", m.framework}};
+  j["forward"] = m.forward ? json(m.forward->text(m.framework == "jax" ? "__call__" : "forward")) : json(nullptr);
   j["forward_params"] = m.forward && !m.forward->assigned ? params_json(m.forward->params) : json(nullptr);
   j["forward_from"] = m.forward_from.empty() ? json(nullptr) : json(m.forward_from);
   if (m.declaration.ok) {
@@ -204,7 +207,9 @@ std::string catalog_text(const Catalog& c) {
   out += "classes:" + std::string(c.classes.empty() ? " none" : "") + "\n";
   for (const auto& m : c.classes) {
     out += "  " + m.ref + "  " + m.file->rel + ":" + std::to_string(m.cls->line) + "  " +
-           (m.forward ? m.forward->text() : m.forward_from.empty() ? "no forward found" : "forward of " + m.forward_from);
+           (m.forward ? m.forward->text(m.framework == "jax" ? "__call__" : "forward")
+                      : m.forward_from.empty() ? "no forward found" : "forward of " + m.forward_from) +
+           (m.framework == "jax" ? "  (jax)" : "");
     if (m.declaration.ok) out += "  declares " + m.declaration.spec();
     if (!m.declaration.error.empty()) out += "  declaration: " + m.declaration.error;
     out += "\n";

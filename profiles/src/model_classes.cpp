@@ -50,17 +50,36 @@ class Resolver {
     return last != "Parameter" && last != "UninitializedParameter" && last != "UninitializedBuffer";
   }
 
+  static bool flax_module_base(const std::string& t) {
+    return t == "flax.linen.Module" || t == "flax.linen.module.Module" || t == "flax.nnx.Module" ||
+           t == "flax.nnx.module.Module";
+  }
+
   // The base that makes (file, cls) a model, or "".
   std::string model_base(const FileFacts& file, const ClassFacts& cls, std::set<const ClassFacts*>* seen) const {
     if (!seen->insert(&cls).second) return "";
     for (const auto& b : cls.bases) {
       if (!b) continue;
       const std::string t = absolute(file, *b);
-      if (torch_module_base(t)) return t;
+      if (torch_module_base(t) || flax_module_base(t)) return t;
       Found f = lookup(t);
       if (f.cls && !model_base(*f.file, *f.cls, seen).empty()) return t;
     }
     return "";
+  }
+
+  // Whether the base chain that makes (file, cls) a model ends at a Flax module.
+  bool is_flax(const FileFacts& file, const ClassFacts& cls, int depth = 0) const {
+    if (depth > 16) return false;
+    for (const auto& b : cls.bases) {
+      if (!b) continue;
+      const std::string t = absolute(file, *b);
+      if (flax_module_base(t)) return true;
+      if (torch_module_base(t)) return false;
+      Found f = lookup(t);
+      if (f.cls && f.cls != &cls && is_flax(*f.file, *f.cls, depth + 1)) return true;
+    }
+    return false;
   }
 
   // The forward along the bases: (signature, where it came from).
@@ -122,8 +141,13 @@ std::vector<ModelClass> find_model_classes(const SourceFacts& facts) {
       m.file = &file;
       m.cls = &cls;
       m.base = base;
-      std::set<const ClassFacts*> seen_fwd;
-      r.forward_of(file, cls, &m.forward, &m.forward_from, &seen_fwd, true);
+      if (r.is_flax(file, cls)) {
+        m.framework = "jax";
+        m.forward = cls.call;  // its own __call__; one inherited is not followed
+      } else {
+        std::set<const ClassFacts*> seen_fwd;
+        r.forward_of(file, cls, &m.forward, &m.forward_from, &seen_fwd, true);
+      }
       std::set<const ClassFacts*> seen_init;
       m.init = r.init_of(file, cls, &seen_init);
       models.push_back(&cls);

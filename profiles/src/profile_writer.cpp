@@ -167,7 +167,7 @@ std::string render_generated_block(const std::string& name, const json& profile,
   auto line = [&](const std::string& key, const json& v) { out += toml_key(key) + " = " + toml_inline_value(v) + eol; };
   line("kind", "model");
   // The fixed order of the form's fields; anything else the caller put in follows.
-  const std::vector<std::string> order = {"model", "mode", "device", "grad_enabled", "seed", "deterministic", "cwd",
+  const std::vector<std::string> order = {"framework", "model", "mode", "device", "grad_enabled", "seed", "deterministic", "cwd",
                                           "limits", "init", "factory", "inputs"};
   for (const auto& k : order)
     if (profile.contains(k) && !profile[k].is_null()) line(k, profile[k]);

@@ -29,7 +29,6 @@ std::string listed(const std::vector<std::string>& v) {
 std::string unusable(const Profile& p) {
   if (!p.valid()) return "profile " + p.name + " is invalid: " + p.problems.front().text();
   if (p.kind == "script") return "profile " + p.name + " is a script profile; tvis check and tvis graph run model profiles only";
-  if (p.framework == "jax") return "profile " + p.name + ": framework = \"jax\" is not supported in this build";
   return "";
 }
 

@@ -2,44 +2,18 @@
 
 #include <algorithm>
 
+#include "shape_findings.h"
+
 namespace tvis::profiles {
 
 namespace {
 
-using Shape = std::vector<int64_t>;
 using nlohmann::json;
-
-std::string num(int64_t d) { return d < 0 ? "?" : std::to_string(d); }
-
-bool known(int64_t a, int64_t b) { return a >= 0 && b >= 0; }
-
-std::string named(const Operand& o) { return o.name + " " + shape_text(o.shape); }
-
-const RecordedOperand* find(const std::vector<RecordedOperand>& ops, const std::string& name) {
-  for (const auto& o : ops)
-    if (o.operand.name == name) return &o;
-  return nullptr;
-}
-
-// Collects diagnostics; every one carries the operands it was made from.
-struct Findings {
-  std::vector<Diagnostic> out;
-  void add(const std::string& kind, const std::string& message, std::vector<const Operand*> ops) {
-    Diagnostic d;
-    d.kind = kind;
-    d.message = message;
-    for (const Operand* o : ops) d.operands.push_back(*o);
-    out.push_back(std::move(d));
-  }
-};
+using namespace shape;
+using Shape = std::vector<int64_t>;
 
 bool is_integer_dtype(const std::string& d) {
   return d == "int64" || d == "int32" || d == "int16" || d == "int8" || d == "uint8";
-}
-
-void same_dtype(Findings& f, const std::string& op, const Operand& a, const Operand& b) {
-  if (a.dtype.empty() || b.dtype.empty() || a.dtype == b.dtype) return;
-  f.add("dtype", a.name + " is " + a.dtype + ", " + b.name + " is " + b.dtype + ": " + op + " needs one dtype", {&a, &b});
 }
 
 void inner_dims(Findings& f, const Operand& a, int64_t ka, const Operand& b, int64_t kb, const std::string& b_text) {
@@ -112,8 +86,6 @@ void mm(Findings& f, const std::vector<RecordedOperand>& ops, const std::string&
   same_dtype(f, op, a, b);
 }
 
-constexpr uint64_t kMaxOption = uint64_t(1) << 20;
-
 // One conv option as `n` values (an int applies to every spatial dim).
 std::vector<int64_t> option(const json& options, const char* key, size_t n, int64_t fallback, bool* is_string = nullptr) {
   std::vector<int64_t> v(n, fallback);
@@ -121,12 +93,7 @@ std::vector<int64_t> option(const json& options, const char* key, size_t n, int6
   const json& o = options[key];
   // Recorded by the worker, which runs the model's code: bounded so no arithmetic below can overflow
   // (dims are below 2^40, worker_lines.cpp); an option out of range is unknown (the fallback).
-  const auto bounded = [fallback](const json& x) {
-    if (!x.is_number_integer()) return fallback;
-    if (x.is_number_unsigned()) return x.get<uint64_t>() <= kMaxOption ? int64_t(x.get<uint64_t>()) : fallback;
-    const int64_t i = x.get<int64_t>();
-    return i >= -int64_t(kMaxOption) && i <= int64_t(kMaxOption) ? i : fallback;
-  };
+  const auto bounded = [fallback](const json& x) { return shape::bounded(x, fallback); };
   if (o.is_number_integer()) std::fill(v.begin(), v.end(), bounded(o));
   if (o.is_array() && o.size() == n)
     for (size_t i = 0; i < n; ++i) v[i] = bounded(o[i]);
@@ -194,9 +161,9 @@ void embedding(Findings& f, const std::vector<RecordedOperand>& ops) {
 
 }  // namespace
 
-std::string shape_text(const std::vector<int64_t>& shape) {
+std::string shape_text(const std::vector<int64_t>& dims) {
   std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + num(shape[i]);
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + shape::num(dims[i]);
   return s + "]";
 }
 
@@ -211,6 +178,8 @@ std::vector<Diagnostic> operator_diagnostics(const std::string& op, const std::v
   else if (op == "conv2d") conv(f, operands, 2, options);
   else if (op == "conv3d") conv(f, operands, 3, options);
   else if (op == "embedding") embedding(f, operands);
+  else if (op == "dot_general") dot_general(f, operands, options);
+  else if (op == "conv_general_dilated") conv_general_dilated(f, operands, options);
   return f.out;
 }
 

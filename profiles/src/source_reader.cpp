@@ -91,6 +91,12 @@ FileFacts file_of(const json& j, const std::string& root) {
       s.params = params_of(c["init"].value("params", json::array()));
       cf.init = s;
     }
+    if (c.contains("call") && c["call"].is_object()) {
+      Signature s;
+      s.line = c["call"].value("line", 0);
+      s.params = params_of(c["call"].value("params", json::array()));
+      cf.call = s;
+    }
     f.classes.push_back(std::move(cf));
   }
   for (const auto& fn : j.value("functions", json::array()))

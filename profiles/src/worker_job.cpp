@@ -24,6 +24,7 @@ json profile_job(const Profile& p, const std::string& root) {
             {"mode", p.mode}, {"device", p.device}, {"grad_enabled", p.grad_enabled},
             {"deterministic", p.deterministic}, {"max_capture_bytes", p.max_capture_bytes}};
   j["seed"] = p.seed ? json(*p.seed) : json(nullptr);
+  if (p.framework != "torch") j["framework"] = p.framework;
   if (p.init) j["init"] = *p.init;
   if (p.factory) j["factory"] = callable_json(*p.factory, root);
   if (p.inputs) j["inputs"] = *p.inputs;
@@ -72,6 +73,7 @@ CaptureJob worker_job(const Catalog& c, const Resolution& r, const std::string& 
       if (colon == std::string::npos) break;
       out.job = default_job(m ? m->module : class_ref.substr(0, colon), m ? m->name : class_ref.substr(colon + 1), root);
       out.model = class_ref, out.timeout_ms = kAutomaticTimeoutMs;
+      if (m && m->framework != "torch") out.job["framework"] = m->framework;  // a Flax class: the JAX worker
       if (r.status == Resolved::declaration && m) {
         out.job["inputs"] = declared_inputs(m->declaration);
         out.source = "declaration";

@@ -159,3 +159,42 @@ TEST_CASE("a .py link out of the workspace is not a source, and is named; a link
                              ": not read: a link out of the workspace";
   CHECK(named);
 }
+
+TEST_CASE("Flax module classes (linen and nnx) are models of framework jax, their forward is __call__") {
+  Tree t;
+  t.write("flax_models.py",
+          "import flax.linen as nn\nfrom flax import nnx\nraise SystemExit('imported!')\n\n"
+          "class Dense2(nn.Module):\n    features: int = 2\n    @nn.compact\n    def __call__(self, x, train: bool = False):\n        return x\n\n"
+          "class Sub(Dense2):\n    pass\n\n"
+          "class Mlp(nnx.Module):\n    def __init__(self, hidden, rngs):\n        pass\n    def __call__(self, x):\n        return x\n\n"
+          "def plain(x):\n    return x\n");
+  t.write("tensorviz.toml", "version = 1\n[profiles.f]\nkind = \"model\"\nframework = \"jax\"\nmodel = \"flax_models:plain\"\n"
+                            "mode = \"eval\"\ndevice = \"cpu\"\ngrad_enabled = false\n[profiles.f.init]\nargs = []\nkwargs = {}\n"
+                            "[profiles.f.inputs]\nargs = []\nkwargs = {}\n"
+                            "[profiles.g]\nkind = \"model\"\nmodel = \"flax_models:plain\"\n"
+                            "mode = \"eval\"\ndevice = \"cpu\"\ngrad_enabled = false\n[profiles.g.init]\nargs = []\nkwargs = {}\n"
+                            "[profiles.g.inputs]\nargs = []\nkwargs = {}\n");
+  const Catalog c = t.catalog();
+  REQUIRE(c.sources.error.empty());
+  const ModelClass* d = find(c, "flax_models:Dense2");
+  REQUIRE(d);
+  CHECK(d->framework == "jax");
+  CHECK(d->base == "flax.linen.Module");
+  CHECK(d->forward->text("__call__") == "__call__(self, x, train=...)");
+  const ModelClass* sub = find(c, "flax_models:Sub");  // through a workspace base
+  REQUIRE(sub);
+  CHECK(sub->framework == "jax");
+  const ModelClass* mlp = find(c, "flax_models:Mlp");
+  REQUIRE(mlp);
+  CHECK(mlp->base == "flax.nnx.Module");
+  CHECK(mlp->init->params.size() == 3);
+  // A JAX profile may name a top-level function; a torch profile may not.
+  const Profile* f = nullptr;
+  const Profile* g = nullptr;
+  for (const auto& p : c.config.profiles) (p.name == "f" ? f : g) = &p;
+  REQUIRE(f);
+  REQUIRE(g);
+  CHECK(f->valid());
+  REQUIRE_FALSE(g->valid());
+  CHECK(g->problems.front().message == "flax_models.py defines no class plain");
+}

@@ -68,11 +68,13 @@ TEST_CASE("several profiles ask once; the remembered choice is used, a removed o
   fs::remove_all(root);
 }
 
-TEST_CASE("an invalid file refuses every request; script and jax profiles refuse") {
+TEST_CASE("an invalid file refuses every request; a jax profile resolves as a torch one") {
   const Config bad = parse_config("version = 1\n" + profile("a", "m:A") + "[profiles.b]\nkind = \"model\"\n", "tensorviz.toml", "/tmp");
   CHECK(resolve({"m:A", ""}, bad, {}, Choices{}).status == Resolved::refused);
   const Config jax = parse_config("version = 1\n" + profile("j", "m:A") + "framework = \"jax\"\n", "tensorviz.toml", "/tmp");
-  CHECK(resolve({"", "j"}, jax, {}, Choices{}).reason == "profile j: framework = \"jax\" is not supported in this build");
+  const Resolution r = resolve({"", "j"}, jax, {}, Choices{});
+  CHECK(r.status == Resolved::profile);
+  CHECK(r.profile == "j");
 }
 
 TEST_CASE("without a profile: the declaration, else automatic, else refused") {

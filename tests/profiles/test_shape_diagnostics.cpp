@@ -81,3 +81,44 @@ TEST_CASE("an unknown operator or consistent operands give no finding") {
   CHECK(operator_diagnostics("softmax", {op("input", {2, 4})}, {}).empty());
   CHECK(operator_diagnostics("linear", {op("input", {2, 4}), op("weight", {3, 4})}, {}).empty());
 }
+
+TEST_CASE("jax dot_general: contracted and batch dims paired by the primitive's own dimension numbers") {
+  const json matmul = {{"lhs_contracting", {1}}, {"rhs_contracting", {0}}, {"lhs_batch", json::array()}, {"rhs_batch", json::array()}};
+  CHECK(messages(operator_diagnostics("dot_general", {op("lhs", {2, 4}), op("rhs", {8, 2})}, matmul)) ==
+        std::vector<std::string>{"shape: lhs [2, 4] dim 1 and rhs [8, 2] dim 0 are contracted: 4 ≠ 8"});
+  CHECK(operator_diagnostics("dot_general", {op("lhs", {2, 4}), op("rhs", {4, 2})}, matmul).empty());
+  CHECK(operator_diagnostics("dot_general", {op("lhs", {2, -1}), op("rhs", {8, 2})}, matmul).empty());  // unknown: nothing
+  // An einsum "bij,bjk->bik" with batch sizes 3 and 5.
+  const json batched = {{"lhs_contracting", {2}}, {"rhs_contracting", {1}}, {"lhs_batch", {0}}, {"rhs_batch", {0}}};
+  CHECK(messages(operator_diagnostics("dot_general", {op("lhs", {3, 2, 4}), op("rhs", {5, 4, 6})}, batched)) ==
+        std::vector<std::string>{"shape: lhs [3, 2, 4] dim 0 and rhs [5, 4, 6] dim 0 are batch dims: 3 ≠ 5"});
+  const json beyond = {{"lhs_contracting", {3}}, {"rhs_contracting", {0}}, {"lhs_batch", json::array()}, {"rhs_batch", json::array()}};
+  CHECK(messages(operator_diagnostics("dot_general", {op("lhs", {2, 4}), op("rhs", {4, 2})}, beyond)) ==
+        std::vector<std::string>{"shape: lhs contracting dim 3 is beyond lhs [2, 4] (2-D)"});
+  CHECK(messages(operator_diagnostics("dot_general", {op("lhs", {2, 4}, "int32"), op("rhs", {4, 2})}, matmul)) ==
+        std::vector<std::string>{"dtype: lhs is int32, rhs is float32: dot_general needs one dtype"});
+  // Hostile options (from a worker running the model's code): ignored, never a crash.
+  CHECK(operator_diagnostics("dot_general", {op("lhs", {2, 4}), op("rhs", {8, 2})}, {{"lhs_contracting", "x"}}).empty());
+  CHECK(operator_diagnostics("dot_general", {op("lhs", {2, 4}), op("rhs", {8, 2})},
+                             {{"lhs_contracting", {-1}}, {"rhs_contracting", {uint64_t(1) << 62}}}).empty());
+}
+
+TEST_CASE("jax conv_general_dilated: features by the specs, groups, kernel against the padded input") {
+  // NHWC / HWIO, as flax.linen.Conv passes them: lhs_spec (0, 3, 1, 2), rhs_spec (3, 2, 0, 1).
+  json nhwc = {{"lhs_spec", {0, 3, 1, 2}}, {"rhs_spec", {3, 2, 0, 1}}, {"feature_group_count", 1},
+               {"padding", {{1, 1}, {1, 1}}}, {"rhs_dilation", {1, 1}}, {"lhs_dilation", {1, 1}}};
+  CHECK(messages(operator_diagnostics("conv_general_dilated", {op("lhs", {1, 8, 8, 3}), op("rhs", {3, 3, 1, 8})}, nhwc)) ==
+        std::vector<std::string>{"shape: rhs [3, 3, 1, 8] takes 1 input feature(s) (dim 2) × feature_group_count 1; "
+                                 "lhs [1, 8, 8, 3] has 3 (dim 3)"});
+  CHECK(operator_diagnostics("conv_general_dilated", {op("lhs", {1, 8, 8, 3}), op("rhs", {3, 3, 3, 8})}, nhwc).empty());
+  nhwc["feature_group_count"] = 3;
+  CHECK(messages(operator_diagnostics("conv_general_dilated", {op("lhs", {1, 8, 8, 3}), op("rhs", {3, 3, 1, 8})}, nhwc)) ==
+        std::vector<std::string>{"shape: rhs [3, 3, 1, 8]: out features 8 (dim 3) not divisible by feature_group_count 3"});
+  nhwc["feature_group_count"] = 1;
+  nhwc["padding"] = {{0, 0}, {0, 0}};
+  CHECK(messages(operator_diagnostics("conv_general_dilated", {op("lhs", {1, 2, 8, 3}), op("rhs", {5, 3, 3, 8})}, nhwc)) ==
+        std::vector<std::string>{"shape: lhs [1, 2, 8, 3] dim 1 is 2, smaller than the kernel's 5 (rhs [5, 3, 3, 8] dim 0)"});
+  CHECK(messages(operator_diagnostics("conv_general_dilated", {op("lhs", {1, 8, 3}), op("rhs", {3, 3, 3, 8})}, nhwc)) ==
+        std::vector<std::string>{"shape: conv_general_dilated needs lhs and rhs of one rank (3-D or more): lhs [1, 8, 3], rhs [3, 3, 3, 8]"});
+  CHECK(operator_diagnostics("conv_general_dilated", {op("lhs", {1, 8, 8, 3}), op("rhs", {3, 3, 1, 8})}, {{"lhs_spec", {9, 9, 9, 9}}}).empty());
+}

@@ -155,6 +155,7 @@ sc::ProfileCaptureT capture_table(const profiles::Capture& c, const GraphLayout&
 void capture_layout_input(const profiles::Capture& c, std::vector<LayoutNode>* nodes, std::vector<LayoutEdge>* edges) {
   for (const auto& n : c.nodes) {
     LayoutNode l;
+    l.input = n.op == "input";
     l.lines.push_back(n.module.empty() ? op_label(n.op) : n.module);
     l.lines.push_back(op_label(n.op));
     for (size_t i = 0; i < n.outputs.size() && i < 2; ++i) l.lines.push_back(profiles::shape_text(n.outputs[i].shape) + " " + n.outputs[i].dtype);

@@ -136,8 +136,12 @@ class SetupSession {
     if (!profiles::valid_profile_name(wanted))
       return refusal("save", {"name: '" + wanted.substr(0, 64) + "' is not a profile name: 1 to 64 letters, digits, '_' or '-'"});
     std::string error;
-    const json profile = profiles::profile_from_form(form, cls, &error);
+    json profile = profiles::profile_from_form(form, cls, &error);
     if (profile.is_null()) return refusal("save " + wanted, {error});
+    // A Flax class (source discovery, nothing imported) is captured by the JAX worker.
+    std::string catalog_error;
+    for (const auto& m : catalog(&catalog_error).classes)
+      if (m.ref == cls && m.framework != "torch") profile["framework"] = m.framework;
     std::lock_guard<std::mutex> lock(save_mutex_);  // one splice at a time
     const profiles::ProfileWrite w = profiles::write_generated_profile(config_path_, root_, wanted, profile);
     if (!w.error.empty()) return refusal("save " + wanted, {w.error});

@@ -39,7 +39,7 @@ struct Profile {
   std::string name;
   int line = 0;                     // where [profiles.NAME] starts
   std::string kind;                 // "model" or "script"
-  std::string framework = "torch";  // "torch" or "jax" (recognised, refused: not supported in this build)
+  std::string framework = "torch";  // "torch" or "jax" (the capture worker's worker_jax.py)
   std::string model;                // "pkg.module:Class" as written
   std::string module, class_name;   // its two halves when well formed
   std::string mode, device;         // "eval"/"train"; "cpu", "cuda", "cuda:N", "mps"

@@ -21,7 +21,8 @@ struct ModelClass {
   std::string module, name;
   const FileFacts* file = nullptr;
   const ClassFacts* cls = nullptr;
-  std::string base;    // the resolved base that makes it a model (e.g. torch.nn.Module)
+  std::string base;    // the resolved base that makes it a model (e.g. torch.nn.Module, flax.linen.Module)
+  std::string framework = "torch";  // "jax" for a Flax module (linen or nnx): its forward is `__call__`
   std::optional<Signature> forward;  // known forward (own or inherited from the workspace)
   std::string forward_from;  // "" own; else the dotted class it is inherited from
   std::optional<Signature> init;  // `__init__`, own or the first along the workspace bases (none: unknown or torch's)

@@ -2,7 +2,7 @@
 // (module:Class), a profile (--profile NAME), or both, and resolves to
 // exactly one invocation or a refusal, never a substitute:
 //   - a named profile: that profile (refused when absent, invalid, a script
-//     profile, for another class, or framework = "jax");
+//     profile, or for another class);
 //   - a class with one matching model profile: that profile;
 //   - several: the remembered choice when it is still one of them (a
 //     removed or retargeted choice refuses), else `choose` (the front end

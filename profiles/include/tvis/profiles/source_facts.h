@@ -36,6 +36,7 @@ struct ClassFacts {
   std::vector<std::optional<std::string>> bases;  // dotted names as written; nullopt when not a name
   std::optional<Signature> forward;  // defined in this class's own body
   std::optional<Signature> init;     // `__init__` defined in this class's own body
+  std::optional<Signature> call;     // `__call__` defined in this class's own body (a Flax module's forward)
 };
 
 struct FunctionFacts {
