@@ -181,6 +181,10 @@ json catalog_json(const Catalog& c) {
   for (const auto& p : c.config.profiles) j["profiles"].push_back(profile_json(p));
   j["classes"] = json::array();
   for (const auto& m : c.classes) j["classes"].push_back(class_json(m));
+  j["jax_functions"] = json::array();
+  for (const auto& f : find_jax_functions(c.sources))
+    j["jax_functions"].push_back({{"function", f.ref}, {"file", f.file->rel}, {"line", f.function->line},
+                                  {"params", params_json(f.function->params)}});
   j["requests"] = json::array();
   for (const auto& r : c.requests) {
     json req = {{"class", r.request.class_ref.empty() ? json(nullptr) : json(r.request.class_ref)},
@@ -213,6 +217,11 @@ std::string catalog_text(const Catalog& c) {
     if (m.declaration.ok) out += "  declares " + m.declaration.spec();
     if (!m.declaration.error.empty()) out += "  declaration: " + m.declaration.error;
     out += "\n";
+  }
+  const auto jax_functions = find_jax_functions(c.sources);
+  if (!jax_functions.empty()) {
+    out += "jax functions:\n";
+    for (const auto& f : jax_functions) out += "  " + f.ref + "  " + f.file->rel + ":" + std::to_string(f.function->line) + "\n";
   }
   out += "requests:\n";
   for (const auto& r : c.requests) {

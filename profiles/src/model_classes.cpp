@@ -161,4 +161,20 @@ std::vector<ModelClass> find_model_classes(const SourceFacts& facts) {
   return out;
 }
 
+std::vector<JaxFunction> find_jax_functions(const SourceFacts& facts) {
+  std::vector<JaxFunction> out;
+  for (const auto& file : facts.files) {
+    if (file.external || !file.error.empty()) continue;
+    bool imports_jax = false;
+    for (const auto& [name, target] : file.imports) {
+      const std::string top = target.substr(0, target.find('.'));
+      imports_jax = imports_jax || top == "jax" || top == "flax";
+    }
+    if (!imports_jax) continue;
+    for (const auto& fn : file.functions)
+      if (!fn.name.empty() && fn.name[0] != '_') out.push_back({file.module + ":" + fn.name, &file, &fn});
+  }
+  return out;
+}
+
 }  // namespace tvis::profiles

@@ -167,7 +167,8 @@ TEST_CASE("Flax module classes (linen and nnx) are models of framework jax, thei
           "class Dense2(nn.Module):\n    features: int = 2\n    @nn.compact\n    def __call__(self, x, train: bool = False):\n        return x\n\n"
           "class Sub(Dense2):\n    pass\n\n"
           "class Mlp(nnx.Module):\n    def __init__(self, hidden, rngs):\n        pass\n    def __call__(self, x):\n        return x\n\n"
-          "def plain(x):\n    return x\n");
+          "def plain(x):\n    return x\n\ndef _private(x):\n    return x\n");
+  t.write("torch_only.py", "import torch\n\ndef helper(x):\n    return x\n");
   t.write("tensorviz.toml", "version = 1\n[profiles.f]\nkind = \"model\"\nframework = \"jax\"\nmodel = \"flax_models:plain\"\n"
                             "mode = \"eval\"\ndevice = \"cpu\"\ngrad_enabled = false\n[profiles.f.init]\nargs = []\nkwargs = {}\n"
                             "[profiles.f.inputs]\nargs = []\nkwargs = {}\n"
@@ -188,6 +189,10 @@ TEST_CASE("Flax module classes (linen and nnx) are models of framework jax, thei
   REQUIRE(mlp);
   CHECK(mlp->base == "flax.nnx.Module");
   CHECK(mlp->init->params.size() == 3);
+  const auto functions = find_jax_functions(c.sources);
+  REQUIRE(functions.size() == 1);  // plain(); torch-only files list none
+  CHECK(functions[0].ref == "flax_models:plain");
+  CHECK(catalog_json(c)["jax_functions"][0]["function"] == "flax_models:plain");
   // A JAX profile may name a top-level function; a torch profile may not.
   const Profile* f = nullptr;
   const Profile* g = nullptr;

@@ -9,7 +9,9 @@
 #               dot_general and conv_general_dilated failures reported from
 #               their operands (one re-raised with a misleading message, one
 #               misleading message with no operator failing: generic), a
-#               class that is not a Flax module, a binding error, a timeout;
+#               class that is not a Flax module, a binding error, a timeout,
+#               the seed, deterministic and cwd applied before the import;
+#   tvis profiles  Flax classes (framework jax, __call__) and JAX functions, from source;
 #   tvis graph  a transformer whose jaxpr outgrows the default 4 MiB capture
 #               budget (truncated) and fits once max_capture_bytes is 16 MiB;
 #               node names are the Flax module paths;
@@ -37,9 +39,20 @@ run() {  # run NAME tvis-ARGS...: keeps stdout, stderr and the exit code
   echo "$rc" > "$WORK/out/$name.rc"
 }
 for p in jax_small jax_large nnx_mlp plain_function cnn cnn_train factory_built factory_wrong dot_mismatch \
-         conv_mismatch misleading misleading_no_op not_a_module binding_missing sleeps; do
+         conv_mismatch misleading misleading_no_op not_a_module binding_missing sleeps settings_probe; do
   run "$p" check --profile "$p"
 done
+"$TVIS" profiles --python "$PY" --json > "$WORK/out/profiles.json"
+"$PY" - "$WORK/out/profiles.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+classes = {c["class"]: c for c in j["classes"]}
+assert j["valid"] and all(p["valid"] and p["framework"] == "jax" for p in j["profiles"]), j["errors"]
+assert classes["jax_models:GoodNet"]["framework"] == "jax" and classes["jax_models:GoodNet"]["forward"] == "__call__(self, x)", classes
+assert classes["jax_models:NnxMlp"]["base"] == "flax.nnx.Module", classes["jax_models:NnxMlp"]
+assert "jax_models:mlp" in [f["function"] for f in j["jax_functions"]], j["jax_functions"]
+print("tvis profiles: Flax classes and JAX functions found, nothing imported")
+PY
 run graph_cnn graph --profile cnn --out "$WORK/runs"
 run graph_dot graph --profile dot_mismatch --out "$WORK/runs"
 run graph_default graph --profile transformer --out "$WORK/runs"
@@ -107,6 +120,15 @@ expect("misleading_no_op", j and "[7, 9]" not in json.dumps(j["diagnostics"]) an
 failed("not_a_module", "import", "setup", ["not a Flax module"])
 failed("binding_missing", "binding", "binding", ["mlp(): missing w"])
 failed("sleeps", "forward", "timeout", ["5000 ms", "limits.timeout_ms"])
+# seed = 77, deterministic (default) and cwd are applied before the model's module is imported:
+# jax_probe.py reports its import-time draws and what it saw as output lengths.
+import random, numpy
+random.seed(77)
+numpy.random.seed(77)
+py_draw, np_draw = random.randint(1, 50), int(numpy.random.randint(1, 50))
+rc, j, err = load("settings_probe")
+expect("settings_probe", rc == 0 and j and [o["shape"] for o in j["outputs"]] == [[py_draw], [np_draw], [1], [len("probe_cwd")], [2]],
+       "exit %d, outputs %s (want Python %d, NumPy %d, XLA deterministic, cwd probe_cwd)" % (rc, j and [o["shape"] for o in j["outputs"]], py_draw, np_draw))
 
 rc, g, err = load("graph_cnn")
 expect("graph_cnn", rc == 0 and g and g["run"] and os.path.isfile(g["run"]) and not g["truncated"], "exit %d %s" % (rc, err))

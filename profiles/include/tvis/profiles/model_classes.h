@@ -32,4 +32,16 @@ struct ModelClass {
 /// Every model class of the workspace's (non-external) files, in file and line order.
 std::vector<ModelClass> find_model_classes(const SourceFacts& facts);
 
+/// A top-level function of a workspace file that imports jax or flax: what a
+/// framework = "jax" profile's `model` may name besides a Flax class (found
+/// from the source, nothing imported; whether it is JAX code is not proven).
+struct JaxFunction {
+  std::string ref;  // "module:function"
+  const FileFacts* file = nullptr;
+  const FunctionFacts* function = nullptr;
+};
+
+/// Every such function, in file and line order.
+std::vector<JaxFunction> find_jax_functions(const SourceFacts& facts);
+
 }  // namespace tvis::profiles
