@@ -118,6 +118,10 @@ ChunkRead TensorIndex::read_values(RunModel& model, const schema::TensorRecord& 
   return ChunkRead::Ready;
 }
 
+KeptValues kept_values(const schema::TensorRecord& rec) {
+  return {rec.kept(), rec.kept_rows(), rec.shape() && rec.shape()->size() ? rec.shape()->Get(0) : int64_t{0}};
+}
+
 int dtype_size(schema::DType d) {
   switch (d) {
     case schema::DType::Float32: case schema::DType::Int32: return 4;

@@ -95,8 +95,7 @@ std::string norm_of(const TensorRef& r) {
   return r && r.rec->stats() ? widgets::format_exact(r.rec->stats()->l2()) : std::string("—");
 }
 
-void draw_stats_and_histogram(const schema::TensorRecord& rec) {
-  const std::optional<TensorStats> st = tensor_stats(rec);
+void draw_stats_and_histogram(const std::optional<TensorStats>& st) {
   if (!st) return;
   if (ImGui::BeginTable("wstats", 4, ImGuiTableFlags_SizingStretchProp)) {
     figure("min", widgets::format_exact(st->min), nullptr);
@@ -122,13 +121,13 @@ void draw_stats_and_histogram(const schema::TensorRecord& rec) {
 
 // What a tensor past --max-elems kept, said where its values are drawn
 // (and state()'s view.kept_note); "" when every value was kept.
-std::string kept_note(const schema::TensorRecord& rec) {
-  if (rec.kept() != ValuesKept::LeadingRows) return "";
+std::string kept_note(const KeptValues& k) {
+  if (k.kept != ValuesKept::LeadingRows) return "";
   char text[200];
   std::snprintf(text, sizeof text,
                 "Beyond --max-elems: the leading %" PRId64 " of %" PRId64
                 " rows were kept (drawn); the statistics are over the whole tensor.",
-                rec.kept_rows(), rec.shape() && rec.shape()->size() ? rec.shape()->Get(0) : int64_t{0});
+                k.kept_rows, k.rows);
   return text;
 }
 
@@ -136,7 +135,7 @@ std::string kept_note(const schema::TensorRecord& rec) {
 // of the reduced image (conv kernels with their tile grid); the tooltip
 // names the exact cell of the full image (filter, channel and kernel
 // position for convolutions).
-void draw_values(AppState& s, WeightsState& w, const ShownImage& si, const schema::TensorRecord& rec, float height) {
+void draw_values(AppState& s, WeightsState& w, const ShownImage& si, const std::string& note, float height) {
   if (!si.error.empty()) {
     muted(si.error);
     return;
@@ -147,7 +146,7 @@ void draw_values(AppState& s, WeightsState& w, const ShownImage& si, const schem
     return;
   }
   if (si.partial)
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", kept_note(rec).c_str());
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", note.c_str());
   if (img.vector && img.cols <= 4096) {
     widgets::BarChartOptions o;
     o.size = ImVec2(0, height);
@@ -194,19 +193,20 @@ void draw_values(AppState& s, WeightsState& w, const ShownImage& si, const schem
   }
 }
 
-// The decoded image of `rec` under `key`, or nullptr while its values load.
-// With `update_of`, `rec` is that parameter's update at `step`: its values
+// The decoded image of tensor `id` (what it kept: `kept`) under `key`, or
+// nullptr while its values load. With `update_of`, `id` is that parameter's
+// update at `step`: its values
 // may be after − before (update_values). Values come from the model's one
 // cache; the page keeps only the images it draws.
-const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& key, const schema::TensorRecord& rec,
-                              const ParamTensors* update_of = nullptr, int step = 0) {
+const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& key, uint64_t id, ValuesKept kept,
+                              int step, const ParamTensors* update_of = nullptr) {
   auto it = w.images.find(key);
   if (it != w.images.end()) {
     it->second.used = w.frames;
     return &it->second;
   }
   const std::shared_ptr<const DecodedTensor> decoded =
-      update_of ? update_values(s.model, *update_of, step) : s.model.values().get(rec);
+      update_of ? update_values(s.model, *update_of, step) : s.model.values().get(id, step);
   if (decoded->loading) return nullptr;
   const std::string& error = decoded->error;
   const TensorValues& tv = decoded->values;
@@ -220,7 +220,7 @@ const ShownImage* shown_image(AppState& s, WeightsState& w, const std::string& k
   si.used = w.frames;
   si.version = ++w.versions;
   if (!error.empty()) {
-    si.error = rec.kept() == ValuesKept::None ? "Beyond --max-elems with no rows kept: statistics only (" +
+    si.error = kept == ValuesKept::None ? "Beyond --max-elems with no rows kept: statistics only (" +
                                                             error + ")."
                                                       : error;
     return &si;
@@ -310,24 +310,25 @@ void draw_one_param(AppState& s, WeightsState& w) {
   }
   // Values, decoded once per (param, show, step).
   const std::string key = name + "/" + show_name(w.show) + "/" + std::to_string(step);
-  const ShownImage* si = shown_image(s, w, key, *shown.rec, w.show == WeightShow::Update ? &*p : nullptr, step);
+  const ShownImage* si =
+      shown_image(s, w, key, shown.rec->id(), shown.rec->kept(), step, w.show == WeightShow::Update ? &*p : nullptr);
   if (!si) {
     ImGui::TextDisabled("Reading values (chunk %u) ...", shown.rec->data_chunk());
-    draw_stats_and_histogram(*shown.rec);
+    draw_stats_and_histogram(tensor_stats(*shown.rec));
     return;
   }
   const float em = ImGui::GetFontSize();
   const float side_w = std::max(em * 18, ImGui::GetContentRegionAvail().x * 0.32f);
   const float h = ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("wimage", ImVec2(ImGui::GetContentRegionAvail().x - side_w - ImGui::GetStyle().ItemSpacing.x, h));
-  draw_values(s, w, *si, *shown.rec, std::max(em * 8, ImGui::GetContentRegionAvail().y - em * 2.5f));
+  draw_values(s, w, *si, kept_note(kept_values(*shown.rec)), std::max(em * 8, ImGui::GetContentRegionAvail().y - em * 2.5f));
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("wside", ImVec2(0, h));
   ImGui::Text("%s", w.show == WeightShow::Weight ? "weight (before the step)"
                     : w.show == WeightShow::Grad ? "gradient (.grad at the step)"
                                                  : "update Δw = p_after − p_before");
-  draw_stats_and_histogram(*shown.rec);
+  draw_stats_and_histogram(tensor_stats(*shown.rec));
   ImGui::EndChild();
 }
 
@@ -503,7 +504,7 @@ json weights_view(AppState& s) {
                   : shown.rec->kept() == ValuesKept::LeadingRows ? "leading_rows"
                                                                          : "none";
       v["kept_rows"] = shown.rec->kept_rows();
-      const std::string note = kept_note(*shown.rec);
+      const std::string note = kept_note(kept_values(*shown.rec));
       v["kept_note"] = note.empty() ? json(nullptr) : json(note);
     }
   } else if (!name.empty()) {

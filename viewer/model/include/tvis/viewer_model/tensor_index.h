@@ -44,6 +44,14 @@ struct TensorValues {
   bool partial = false;  // only the leading rows were kept
 };
 
+/// What of a tensor's values its record kept, as a plain value.
+struct KeptValues {
+  ValuesKept kept = ValuesKept::None;
+  int64_t kept_rows = 0;  // leading rows kept (ValuesKept::LeadingRows)
+  int64_t rows = 0;       // the tensor's leading dimension; 0 for a 0-d tensor
+};
+KeptValues kept_values(const schema::TensorRecord& rec);
+
 /// Tensors chunks a frame may start indexing (TensorIndex::begin_frame);
 /// the App starts every frame with it, whatever page draws.
 inline constexpr int kTensorChunkLoadsPerFrame = 2;
