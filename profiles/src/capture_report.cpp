@@ -33,7 +33,7 @@ json capture_json(const Capture& c) {
             {"diagnostics", json::array()}, {"label", or_null(c.label)}, {"automatic", or_null(c.automatic)},
             {"log", or_null(c.log)}, {"partial", c.partial}, {"truncated", c.truncated}, {"nodes", c.nodes.size()},
             {"timeout_ms", c.timeout_ms}, {"seconds", c.seconds}, {"python", c.python},
-            {"torch", or_null(c.torch_version)}};
+            {"torch", or_null(c.torch_version)}, {"jax", or_null(c.jax_version)}};
   j["interpreter"] = c.interpreter_origin.empty() ? json(nullptr)
                                                  : json{{"path", c.python}, {"origin", c.interpreter_origin},
                                                         {"version", c.interpreter_version}};

@@ -152,6 +152,7 @@ bool WorkerLineReader::operator()(const std::string& line) {
   if (t == "ready") {
     c.python_version = str(j, "python");
     c.torch_version = str(j, "torch");
+    c.jax_version = str(j, "jax");
     return true;
   }
   if (t == "stage") last_stage = str(j, "stage");

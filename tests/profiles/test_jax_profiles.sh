@@ -78,7 +78,8 @@ def ok(name, outputs):
     if j:
         got = [(o["name"], o["shape"], o["dtype"]) for o in j["outputs"]]
         expect(name, got == outputs, "outputs %s (want %s)" % (got, outputs))
-        expect(name, j["stage"] is None and j["diagnostics"] == [] and j["torch"] is None, "stage/diagnostics/torch on success")
+        expect(name, j["stage"] is None and j["diagnostics"] == [] and j["torch"] is None and j["jax"] == "0.10.2",
+               "stage/diagnostics/torch/jax on success: %s %s %s" % (j["stage"], j["torch"], j.get("jax")))
     return j
 
 def failed(name, stage, kind, contains=(), operands=None):

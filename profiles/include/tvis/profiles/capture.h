@@ -82,7 +82,7 @@ CaptureJob worker_job(const Catalog& c, const Resolution& r, const std::string& 
 
 struct Capture {
   std::string profile, model, source;
-  std::string python, python_version, torch_version;
+  std::string python, python_version, torch_version, jax_version;  // the worker's `ready` line
   bool ok = false;
   std::string stage;  // the failing stage ("" on success); "forward" for a failed forward
   std::vector<Operand> inputs, outputs;
