@@ -20,7 +20,7 @@ there, so the probe for torch and CMake (which asks TVIS_PYTHON for torch's
 paths) run without that hiding: the recorder is built against the torch the
 environment has, and setuptools alone comes from the package index.
 
-TVIS_WHEEL=laptop (tools/build_wheel): a wheel for viewing only, whatever
+TVIS_WHEEL=laptop (tools/wheel): a wheel for viewing only, whatever
 the interpreter has: the CLI and the viewer inside the package (tvis/bin,
 tvis/web), no Python extension, tagged py3-none-<platform> so one wheel
 serves every Python 3.

@@ -1,4 +1,4 @@
-// gradients_carried: at a backward, parameters it reached for the first time
+// stale_gradients: at a backward, parameters it reached for the first time
 // in the step already held a non-zero .grad, left by an earlier step's
 // backward: no zero_grad() between the optimizer step and this backward, so
 // the update adds up the gradients of every step so far. The recorder checks
@@ -33,7 +33,7 @@ void check_carried_grads(const RunFacts& facts, std::vector<Finding>& out) {
   if (!std::isfinite(norm)) norm = -1;  // NaN or Inf gradients (non_finite names them): not a number JSON holds
   const std::string* param = detail_of(*first, "grads_carried_param");
   const std::string name = param ? *param : std::string();
-  Finding f = finding("gradients_carried", Severity::Warning,
+  Finding f = finding("stale_gradients", Severity::Warning,
                       "at the first backward of step " + std::to_string(first->step) + ", " + num(carried) + " of " +
                           num(checked) + " parameters it reached (" + (name.empty() ? "?" : name) +
                           " the largest) already held a non-zero .grad from an earlier step (norm " + num(norm) +

@@ -1,13 +1,13 @@
-// probabilities_as_logits / targets_out_of_range / one_class_targets: what
+// probabilities_as_logits / target_out_of_range / constant_targets: what
 // a classification loss was handed.
 //
 // probabilities_as_logits: cross_entropy's input with every value in [0, 1]
 //   and a mean of 1/C over C classes (rows summing to 1: softmax ran first;
 //   cross_entropy applies log_softmax again and its gradients shrink), or
 //   nll_loss's input not ≤ 0 (probabilities where log-probabilities belong).
-// targets_out_of_range: class targets below 0 (other than ignore_index) or
+// target_out_of_range: class targets below 0 (other than ignore_index) or
 //   at least C.
-// one_class_targets: every target of a batch of more than one is the same class.
+// constant_targets: every target of a batch of more than one is the same class.
 // Only class-index targets are judged (soft targets share the input's shape).
 #include <cmath>
 
@@ -60,7 +60,7 @@ void check_loss_inputs(const RunFacts& facts, std::vector<Finding>& out) {
     const bool below = t.min < 0 && t.min != double(l.ignore_index);
     if (!said_range && (below || t.max >= classes)) {
       said_range = true;
-      Finding f = finding("targets_out_of_range", Severity::Error,
+      Finding f = finding("target_out_of_range", Severity::Error,
                           "the targets at step " + std::to_string(l.step) + " run from " + num(t.min) + " to " +
                               num(t.max) + " but the input has " + num(classes) + " classes (0 to " +
                               num(classes - 1) + "): the labels and the model's output size disagree.",
@@ -71,7 +71,7 @@ void check_loss_inputs(const RunFacts& facts, std::vector<Finding>& out) {
     }
     if (!said_one && t.count > 1 && t.min == t.max && t.min != double(l.ignore_index)) {
       said_one = true;
-      Finding f = finding("one_class_targets", Severity::Warning,
+      Finding f = finding("constant_targets", Severity::Warning,
                           "every one of the " + std::to_string(t.count) + " targets at step " +
                               std::to_string(l.step) + " is class " + num(t.min) +
                               ": the labels do not vary (a broken label column, or a sorted dataset without "

@@ -1,4 +1,4 @@
-// loss_non_finite / loss_rising: the loss over the recorded steps, with each
+// loss_trend (cases loss_non_finite / loss_rising): the loss over the recorded steps, with each
 // step's learning rates.
 //
 // loss_non_finite: the value backward() ran on is NaN or Inf at a step.
@@ -36,12 +36,12 @@ void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out) {
   for (const LossFact* l : per_step)
     if (!std::isfinite(l->value)) {
       const std::string lr = lrs_at(facts, l->step);
-      Finding f = finding("loss_non_finite", Severity::Error,
+      Finding f = finding("loss_trend", Severity::Error,
                           "the loss is " + num(l->value) + " at step " + std::to_string(l->step) +
                               (lr.empty() ? "" : " (learning rate " + lr + ")") +
                               ": nothing after it trains; the first non-finite value shows where it began.",
                           l->step, l->event);
-      f.evidence = {{"loss", l->value}, {"step", double(l->step)}};
+      f.evidence = {{"case", 0, "loss_non_finite"}, {"loss", l->value}, {"step", double(l->step)}};
       f.where.page = "Loss", f.where.phase = "loss";
       out.push_back(std::move(f));
       return;
@@ -55,13 +55,13 @@ void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out) {
     const std::string lr = lrs_at(facts, per_step.front()->step);
     std::string values;
     for (const LossFact* l : per_step) values += (values.empty() ? "" : ", ") + num(l->value);
-    Finding f = finding("loss_rising", Severity::Warning,
+    Finding f = finding("loss_trend", Severity::Warning,
                         "the loss rose from " + num(first) + " to " + num(last) + " over " +
                             std::to_string(per_step.size()) + " steps (" + values + ")" +
                             (lr.empty() ? "" : " with learning rate " + lr) +
                             ": training is diverging; try a smaller learning rate.",
                         end.step, end.event);
-    f.evidence = {{"first", first}, {"last", last}, {"steps", double(per_step.size())}, {"learning_rate", 0, lr}};
+    f.evidence = {{"case", 0, "loss_rising"}, {"first", first}, {"last", last}, {"steps", double(per_step.size())}, {"learning_rate", 0, lr}};
     f.where.page = "Loss", f.where.step = end.step;
     out.push_back(std::move(f));
   }

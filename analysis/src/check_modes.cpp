@@ -1,4 +1,4 @@
-// eval_mode_in_training / train_mode_in_evaluation: modules whose output
+// mode (cases eval_mode_in_training / train_mode_in_evaluation): modules whose output
 // depends on module.training (dropout with p > 0, BatchNorm with running
 // statistics) called in the wrong mode. The recorder marks each call of such
 // a module with detail "training" = "1"/"0", and the top-level call with
@@ -49,8 +49,10 @@ std::string classes_of(const std::set<std::string>& classes) {
 
 Finding report(const char* kind, Severity severity, std::string message, const Wrong& w, size_t steps,
                const char* phase) {
-  Finding f = finding(kind, severity, std::move(message), w.step, w.event);
-  f.evidence = {{"modules", double(w.modules.size())},
+  // One kind, "mode", for both mistakes; evidence "case" says which (the former kind name).
+  Finding f = finding("mode", severity, std::move(message), w.step, w.event);
+  f.evidence = {{"case", 0, kind},
+                {"modules", double(w.modules.size())},
                 {"steps", double(steps)},
                 {"model_mode_wrong", w.model_wrong ? 1.0 : 0.0},
                 {"module", 0, w.modules.front()}};

@@ -1,15 +1,15 @@
-// update_too_large / update_zero / no_gradient: what the optimizer did to
+// update_ratio / param_not_updated / param_without_grad: what the optimizer did to
 // each parameter it holds.
 //
-// update_too_large: ||Δw|| / ||w|| above kTooLarge in a step (the usual band
+// update_ratio: ||Δw|| / ||w|| above kTooLarge in a step (the usual band
 //   is around 1e-3; a quarter of the weight in one step diverges: Adam's
 //   first step on a small-initialised projection reaches a tenth), for weights
 //   of two or more dimensions (biases and norm scales often start at 0 or 1,
 //   where the ratio says nothing about the learning rate).
-// update_zero: a parameter with a non-zero gradient that the step left
+// param_not_updated: a parameter with a non-zero gradient that the step left
 //   exactly unchanged, in a step that changed others (lr 0 for its group,
 //   frozen by hand, or a gradient the optimizer never saw).
-// no_gradient: a parameter the optimizer holds whose .grad was None at every
+// param_without_grad: a parameter the optimizer holds whose .grad was None at every
 //   recorded step (an unused branch, or requires_grad turned off by mistake).
 // Skipped steps (GradScaler found inf/NaN) are not judged.
 #include <algorithm>
@@ -63,7 +63,7 @@ void check_updates(const RunFacts& facts, std::vector<Finding>& out) {
     std::vector<std::string> names;
     for (const Large& l : large)
       if (std::find(names.begin(), names.end(), l.name) == names.end()) names.push_back(l.name);
-    Finding f = finding("update_too_large", worst.ratio > 1 ? Severity::Error : Severity::Warning,
+    Finding f = finding("update_ratio", worst.ratio > 1 ? Severity::Error : Severity::Warning,
                         "one optimizer step changed " + worst.name + " by " + num(worst.ratio) +
                             " of its size at step " + std::to_string(worst.step) +
                             " (||Δw||/||w||; around 1e-3 is usual): the learning rate is too high for " +
@@ -74,7 +74,7 @@ void check_updates(const RunFacts& facts, std::vector<Finding>& out) {
     out.push_back(std::move(f));
   }
   if (!zero.empty()) {
-    Finding f = finding("update_zero", Severity::Warning,
+    Finding f = finding("param_not_updated", Severity::Warning,
                         names_of(zero) + (zero.size() == 1 ? " has" : " have") +
                             " a gradient but the optimizer left " + (zero.size() == 1 ? "it" : "them") +
                             " exactly unchanged at step " + std::to_string(zero_step) +
@@ -89,7 +89,7 @@ void check_updates(const RunFacts& facts, std::vector<Finding>& out) {
     if (!with_grad.count(name)) never.push_back(name);
   if (judged > 0 && !never.empty() && never.size() < seen.size()) {
     const StepFact& s0 = facts.steps().front();
-    Finding f = finding("no_gradient", Severity::Warning,
+    Finding f = finding("param_without_grad", Severity::Warning,
                         names_of(never) + (never.size() == 1 ? " is" : " are") +
                             " held by the optimizer but received no gradient in any recorded step (" +
                             std::to_string(judged) + "): an unused branch, or requires_grad turned off by mistake.",

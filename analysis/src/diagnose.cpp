@@ -1,6 +1,7 @@
 #include "tvis/analysis/diagnose.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace tvis::analysis {
 
@@ -12,13 +13,35 @@ const char* severity_name(Severity s) {
   }
 }
 
+namespace {
+
+std::string query_value(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == ':' || c == '/') out += char(c);
+    else out += '%', out += hex[c >> 4], out += hex[c & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string link_query(const Position& w) {
+  std::string q = "page=" + query_value(w.page);
+  if (w.step >= 0) q += "&step=" + std::to_string(w.step);
+  if (!w.phase.empty()) q += "&phase=" + query_value(w.phase);
+  if (!w.module.empty()) q += "&module=" + query_value(w.module);
+  if (!w.param.empty()) q += "&param=" + query_value(w.param);
+  return q;
+}
+
 const std::vector<std::string>& check_kinds() {
   static const std::vector<std::string> kinds = {
-      "non_finite",          "exploding_gradients", "vanishing_gradients", "update_too_large",
-      "update_zero",         "no_gradient",         "probabilities_as_logits", "targets_out_of_range",
-      "one_class_targets",   "unnormalized_inputs", "repeated_batch",      "loss_non_finite",
-      "loss_rising",         "eval_mode_in_training", "train_mode_in_evaluation",
-      "gradients_carried",   "dead_units",          "not_optimized"};
+      "non_finite",          "exploding_gradients", "vanishing_gradients", "dead_units",
+      "update_ratio",        "param_not_updated",   "param_without_grad",  "stale_gradients",
+      "mode",                "probabilities_as_logits", "target_out_of_range", "constant_targets",
+      "unnormalized_inputs", "repeated_batch",      "loss_trend",          "not_optimized"};
   return kinds;
 }
 

@@ -14,6 +14,17 @@ namespace {
 using EventKey = std::tuple<int, int, int, std::string, int>;  // step, phase, kind, name, occurrence
 using TensorKey = std::tuple<int, int, int, std::string>;      // role, slot, sample, name
 
+// What a differing tensor is, in `tvis diff --json`'s words.
+const char* what_of(Role r, EventKind k) {
+  switch (r) {
+    case Role::Weight: return "weight";
+    case Role::Update: return "update";
+    case Role::Grad: case Role::GradOutput: case Role::GradInput: case Role::LocalGrad: return "grad";
+    case Role::Batch: case Role::Target: case Role::Input: return "input";
+    default: return k == EventKind::LossCall ? "loss" : "output";
+  }
+}
+
 bool compared_kind(EventKind k) {
   return k == EventKind::ModuleCall || k == EventKind::FunctionCall || k == EventKind::LossCall ||
          k == EventKind::DataFetch || k == EventKind::OptimizerStep || k == EventKind::BackwardCall;
@@ -100,6 +111,7 @@ RunDiff diff_runs(const RunFacts& a, const RunFacts& b, const DiffOptions& o, si
       if (!differs(*x, *y->second, o, &d)) continue;
       d.step = ev->step, d.phase = x->role == Role::GradOutput || x->role == Role::GradInput ? "backward" : phase_name(ev->phase);
       d.module = ev->name, d.role = role_name(x->role), d.name = x->name;
+      d.event = int64_t(ev->id), d.what = what_of(x->role, ev->kind);
       d.where.step = ev->step, d.where.phase = d.phase, d.where.module = ev->name;
       note(r, a, *x, d, per_layer, first_key);
     }
@@ -125,6 +137,7 @@ RunDiff diff_runs(const RunFacts& a, const RunFacts& b, const DiffOptions& o, si
         if (!differs(*x, *y, o, &d)) continue;
         d.step = s.step, d.phase = x->role == Role::Weight ? "" : "optimizer", d.role = role_name(x->role);
         d.name = p.name;
+        d.event = int64_t(s.event), d.what = what_of(x->role, EventKind::OptimizerStep);
         d.where.page = "Weights", d.where.step = s.step, d.where.param = p.name;
         note(r, a, *x, d, per_layer, first_key);
       }

@@ -80,7 +80,7 @@ TEST_CASE("ordinary logits and targets say nothing", "[analysis][loss]") {
 
 TEST_CASE("a target at or past the class count is an error", "[analysis][loss]") {
   const auto f = run({kLogits, {2, {8}, sc::DType::Int64, 0, 5, 2.5, 8}}, loss(kCE, 1, 2));
-  REQUIRE(kinds(f) == std::vector<std::string>{"targets_out_of_range"});
+  REQUIRE(kinds(f) == std::vector<std::string>{"target_out_of_range"});
   CHECK(f[0].severity == an::Severity::Error);
   CHECK(f[0].message.find("5 classes") != std::string::npos);
   CHECK(f[0].where.page == "Loss");
@@ -89,13 +89,13 @@ TEST_CASE("a target at or past the class count is an error", "[analysis][loss]")
 TEST_CASE("ignore_index below 0 is not out of range; another negative target is", "[analysis][loss]") {
   CHECK(run({kLogits, {2, {8}, sc::DType::Int64, -100, 4, 1.0, 8}}, loss(kCE, 1, 2)).empty());
   CHECK(kinds(run({kLogits, {2, {8}, sc::DType::Int64, -1, 4, 1.0, 8}}, loss(kCE, 1, 2))) ==
-        std::vector<std::string>{"targets_out_of_range"});
+        std::vector<std::string>{"target_out_of_range"});
   CHECK(run({kLogits, {2, {8}, sc::DType::Int64, -1, 4, 1.0, 8}}, loss(kCE, 1, 2, -1)).empty());
 }
 
 TEST_CASE("every target one class is a warning", "[analysis][loss]") {
   const auto f = run({kLogits, {2, {8}, sc::DType::Int64, 3, 3, 3.0, 8}}, loss(kCE, 1, 2));
-  REQUIRE(kinds(f) == std::vector<std::string>{"one_class_targets"});
+  REQUIRE(kinds(f) == std::vector<std::string>{"constant_targets"});
   CHECK(f[0].severity == an::Severity::Warning);
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The laptop wheel (tools/build_wheel), installed as a user without torch or
+# The laptop wheel (tools/wheel), installed as a user without torch or
 # a compiler would: into a clean virtual environment (no system packages),
 # from the wheel file alone. Checked: a manylinux tag; the CLI inside finds
 # every shared library it links in the wheel (none from the system, Graphviz's
@@ -13,8 +13,8 @@ source "$(dirname "$0")/sshd.sh"
 [ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap)"
 
 # --- the wheel, built by the repo's script
-WHEEL="$(TVIS_WEB_DIR="$WEB" "$ROOT/tools/build_wheel" "$WORK/dist" | tail -1)"
-[ -f "$WHEEL" ] || fail "tools/build_wheel printed no wheel: '$WHEEL'"
+WHEEL="$(TVIS_WEB_DIR="$WEB" "$ROOT/tools/wheel" "$WORK/dist" | tail -1)"
+[ -f "$WHEEL" ] || fail "tools/wheel printed no wheel: '$WHEEL'"
 [[ "$(basename "$WHEEL")" =~ ^tvis-[0-9.]+-py3-none-manylinux_2_[0-9]+_x86_64\.whl$ ]] || fail "not a manylinux py3 wheel: $WHEEL"
 echo "wheel: $(basename "$WHEEL") $(du -h "$WHEEL" | cut -f1)"
 

@@ -17,16 +17,16 @@ CASES = {
     "nan_layer": ("non_finite", "error", {"module": "broken", "phase": "forward"}),
     "vanishing": ("vanishing_gradients", "warning", {"phase": "backward"}),
     "exploding": ("exploding_gradients", "warning", {"phase": "backward"}),
-    "lr": ("update_too_large", "error", {"page": "Weights", "phase": "optimizer"}),
-    "lr0_group": ("update_zero", "warning", {"page": "Weights"}),
-    "unused": ("no_gradient", "warning", {"page": "Weights"}),
+    "lr": ("update_ratio", "error", {"page": "Weights", "phase": "optimizer"}),
+    "lr0_group": ("param_not_updated", "warning", {"page": "Weights"}),
+    "unused": ("param_without_grad", "warning", {"page": "Weights"}),
     "softmax": ("probabilities_as_logits", "error", {"page": "Loss", "phase": "loss"}),
-    "one_class": ("one_class_targets", "warning", {"page": "Loss"}),
+    "one_class": ("constant_targets", "warning", {"page": "Loss"}),
     "raw_inputs": ("unnormalized_inputs", "warning", {"phase": "data"}),
     "same_batch": ("repeated_batch", "warning", {"phase": "data"}),
-    "eval_mode": ("eval_mode_in_training", "warning", {"module": "drop", "phase": "forward"}),
-    "train_eval": ("train_mode_in_evaluation", "warning", {"module": "drop", "phase": "evaluation"}),
-    "no_zero_grad": ("gradients_carried", "warning", {"page": "Weights", "phase": "backward"}),
+    "eval_mode": ("mode", "warning", {"module": "drop", "phase": "forward"}),
+    "train_eval": ("mode", "warning", {"module": "drop", "phase": "evaluation"}),
+    "no_zero_grad": ("stale_gradients", "warning", {"page": "Weights", "phase": "backward"}),
     "dead_relu": ("dead_units", "warning", {"module": "act", "phase": "forward"}),
     "not_in_optimizer": ("not_optimized", "warning", {"page": "Weights", "phase": "optimizer", "param": "head.weight"}),
 }
@@ -82,8 +82,12 @@ def test_planted_bug_is_named(tvis, runs_dir, bug):
     assert f["message"].endswith(".") and len(f["message"]) > 40, f["message"]
     assert f["evidence"], f
     for key, value in link.items():
-        assert f["link"].get(key) == value, (key, f["link"])
-    assert isinstance(f["link"].get("step"), int) and f["link"]["step"] >= 0, f["link"]
+        assert f["position"].get(key) == value, (key, f["position"])
+        if key != "page":  # the same position as the finding's own keys, and as the link's query
+            assert f[key] == value, (key, f)
+        assert "%s=%s" % (key, value) in f["link"].split("&"), (key, f["link"])
+    assert isinstance(f["step"], int) and f["step"] >= 0 and f["position"]["step"] == f["step"], f
+    assert set(f) >= {"kind", "severity", "step", "phase", "module", "param", "message", "evidence", "link"}, sorted(f)
     # worst first: no finding after a less severe one
     order = {"error": 0, "warning": 1, "note": 2}
     ranks = [order[x["severity"]] for x in report["findings"]]
@@ -95,29 +99,29 @@ def test_nan_names_the_producer_from_finite_inputs(tvis, runs_dir):
     first = report["findings"][0]
     assert first["kind"] == "non_finite", first
     assert "broken" in first["message"] and "from finite inputs" in first["message"], first["message"]
-    assert first["link"]["step"] == 0
+    assert first["step"] == 0
     assert first["evidence"]["nan"] > 0
 
 
 def test_unused_names_the_parameters(tvis, runs_dir):
     report = diagnose(tvis, record(tvis, runs_dir, "unused"))
-    f = next(f for f in report["findings"] if f["kind"] == "no_gradient")
-    assert f["link"]["param"].startswith("spare."), f
+    f = next(f for f in report["findings"] if f["kind"] == "param_without_grad")
+    assert f["param"].startswith("spare."), f
     assert f["evidence"]["parameters"] == 2, f  # spare.weight and spare.bias
     assert "hidden" not in f["message"] and "head" not in f["message"], f["message"]
 
 
 def test_accumulation_is_not_carried_gradients(tvis, runs_dir):
     """Two backwards of half a batch before each optimizer step (deliberate
-    accumulation, zero_grad after each step): no gradients_carried, nothing else."""
+    accumulation, zero_grad after each step): no stale_gradients, nothing else."""
     report = diagnose(tvis, record(tvis, runs_dir, "none", "--accumulate", 2))
     assert report["findings"] == [], report["findings"]
 
 
 def test_missing_zero_grad_is_seen_from_the_second_step(tvis, runs_dir):
     report = diagnose(tvis, record(tvis, runs_dir, "no_zero_grad"))
-    f = next(f for f in report["findings"] if f["kind"] == "gradients_carried")
-    assert f["link"]["step"] == 1, f  # step 0 began with no gradient at all
+    f = next(f for f in report["findings"] if f["kind"] == "stale_gradients")
+    assert f["step"] == 1, f  # step 0 began with no gradient at all
     assert f["evidence"]["parameters"] == f["evidence"]["checked"] > 0, f
     assert f["evidence"]["steps"] == 2 and f["evidence"]["norm"] > 0, f
 
@@ -126,9 +130,9 @@ def test_eval_mode_left_on_after_an_evaluation(tvis, runs_dir):
     """model.eval() for the evaluation after step 0, model.train() never called:
     step 0 trained in train mode, the later ones in eval mode."""
     report = diagnose(tvis, record(tvis, runs_dir, "eval_mode"))
-    f = next(f for f in report["findings"] if f["kind"] == "eval_mode_in_training")
-    assert f["link"]["step"] == 1 and f["evidence"]["model_mode_wrong"] == 1, f
-    assert not [g for g in report["findings"] if g["kind"] == "train_mode_in_evaluation"]
+    f = next(f for f in report["findings"] if f["kind"] == "mode" and f["evidence"]["case"] == "eval_mode_in_training")
+    assert f["step"] == 1 and f["evidence"]["model_mode_wrong"] == 1, f
+    assert not [g for g in report["findings"] if g["kind"] == "mode" and g["evidence"]["case"] == "train_mode_in_evaluation"]
 
 
 def test_unreadable_run_exits_2(tvis, tmp_path):

@@ -37,6 +37,7 @@ def diff(tvis, a, b, *opts):
 def test_the_same_script_twice_agrees(tvis, runs_dir):
     report = diff(tvis, record(tvis, runs_dir, "a"), record(tvis, runs_dir, "b"))
     assert report["same"] is True and report["first"] is None and report["largest"] == []
+    assert report["identical"] is True and report["layers"] == []
     assert report["events"]["only_a"] == 0 and report["events"]["only_b"] == 0
     assert report["events"]["matched"] > 20 and report["tensors"]["compared"] > 50, report
     human = subprocess.run([tvis, "diff", record(tvis, runs_dir, "a"), record(tvis, runs_dir, "b")],
@@ -48,7 +49,10 @@ def test_a_dropout_seed_parts_at_the_dropout_call_of_step_0(tvis, runs_dir):
     report = diff(tvis, record(tvis, runs_dir, "a"), record(tvis, runs_dir, "seed", "--dropout-seed", 1))
     first = report["first"]
     assert (first["step"], first["phase"], first["module"], first["role"]) == (0, "forward", "drop", "output"), first
-    assert first["link"] == {"page": "Replay", "step": 0, "phase": "forward", "module": "drop"}, first
+    assert first["position"] == {"page": "Replay", "step": 0, "phase": "forward", "module": "drop"}, first
+    assert (first["what"], first["module"], first["step"]) == ("output", "drop", 0) and first["max_abs"] > 0, first
+    assert isinstance(first["event"], int) and first["link"] == "page=Replay&step=0&phase=forward&module=drop", first
+    assert report["identical"] is False and report["layers"] and {"module", "step", "what", "max_abs"} <= set(report["layers"][0])
     assert report["tensors"]["differing"] > 0 and report["largest"], report
     # fc1 ran before the dropout call: at step 0 only its gradient (through the other mask) differs
     fc1 = [r for r in report["largest"] if r["step"] == 0 and r["module"] == "fc1"]
@@ -62,7 +66,8 @@ def test_a_perturbed_layer_parts_at_its_weight(tvis, runs_dir):
     report = diff(tvis, record(tvis, runs_dir, "a"), record(tvis, runs_dir, "fc2", "--perturb", "fc2"))
     first = report["first"]
     assert (first["step"], first["name"], first["role"]) == (0, "fc2.weight", "weight"), first
-    assert first["link"] == {"page": "Weights", "step": 0, "param": "fc2.weight"}, first
+    assert first["position"] == {"page": "Weights", "step": 0, "param": "fc2.weight"}, first
+    assert first["what"] in ("weight", "grad", "update") and first["module"] == "fc2.weight", first
     assert abs(first["b"] / first["a"] - 1.001) < 1e-5, first  # l2 scales with the weights
 
 

@@ -6,7 +6,7 @@ recorder must be built against that torch, though pip hides the
 environment's packages from the build. The CMake build is kept in
 build/pip-<abi>/, so a rerun is incremental.
 
-The laptop install (no torch, no compiler) is the wheel tools/build_wheel
+The laptop install (no torch, no compiler) is the wheel tools/wheel
 makes, tested in tests/e2e/test_laptop_wheel.sh."""
 import json
 import os

@@ -61,7 +61,11 @@ TEST_CASE("the Diagnosis page lists diagnose's findings and opens their links", 
     CHECK(view["findings"][i]["message"] == expected[i].message);
     CHECK(view["findings"][i]["severity"] == tvis::analysis::severity_name(expected[i].severity));
   }
-  CHECK(view["findings"][0]["link"] == json({{"page", "Replay"}, {"step", 0}, {"phase", "forward"}, {"module", "broken"}}));
+  CHECK(view["findings"][0]["link"] == "page=Replay&step=0&phase=forward&module=broken");
+  CHECK(view["findings"][0]["position"] == json({{"page", "Replay"}, {"step", 0}, {"phase", "forward"}, {"module", "broken"}}));
+  CHECK(view["findings"][0]["step"] == 0);
+  CHECK(view["findings"][0]["module"] == "broken");
+  CHECK(view["findings"][0]["param"].is_null());
   CHECK(view["read"]["chunks"].get<int>() > 0);
   CHECK(view["problem"] == "");
   CHECK(json::parse(h.app().command(R"({"finding": 99})")) == false);

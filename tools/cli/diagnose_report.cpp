@@ -1,6 +1,7 @@
 #include "diagnose_report.h"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <cstdio>
 
@@ -10,6 +11,7 @@
 #include "tvis/remote/store_opener.h"
 #include "tvis/remote/store_source.h"
 #include "tvis/runs/run_resolve.h"
+#include "tvis/analysis/finding_json.h"
 
 namespace tvis::cli {
 
@@ -92,21 +94,44 @@ bool diagnose_run(const std::string& run, DiagnoseReport& out, std::string* erro
 
 namespace {
 
+// max_abs: the largest |a - b| of the compared statistics (min, max, mean, ...), a lower bound of the
+// largest elementwise difference: diff reads statistics, never values.
+double max_abs(const an::TensorDelta& d) { return std::fabs(d.a - d.b); }
+
 nlohmann::json delta_json(const an::TensorDelta& d) {
-  return {{"step", d.step},           {"phase", d.phase}, {"module", d.module}, {"role", d.role},
-          {"name", d.name},           {"statistic", d.statistic}, {"a", d.a}, {"b", d.b},
-          {"delta", d.delta},         {"link", position_json(d.where)}};
+  const std::string module = d.module.empty() ? d.name : d.module;
+  return {{"step", d.step},
+          {"phase", d.phase.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.phase)},
+          {"event", d.event >= 0 ? nlohmann::json(d.event) : nlohmann::json(nullptr)},
+          {"module", module.empty() ? nlohmann::json(nullptr) : nlohmann::json(module)},
+          {"what", d.what},
+          {"max_abs", max_abs(d)},
+          {"role", d.role},
+          {"name", d.name},
+          {"statistic", d.statistic},
+          {"a", d.a},
+          {"b", d.b},
+          {"delta", d.delta},
+          {"link", an::link_query(d.where)},
+          {"position", an::position_json(d.where)}};
 }
 
 }  // namespace
 
 nlohmann::json diff_json(const RunRead& a, const RunRead& b, const an::RunDiff& d, const an::DiffOptions& options) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : d.largest) rows.push_back(delta_json(row));
-  return {{"a", a.path},
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& row : d.largest) {
+    rows.push_back(delta_json(row));
+    const std::string module = row.module.empty() ? row.name : row.module;
+    layers.push_back({{"module", module}, {"step", row.step}, {"what", row.what}, {"max_abs", max_abs(row)}});
+  }
+  return {{"identical", d.same()},
+          {"first", d.has_first ? delta_json(d.first) : nlohmann::json(nullptr)},
+          {"layers", layers},
+          {"a", a.path},
           {"b", b.path},
           {"same", d.same()},
-          {"first", d.has_first ? delta_json(d.first) : nlohmann::json(nullptr)},
           {"largest", rows},
           {"events", {{"matched", d.events_matched}, {"only_a", d.events_only_a}, {"only_b", d.events_only_b}}},
           {"tensors", {{"compared", d.tensors_compared}, {"differing", d.tensors_differing}}},
@@ -129,15 +154,6 @@ bool diff_json(const std::string& a, const std::string& b, const an::DiffOptions
   return true;
 }
 
-nlohmann::json position_json(const an::Position& w) {
-  nlohmann::json j = {{"page", w.page}};
-  if (w.step >= 0) j["step"] = w.step;
-  if (!w.phase.empty()) j["phase"] = w.phase;
-  if (!w.module.empty()) j["module"] = w.module;
-  if (!w.param.empty()) j["param"] = w.param;
-  return j;
-}
-
 std::string position_flags(const an::Position& w) {
   std::string s = "--page " + w.page;
   if (w.step >= 0) s += " --step " + std::to_string(w.step);
@@ -152,14 +168,7 @@ nlohmann::json diagnose_json(const DiagnoseReport& r) {
   int counts[3] = {0, 0, 0};
   for (const an::Finding& f : r.findings) {
     counts[static_cast<int>(f.severity)] += 1;
-    nlohmann::json evidence = nlohmann::json::object();
-    for (const an::Evidence& e : f.evidence)
-      evidence[e.key] = e.text.empty() ? nlohmann::json(e.number) : nlohmann::json(e.text);
-    findings.push_back({{"kind", f.kind},
-                        {"severity", an::severity_name(f.severity)},
-                        {"message", f.message},
-                        {"evidence", evidence},
-                        {"link", position_json(f.where)}});
+    findings.push_back(an::finding_json(f));
   }
   return {{"run", r.path},
           {"complete", r.complete},

@@ -10,7 +10,7 @@
 // The dot layout, linked into tvis rather than found at run time through
 // Graphviz's plugin configuration (config6a beside the plugins): the laptop
 // wheel carries libgvc and this plugin in its own folder, where no
-// configuration names them (tools/build_wheel).
+// configuration names them (tools/wheel).
 extern "C" gvplugin_library_t gvplugin_dot_layout_LTX_library;
 
 namespace tvis::cli {

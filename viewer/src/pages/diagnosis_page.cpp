@@ -13,6 +13,8 @@
 
 #include <cstdio>
 
+#include "tvis/analysis/finding_json.h"
+
 #include "app_state.h"
 #include "link.h"
 #include "page.h"
@@ -25,14 +27,7 @@ namespace {
 using nlohmann::json;
 namespace an = tvis::analysis;
 
-json link_of(const an::Position& w) {
-  json j = {{"page", w.page}};
-  if (w.step >= 0) j["step"] = w.step;
-  if (!w.phase.empty()) j["phase"] = w.phase;
-  if (!w.module.empty()) j["module"] = w.module;
-  if (!w.param.empty()) j["param"] = w.param;
-  return j;
-}
+json link_of(const an::Position& w) { return an::position_json(w); }
 
 unsigned color_of(an::Severity s) {
   return s == an::Severity::Error ? colors::kError : s == an::Severity::Warning ? colors::kWarning : colors::kMuted;
@@ -99,13 +94,7 @@ json diagnosis_view(AppState& s) {
   if (findings)
     for (const an::Finding& f : *findings) {
       counts[static_cast<int>(f.severity)] += 1;
-      json evidence = json::object();
-      for (const an::Evidence& e : f.evidence) evidence[e.key] = e.text.empty() ? json(e.number) : json(e.text);
-      out["findings"].push_back({{"kind", f.kind},
-                                 {"severity", an::severity_name(f.severity)},
-                                 {"message", f.message},
-                                 {"evidence", evidence},
-                                 {"link", link_of(f.where)}});
+      out["findings"].push_back(an::finding_json(f));  // the same object as tvis diagnose --json
     }
   out["counts"] = {{"error", counts[0]}, {"warning", counts[1]}, {"note", counts[2]}};
   out["read"] = {{"chunks", d.chunks_read()}, {"bytes", d.bytes_read()}};

@@ -18,6 +18,11 @@ struct Position {
   std::string phase, module, param;
 };
 
+/// The position as URL query keys, as the viewer reads them from its address
+/// ("page=Replay&step=0&phase=forward&module=layer1.0.conv2"); characters
+/// other than letters, digits and -._~:/ are percent-encoded.
+std::string link_query(const Position& w);
+
 struct Evidence {
   std::string key;
   double number = 0;

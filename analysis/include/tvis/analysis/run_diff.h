@@ -32,6 +32,9 @@ struct TensorDelta {
   std::string statistic;                  // the statistic that differs most ("mean", "l2", "shape", ...)
   double a = 0, b = 0;                    // its value in each run
   double delta = 0;                       // |a - b| (relative to |b| when that is larger than 1)
+  int64_t event = -1;                     // run A's event id (the optimizer step's for parameters)
+  // input, output, grad, weight, update or loss: what the tensor is, as `tvis diff --json` names it.
+  std::string what;
   Position where;                         // where the viewer shows it
 };
 

@@ -1,4 +1,4 @@
-"""Gradients carried across steps (diagnose's gradients_carried check,
+"""Gradients carried across steps (diagnose's stale_gradients check,
 analysis/src/check_carried_grads.cpp).
 
 Before each backward() of a step runs, the optimizers' parameters it reaches
