@@ -34,8 +34,8 @@ try {
   await frames(page, 4);
   await page.screenshot({ path: env.TVIS_DIAG_SHOT });
   const opened = await page.evaluate(() => window.tvisViewer.command({ finding: 0 }));
-  s = await waitForState(page, (s) => s.page === expected[0].link.page, 20000);
-  check(`finding 0 opens ${expected[0].link.page}`, opened === true && s && s.page === expected[0].link.page, s && s.page);
+  s = await waitForState(page, (s) => s.page === expected[0].position.page, 20000);
+  check(`finding 0 opens ${expected[0].position.page}`, opened === true && s && s.page === expected[0].position.page, s && s.page);
 } finally {
   await browser.close();
 }
