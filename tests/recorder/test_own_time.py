@@ -72,9 +72,10 @@ def test_own_time_accounts_for_gradcam(runs):
         assert added_wall > 2e6, (on, off)
         # the wall time Grad-CAM added is its own time (within 20% and 2 ms of scheduling noise)
         assert abs(added_wall - added_own) < 0.2 * added_wall + 2e6, (on, off)
-        # and the user's loss time does not grow with it (2 ms and 1% of Grad-CAM's time: a loaded
-        # machine deschedules the process inside the few unbracketed lines too)
-        assert (on["ns"] - on["own_ns"]) < (off["ns"] - off["own_ns"]) + 2e6 + 0.01 * added_wall, (on, off)
+        # and the user's loss time does not grow with it: not by a tenth of Grad-CAM's time, where
+        # unaccounted passes would add all of it (a loaded CI machine deschedules the process inside
+        # the few unbracketed lines: 6 ms seen against 0.2 ms, with builds running beside it)
+        assert (on["ns"] - on["own_ns"]) < (off["ns"] - off["own_ns"]) + 5e6 + 0.1 * added_wall, (on, off)
 
 
 def test_events_nest_on_both_clocks(runs):
