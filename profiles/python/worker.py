@@ -350,14 +350,19 @@ def check_factory_inputs(torch, value):
             raise SetupFailure("inputs", "setup", "input factory result has %d tensor %s, more than %d" % (totals[key], key, limit))
 
 
-def factory_inputs(torch, job, workspace, model):
+def run_input_factory(job, workspace):
+    """The input factory's result: a dict (named inputs, or {"args", "kwargs"}), else a SetupFailure."""
     f = job["input_factory"]
     fn = run_stage("inputs", lambda: load_callable(f, workspace, "inputs"))
     value = run_stage("inputs", lambda: call_checked(fn, [], f.get("kwargs") or {}, "inputs", "input factory " + f["callable"]))
     if not isinstance(value, dict):
         raise SetupFailure("inputs", "setup", "input factory %s returned a %s, not a dict of named inputs or {\"args\", \"kwargs\"}"
                            % (f["callable"], type(value).__name__))
-    check_factory_inputs(torch, value)
+    return value
+
+
+def factory_arguments(value):
+    """(args, kwargs) of an input factory's dict, once its bounds are checked."""
     if set(value) == {"args", "kwargs"}:
         if not isinstance(value["args"], (list, tuple)) or not isinstance(value["kwargs"], dict):
             raise SetupFailure("inputs", "setup", "input factory's args must be a list or tuple and kwargs a dict")
@@ -366,6 +371,12 @@ def factory_inputs(torch, job, workspace, model):
         if not isinstance(k, str):
             raise SetupFailure("inputs", "setup", "input factory returned a non-string key %r" % (k,))
     return [], dict(value)
+
+
+def factory_inputs(torch, job, workspace, model):
+    value = run_input_factory(job, workspace)
+    check_factory_inputs(torch, value)
+    return factory_arguments(value)
 
 
 AUTOMATIC_LAYERS = ("Linear", "Conv1d", "Conv2d", "Conv3d", "Embedding")

@@ -296,20 +296,11 @@ def jax_materialise(jax, v):
 
 def jax_factory_inputs(jax, job, workspace):
     import numpy
-    f = job["input_factory"]
-    fn = run_stage("inputs", lambda: load_callable(f, workspace, "inputs"))
-    value = run_stage("inputs", lambda: call_checked(fn, [], f.get("kwargs") or {}, "inputs", "input factory " + f["callable"]))
-    if not isinstance(value, dict):
-        raise SetupFailure("inputs", "setup", "input factory %s returned a %s, not a dict of named inputs or {\"args\", \"kwargs\"}"
-                           % (f["callable"], type(value).__name__))
+    value = run_input_factory(job, workspace)
     elements = sum(int(numpy.prod(a.shape)) for _, a in jax_leaves(jax, value, "result"))
     if elements > MAX_ELEMENTS:
         raise SetupFailure("inputs", "setup", "input factory result has %d array elements, more than %d" % (elements, MAX_ELEMENTS))
-    if set(value) == {"args", "kwargs"}:
-        if not isinstance(value["args"], (list, tuple)) or not isinstance(value["kwargs"], dict):
-            raise SetupFailure("inputs", "setup", "input factory's args must be a list or tuple and kwargs a dict")
-        return list(value["args"]), dict(value["kwargs"])
-    return [], dict(value)
+    return factory_arguments(value)
 
 
 # ---------------------------------------------------------------- capture ---

@@ -3,7 +3,7 @@
 # and Flax models of jax_workspace/ (copied to a temporary folder):
 #   tvis check  the seed's GoodNet as a Flax module ([2,2] and [3,2]), an nnx
 #               module (rngs from the profile's seed), a plain function with
-#               a dict output, a Flax CNN in eval and train mode (BatchNorm
+#               a dict output (typed inputs, and an input factory's named arrays), a Flax CNN in eval and train mode (BatchNorm
 #               traced with its statistics mutable), a factory with its own
 #               variables and a factory that returns another class (refused),
 #               dot_general and conv_general_dilated failures reported from
@@ -38,7 +38,7 @@ run() {  # run NAME tvis-ARGS...: keeps stdout, stderr and the exit code
   "$TVIS" "$@" --python "$PY" --json > "$WORK/out/$name.json" 2> "$WORK/out/$name.err" || rc=$?
   echo "$rc" > "$WORK/out/$name.rc"
 }
-for p in jax_small jax_large nnx_mlp plain_function cnn cnn_train factory_built factory_wrong dot_mismatch \
+for p in jax_small jax_large nnx_mlp plain_function input_factory cnn cnn_train factory_built factory_wrong dot_mismatch \
          conv_mismatch misleading misleading_no_op not_a_module binding_missing sleeps settings_probe; do
   run "$p" check --profile "$p"
 done
@@ -103,6 +103,7 @@ ok("jax_large", [("output", [3, 2], "float32")])
 j = ok("nnx_mlp", [("output", [2, 3], "float32")])
 expect("nnx_mlp", j and j["nodes"] >= 5, "nodes %s" % (j and j["nodes"]))
 ok("plain_function", [("output.hidden", [2, 5], "float32"), ("output.total", [2], "float32")])
+ok("input_factory", [("output.hidden", [3, 5], "float32"), ("output.total", [3], "float32")])  # named inputs x, w
 ok("cnn", [("output", [2, 5], "float32")])
 j = ok("cnn_train", [("output", [2, 5], "float32")])
 expect("cnn_train", j and load("cnn")[1] and j["nodes"] > load("cnn")[1]["nodes"], "train mode traces the batch statistics: more nodes than eval")
