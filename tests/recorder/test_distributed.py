@@ -147,8 +147,11 @@ def test_a_rank_that_raises_ends_every_recording_with_the_reason(tvis, tmp_path)
     ended = load_run(folders[0] / "run.tvis").meta
     assert ended.get("exception"), "rank 0's recording does not say why it ended"
     # rank 0 waited in step 1's all-reduce until its peer went: its file is
-    # finalized (not a recovered, torn one) with step 0 and the reason
-    assert "Connection closed by peer" in ended["exception"], ended["exception"]
+    # finalized (not a recovered, torn one) with step 0 and the reason. Which
+    # reason is a race: gloo's closed connection, or torch.distributed.run's
+    # SIGTERM to the surviving ranks when its monitor sees rank 1 exit first
+    # (seen once in CI); either is named, never a torn file.
+    assert ("Connection closed by peer" in ended["exception"] or ended["exception"] == "signal SIGTERM"), ended["exception"]
     assert ended["steps_recorded"] == 1 and ended["complete"] and failed["complete"], (ended, failed)
     assert [(r["steps"], r["complete"]) for r in info["ranks"]] == [(1, True), (1, True)], info["ranks"]
     assert ended["hostname"] == failed["hostname"] == socket.gethostname()
