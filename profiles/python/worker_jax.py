@@ -83,8 +83,8 @@ class JaxModel(object):
     prefix is the variables (abstract shapes or arrays) or None, so the jaxpr's leading invars are its
     leaves. shapes_of(f) is jax.eval_shape of f(args, kwargs) with the same inputs as the trace."""
 
-    def __init__(self, kind, call_name, signature_target, trace_fn):
-        self.kind, self.call_name, self.signature_target = kind, call_name, signature_target
+    def __init__(self, call_name, signature_target, trace_fn):
+        self.call_name, self.signature_target = call_name, signature_target
         self.trace_fn = trace_fn
 
 
@@ -106,7 +106,8 @@ def flax_kinds():
 
 def jax_model(job, workspace, jax):
     linen, nnx = flax_kinds()
-    obj = run_stage("import", lambda: getattr(importlib_import(job["module"]), job["class"]))
+    import importlib
+    obj = run_stage("import", lambda: getattr(importlib.import_module(job["module"]), job["class"]))
     is_linen = isinstance(obj, type) and linen is not None and issubclass(obj, linen)
     is_nnx = isinstance(obj, type) and nnx is not None and issubclass(obj, nnx)
     if isinstance(obj, type) and not (is_linen or is_nnx):
@@ -149,11 +150,6 @@ def factory_model(job, workspace, jax, cls, is_linen):
     return linen_model(job, jax, made, variables) if is_linen else nnx_model(job, jax, made)
 
 
-def importlib_import(name):
-    import importlib
-    return importlib.import_module(name)
-
-
 def nnx_construct(job, cls):
     from flax import nnx
     init = job.get("init") or {}
@@ -178,7 +174,7 @@ def linen_model(job, jax, module, variables):
             prefix = shapes_of(lambda a, k: module.init({"params": init_key, "dropout": dropout_key}, *a, **k))
         return (lambda v, *a, **k: module.apply(v, *a, rngs={"dropout": dropout_key}, mutable=True, **k)[0]), prefix
 
-    return JaxModel("linen", type(module).__name__ + ".__call__()", module.__call__, trace_fn)
+    return JaxModel(type(module).__name__ + ".__call__()", module.__call__, trace_fn)
 
 
 def nnx_model(job, jax, module):
@@ -195,7 +191,7 @@ def nnx_model(job, jax, module):
         with nnx_names(jax, nnx, m), jax.named_scope(root):
             return m(*a, **k)
 
-    return JaxModel("nnx", root + ".__call__()", module.__call__, lambda shapes_of: (call, state))
+    return JaxModel(root + ".__call__()", module.__call__, lambda shapes_of: (call, state))
 
 
 class nnx_names(object):
@@ -237,7 +233,7 @@ class nnx_names(object):
 def function_model(fn, name):
     def trace_fn(shapes_of):
         return (lambda _, *a, **k: fn(*a, **k)), None
-    return JaxModel("function", "%s()" % name, fn, trace_fn)
+    return JaxModel("%s()" % name, fn, trace_fn)
 
 
 # ----------------------------------------------------------------- inputs ---
@@ -305,7 +301,7 @@ def jax_factory_inputs(jax, job, workspace):
 
 # ---------------------------------------------------------------- capture ---
 
-def is_array(jax, v):
+def is_array(v):
     return hasattr(v, "shape") and hasattr(v, "dtype") and not isinstance(v, (str, bytes, type))
 
 
@@ -320,7 +316,7 @@ def jax_leaves(jax, value, name):
     out = []
     leaves, _ = jax.tree_util.tree_flatten_with_path(value)
     for path, leaf in leaves[:MAX_TENSORS * 16]:
-        if not is_array(jax, leaf):
+        if not is_array(leaf):
             continue
         label = name
         for k in path:
@@ -460,7 +456,7 @@ def jax_trace(jax, job, model, args, kwargs):
     emit({"t": "stage", "stage": "forward"})
     # Arrays are traced; every other leaf (a bool flag, a string, a size) stays a Python value.
     leaves, treedef = jax.tree_util.tree_flatten((tuple(args), kwargs), is_leaf=lambda v: v is None)
-    dynamic = [i for i, leaf in enumerate(leaves) if is_array(jax, leaf)]
+    dynamic = [i for i, leaf in enumerate(leaves) if is_array(leaf)]
     arrays = [leaves[i] for i in dynamic]
 
     def rebuilt(traced_arrays):

@@ -103,7 +103,7 @@ json class_json(const ModelClass& m) {
   json j = {{"class", m.ref}, {"module", m.module}, {"name", m.name},
             {"file", m.file->rel}, {"line", m.cls->line}, {"base", m.base},
             {"framework", m.framework}};
-  j["forward"] = m.forward ? json(m.forward->text(m.framework == "jax" ? "__call__" : "forward")) : json(nullptr);
+  j["forward"] = m.forward ? json(m.forward->text(m.forward_name())) : json(nullptr);
   j["forward_params"] = m.forward && !m.forward->assigned ? params_json(m.forward->params) : json(nullptr);
   j["forward_from"] = m.forward_from.empty() ? json(nullptr) : json(m.forward_from);
   if (m.declaration.ok) {
@@ -211,7 +211,7 @@ std::string catalog_text(const Catalog& c) {
   out += "classes:" + std::string(c.classes.empty() ? " none" : "") + "\n";
   for (const auto& m : c.classes) {
     out += "  " + m.ref + "  " + m.file->rel + ":" + std::to_string(m.cls->line) + "  " +
-           (m.forward ? m.forward->text(m.framework == "jax" ? "__call__" : "forward")
+           (m.forward ? m.forward->text(m.forward_name())
                       : m.forward_from.empty() ? "no forward found" : "forward of " + m.forward_from) +
            (m.framework == "jax" ? "  (jax)" : "");
     if (m.declaration.ok) out += "  declares " + m.declaration.spec();

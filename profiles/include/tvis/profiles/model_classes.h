@@ -27,6 +27,8 @@ struct ModelClass {
   std::string forward_from;  // "" own; else the dotted class it is inherited from
   std::optional<Signature> init;  // `__init__`, own or the first along the workspace bases (none: unknown or torch's)
   ClassDeclaration declaration;
+  /// The method `forward` stands for: "__call__" for a Flax module, else "forward".
+  const char* forward_name() const { return framework == "jax" ? "__call__" : "forward"; }
 };
 
 /// Every model class of the workspace's (non-external) files, in file and line order.
