@@ -124,6 +124,8 @@ struct RunSummaryBuilder::State {
         AttentionSummary as;
         as.module = str(a->module_());
         if (a->shape()) as.shape.assign(a->shape()->begin(), a->shape()->end());
+        as.rebuilt = a->source() == schema::AttentionSource::Rebuilt;
+        as.kind = str(a->kind());
         s.captured.attention.push_back(std::move(as));
       }
     if (b.embeddings())

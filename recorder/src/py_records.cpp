@@ -123,7 +123,8 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
   auto r = std::make_unique<schema::InsightBatchT>();
   each(d, "attention", [&](const py::dict& a) {
     check_keys(a, "AttentionRecord",
-               {"step", "module", "event", "sample", "shape", "weights", "tokens", "token_labels"});
+               {"step", "module", "event", "sample", "shape", "weights", "tokens", "token_labels", "source", "kind",
+                "mask", "full", "dropout"});
     auto x = std::make_unique<schema::AttentionRecordT>();
     x->step = get<int>(a, "step", default_step);
     x->module_ = get<std::string>(a, "module", "");
@@ -133,6 +134,11 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
     x->weights = get<uint64_t>(a, "weights", 0);
     x->tokens = list_of<int64_t>(a, "tokens");
     x->token_labels = list_of<std::string>(a, "token_labels");
+    x->source = get<int>(a, "source", 0) == 1 ? schema::AttentionSource::Rebuilt : schema::AttentionSource::Captured;
+    x->kind = get<std::string>(a, "kind", "");
+    x->mask = get<int64_t>(a, "mask", -1);
+    x->full = list_of<int64_t>(a, "full");
+    x->dropout = get<float>(a, "dropout", 0.0f);
     r->attention.push_back(std::move(x));
   });
   each(d, "gradcam", [&](const py::dict& g) {

@@ -12,13 +12,18 @@
 #     NumPy computations from the softmax weights the script saved itself, the
 #     tokens are the sample's characters, the map is causal; the token table's
 #     PCA equals NumPy's SVD of the script's own table;
-#   - torchvision's ViT (nn.MultiheadAttention): no Attention page, its
-#     library attention named (state().library_attention is the script's
-#     nn.MultiheadAttention modules); Grad-CAM on conv_proj;
+#   - torchvision's ViT (nn.MultiheadAttention, need_weights=False): the
+#     Attention page from weights rebuilt from the kernel's q and k, said so
+#     on screen (view.source "rebuilt"); shown weights and rollout equal NumPy
+#     computations from a hand-written softmax the script saved; nothing named
+#     as library attention; Grad-CAM on conv_proj;
 #   - a small ViT with its own attention (T = 1 + 4x4 patches): [Attention,
 #     Grad-CAM, Embeddings]; weights and rollout against NumPy as for the LM,
 #     tokens [CLS] and (r,c), the picture painting [CLS]'s rollout row, or a
-#     patch's row of the layer map when asked (query, paint).
+#     patch's row of the layer map when asked (query, paint);
+#   - a GPT-2-shaped Hugging Face model (sdpa): the Attention page from
+#     rebuilt weights, causal, its mask counted, weights and rollout equal
+#     NumPy over the run's own records.
 # Then the same pages in viewer.html (headless Chromium over nginx) must each
 # show their view with no error. Screenshots of every page land in $OUT (look
 # at them).
@@ -86,15 +91,18 @@ check rollout "$WORK/ref_lm.pt" "$OUT/lm_rollout_one.json"
 view lm_embeddings "$LM" --page Embeddings --link table=true
 check table "$WORK/ref_lm.pt" "$OUT/lm_embeddings.json"
 
-# 3. torchvision ViT: library attention named, no Attention page
+# 3. torchvision ViT: attention rebuilt from q, k (nn.MultiheadAttention's fused path)
 VIT="$(record vit)"
-view vit_insights "$VIT" --page Attention
-check insights "$OUT/vit_insights.json" "$WORK/ref_vit.pt" Grad-CAM Embeddings
+view vit_insights "$VIT" --page Attention --step 1 --module encoder.layers.encoder_layer_1.self_attention
+check insights "$OUT/vit_insights.json" "$WORK/ref_vit.pt" Attention Grad-CAM Embeddings
+check rollout "$WORK/ref_vit.pt" "$OUT/vit_insights.json"
 view vit_gradcam "$VIT" --page Grad-CAM
 "$TEST_PY" - "$OUT/vit_insights.json" <<'PY' || fail "vit: $(head -c 400 "$OUT/vit_insights.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert "Insights" in s["pages"] and s["page"] == "Insights" and s["insight"] != "Attention", s
+v = s["view"]
+assert s["insight"] == "Attention" and v["source"] == "rebuilt", v
+assert v["origin"] == "rebuilt from q, k of nn.MultiheadAttention" and v["masked"] is None and v["full"] is None, v
 PY
 # 4. A small ViT with its own attention: patch tokens, [CLS], the picture
 VITOWN="$(record vit_own)"
@@ -117,6 +125,20 @@ check layer_attention "$WORK/ref_lm.pt" "$OUT/lm_layer_last.json" -1
 view lm_layer_token "$LM" --page Replay --step 2 --phase forward --module blocks.0.attn --link layer_query=4
 check layer_attention "$WORK/ref_lm.pt" "$OUT/lm_layer_token.json" 4
 
+# 5. A GPT-2-shaped Hugging Face model under sdpa: weights rebuilt from q, k, causal
+GPT2="$(record gpt2)"
+view gpt2_attention "$GPT2" --page Attention --step 1 --module transformer.h.1.attn
+check recorded "$OUT/gpt2_attention.json" "$GPT2" rebuilt
+view gpt2_head "$GPT2" --page Attention --step 2 --head 3 --link 'rollout=[0,0]'
+check recorded "$OUT/gpt2_head.json" "$GPT2" rebuilt
+"$TEST_PY" - "$OUT/gpt2_attention.json" <<'PY' || fail "gpt2: $(head -c 400 "$OUT/gpt2_attention.json")"
+import json, sys
+v = json.load(open(sys.argv[1]))["view"]
+assert v["causal"] is True and v["masked"] == 12 * 11 // 2, v["masked"]
+assert v["origin"] == "rebuilt from q, k of F.scaled_dot_product_attention", v["origin"]
+PY
+check recorded "$OUT/vit_insights.json" "$VIT" rebuilt
+
 # The same insight pages in viewer.html (headless Chromium, the run read by
 # Range from nginx, chunks answered asynchronously as in any browser): each
 # shows its view with no error, as the native window does.
@@ -137,6 +159,7 @@ shots() {  # shots RUN PAGE...: browser_shots.mjs on RUN (a run.tvis under $WORK
 }
 shots "$CNN" Grad-CAM Embeddings
 shots "$LM" Attention Embeddings
-shots "$VIT" Grad-CAM
+shots "$VIT" Attention Grad-CAM
+shots "$GPT2" Attention
 shots "$VITOWN" Attention
 echo "insights e2e: ok (screenshots in $OUT)"

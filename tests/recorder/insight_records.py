@@ -9,7 +9,7 @@ import json
 
 _DEFAULTS = {
     "attention": {"step": 0, "module": "", "event": 0, "sample": 0, "shape": [], "weights": 0, "tokens": [],
-                  "token_labels": []},
+                  "token_labels": [], "source": "Captured", "kind": "", "mask": -1, "full": [], "dropout": 0.0},
     "embeddings": {"step": 0, "module": "", "samples": [], "labels": [], "vectors": 0, "positions": [], "rows": [],
                    "row_labels": [], "batch_vectors": 0, "batch_size": 0},
     "tables": {"module": "", "rows": 0, "labels": []},

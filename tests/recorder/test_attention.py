@@ -7,13 +7,15 @@ weights the test recomputes from the layer's recorded input and the recorded
 qkv weights of that step, with the sample's input tokens and their characters;
 no library-attention notice. A small torchvision ViT calls nn.MultiheadAttention
 (torchvision 0.14 with keyword arguments only, query=x, key=x, value=x; 0.29
-positionally): the run names each such module with its kind, captures no
-softmax of its own, and records the calls' inputs, keyword ones too.
+positionally): its weights are torch's own softmax (1.13) or rebuilt from the
+fused kernel's q and k (2.x), never library attention, and the calls' inputs
+are recorded, keyword ones too.
 scripts/attn_variants.py: F.softmax over [B, T, T] and an nn.Softmax module
 are captured (equal to recomputed weights), a [B*H, T, T] softmax is named in a
 notice, class and non-last-dim softmaxes are not taken, a direct
-F.multi_head_attention_forward call is library attention (not the
-F.scaled_dot_product_attention torch 2.x calls inside it), a TorchScript'ed
+F.multi_head_attention_forward call has its weights (rebuilt from the
+F.scaled_dot_product_attention torch 2.x calls inside it, or torch 1.13's own
+softmax there), a TorchScript'ed
 module using softmax and MultiheadAttention still compiles under the patches,
 and its head, called with a keyword argument only, has that input recorded.
 All train bit-identically (losses and weight digests) with and without tvis.
@@ -129,15 +131,25 @@ def test_lm_has_no_library_attention(lm):
     assert "kwargs_only_calls" not in _notice_codes(run)
 
 
-def test_vit_library_attention_named(vit):
+def _source():
+    """How nn.MultiheadAttention's weights come: rebuilt from F.scaled_dot_product_attention
+    (torch 2.x), else torch 1.13's own softmax inside F.multi_head_attention_forward."""
+    return "rebuilt" if hasattr(F, "scaled_dot_product_attention") else "captured"
+
+
+def test_vit_attention_rebuilt_or_captured(vit):
     run, ins, info = vit
-    want = [{"module": "encoder.layers.encoder_layer_%d.self_attention" % i, "kind": "nn.MultiheadAttention"}
-            for i in range(2)]
-    assert info["captured"]["library_attention"] == want
-    assert [{"module": r["module"], "kind": r["kind"]} for r in ins["library_attention"]] == want
-    notice = next(n["message"] for n in run.meta["notices"] if n["code"] == "library_attention")
-    assert "encoder.layers.encoder_layer_0.self_attention (nn.MultiheadAttention)" in notice
-    assert info["captured"]["attention"] == [], "torch's own softmax inside MultiheadAttention is not the project's"
+    names = ["encoder.layers.encoder_layer_%d.self_attention" % i for i in range(2)]
+    assert info["captured"]["library_attention"] == [] and ins["library_attention"] == []
+    assert "library_attention" not in _notice_codes(run)
+    assert info["captured"]["attention"] == [{"module": m, "shape": [8, 2, 17, 17], "source": _source(),
+                                              "kind": "nn.MultiheadAttention"} for m in names]
+    assert {(a["step"], a["module"], a["sample"]) for a in ins["attention"]} == \
+        {(s, m, i) for s in range(STEPS) for m in names for i in range(SAMPLES)}
+    for a in ins["attention"]:
+        w = run.values(a["weights"])
+        assert list(w.shape) == [2, 17, 17] and a["mask"] == -1
+        assert torch.allclose(w.sum(-1), torch.ones(2, 17), atol=1e-5)
 
 
 def _encoder_block_attention_keywords():
@@ -192,9 +204,11 @@ def variants(tvis, tmp_path_factory):
 
 def test_variants_which_softmaxes_are_attention(variants):
     run, ins, info = variants
-    assert info["captured"]["attention"] == [{"module": "causal3d", "shape": [6, 5, 5]},
-                                             {"module": "heads", "shape": [6, 2, 5, 5]}]
-    want = {(s, m, i) for s in range(STEPS) for m in ("causal3d", "heads") for i in range(SAMPLES)}
+    assert info["captured"]["attention"] == [
+        {"module": "causal3d", "shape": [6, 5, 5], "source": "captured", "kind": ""},
+        {"module": "heads", "shape": [6, 2, 5, 5], "source": "captured", "kind": ""},
+        {"module": "fmha", "shape": [6, 2, 5, 5], "source": _source(), "kind": "F.multi_head_attention_forward"}]
+    want = {(s, m, i) for s in range(STEPS) for m in ("causal3d", "heads", "fmha") for i in range(SAMPLES)}
     assert {(a["step"], a["module"], a["sample"]) for a in ins["attention"]} == want
     assert len(ins["attention"]) == len(want), "the evaluation forwards under no_grad were captured too"
     for a in ins["attention"]:  # inside the training forward: the root call that got dL/d(output)
@@ -204,8 +218,7 @@ def test_variants_which_softmaxes_are_attention(variants):
         assert root["name"] == "Net" and root["grad_outputs"], a
     notices = {n["code"]: n["message"] for n in run.meta["notices"]}
     assert "flat [12, 5, 5]" in notices["attention_not_batched"]
-    assert info["captured"]["library_attention"] == [{"module": "fmha", "kind": "F.multi_head_attention_forward"}]
-    assert "fmha (F.multi_head_attention_forward)" in notices["library_attention"]
+    assert info["captured"]["library_attention"] == [] and "library_attention" not in notices
 
 
 def test_variants_keyword_only_call_has_inputs(variants):
@@ -231,6 +244,10 @@ def test_variants_weights_equal_recomputed(variants):
             s = (x @ x.transpose(1, 2) / math.sqrt(x.shape[-1])).masked_fill(
                 ~torch.ones(5, 5, dtype=torch.bool).tril(), float("-inf"))
             expect = F.softmax(s, dim=2)[a["sample"]].unsqueeze(0)
+        elif a["module"] == "fmha":  # F.multi_head_attention_forward (sequence first), no biases, 2 heads
+            w = _param(run, a["step"], "fmha.in_proj")
+            q, k = F.linear(x, w[:16]).view(x.shape[0], 5, 2, 2, 4).permute(2, 0, 3, 1, 4)
+            expect = torch.softmax(q @ k.transpose(-2, -1) / 2.0, dim=-1)[a["sample"]]
         else:  # nn.Softmax inside `heads`, attributed to `heads`
             w = _param(run, a["step"], "heads.qk.weight")
             b = _param(run, a["step"], "heads.qk.bias")

@@ -33,7 +33,8 @@ std::string inspect_json(const fmt::RunSummary& s, const std::vector<RankSummary
   captured["pipeline"] = Json{{"transforms", s.captured.transforms}};
   captured["gradcam"] = s.captured.gradcam;
   captured["attention"] = Json::array();
-  for (const auto& a : s.captured.attention) captured["attention"].push_back(Json{{"module", a.module}, {"shape", a.shape}});
+  for (const auto& a : s.captured.attention) captured["attention"].push_back(
+      Json{{"module", a.module}, {"shape", a.shape}, {"source", a.rebuilt ? "rebuilt" : "captured"}, {"kind", a.kind}});
   captured["embeddings"] = s.captured.embeddings;
   captured["library_attention"] = Json::array();
   for (const auto& l : s.captured.library_attention)

@@ -42,8 +42,10 @@ def insights(*, attention=None, gradcam=None, embeddings=None, tables=None, libr
     return _given(locals())
 
 
-def attention(*, step, module, event, sample, shape, weights, tokens, token_labels):
-    """AttentionRecord: one followed sample's attention weights on one module call."""
+def attention(*, step, module, event, sample, shape, weights, tokens, token_labels, source=None, kind=None,
+              mask=None, full=None, dropout=None):
+    """AttentionRecord: one followed sample's attention weights on one module
+    call (``source``: 0 captured, 1 rebuilt; ``mask``: tensor id or None)."""
     return _given(locals())
 
 

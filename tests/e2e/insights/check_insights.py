@@ -15,6 +15,11 @@
         step, row and followed sample (-1 none) as recorded
     check_insights.py table REF.pt VIEW.json        nn.Embedding table PCA vs NumPy's SVD of the script's own table
     check_insights.py hint VIEW.json RUN            Grad-CAM: the true-class hint exactly when the run has no true map
+    check_insights.py recorded VIEW.json RUN SOURCE
+        Attention whose weights the run recorded (rebuilt ones too): the
+        shown weights and rollout equal NumPy over the run's own records of
+        that step and sample, view.source is SOURCE, and a recorded mask
+        matches view.masked and view.causal
     check_insights.py insights STATE.json REF.pt NAME...
         state().insights is exactly NAME...; state().library_attention names
         exactly the script's nn.MultiheadAttention modules (REF.pt's
@@ -202,6 +207,36 @@ def pca(view_path, run_path):
                                                               v["explained"]))
 
 
+def recorded(view_path, run_path, source):
+    v = view_of(view_path)
+    run, records = insight_records(run_path, "attention")
+    mine = [r for r in records if r.get("step", 0) == v["step"] and r.get("sample", 0) == v["sample"]]
+    names = [r["module_"] for r in mine]
+    assert names == v["layers"], ("layers", names, v["layers"])
+    weights = [run.values(r["weights"]).double().numpy() for r in mine]
+    shown = weights[names.index(v["module"])]
+    want = shown.mean(0) if v["head"] is None else shown[v["head"]]
+    np.testing.assert_allclose(np.array(v["weights"]), want, atol=1e-6, err_msg="shown weights")
+    first, last = names.index(v["rollout_layers"][0]), names.index(v["rollout_layers"][-1])
+    t = want.shape[0]
+    r = np.eye(t)
+    for a in weights[first:last + 1]:
+        aug = a.mean(0) + np.eye(t)
+        aug /= aug.sum(1, keepdims=True)
+        r = aug @ r
+    np.testing.assert_allclose(np.array(v["rollout"]), r, atol=1e-6, err_msg="rollout")
+    assert v["source"] == source, ("source", v["source"], source)
+    rec = mine[names.index(v["module"])]
+    if rec.get("mask", -1) == -1:
+        assert v["masked"] is None, v["masked"]
+    else:
+        mask = run.values(rec["mask"]).numpy()
+        assert v["masked"] == int(mask.sum()), ("masked", v["masked"], int(mask.sum()))
+        assert v["causal"] == bool((mask == np.triu(np.ones((t, t), bool), 1)).all()), "causal"
+    print("recorded: %s %s, layers %s..%s agree (T=%d, %s)" % (v["module"], source, names[first], names[last], t,
+                                                                v["origin"]))
+
+
 def insights(state_path, ref_path, *names):
     st = json.load(open(state_path))
     assert st["insights"] == list(names), (st["insights"], names)
@@ -212,4 +247,4 @@ def insights(state_path, ref_path, *names):
 
 
 if __name__ == "__main__":
-    {"rollout": rollout, "layer_attention": layer_attention, "gradcam": gradcam, "pca": pca, "table": table, "hint": hint, "insights": insights}[sys.argv[1]](*sys.argv[2:])
+    {"rollout": rollout, "recorded": recorded, "layer_attention": layer_attention, "gradcam": gradcam, "pca": pca, "table": table, "hint": hint, "insights": insights}[sys.argv[1]](*sys.argv[2:])

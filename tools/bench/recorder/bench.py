@@ -57,6 +57,9 @@ CASES = {
     # GPT-shaped LMs on random tokens: 13.4M and 110.3M parameters (the scale case)
     "gpt13m": (HERE / "gpt_random.py", lambda n: ["--size", "13m", "--steps", str(n)]),
     "gpt100m": (HERE / "gpt_random.py", lambda n: ["--size", "100m", "--steps", str(n)]),
+    # 12 layers, 12 heads, 1,024 tokens through F.scaled_dot_product_attention: attention rebuilt from q, k
+    # (compare --variants full,no-attention)
+    "gpt_attn1k": (HERE / "gpt_random.py", lambda n: ["--size", "attn1k", "--steps", str(n)]),
     # the per-call microbenchmark: 401 tiny module calls a step (per_call.py measures it in one process)
     "tiny_calls": (HERE / "tiny_calls.py", lambda n: ["--steps", str(n)]),
 }

@@ -24,6 +24,8 @@ namespace tvis::format {
 struct AttentionSummary {
   std::string module;
   std::vector<int64_t> shape;
+  bool rebuilt = false;  // rebuilt from a fused kernel's q and k (else a softmax's own result)
+  std::string kind;      // the call that computed it ("": the project's softmax)
 };
 
 struct LibraryAttentionSummary {

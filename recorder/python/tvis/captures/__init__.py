@@ -8,7 +8,8 @@ several captures share (``vocabulary``). The session calls each of these
 methods on every attached object that defines it, in the order of ``CAPTURES``:
 
 ``install()``                                 once, after the session's own hooks
-``on_module_pre(module, eid, args)``          a module call began (event ``eid`` open)
+``on_module_pre(module, eid, args, kwargs)`` a module call began (event ``eid`` open;
+                                              ``kwargs``: its keyword arguments, {} if none)
 ``on_module_post(module, eid, args, output)`` it returned (event still open)
 ``on_fetch(eid, batch)``                      a DataLoader batch was recorded;
                                               ``ctx.followed_rows`` is up to date

@@ -375,7 +375,7 @@ class Session:
             self._model_batches.append(eid)
         self._stack.append((module, eid))
         self._frames.append(call)
-        self.ext.call("on_module_pre", module, eid, args)
+        self.ext.call("on_module_pre", module, eid, args, kwargs or {})
         return None
 
     def _post_impl(self, module, args, output):

@@ -15,8 +15,12 @@ input (its first such) and their labels where a vocabulary is known
 (``captures.vocabulary``); written as AttentionRecords {step, module,
 event, sample, shape, weights, tokens, token_labels} at the end of each step.
 A softmax of attention shape whose first dimension is not the batch (e.g.
-``[B*H, T, T]``) is named in a notice instead. Library attention
-(``nn.MultiheadAttention`` ...) is reported by ``library.py``.
+``[B*H, T, T]``) is named in a notice instead, except torch's own inside
+``F.multi_head_attention_forward`` ([B*H, T, S], the heads known): it is
+recorded as [H, T, S] with kind ``nn.MultiheadAttention`` (or the functional's
+name for a direct call). Fused kernels (``F.scaled_dot_product_attention``)
+are rebuilt from their inputs (``library.py``, ``rebuild.py``) into the same
+records, with source Rebuilt, the kind, the mask, the kept part and dropout.
 
 How: ``Tensor.softmax`` and ``torch.softmax`` are wrapped; ``F.softmax`` is not
 (TorchScript compiles it from source) but calls ``Tensor.softmax``, whose
@@ -40,6 +44,7 @@ from ... import records as R
 from ... import schema as P
 from ..vocabulary import Vocabularies
 from .library import LibraryAttention, scriptable
+from .rebuild import NotRebuildable, rebuild
 
 _F_SOFTMAX = F.softmax.__code__
 
@@ -53,7 +58,7 @@ class AttentionCapture:
         self.s = ctx  # CaptureContext
         self.project = ctx.project_files
         self.vocab = Vocabularies(self.project)
-        self.library = LibraryAttention(ctx)
+        self.library = LibraryAttention(ctx, self._rebuilt)
         self.enabled = True
         self.batch_rows = None      # rows of the current top-level call's batch
         self.token_ids = None       # its first integer [B, T] tensor input (token ids)
@@ -72,15 +77,16 @@ class AttentionCapture:
         self.s.patch(torch, "softmax", lambda orig: scriptable(self._wrap_softmax(orig), orig))  # aten::softmax
         self.library.install()
 
-    def on_module_pre(self, module, eid, args):
+    def on_module_pre(self, module, eid, args, kwargs):
         if len(self.s.open_calls) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
-            self._new_forward(module, args)
+            ids = kwargs.get("input_ids")  # Hugging Face's name for the token ids, first among keywords
+            self._new_forward(module, list(args) + ([ids] if ids is not None else []) + list(kwargs.values()))
         elif isinstance(module, torch.nn.Embedding) and args and args[0] is self.token_ids:
             self.token_table = module.num_embeddings
-        self.library.on_module_pre(module)
+        self.library.on_module_pre(module, self.capturing and self.enabled)
 
     def on_module_post(self, module, eid, args, output):
-        self.library.on_module_post(module)
+        self.library.on_module_post(module, self.capturing and self.enabled)
 
     def on_step_end(self, step):
         self._flush()
@@ -119,6 +125,9 @@ class AttentionCapture:
         dim = kwargs["dim"] if "dim" in kwargs else args[1] if len(args) > 1 else None
         if not isinstance(dim, int) or dim not in (-1, out.dim() - 1):
             return
+        if self.library.mha_heads:
+            self._consider_mha(out)
+            return
         shape = tuple(out.shape)
         if out.dim() == 3 and shape[1] != shape[2]:
             return
@@ -131,6 +140,43 @@ class AttentionCapture:
             return
         self._record(out, shape, module, eid)
 
+    def _consider_mha(self, out):
+        """torch's softmax inside F.multi_head_attention_forward: [B*H, T, S]."""
+        heads = self.library.mha_heads[-1]
+        module, eid = self.s.open_calls[-1]
+        if out.dim() != 3 or not heads or self.batch_rows is None or out.shape[0] != self.batch_rows * heads:
+            self.library.note(self.s.module_name(module), "%s: softmax %s is not [B*H, T, S] of this batch"
+                              % (self.library.kind_inside(), list(out.shape)))
+            return
+        b, t, src = self.batch_rows, out.shape[1], out.shape[2]
+        self._record(out.view(b, heads, t, src), (b, heads, t, src), module, eid, kind=self.library.kind_inside())
+
+    def _rebuilt(self, kind, query, key, attn_mask, dropout_p, is_causal, scale):
+        """A fused kernel's call (library.py): its probabilities for the followed samples."""
+        if not (self.capturing and self.enabled and self.s.active):
+            return
+        if not isinstance(query, torch.Tensor) or query.dim() not in (3, 4) or query.is_nested:
+            raise NotRebuildable("query is not a [B, H, T, E] or [B, T, E] tensor")
+        if self.batch_rows is None or query.shape[0] != self.batch_rows:
+            raise NotRebuildable("query %s is not batched like the model's input (%s rows)"
+                                 % (list(query.shape), self.batch_rows))
+        module, eid = self.s.open_calls[-1]
+        name = self.s.module_name(module)
+        heads = query.shape[1] if query.dim() == 4 else 1
+        t, src = query.shape[-2], key.shape[-2]
+        for sample, pos, _ in self.s.followed_rows(self.batch_rows):
+            w, masked, full = rebuild(query, key, attn_mask, is_causal, scale, pos)
+            tid = self.s.rec.tensor(w, P.ATTENTION, eid, "attention[sample %d] (rebuilt)" % sample)
+            mid = self.s.rec.tensor(masked, P.ATTENTION, eid, "attention mask[sample %d]" % sample) \
+                if masked is not None else None
+            tokens, labels = self._tokens_of(pos)
+            self._pending.append(R.attention(
+                step=self.s.step, module=name, event=eid, sample=sample, shape=[self.batch_rows, heads, t, src],
+                weights=tid, tokens=tokens, token_labels=labels, source=1, kind=kind, mask=mid,
+                full=list(full) if tuple(w.shape[1:]) != tuple(full) else None,
+                dropout=float(dropout_p) if dropout_p else None))
+            self.library.records += 1
+
     def _owner(self, caller):
         """(module, event) the softmax belongs to, or None when it is not the project's."""
         stack = self.s.open_calls
@@ -141,7 +187,7 @@ class AttentionCapture:
             caller = caller.f_back
         return stack[-1] if self.project.contains(caller.f_code.co_filename) else None
 
-    def _record(self, out, shape, module, eid):
+    def _record(self, out, shape, module, eid, kind=None):
         name = self.s.module_name(module)
         with torch.no_grad():
             for sample, pos, _ in self.s.followed_rows(shape[0]):
@@ -152,10 +198,13 @@ class AttentionCapture:
                 tokens, labels = self._tokens_of(pos)
                 self._pending.append(R.attention(step=self.s.step, module=name, event=eid, sample=sample,
                                                  shape=list(shape), weights=tid, tokens=tokens,
-                                                 token_labels=labels))
+                                                 token_labels=labels, kind=kind))
+                self.library.records += 1
 
     # ----------------------------------------------------------- tokens --
     def _new_forward(self, root, args):
+        """A top-level call began: ``args`` its positional then keyword
+        values (Hugging Face models are called with keywords only)."""
         self.capturing = torch.is_grad_enabled() and id(root) not in self._forwards
         if self.capturing:
             self._forwards.add(id(root))

@@ -1,21 +1,33 @@
-"""Attention computed inside torch, which never exposes its weights.
+"""Attention computed inside torch: rebuilt from the kernel's inputs, or named.
 
-Contract: a call is noted when the model actually makes it: an
-``nn.MultiheadAttention`` module call (kind "nn.MultiheadAttention"), a call of
-``F.multi_head_attention_forward`` not made by such a module, or of
-``F.scaled_dot_product_attention`` where torch has it (not 1.13), attributed to
-the innermost open module call, and an ``nn.TransformerEncoderLayer`` call that
-took torch's fused fast path (its ``self_attn`` module was never called). Each
-(module path, kind) is reported once per run: a ``library_attention`` insight
-record as soon as it is seen, and at the end one notice naming them all. The
-patched functions call the original with the same arguments and return its
-result, and TorchScript still compiles them (``scriptable``: it is shown the
-original, or the same builtin op where the original is one, as torch 2.x's
-``F.scaled_dot_product_attention`` is); nothing is noted for a model that
-calls none of these. Calls torch makes inside one of these (an
-``nn.MultiheadAttention`` module calls ``F.multi_head_attention_forward``,
-which in torch 2.x calls ``F.scaled_dot_product_attention``) are the outer
-call's, not noted again.
+Every ``F.scaled_dot_product_attention`` call (torch 2.x) made in a captured
+forward (``AttentionCapture.capturing``) on a batch of the top-level call's
+rows is rebuilt (``rebuild.py``): its probabilities for each followed sample,
+per head, recorded as an AttentionRecord with source Rebuilt and the call's
+kind. That covers the calls torch, Hugging Face (``sdpa``), timm's fused
+``Attention`` and the project make, ``nn.MultiheadAttention`` with
+``need_weights=False`` (torch 2.x's ``F.multi_head_attention_forward`` calls
+it) and through it ``nn.Transformer*`` layers and torchvision's ViT. Inside
+``F.multi_head_attention_forward`` torch computes the softmax itself when
+``need_weights=True`` (and in torch 1.13 always): ``capture.py`` takes that
+softmax, [B*H, T, S], as captured weights of kind ``nn.MultiheadAttention``
+(``mha_heads`` says the heads).
+
+What cannot be rebuilt is named instead: a call whose inputs are not a
+batched dense layout (``rebuild.NotRebuildable``), and torch's fused fast
+paths, which compute attention in one C++ op (``nn.MultiheadAttention``'s
+``_native_multi_head_attention`` and ``nn.TransformerEncoderLayer``'s
+``_transformer_encoder_layer_fwd``, taken only when no parameter needs a
+gradient or grad is off). Each (module path, kind) is reported once per run:
+a ``library_attention`` insight record as soon as it is seen, and at the end
+one notice naming them all.
+
+Contract: the patched functions call the original with the same arguments
+and return its result; the rebuild runs after the kernel returned, on its
+inputs, read only, and draws no random numbers (the kernel's dropout is its
+own). TorchScript still compiles the patched functions (``scriptable``: it is
+shown the original, or the same builtin op where the original is one, as
+torch 2.x's ``F.scaled_dot_product_attention`` is).
 """
 
 import functools
@@ -24,8 +36,11 @@ import torch
 import torch.nn.functional as F
 
 from ... import records as R
+from .rebuild import NotRebuildable
 
 MHA = "nn.MultiheadAttention"
+SDPA = "F.scaled_dot_product_attention"
+MHA_FORWARD = "F.multi_head_attention_forward"
 _SCRIPTABLE = []  # wrappers registered as TorchScript builtins: alive for good (the table is keyed by id())
 
 
@@ -45,61 +60,99 @@ def scriptable(wrapper, orig):
     return wrapper
 
 
+def _sdpa_arguments(args, kwargs):
+    """(query, key, attn_mask, dropout_p, is_causal, scale) of a call, as torch binds them."""
+    names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    return (bound.get("query"), bound.get("key"), bound.get("attn_mask"), bound.get("dropout_p", 0.0),
+            bool(bound.get("is_causal", False)), bound.get("scale"))
+
+
 class LibraryAttention:
-    def __init__(self, ctx):
-        self.s = ctx  # CaptureContext
-        self.seen = []          # [(module path, kind)] in the order first seen
+    def __init__(self, ctx, on_rebuild):
+        self.s = ctx                 # CaptureContext
+        self.on_rebuild = on_rebuild  # (kind, query, key, attn_mask, dropout_p, is_causal, scale) -> None
+        self.seen = []               # [(module path, kind)] in the order first seen
         self._keys = set()
-        self._mha_called = set()  # id() of MultiheadAttention modules called
-        self._inside = 0          # wrapped functions running (torch's nested calls are not noted)
+        self.mha_heads = []          # num_heads of each open F.multi_head_attention_forward, innermost last
+        self._mha_kind = []          # the kind its records take: MHA (a module's call) or MHA_FORWARD
+        self._mha_calls = {}         # id() of open nn.MultiheadAttention modules -> records made at entry
+        self._mha_called = set()     # id() of nn.MultiheadAttention modules ever called
+        self.records = 0             # attention records made so far (capture.py counts them here)
 
     def install(self):
-        for fn in ("multi_head_attention_forward", "scaled_dot_product_attention"):
-            if hasattr(F, fn):
-                self.s.patch(F, fn, functools.partial(self._wrap_functional, "F." + fn))
+        self.s.patch(F, "multi_head_attention_forward", self._wrap_mha_forward)
+        if hasattr(F, "scaled_dot_product_attention"):
+            self.s.patch(F, "scaled_dot_product_attention", self._wrap_sdpa)
 
-    def on_module_pre(self, module):
+    def kind_inside(self):
+        """The kind of attention records made now: the innermost open
+        multi-head attention's, else the plain kernel's."""
+        return self._mha_kind[-1] if self._mha_kind else SDPA
+
+    # ----------------------------------------------------- module hooks --
+    def on_module_pre(self, module, capturing):
         if isinstance(module, torch.nn.MultiheadAttention):
             self._mha_called.add(id(module))
-            self._note(self.s.module_name(module), MHA)
+            if capturing:
+                self._mha_calls[id(module)] = self.records
 
-    def on_module_post(self, module):
-        if isinstance(module, torch.nn.TransformerEncoderLayer):
+    def on_module_post(self, module, capturing):
+        if isinstance(module, torch.nn.MultiheadAttention):
+            before = self._mha_calls.pop(id(module), None)
+            if before is not None and capturing and self.records == before:
+                self.note(self.s.module_name(module), MHA + " (fused fast path)")
+        elif isinstance(module, torch.nn.TransformerEncoderLayer):
             attn = getattr(module, "self_attn", None)
-            if attn is not None and id(attn) not in self._mha_called:
-                self._note(self.s.module_name(module), "nn.TransformerEncoderLayer (fused fast path)")
+            if capturing and attn is not None and id(attn) not in self._mha_called:
+                self.note(self.s.module_name(module), "nn.TransformerEncoderLayer (fused fast path)")
 
     def notice_text(self):
         if not self.seen:
             return None
         where = ", ".join("%s (%s)" % (m, k) for m, k in self.seen)
-        return ("attention computed inside torch exposes no weights, so none were captured for: %s" % where)
+        return ("attention computed inside torch could not be rebuilt, so no weights were recorded for: %s" % where)
 
-    def _wrap_functional(self, kind, orig):
-        lib = self
-
-        @functools.wraps(orig)
-        def attention_fn(*args, **kwargs):
-            if lib.s.active and lib.s.open_calls and not lib._inside:
-                module = lib.s.open_calls[-1][0]
-                if not isinstance(module, torch.nn.MultiheadAttention):  # noted as the module's call
-                    try:
-                        lib._note(lib.s.module_name(module), kind)
-                    except Exception as e:  # noqa: BLE001: never break the script
-                        lib.s.notice("attention_failed", "library attention note failed: %s: %s"
-                                     % (type(e).__name__, e))
-            lib._inside += 1
-            try:
-                return orig(*args, **kwargs)
-            finally:
-                lib._inside -= 1
-
-        return scriptable(attention_fn, orig)
-
-    def _note(self, module_path, kind):
+    def note(self, module_path, kind):
         key = (module_path, kind)
         if key in self._keys:
             return
         self._keys.add(key)
         self.seen.append(key)
         self.s.add_insights(R.insights(library_attention=[R.library_attention(module=module_path, kind=kind)]))
+
+    # --------------------------------------------------------- wrappers --
+    def _wrap_mha_forward(self, orig):
+        lib = self
+
+        @functools.wraps(orig)
+        def multi_head_attention_forward(*args, **kwargs):
+            heads = args[4] if len(args) > 4 else kwargs.get("num_heads")
+            in_module = bool(lib.s.open_calls) and isinstance(lib.s.open_calls[-1][0], torch.nn.MultiheadAttention)
+            lib.mha_heads.append(heads if isinstance(heads, int) else None)
+            lib._mha_kind.append(MHA if in_module else MHA_FORWARD)
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                lib.mha_heads.pop()
+                lib._mha_kind.pop()
+
+        return scriptable(multi_head_attention_forward, orig)
+
+    def _wrap_sdpa(self, orig):
+        lib = self
+
+        @functools.wraps(orig)
+        def scaled_dot_product_attention(*args, **kwargs):
+            out = orig(*args, **kwargs)
+            if lib.s.active and lib.s.open_calls:
+                try:
+                    lib.on_rebuild(lib.kind_inside(), *_sdpa_arguments(args, kwargs))
+                except NotRebuildable as e:
+                    lib.note(lib.s.module_name(lib.s.open_calls[-1][0]), "%s: %s" % (lib.kind_inside(), e))
+                except Exception as e:  # noqa: BLE001: never break the script
+                    lib.s.notice("attention_failed", "rebuilding attention failed: %s: %s" % (type(e).__name__, e))
+            return out
+
+        return scriptable(scaled_dot_product_attention, orig)

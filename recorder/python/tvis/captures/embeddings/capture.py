@@ -95,7 +95,7 @@ class EmbeddingsCapture:
         self._unbatched = {}         # module path -> output shape
 
     # ------------------------------------------------------------ hooks --
-    def on_module_pre(self, module, eid, args):
+    def on_module_pre(self, module, eid, args, kwargs):
         if len(self.s.open_calls) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
             self._flush()
             first = next((a for a in args if isinstance(a, torch.Tensor)), None)
