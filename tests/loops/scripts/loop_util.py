@@ -11,6 +11,7 @@ compared bit for bit. The library's version is printed first:
 """
 import argparse
 import hashlib
+import os
 
 import torch
 
@@ -22,6 +23,14 @@ def parse(extra=None):
     if extra:
         extra(p)
     return p.parse_args()
+
+
+def dump_parameters(args, model, tag):
+    """With ``--dump DIR`` (a script that adds it): saves ``model``'s named
+    parameters as DIR/<tag>.pt (w_init before training, w_step<k> after step k)."""
+    if getattr(args, "dump", ""):
+        os.makedirs(args.dump, exist_ok=True)
+        torch.save({n: p.detach().clone() for n, p in model.named_parameters()}, os.path.join(args.dump, tag + ".pt"))
 
 
 def digest(*models):

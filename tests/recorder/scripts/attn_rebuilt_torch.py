@@ -14,6 +14,8 @@ Batch 4, T 6 (the last two tokens of odd rows are padding), width 16, 4 heads.
   causal    F.scaled_dot_product_attention(is_causal=True)       -> rebuilt
   gqa       F.scaled_dot_product_attention, 4 query heads over 2
             key/value heads (enable_gqa), a bool padding mask, a scale -> rebuilt
+The two F.scaled_dot_product_attention branches exist where torch has it
+(2.x); torch 1.13's nn.MultiheadAttention computes its softmax itself (captured).
 
 ``reference(model, tokens)`` is the eager computation of the same weights,
 independent of tvis: each nn.MultiheadAttention called again on its inputs
@@ -22,6 +24,7 @@ hand-written softmax for the SDPA branches. Batches come from a generator of
 their own (``batch(step)``), so the test rebuilds them.
 """
 import copy
+import functools
 import math
 
 import torch
@@ -31,6 +34,7 @@ import torch.nn.functional as F
 from fidelity_util import dump, parse, report
 
 B, T, D, H, V, C = 4, 6, 16, 4, 20, 3
+SDPA = hasattr(F, "scaled_dot_product_attention")
 
 
 def padding(b=B, t=T):
@@ -96,8 +100,9 @@ class Net(nn.Module):
         self.mha_w = nn.MultiheadAttention(D, H, batch_first=True)
         layer = nn.TransformerEncoderLayer(D, H, dim_feedforward=32, dropout=0.0, batch_first=True, norm_first=True)
         self.enc = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
-        self.causal = SdpaCausal()
-        self.gqa = SdpaGqa()
+        if SDPA:
+            self.causal = SdpaCausal()
+            self.gqa = SdpaGqa()
         self.head = nn.Linear(D, C)
 
     def forward(self, tokens):
@@ -109,7 +114,8 @@ class Net(nn.Module):
         y = y + self.mha_sf(s, s, s, attn_mask=causal, need_weights=False)[0].transpose(0, 1)
         y = y + self.mha_w(x, x, x, need_weights=True, average_attn_weights=False)[0]
         y = y + self.enc(x, src_key_padding_mask=pad)
-        y = y + self.causal(x) + self.gqa(x)
+        if SDPA:
+            y = y + self.causal(x) + self.gqa(x)
         return self.head(y.mean(1))
 
 
@@ -127,18 +133,22 @@ def reference(model, tokens):
             m.dropout = 0.0
     names = {m: n for n, m in ref.named_modules()}
     calls = []
-    hooks = [m.register_forward_pre_hook(lambda m, a, k: calls.append((m, a, dict(k))), with_kwargs=True)
-             for m in ref.modules() if isinstance(m, (nn.MultiheadAttention, SdpaCausal, SdpaGqa))]
+
+    def seen(m, forward, *args, **kwargs):  # each attention module's call, keywords too (any torch)
+        calls.append((m, args, dict(kwargs)))
+        return forward(*args, **kwargs)
+
+    for m in ref.modules():
+        if isinstance(m, (nn.MultiheadAttention, SdpaCausal, SdpaGqa)):
+            m.forward = functools.partial(seen, m, m.forward)
     with torch.no_grad():
         ref(tokens)
-        for h in hooks:
-            h.remove()
         out = {}
         for m, args, kwargs in calls:
             if isinstance(m, nn.MultiheadAttention):
                 kwargs.update(need_weights=True, average_attn_weights=False)
                 kwargs.pop("is_causal", None)
-                w = m(*args, **kwargs)[1]
+                w = m.forward.args[1](*args, **kwargs)[1]
             else:
                 w = m.probs(*args)
             out[names[m]] = w

@@ -13,7 +13,7 @@ import torch
 from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 from transformers.utils import logging as hf_logging
 
-from fidelity_util import digest, dump, parse
+from loop_util import digest, dump_parameters as dump, parse
 
 B, T, V = 4, 8, 64
 hf_logging.set_verbosity_error()
@@ -61,7 +61,7 @@ def reference(pair, ids, mask):
 
 
 def main():
-    args = parse()
+    args = parse(lambda p: p.add_argument("--dump", default=""))
     torch.manual_seed(args.seed)
     pair = Pair("sdpa")
     pair.train()

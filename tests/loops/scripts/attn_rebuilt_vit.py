@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torchvision.models import VisionTransformer
 
-from fidelity_util import digest, dump, parse
+from loop_util import digest, dump_parameters as dump, parse
 
 B, C = 4, 10
 
@@ -60,7 +60,7 @@ def reference(pair, images):
 
 
 def main():
-    args = parse()
+    args = parse(lambda p: p.add_argument("--dump", default=""))
     torch.manual_seed(args.seed)
     pair = Pair()
     opt = torch.optim.SGD(pair.parameters(), lr=0.01, momentum=0.9)
