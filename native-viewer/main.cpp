@@ -74,6 +74,7 @@ struct Args {
   std::vector<std::string> link;  // KEY=VALUE: other keys of the start link
   std::vector<std::string> via;   // HOST:PATH / TARGET: jump hosts
   std::string remote_tvis, ssh_config;
+  std::string compare;            // a second run, compared with the shown one (the Compare page)
 };
 
 // The rank files of the run folder `dir` as the App takes them; empty for a
@@ -170,6 +171,24 @@ bool start_panel(tvis::viewer::App& app, const std::string& name) {
   return false;
 }
 
+// Opens `path` (a run file, its folder, or a runs folder: its newest run) as
+// the run compared with the shown one. A path that names no run is shown on
+// the Compare page as the reason, not refused: the window still opens.
+void open_compare_location(tvis::viewer::App& app, const std::string& path) {
+  using tvis::runs::RunLocation;
+  const RunLocation loc = tvis::runs::locate_run(path);
+  if (loc.kind == RunLocation::Kind::Missing) {
+    app.show_compare_error(loc.problem);
+    return;
+  }
+  const std::string file = loc.kind == RunLocation::Kind::File ? loc.file : tvis::runs::run_file_in(loc.run_dirs.front());
+  auto source = tvis::format::open_file_source(file);
+  if (source.ok())
+    app.open_compare(source.value());
+  else
+    app.show_compare_error(source.status().message);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -203,7 +222,10 @@ int main(int argc, char** argv) {
           "HEAD|mean"));
   cli.add_option("--rank", args.rank, "a distributed run: show this rank")->check(CLI::NonNegativeNumber);
   cli.add_option("--param", args.param, "Weights: the parameter shown (e.g. fc.weight)");
-  cli.add_option("--show", args.show, "Weights: weight, grad or update")->check(CLI::IsMember({"weight", "grad", "update"}));
+  cli.add_option("--show", args.show, "Weights: weight, grad or update; Compare: also activation or gradient")
+      ->check(CLI::IsMember({"weight", "grad", "update", "activation", "gradient"}));
+  cli.add_option("--compare", args.compare,
+                 "a second run (file, run folder, or runs folder: its newest run) to compare with RUN on the Compare page");
   cli.add_option("--link", args.link, "KEY=VALUE: another key of the start link (a page's own), repeatable");
   cli.add_option("--via", args.via, "HOST:PATH or a target: jump hosts (comma-separated or repeated)")
       ->allow_extra_args(false);  // one value per --via: the argument after it is the run
@@ -258,8 +280,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tvis-view: %s\n", problem.c_str());
       return 2;
     }
+    if (!args.compare.empty()) open_compare_location(app, args.compare);
     nlohmann::json link = nlohmann::json::object();
     if (!args.page.empty()) link["page"] = args.page;
+    else if (!args.compare.empty()) link["page"] = "Compare";
     if (args.step >= 0) link["step"] = args.step;
     if (!args.param.empty()) link["param"] = args.param;
     if (!args.show.empty()) link["show"] = args.show;

@@ -89,6 +89,17 @@ EMSCRIPTEN_KEEPALIVE void tvis_open_js_source(int js_id, double size, const char
   g_app->open(std::make_shared<tvis::web::JsByteSource>(js_id, static_cast<uint64_t>(size), name ? name : "run"));
 }
 
+/// Compares the shown run with JS source `js_id` (?url2=): the Compare page.
+EMSCRIPTEN_KEEPALIVE void tvis_open_compare_js_source(int js_id, double size, const char* name) {
+  if (!g_app) return;
+  g_app->open_compare(std::make_shared<tvis::web::JsByteSource>(js_id, static_cast<uint64_t>(size), name ? name : "run"));
+}
+
+/// The run to compare with could not be opened: the Compare page says why.
+EMSCRIPTEN_KEEPALIVE void tvis_show_compare_error(const char* message) {
+  if (g_app) g_app->show_compare_error(message ? message : "error");
+}
+
 /// Starts a run list (a dropped runs folder): begin, add each run, end.
 EMSCRIPTEN_KEEPALIVE void tvis_run_list_begin() { g_run_list.clear(); }
 EMSCRIPTEN_KEEPALIVE void tvis_run_list_add(int js_id, double size, const char* name, const char* file_name) {

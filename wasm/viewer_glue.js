@@ -260,6 +260,19 @@
     return { src: httpSource(url, head.total, blocks) };
   }
 
+  // ?url2= (or a later call): the run compared with the shown one (the Compare
+  // page). Opened after the shown run, whose open forgets older sources.
+  async function openCompareUrl(url) {
+    Module.tvisHoldFrames = true;
+    try {
+      const found = await sourceForUrl(url);
+      if (found.error) callString('tvis_show_compare_error', [found.error]);
+      else callString('tvis_open_compare_js_source', [addSource(found.src), found.src.size, found.src.name]);
+    } finally {
+      Module.tvisHoldFrames = false;
+    }
+  }
+
   // --- a distributed run: one file per rank (docs/run_layout.md) -------------
   // The run-file rules are runs/run_file_names.h's, exported by wasm/run_rules.cpp:
   // run.tvis is rank 0, rank<k>.tvis rank k; -1 for other names.
@@ -437,11 +450,18 @@
                        'setup_class', 'setup_profile']) {  // setup_*: a run made by tvis graph --setup's form
       if (query.has(key)) link[key] = query.get(key);
     }
-    if (Object.keys(link).length) window.tvisViewer.command({ link: link });
     const url = query.get('url');
+    const url2 = url ? query.get('url2') : null;  // a second run: compared with the first (the Compare page)
+    if (url2 && !link.page) link.page = 'Compare';
+    if (Object.keys(link).length) window.tvisViewer.command({ link: link });
     const rankFiles = (query.get('rank_files') || '').split(',').filter(Boolean);
-    if (url && rankFiles.length > 1) openRankUrls(new URL(url, window.location.href).href, rankFiles);
-    else if (url) openUrl(new URL(url, window.location.href).href);
+    const opened = url && rankFiles.length > 1 ? openRankUrls(new URL(url, window.location.href).href, rankFiles)
+                 : url ? openUrl(new URL(url, window.location.href).href) : null;
+    if (opened && url2) {
+      let href2 = null;
+      try { href2 = new URL(url2, window.location.href).href; } catch (err) { href2 = null; }
+      opened.then(() => href2 ? openCompareUrl(href2) : callString('tvis_show_compare_error', [`not a URL: ${url2}`]));
+    }
   };
 
   window.tvisViewer = {
@@ -458,6 +478,7 @@
     // Tests: the run list's row `index` as [x0, y0, x1, y1] (CSS px) or null.
     runRowRect: (index) => window.tvisViewer.command({ run_row_rect: index }),
     openUrl: openUrl,
+    openCompareUrl: openCompareUrl,
     openFile: openFile,
   };
 })();

@@ -95,6 +95,7 @@ std::string render_run_list(const std::string& where, const std::string& catalog
   const nlohmann::json runs = nlohmann::json::parse(catalog_json, nullptr, false);
   std::string rows;
   size_t count = 0;
+  std::string newest_url;  // the first listed run's url= value: other runs link a comparison with it
   if (runs.is_array()) {
     for (const auto& r : runs) {
       if (!r.is_object()) continue;
@@ -107,7 +108,8 @@ std::string render_run_list(const std::string& where, const std::string& catalog
           if ((*argv)[i].is_string()) args += " " + (*argv)[i].get<std::string>();
       const bool has_error = r.contains("error") && r["error"].is_string();
       const std::string status = has_error ? "unreadable" : bool_of(r, "complete") ? "complete" : "recovered";
-      std::string href = "viewer.html?url=" + url_encode("run/" + path + "?token=" + token) + "&token=" + token;
+      const std::string run_url = url_encode("run/" + path + "?token=" + token);
+      std::string href = "viewer.html?url=" + run_url + "&token=" + token;
       // A distributed run: its rank files beside `path`, which the viewer opens with it (rank picker).
       const auto rank_files = r.find("rank_files");
       const int64_t ranks = int_of(r, "ranks", 1);
@@ -130,7 +132,15 @@ std::string render_run_list(const std::string& where, const std::string& catalog
       rows += "<td class=\"date\">" + html_escape(utc_date(int_of(r, "started_unix_ms"))) + "</td>";
       rows += "<td class=\"size\">" + human_bytes(size < 0 ? 0 : uint64_t(size)) + "</td>";
       rows += "<td class=\"status\">" + status +
-              (has_error ? ": " + html_escape(r["error"].get<std::string>()) : std::string()) + "</td></tr>\n";
+              (has_error ? ": " + html_escape(r["error"].get<std::string>()) : std::string()) + "</td>";
+      // The viewer's Compare page: the newest run (A) beside this one (B).
+      std::string compare;
+      if (!newest_url.empty() && ranks < 2 && !has_error)
+        compare = "<a class=\"compare\" href=\"" +
+                  html_escape("viewer.html?url=" + newest_url + "&url2=" + run_url + "&token=" + token) +
+                  "\">compare with newest</a>";
+      rows += "<td class=\"compare\">" + compare + "</td></tr>\n";
+      if (newest_url.empty() && ranks < 2 && !has_error) newest_url = run_url;
     }
   }
   std::string page =
@@ -144,7 +154,7 @@ std::string render_run_list(const std::string& where, const std::string& catalog
     page += "<p id=\"tvis-empty\">No runs here yet (a run is a folder holding run.tvis).</p>\n";
   } else {
     page += "<table id=\"tvis-runs\"><thead><tr><th>run</th><th>script</th><th>steps</th><th>ranks</th><th>started</th><th>size</th>"
-            "<th>state</th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
+            "<th>state</th><th></th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
   }
   return page + "</body></html>\n";
 }

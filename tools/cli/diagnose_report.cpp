@@ -11,6 +11,7 @@
 #include "tvis/remote/store_opener.h"
 #include "tvis/remote/store_source.h"
 #include "tvis/runs/run_resolve.h"
+#include "tvis/analysis/diff_json.h"
 #include "tvis/analysis/finding_json.h"
 
 namespace tvis::cli {
@@ -92,31 +93,7 @@ bool diagnose_run(const std::string& run, DiagnoseReport& out, std::string* erro
   return diagnose_run(DiagnoseRequest{run, {}, "", ""}, out, error);
 }
 
-namespace {
-
-// max_abs: the largest |a - b| of the compared statistics (min, max, mean, ...), a lower bound of the
-// largest elementwise difference: diff reads statistics, never values.
-double max_abs(const an::TensorDelta& d) { return std::fabs(d.a - d.b); }
-
-nlohmann::json delta_json(const an::TensorDelta& d) {
-  const std::string module = d.module.empty() ? d.name : d.module;
-  return {{"step", d.step},
-          {"phase", d.phase.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.phase)},
-          {"event", d.event >= 0 ? nlohmann::json(d.event) : nlohmann::json(nullptr)},
-          {"module", module.empty() ? nlohmann::json(nullptr) : nlohmann::json(module)},
-          {"what", d.what},
-          {"max_abs", max_abs(d)},
-          {"role", d.role},
-          {"name", d.name},
-          {"statistic", d.statistic},
-          {"a", d.a},
-          {"b", d.b},
-          {"delta", d.delta},
-          {"link", an::link_query(d.where)},
-          {"position", an::position_json(d.where)}};
-}
-
-}  // namespace
+using an::delta_json;
 
 nlohmann::json diff_json(const RunRead& a, const RunRead& b, const an::RunDiff& d, const an::DiffOptions& options) {
   nlohmann::json rows = nlohmann::json::array();
@@ -124,7 +101,7 @@ nlohmann::json diff_json(const RunRead& a, const RunRead& b, const an::RunDiff& 
   for (const auto& row : d.largest) {
     rows.push_back(delta_json(row));
     const std::string module = row.module.empty() ? row.name : row.module;
-    layers.push_back({{"module", module}, {"step", row.step}, {"what", row.what}, {"max_abs", max_abs(row)}});
+    layers.push_back({{"module", module}, {"step", row.step}, {"what", row.what}, {"max_abs", an::delta_max_abs(row)}});
   }
   return {{"identical", d.same()},
           {"first", d.has_first ? delta_json(d.first) : nlohmann::json(nullptr)},

@@ -45,8 +45,28 @@ int AppState::followed_sample() {
   return ids.empty() ? -1 : ids[static_cast<size_t>(selection.sample_cursor)];
 }
 
+void AppState::open_compare(std::shared_ptr<format::ByteSource> source) {
+  compare.open(std::move(source));
+  compare_generation += 1;
+}
+
+void AppState::fail_compare(std::string message) {
+  compare.fail(std::move(message));
+  compare_generation += 1;
+}
+
+void AppState::clear_compare() {
+  compare.clear();
+  compare_generation += 1;
+}
+
+void App::open_compare(std::shared_ptr<format::ByteSource> source) { impl_->open_compare(std::move(source)); }
+
+void App::show_compare_error(std::string message) { impl_->fail_compare(std::move(message)); }
+
 void App::open(std::shared_ptr<format::ByteSource> source) {
   AppState& s = *impl_;
+  s.clear_compare();
   s.runs.clear();
   s.showing_run_list = false;
   s.reset_navigation();
@@ -56,7 +76,10 @@ void App::open(std::shared_ptr<format::ByteSource> source) {
   s.model.open(std::move(source));
 }
 
-void App::open_ranks(std::vector<RankSource> ranks, int shown_rank) { open_rank_set(*impl_, std::move(ranks), shown_rank); }
+void App::open_ranks(std::vector<RankSource> ranks, int shown_rank) {
+  impl_->clear_compare();
+  open_rank_set(*impl_, std::move(ranks), shown_rank);
+}
 
 namespace {
 
@@ -80,6 +103,7 @@ RunListRow make_run_row(RunListEntry entry) {
 
 void App::open_run_list(std::vector<RunListEntry> runs) {
   AppState& s = *impl_;
+  s.clear_compare();
   s.model.clear();
   s.ranks.clear();
   s.rank = 0;
@@ -91,6 +115,7 @@ void App::open_run_list(std::vector<RunListEntry> runs) {
 
 void App::show_error(std::string message) {
   AppState& s = *impl_;
+  s.clear_compare();
   s.runs.clear();
   s.showing_run_list = false;
   s.reset_navigation();
@@ -109,6 +134,7 @@ std::vector<std::string> AppState::errors() const {
       if (!row.open_error.empty()) out.push_back(row.open_error);
       else if (row.model->status() == RunStatus::Failed) out.push_back(row.entry.name + ": " + row.model->error());
     }
+  if (compare.status() == RunStatus::Failed && !showing_run_list) out.push_back("compared run: " + compare.error());
   if (model.status() == RunStatus::Open && !showing_run_list && !model.live_problem().empty())
     out.push_back(model.live_problem());
   if (model.status() == RunStatus::Open && !showing_run_list)
@@ -183,6 +209,11 @@ void App::frame() {
     s.model.info();  // starts the metadata read
     s.ranks.begin_frame(s.options.frame_decode_bytes);  // the other ranks' reads land (Loss, Weights)
   }
+  if (s.compare.status() == RunStatus::Open) {  // the compared run's reads land (the Compare page)
+    s.compare.cache().begin_frame(s.options.frame_decode_bytes);
+    s.compare.tensors().begin_frame(kTensorChunkLoadsPerFrame);
+    s.compare.info();
+  }
   draw_top_bar(s);
   const std::vector<std::string> errors = s.errors();
 
@@ -211,11 +242,13 @@ void App::record_frame_ms(double ms) {
 bool App::settled() const {
   const AppState& s = *impl_;
   if (s.showing_run_list) return true;
+  if (s.compare.status() == RunStatus::Opening) return false;
   return s.model.ready() || s.model.status() == RunStatus::Failed;
 }
 
 void App::wait_for_decodes() {
   if (impl_->model.status() == RunStatus::Open) impl_->model.cache().wait_for_decodes();
+  if (impl_->compare.status() == RunStatus::Open) impl_->compare.cache().wait_for_decodes();
   for (const RankSource& src : impl_->ranks.sources())
     if (RunModel* peer = impl_->ranks.peer_if_open(src.rank); peer && peer->status() == RunStatus::Open)
       peer->cache().wait_for_decodes();
@@ -223,7 +256,7 @@ void App::wait_for_decodes() {
 
 bool App::loading() const {
   const AppState& s = *impl_;
-  if (s.model.status() == RunStatus::Opening || s.ranks.loading()) return true;
+  if (s.model.status() == RunStatus::Opening || s.ranks.loading() || s.compare.status() == RunStatus::Opening) return true;
   const ChunkCache* cache = s.model.cache_if_open();
   return cache && cache->in_flight() > 0;
 }

@@ -82,6 +82,9 @@ struct AppState {
   RankSet ranks;       // a distributed run's rank files and their peer models (empty: one file)
   int rank = 0;        // the rank `model` shows (ranks.h)
   std::optional<RankRequest> rank_request;  // a switch asked for, done at the next frame's start
+  // A second run compared with the shown one (the Compare page; App::open_compare).
+  RunModel compare;
+  uint64_t compare_generation = 0;  // bumped whenever `compare` opens or fails
 
   // Run list (a runs folder); empty when a single run was opened.
   std::vector<RunListRow> runs;
@@ -102,15 +105,23 @@ struct AppState {
   Fonts fonts;
   DrawnRows drawn;
 
-  explicit AppState(AppOptions o) : options(o), model(o.cache_budget_bytes), ranks(o.cache_budget_bytes / 4) {
+  explicit AppState(AppOptions o)
+      : options(o), model(o.cache_budget_bytes), ranks(o.cache_budget_bytes / 4), compare(o.cache_budget_bytes / 2) {
     model.set_decode_in_background(o.decode_in_background);
     ranks.set_decode_in_background(o.decode_in_background);
+    compare.set_decode_in_background(o.decode_in_background);
   }
 
   /// Messages the frame shows as errors (the same list state() reports).
   std::vector<std::string> errors() const;
   /// Resets navigation for a newly opened run.
   void reset_navigation();
+  /// Compares the shown run with the run of `source` (the Compare page).
+  void open_compare(std::shared_ptr<format::ByteSource> source);
+  /// The compared run could not be opened: the Compare page says `message`.
+  void fail_compare(std::string message);
+  /// Stops comparing.
+  void clear_compare();
   /// The followed sample's id, or -1 when the run follows none.
   int followed_sample();
 };
@@ -136,6 +147,10 @@ void draw_navigator(AppState& s);
 void draw_error_panel(AppState& s, const std::vector<std::string>& errors);
 void draw_welcome(AppState& s);
 void draw_run_list(AppState& s);
+/// The run list's row `index` becomes the compared run, as its "Compare with
+/// shown" button does; false when no run is shown or there is no such row.
+bool compare_with_run_row(AppState& s, size_t index);
+void compare_with_row(AppState& s, RunListRow& row);
 void draw_status_bar(AppState& s);
 /// Keyboard: left/right step through events, [ and ] switch followed sample.
 void handle_keys(AppState& s);

@@ -12,6 +12,7 @@ extern const PageSpec kLossPage;     // pages/loss_page.cpp
 extern const PageSpec kWeightsPage;  // pages/weights_page.cpp
 extern const PageSpec kInsightsPage; // pages/insights_page.cpp (only when the run has insights)
 extern const PageSpec kDiagnosisPage; // pages/diagnosis_page.cpp (diagnose's findings)
+extern const PageSpec kComparePage;   // pages/compare_page.cpp (only while a second run is compared)
 
 const std::vector<const PageSpec*>& registered_pages() {
   static const std::vector<const PageSpec*> pages = {
@@ -22,6 +23,7 @@ const std::vector<const PageSpec*>& registered_pages() {
       &kInsightsPage,
       &kExplorePage,
       &kDiagnosisPage,
+      &kComparePage,
   };
   return pages;
 }

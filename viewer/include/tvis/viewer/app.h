@@ -109,6 +109,14 @@ class App {
   void wait_for_decodes();
   /// Shows a run list (a runs folder); picking one opens it.
   void open_run_list(std::vector<RunListEntry> runs);
+  /// Compares the shown run with a second run (`tvis-view --compare`, the
+  /// browser's ?url2=): the Compare page shows both at one position and
+  /// their difference. Opening another run with open(), open_ranks(),
+  /// open_run_list() or show_error() stops comparing; picking a run from the
+  /// run list does not.
+  void open_compare(std::shared_ptr<format::ByteSource> source);
+  /// The second run could not be opened: the Compare page shows `message`.
+  void show_compare_error(std::string message);
   /// Shows `message` as an error in place of a run (e.g. "cannot reach URL").
   void show_error(std::string message);
   /// A short line for the empty state ("Drop a run file here ...").

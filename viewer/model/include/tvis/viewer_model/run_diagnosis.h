@@ -26,6 +26,10 @@ class RunDiagnosis {
   void reset();
   /// The findings, worst first; nullptr while chunks load.
   const std::vector<analysis::Finding>* findings();
+  /// The records the checks read (run_facts.h), once every wanted chunk
+  /// arrived (findings() non-null); nullptr while they load. `tvis diff`'s
+  /// comparison (run_comparison.h) reads them too.
+  const analysis::RunFacts* facts() { return findings() ? &facts_ : nullptr; }
   /// The chunks the checks read, and their stored bytes.
   uint64_t chunks_read() const { return chunks_read_; }
   uint64_t bytes_read() const { return bytes_read_; }
