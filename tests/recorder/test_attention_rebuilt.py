@@ -76,6 +76,32 @@ def test_torch_masks_dropout_and_shapes(torch_run):
 
 
 # ------------------------------------------------------------ long ones --
+def test_long_sequences_are_bounded(tvis, tmp_path):
+    """T = 4,096 (batch 1): each record keeps [H, 256, 256] of the whole
+    [4096, 4096] (``full``), rows normalised over every key (a causal row of
+    the leading 256 sums to 1), the attention_cut notice names the modules,
+    and the run's attention bytes stay within that bound."""
+    from tvis.captures.attention.rebuild import KEEP_TOKENS
+
+    run, records, info, _ = record(tvis, SCRIPTS / "attn_long.py", tmp_path)
+    mods = {a["module"] for a in records["attention"]}
+    assert mods == ({"mha", "mqa"} if TORCH2 else {"mha"})
+    kept = 0
+    for a in records["attention"]:
+        w = run.values(a["weights"])
+        heads = 4 if a["module"] == "mqa" else 2
+        assert list(w.shape) == [heads, KEEP_TOKENS, KEEP_TOKENS] and a["full"] == [4096, 4096], a
+        if a["module"] == "mqa":  # causal: the kept rows lose nothing
+            assert torch.allclose(w.sum(-1), torch.ones(heads, KEEP_TOKENS), atol=1e-5)
+        else:
+            assert float(w.sum(-1).max()) < 1.0
+        kept += w.numel() * 4
+    assert kept <= STEPS * (2 + 4) * KEEP_TOKENS * KEEP_TOKENS * 4
+    notices = {n["code"]: n["message"] for n in run.meta["notices"]}
+    assert "mha [4096, 4096]" in notices["attention_cut"], notices
+
+
+
 def test_long_sequence_keeps_the_leading_tokens(tmp_path):
     """T = 1,024 causal with 4 grouped heads: rebuild() keeps [H, 256, 256],
     each row normalised over every key (exact for a causal row), and never

@@ -8,7 +8,9 @@ module call. Only the first grad-enabled forward of each root module per step
 counts (not evaluation passes under no_grad, nor further forwards).
 
 What is recorded: for each followed sample (``ctx.followed_rows``) its
-``[H, T, S]`` weights (``[1, T, T]`` for a 3-d result) as a tensor (role
+``[H, T, S]`` weights (``[1, T, T]`` for a 3-d result; of a longer sequence
+its leading ``rebuild.KEEP_TOKENS`` queries and keys, ``full`` the whole
+shape, named in the ``attention_cut`` notice) as a tensor (role
 Other) on the enclosing module call (for ``nn.Softmax``: its caller), with the
 sample's input tokens when the top-level call has an integer ``[B, T]`` tensor
 input (its first such) and their labels where a vocabulary is known
@@ -44,7 +46,7 @@ from ... import records as R
 from ... import schema as P
 from ..vocabulary import Vocabularies
 from .library import LibraryAttention, scriptable
-from .rebuild import NotRebuildable, rebuild
+from .rebuild import KEEP_TOKENS, NotRebuildable, rebuild
 
 _F_SOFTMAX = F.softmax.__code__
 
@@ -66,6 +68,7 @@ class AttentionCapture:
         self._tokens = {}           # batch position -> (tokens, labels) for this forward
         self._pending = []          # AttentionRecord dicts of this step
         self._skipped = {}          # module path -> shape of softmaxes not taken
+        self._cut = {}              # module path -> (T, S) of rebuilt attention whose leading part was kept
         self._forwards = set()      # id() of root modules whose captured forward this step was seen
         self.capturing = False      # inside the first grad-enabled forward of its root this step
 
@@ -97,6 +100,10 @@ class AttentionCapture:
         text = self.library.notice_text()
         if text:
             self.s.notice("library_attention", text)
+        if self._cut:
+            where = ", ".join("%s [%d, %d]" % (m, t, s) for m, (t, s) in sorted(self._cut.items()))
+            self.s.notice("attention_cut", "attention keeps the first %d queries and keys of longer sequences "
+                          "(each row normalised over all keys): %s" % (KEEP_TOKENS, where))
         if self._skipped:
             where = ", ".join("%s %s" % (m, list(sh)) for m, sh in sorted(self._skipped.items()))
             self.s.notice("attention_not_batched", "softmax results of attention shape whose first dimension is "
@@ -166,6 +173,8 @@ class AttentionCapture:
         t, src = query.shape[-2], key.shape[-2]
         for sample, pos, _ in self.s.followed_rows(self.batch_rows):
             w, masked, full = rebuild(query, key, attn_mask, is_causal, scale, pos)
+            if tuple(w.shape[1:]) != tuple(full):
+                self._cut.setdefault(name, full)
             tid = self.s.rec.tensor(w, P.ATTENTION, eid, "attention[sample %d] (rebuilt)" % sample)
             mid = self.s.rec.tensor(masked, P.ATTENTION, eid, "attention mask[sample %d]" % sample) \
                 if masked is not None else None
@@ -194,11 +203,16 @@ class AttentionCapture:
                 w = out[pos].detach()
                 if w.dim() == 2:
                     w = w.unsqueeze(0)
+                full = tuple(w.shape[1:])
+                if max(full) > KEEP_TOKENS:  # the leading queries and keys, as rebuilt ones keep
+                    w = w[:, :KEEP_TOKENS, :KEEP_TOKENS]
+                    self._cut.setdefault(name, full)
                 tid = self.s.rec.tensor(w, P.ATTENTION, eid, "attention[sample %d]" % sample)
                 tokens, labels = self._tokens_of(pos)
                 self._pending.append(R.attention(step=self.s.step, module=name, event=eid, sample=sample,
                                                  shape=list(shape), weights=tid, tokens=tokens,
-                                                 token_labels=labels, kind=kind))
+                                                 token_labels=labels, kind=kind,
+                                                 full=list(full) if tuple(w.shape[1:]) != full else None))
                 self.library.records += 1
 
     # ----------------------------------------------------------- tokens --

@@ -60,6 +60,13 @@ def scriptable(wrapper, orig):
     return wrapper
 
 
+def _compiling():
+    """True while torch.compile traces: the rebuild stays out of compiled graphs
+    (the branch folds away at trace time, so the graph is the model's own)."""
+    compiler = getattr(torch, "compiler", None)
+    return bool(compiler is not None and hasattr(compiler, "is_compiling") and compiler.is_compiling())
+
+
 def _sdpa_arguments(args, kwargs):
     """(query, key, attn_mask, dropout_p, is_causal, scale) of a call, as torch binds them."""
     names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")
@@ -146,7 +153,7 @@ class LibraryAttention:
         @functools.wraps(orig)
         def scaled_dot_product_attention(*args, **kwargs):
             out = orig(*args, **kwargs)
-            if lib.s.active and lib.s.open_calls:
+            if lib.s.active and lib.s.open_calls and not _compiling():
                 try:
                     lib.on_rebuild(lib.kind_inside(), *_sdpa_arguments(args, kwargs))
                 except NotRebuildable as e:
