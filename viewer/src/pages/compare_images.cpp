@@ -57,7 +57,12 @@ void draw_one(AppState& s, const char* id, const char* title, const WeightImage&
   ImGui::TextUnformatted(title);
   if (img.rows <= 0 || img.cols <= 0) return;
   widgets::HeatmapOptions o;
-  o.size = ImVec2(0, height);
+  // Square cells, except for a thin strip (a few rows of many features):
+  // stretched to a band of readable height.
+  const bool thin = img.cols > 6 * img.rows || img.rows > 6 * img.cols;
+  o.keep_aspect = !thin;
+  o.size = ImVec2(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 0.5f,
+                  thin ? std::min(height, ImGui::GetFontSize() * 10) : height);
   o.colormap = map;
   o.has_range = true;
   o.range = range;
@@ -103,7 +108,8 @@ void draw_compare_images(AppState& s, CompareState& c) {
   ImGui::SameLine();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(same ? colors::kAccent : colors::kWarning), "%s",
                      difference_words(v).c_str());
-  const float height = std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().y * 0.55f);
+  // The images fill the space left (a title line above each).
+  const float height = std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing());
   if (!ImGui::BeginTable("compare_images", 3, ImGuiTableFlags_SizingStretchSame)) return;
   ImGui::TableNextColumn();
   draw_one(s, "##cmp_a", "A (shown run)", im->a, im->range, widgets::Colormap::Diverging,
@@ -112,7 +118,7 @@ void draw_compare_images(AppState& s, CompareState& c) {
   draw_one(s, "##cmp_b", "B (compared run)", im->b, im->range, widgets::Colormap::Diverging,
            c.images.tex_b, im->version, height);
   ImGui::TableNextColumn();
-  draw_one(s, "##cmp_d", "|A - B|", im->diff, im->diff_range, widgets::Colormap::Sequential,
+  draw_one(s, "##cmp_d", same ? "|A - B| (0 everywhere)" : "|A - B|", im->diff, im->diff_range, widgets::Colormap::Sequential,
            c.images.tex_diff, im->version, height);
   ImGui::EndTable();
 }

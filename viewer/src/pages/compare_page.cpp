@@ -185,7 +185,7 @@ void draw_largest(AppState& s, CompareState& c, const ComparisonSummary& sum) {
   ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("statistic", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("|A - B| of it", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+  ImGui::TableSetupColumn("|A - B| of the statistic", ImGuiTableColumnFlags_WidthStretch, 1.5f);
   ImGui::TableHeadersRow();
   for (size_t i = 0; i < sum.diff.largest.size(); ++i) {
     const an::TensorDelta& d = sum.diff.largest[i];
@@ -230,7 +230,7 @@ void draw_compare_page(AppState& s) {
   draw_first(s, c, sum);
   ImGui::Separator();
   draw_position_picker(s, c, sum);
-  const float images_h = sum.diff.largest.empty() ? 0.0f : ImGui::GetContentRegionAvail().y * 0.62f;
+  const float images_h = sum.diff.largest.empty() ? 0.0f : ImGui::GetContentRegionAvail().y * 0.6f;
   ImGui::BeginChild("compare_images_child", ImVec2(0, images_h));
   draw_compare_images(s, c);
   ImGui::EndChild();
