@@ -129,4 +129,12 @@ bool is_causal(const std::vector<double>& square, int t) {
   return below;
 }
 
+bool is_causal_mask(const std::vector<double>& mask, int t) {
+  if (t < 2 || mask.size() < static_cast<size_t>(t) * t) return false;
+  for (int r = 0; r < t; ++r)
+    for (int c = 0; c < t; ++c)
+      if ((mask[static_cast<size_t>(r) * t + c] != 0) != (c > r)) return false;
+  return true;
+}
+
 }  // namespace tvis::viewer

@@ -28,8 +28,14 @@ std::vector<std::string> strings(const flatbuffers::Vector<flatbuffers::Offset<f
 }
 
 AttentionEntry attention_entry(const schema::AttentionRecord& r) {
-  return {r.step(),  str(r.module_()), r.event(), r.sample(), numbers<int64_t>(r.shape()), r.weights(),
-          numbers<int64_t>(r.tokens()), strings(r.token_labels())};
+  AttentionEntry e{r.step(),  str(r.module_()), r.event(), r.sample(), numbers<int64_t>(r.shape()), r.weights(),
+                   numbers<int64_t>(r.tokens()), strings(r.token_labels())};
+  e.rebuilt = r.source() == schema::AttentionSource::Rebuilt;
+  e.kind = str(r.kind());
+  e.mask = r.mask();
+  e.full = numbers<int64_t>(r.full());
+  e.dropout = r.dropout();
+  return e;
 }
 
 GradCamEntry gradcam_entry(const schema::GradCamRecord& r) {
@@ -37,6 +43,12 @@ GradCamEntry gradcam_entry(const schema::GradCamRecord& r) {
 }
 
 }  // namespace
+
+std::string attention_origin(const AttentionEntry& e) {
+  if (e.rebuilt) return "rebuilt from q, k" + (e.kind.empty() ? std::string() : " of " + e.kind);
+  if (e.kind.empty()) return "captured from your softmax";
+  return "captured from torch's softmax in " + e.kind;
+}
 
 void Insights::reset() {
   scan_.reset();

@@ -5,11 +5,15 @@
 // show it); the attention rollout over a chosen range of layers
 // (attention_rollout.h); for image models, where [CLS] or a clicked patch
 // looks (the rollout's row, or the shown layer's: the radio buttons say
-// which), painted over the sample's picture.
+// which), painted over the sample's picture. Weights rebuilt from a fused
+// kernel's q and k show like captured ones; the caption says which they are,
+// the recorded mask is drawn over the map (grey), and a kept part of a long
+// sequence is named.
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "../panels/grid_json.h"
 #include "../panels/picture.h"
@@ -88,6 +92,65 @@ void draw_causal_mask(const widgets::HeatmapResult& h, int t) {
   const float cw = (h.image_max.x - h.image_min.x) / t, ch = (h.image_max.y - h.image_min.y) / t;
   const ImVec2 a(h.image_min.x + cw, h.image_min.y), b(h.image_max.x, h.image_min.y), c(h.image_max.x, h.image_max.y - ch);
   dl->AddTriangleFilled(a, b, c, IM_COL32(40, 40, 40, 200));
+}
+
+// The recorded mask (rows x cols, nonzero = masked) greyed over a drawn map:
+// one texture, uploaded once per mask tensor; per-cell rectangles without an
+// uploader (bounded: larger masks are then left undrawn and only captioned).
+void draw_mask(AppState& s, InsightsState& st, const widgets::HeatmapResult& h, const std::vector<double>& mask,
+               int rows, int cols, uint64_t id) {
+  if (rows <= 0 || cols <= 0 || mask.size() < static_cast<size_t>(rows) * cols) return;
+  constexpr ImU32 kMasked = IM_COL32(40, 40, 40, 215);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const TextureTarget target = texture_target(s, st, "mask" + std::to_string(id));
+  if (target.textures && target.uploader) {
+    ImTextureID tex = target.textures->get(target.uploader, target.key, [&](std::vector<std::uint8_t>* rgba, int* w, int* hh) {
+      *w = cols;
+      *hh = rows;
+      rgba->assign(static_cast<size_t>(rows) * cols * 4, 0);
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+          if (mask[static_cast<size_t>(r) * cols + c] != 0) fill_texels(rgba, cols, c, r, c + 1, r + 1, kMasked);
+      return true;
+    });
+    if (tex) {
+      dl->AddImage(tex, h.image_min, h.image_max);
+      return;
+    }
+  }
+  if (static_cast<size_t>(rows) * cols > 64 * 64) return;
+  const float cw = (h.image_max.x - h.image_min.x) / cols, ch = (h.image_max.y - h.image_min.y) / rows;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      if (mask[static_cast<size_t>(r) * cols + c] != 0)
+        dl->AddRectFilled(ImVec2(h.image_min.x + c * cw, h.image_min.y + r * ch),
+                          ImVec2(h.image_min.x + (c + 1) * cw, h.image_min.y + (r + 1) * ch), kMasked);
+}
+
+// The caption under the layer's title: how the weights were obtained, the
+// kernel's dropout, and the kept part of a long sequence.
+std::string origin_caption(const AttentionEntry& e, int rows, int cols) {
+  std::string out = "Weights " + attention_origin(e);
+  if (e.dropout > 0) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, ", before its dropout (p = %.3g)", e.dropout);
+    out += buf;
+  }
+  if (e.full.size() == 2)
+    out += "; the first " + std::to_string(rows) + " of " + std::to_string(e.full[0]) + " queries and " +
+           std::to_string(cols) + " of " + std::to_string(e.full[1]) + " keys were kept";
+  return out + ".";
+}
+
+// The recorded mask of `e` as rows x cols values (empty: none recorded, or
+// still loading, or not of the weights' shape).
+std::vector<double> mask_of(AppState& s, const AttentionEntry& e, int rows, int cols) {
+  if (e.mask < 0) return {};
+  const std::shared_ptr<const DecodedTensor> d = decoded_tensor(s, static_cast<uint64_t>(e.mask), e.step);
+  if (d->loading || !d->error.empty() || d->values.partial ||
+      d->values.values.size() != static_cast<size_t>(rows) * cols)
+    return {};
+  return d->values.values;
 }
 
 // A square heatmap with token axes; returns what it reported.
@@ -310,20 +373,29 @@ void draw_attention(AppState& s, InsightsState& st) {
                                      : std::vector<double>(w.w.begin() + static_cast<size_t>(a.head) * w.rows * w.cols,
                                                            w.w.begin() + static_cast<size_t>(a.head + 1) * w.rows * w.cols);
   const std::vector<std::string> names = token_names(e, std::max(w.rows, w.cols));
-  const bool causal = w.rows == w.cols && is_causal(m, w.rows);
+  const std::vector<double> mask = mask_of(s, e, w.rows, w.cols);
+  size_t masked = 0;
+  for (double v : mask) masked += v != 0;
+  const bool causal = w.rows == w.cols && (mask.empty() ? e.mask < 0 && is_causal(m, w.rows) : is_causal_mask(mask, w.rows));
   update_rollout(s, st, layers);
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::max(120.0f, std::min(avail.x * 0.45f - 130, avail.y - 80));
   ImGui::BeginGroup();
   ImGui::Text("%s, %s%s", e.module.c_str(), a.head < 0 ? "mean over heads" : ("head " + std::to_string(a.head)).c_str(),
-              causal ? " — causal mask: entries above the diagonal are masked (grey)" : "");
+              causal ? " — causal mask: entries above the diagonal are masked (grey)"
+                     : masked ? " — masked entries are grey" : "");
+  insight_hint(origin_caption(e, w.rows, w.cols));
   const widgets::HeatmapResult h = token_map(s, "##att_map", m, w.rows, w.cols, names, side, &a.map_texture,
                                              e.weights * 64 + static_cast<uint64_t>(a.head + 1));
-  if (causal) draw_causal_mask(h, w.rows);
-  if (h.hovered)
-    ImGui::SetTooltip("%s -> %s: %.6g", h.row < static_cast<int>(names.size()) ? names[h.row].c_str() : "?",
-                      h.col < static_cast<int>(names.size()) ? names[h.col].c_str() : "?", h.value);
+  if (!mask.empty()) draw_mask(s, st, h, mask, w.rows, w.cols, static_cast<uint64_t>(e.mask));
+  else if (causal) draw_causal_mask(h, w.rows);
+  if (h.hovered) {
+    const bool out = !mask.empty() && h.row >= 0 && h.col >= 0 && mask[static_cast<size_t>(h.row) * w.cols + h.col] != 0;
+    ImGui::SetTooltip("%s -> %s: %.6g%s", h.row < static_cast<int>(names.size()) ? names[h.row].c_str() : "?",
+                      h.col < static_cast<int>(names.size()) ? names[h.col].c_str() : "?", h.value,
+                      out ? " (masked)" : "");
+  }
   ImGui::TextDisabled("row: the token attending (query); column: the token attended to (key)");
   ImGui::EndGroup();
   ImGui::SameLine(0, ImGui::GetFontSize() * 2);
@@ -364,7 +436,8 @@ void draw_attention(AppState& s, InsightsState& st) {
   const std::string key = std::to_string(e.weights) + "|" + std::to_string(a.head) + "|" + std::to_string(a.first) + ":" +
                           std::to_string(a.last) + "|" + a.rollout_key + "|" + std::to_string(a.rollout.size()) + "|" +
                           std::to_string(a.version) + "|" + std::to_string(step) + "|" + std::to_string(sample) + "|" +
-                          (image ? std::to_string(a.query) + a.painted : std::string("-"));
+                          (image ? std::to_string(a.query) + a.painted : std::string("-")) + "|" +
+                          std::to_string(masked) + (mask.empty() ? "" : "m");
   if (key == a.view_key) return;
 
   json rollout_layers = json::array();
@@ -378,6 +451,12 @@ void draw_attention(AppState& s, InsightsState& st) {
             {"tokens", names},
             {"weights", grid_json(m, w.rows, w.cols)},
             {"causal", causal},
+            {"source", e.rebuilt ? "rebuilt" : "captured"},
+            {"origin", attention_origin(e)},
+            {"kind", e.kind},
+            {"masked", e.mask < 0 ? json(nullptr) : json(masked)},
+            {"full", e.full.size() == 2 ? json(e.full) : json(nullptr)},
+            {"dropout", e.dropout},
             {"layers", [&] { json l = json::array(); for (auto* x : layers) l.push_back(x->module); return l; }()},
             {"rollout", a.rollout.empty() ? json(nullptr) : grid_json(a.rollout, w.rows, w.rows)},
             {"rollout_layers", rollout_layers},

@@ -43,9 +43,11 @@ bool insights_present(AppState& s) {
 void draw_library_note(AppState& s) {
   const auto& lib = s.model.insights().library_attention();
   if (lib.empty()) return;
-  std::string text = "Attention computed inside torch exposes no weights, so none were captured for: ";
+  std::string text = "Attention computed inside torch could not be rebuilt from its inputs, so no weights were "
+                     "recorded for: ";
   for (size_t i = 0; i < lib.size(); ++i) text += (i ? ", " : "") + lib[i].module + " (" + lib[i].kind + ")";
-  text += ". To see its maps, compute softmax(q k^T / sqrt(d)) in your own module.";
+  text += ". Fused fast paths run only when no parameter needs a gradient; record a training step, or compute "
+          "softmax(q k^T / sqrt(d)) in your own module.";
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(0xFF4FC8F5));
   ImGui::TextWrapped("%s", text.c_str());
   ImGui::PopStyleColor();

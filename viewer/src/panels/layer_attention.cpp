@@ -46,6 +46,7 @@ void resolve_layer_attention(PanelContext& c, LayerAttention& a, uint64_t event,
   a.grid.clear();
   if (!e) return;
   a.module = e->module;
+  a.origin = attention_origin(*e);
   // Nothing decoded for this entry yet: the cache forgets the last one, so
   // coming back to it later decodes it again instead of keeping this problem.
   const auto not_yet = [&a](const char* why) {
@@ -109,8 +110,8 @@ void draw_layer_attention_choice(LayerAttention& a) {
   if (a.show) {
     ImGui::SameLine();
     if (!a.problem.empty()) ImGui::TextDisabled("(%s)", a.problem.c_str());
-    else ImGui::TextDisabled(a.strip ? "head mean of its softmax weights; click a token for where that token looks"
-                                     : "head mean of its softmax weights; click a patch for where that patch looks");
+    else ImGui::TextDisabled("head mean of its weights (%s); click a %s for where that %s looks", a.origin.c_str(),
+                             a.strip ? "token" : "patch", a.strip ? "token" : "patch");
   }
 }
 
@@ -126,6 +127,7 @@ nlohmann::json layer_attention_json(const LayerAttention& a) {
   }
   return {{"painted", a.drawn},
           {"module", a.module},
+          {"origin", a.origin},
           {"query", a.weights.rows > 0 ? json(a.query_token()) : json(nullptr)},
           {"query_label", a.weights.rows > 0 ? json(query_label(a, a.query_token())) : json(nullptr)},
           {"cls", a.cls},

@@ -1,6 +1,7 @@
 // layer_attention.h: the layer panel's attention view. For a module call
-// that the recorder found softmax attention in (an AttentionRecord on that
-// call, for the shown sample), On image can paint where one token looks:
+// that the recorder found attention in (an AttentionRecord on that call, for
+// the shown sample: captured from a softmax or rebuilt from a fused kernel's
+// q and k; the caption says which), On image can paint where one token looks:
 // row `query` of the head-mean weights laid on the image's patch grid,
 // [CLS] (token 0 when the tokens are n^2 + 1) by default, any patch by a
 // click. A token model (an LM's ids) gets a strip instead: row `query` over
@@ -28,6 +29,7 @@ struct LayerAttention {
   bool show = true;        // On image paints the attention (else the output's strength)
   int query = -1;          // the token whose row is painted; -1: [CLS] / token 0
   std::string module;      // the record's module
+  std::string origin;      // how its weights were obtained (attention_origin)
   uint64_t tensor = UINT64_MAX;  // the weights' tensor id (decoded into `weights`)
   AttentionWeights weights;
   std::vector<double> mean;  // head mean, T x T
@@ -64,7 +66,8 @@ void draw_layer_attention_choice(LayerAttention& a);
 
 /// The LAYER.attention object: null when the call has no attention record;
 /// else {painted (drawn this frame: On image open, the output's values at
-/// hand), query, query_label, cls, grid_side, strip, tokens, grid, problem}.
+/// hand), module, origin, query, query_label, cls, grid_side, strip, tokens, grid,
+/// problem}.
 nlohmann::json layer_attention_json(const LayerAttention& a);
 
 }  // namespace tvis::viewer

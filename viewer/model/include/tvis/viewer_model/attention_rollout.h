@@ -52,4 +52,7 @@ std::vector<double> query_row_on_grid(const std::vector<double>& square, int t, 
 /// below it is not: a causal mask (a token sees only itself and earlier ones).
 bool is_causal(const std::vector<double>& square, int t);
 
+/// True when `mask` (T x T, nonzero = masked) masks exactly the entries above the diagonal.
+bool is_causal_mask(const std::vector<double>& mask, int t);
+
 }  // namespace tvis::viewer

@@ -36,7 +36,17 @@ struct AttentionEntry {
   uint64_t weights = 0;              // tensor id of this sample's [H, T, S]
   std::vector<int64_t> tokens;       // the sample's input token ids (empty: not a token model)
   std::vector<std::string> labels;   // their labels (empty: no vocabulary found)
+  bool rebuilt = false;              // true: softmax(q kᵀ · scale + mask) rebuilt from a fused kernel's
+                                     // inputs; false: a softmax's own result (captured)
+  std::string kind;                  // the call that computed it ("": the project's own softmax)
+  int64_t mask = -1;                 // tensor id of [T', S'] bool, true where masked (-1: no mask recorded)
+  std::vector<int64_t> full;         // [T, S] before the leading [T', S'] were kept (empty: all kept)
+  float dropout = 0;                 // the kernel's dropout p (the weights are before it)
 };
+
+/// "captured from your softmax", "rebuilt from q, k of F.scaled_dot_product_attention", ...:
+/// how the weights of `e` were obtained, as the page says it.
+std::string attention_origin(const AttentionEntry& e);
 
 /// One GradCamRecord: a [h, w] map for (step, conv layer, sample, class).
 struct GradCamEntry {
