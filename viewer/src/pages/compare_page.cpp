@@ -122,8 +122,11 @@ void draw_header(AppState& s) {
 }
 
 void draw_first(AppState& s, CompareState& c, const ComparisonSummary& sum) {
-  if (!sum.mismatch.empty())
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", sum.mismatch.c_str());
+  if (!sum.mismatch.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::kWarning));
+    ImGui::TextWrapped("%s", sum.mismatch.c_str());
+    ImGui::PopStyleColor();
+  }
   const an::RunDiff& d = sum.diff;
   if (!d.has_first) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kAccent),
@@ -204,7 +207,7 @@ void draw_largest(AppState& s, CompareState& c, const ComparisonSummary& sum) {
     ImGui::TableSetColumnIndex(3);
     ImGui::TextUnformatted(d.statistic.c_str());
     ImGui::TableSetColumnIndex(4);
-    ImGui::TextUnformatted(widgets::format_number(an::delta_max_abs(d), 4).c_str());
+    ImGui::TextUnformatted(d.statistic == "shape" ? "shapes differ" : widgets::format_number(an::delta_max_abs(d), 4).c_str());
   }
   ImGui::EndTable();
 }
