@@ -104,3 +104,24 @@ TEST_CASE("a second run that cannot be opened is a message", "[viewer][compare]"
   for (const auto& p : s["pages"]) listed = listed || p == "Compare";
   CHECK_FALSE(listed);
 }
+
+TEST_CASE("the run list's Compare with shown opens the Compare page", "[viewer][compare]") {
+  std::vector<tvis::viewer::RunListEntry> runs;
+  const std::string a = TVIS_TEST_DIAGNOSE_RUN, b = TVIS_TEST_GOLDEN_RUN;
+  runs.push_back({"20260101-000000_diagnose", [a] { return tvis::format::open_file_source(a); }});
+  runs.push_back({"20250101-000000_golden", [b] { return tvis::format::open_file_source(b); }});
+  HeadlessApp h;
+  h.app().open_run_list(std::move(runs));
+  h.frame(3);
+  // nothing shown yet: nothing to compare with
+  CHECK(json::parse(h.app().command(R"({"compare_row": 1})")) == false);
+  REQUIRE(h.click_run_row(0));
+  h.frame(3);
+  REQUIRE(h.state()["run"].is_object());
+  CHECK(json::parse(h.app().command(R"({"compare_row": 0})")) == true);  // the shown run itself
+  json s = compared_state(h);
+  CHECK(s["page"] == "Compare");
+  CHECK(s["compare"]["status"] == "open");
+  CHECK(s["view"]["identical"] == true);
+  CHECK(json::parse(h.app().command(R"({"compare_row": 7})")) == false);
+}
