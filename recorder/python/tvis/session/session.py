@@ -490,7 +490,8 @@ class Session:
                     "compiled graph there (Dynamo graph breaks), so every layer is recorded as in eager mode and the "
                     "recorded steps ran as several smaller compiled graphs: their timings are not the compiled "
                     "model's, and where the compiler would have fused operations across those calls an unrecorded "
-                    "run may differ in the last bits" % type(unwrap(module)).__name__)
+                    "run may differ in the last bits; attention computed by fused kernels inside the compiled graphs "
+                    "is not rebuilt (the Attention page shows none of it)" % type(unwrap(module)).__name__)
 
     def _note_device(self, module):
         for p in module.parameters():

@@ -15,7 +15,8 @@ softmax, [B*H, T, S], as captured weights of kind ``nn.MultiheadAttention``
 
 What cannot be rebuilt is named instead: a call whose inputs are not a
 batched dense layout (``rebuild.NotRebuildable``), and torch's fused fast
-paths, which compute attention in one C++ op (``nn.MultiheadAttention``'s
+paths (kernels inside a torch.compile graph are left alone: the session's
+``torch_compile`` notice says so), which compute attention in one C++ op (``nn.MultiheadAttention``'s
 ``_native_multi_head_attention`` and ``nn.TransformerEncoderLayer``'s
 ``_transformer_encoder_layer_fwd``, taken only when no parameter needs a
 gradient or grad is off). Each (module path, kind) is reported once per run:
