@@ -188,7 +188,8 @@ void draw_largest(AppState& s, CompareState& c, const ComparisonSummary& sum) {
   ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("statistic", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("|A - B| of the statistic", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+  // The rows' order: |A - B| of the statistic, divided by |B| where |B| > 1 (run_diff's delta).
+  ImGui::TableSetupColumn("|A - B| (/ |B| where |B| > 1)", ImGuiTableColumnFlags_WidthStretch, 1.5f);
   ImGui::TableHeadersRow();
   for (size_t i = 0; i < sum.diff.largest.size(); ++i) {
     const an::TensorDelta& d = sum.diff.largest[i];
@@ -207,7 +208,7 @@ void draw_largest(AppState& s, CompareState& c, const ComparisonSummary& sum) {
     ImGui::TableSetColumnIndex(3);
     ImGui::TextUnformatted(d.statistic.c_str());
     ImGui::TableSetColumnIndex(4);
-    ImGui::TextUnformatted(d.statistic == "shape" ? "shapes differ" : widgets::format_number(an::delta_max_abs(d), 4).c_str());
+    ImGui::TextUnformatted(d.statistic == "shape" ? "shapes differ" : widgets::format_number(d.delta, 4).c_str());
   }
   ImGui::EndTable();
 }
