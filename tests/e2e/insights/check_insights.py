@@ -50,6 +50,20 @@ def insight_records(run_path, kind):
     return run, out
 
 
+def check_rollout(v, names, layers, t):
+    """The view's rollout over its rollout_layers equals NumPy's over `layers`
+    ([H, T, T] per layer named `names`): R = prod(rownorm(mean_h W + I)).
+    Returns (first, last, T)."""
+    first, last = names.index(v["rollout_layers"][0]), names.index(v["rollout_layers"][-1])
+    r = np.eye(t)
+    for a in layers[first:last + 1]:
+        aug = a.mean(0) + np.eye(t)
+        aug /= aug.sum(1, keepdims=True)
+        r = aug @ r
+    np.testing.assert_allclose(np.array(v["rollout"]), r, atol=1e-6, err_msg="rollout")
+    return first, last, t
+
+
 def rollout(ref_path, view_path, query="0", painted="rollout"):
     v = view_of(view_path)
     step = torch.load(ref_path)["steps"][v["step"]]
@@ -59,14 +73,7 @@ def rollout(ref_path, view_path, query="0", painted="rollout"):
     shown = layers[names.index(v["module"])]
     want = shown.mean(0) if v["head"] is None else shown[v["head"]]
     np.testing.assert_allclose(np.array(v["weights"]), want, atol=1e-6, err_msg="shown weights")
-    first, last = names.index(v["rollout_layers"][0]), names.index(v["rollout_layers"][-1])
-    t = want.shape[0]
-    r = np.eye(t)
-    for a in layers[first:last + 1]:
-        aug = a.mean(0) + np.eye(t)
-        aug /= aug.sum(1, keepdims=True)
-        r = aug @ r
-    np.testing.assert_allclose(np.array(v["rollout"]), r, atol=1e-6, err_msg="rollout")
+    first, last, t = check_rollout(v, names, layers, want.shape[0])
     ref = torch.load(ref_path)
     if "chars" in ref:  # the character LM: its tokens, a causal mask, no picture
         chars = ref["chars"]
@@ -217,14 +224,7 @@ def recorded(view_path, run_path, source):
     shown = weights[names.index(v["module"])]
     want = shown.mean(0) if v["head"] is None else shown[v["head"]]
     np.testing.assert_allclose(np.array(v["weights"]), want, atol=1e-6, err_msg="shown weights")
-    first, last = names.index(v["rollout_layers"][0]), names.index(v["rollout_layers"][-1])
-    t = want.shape[0]
-    r = np.eye(t)
-    for a in weights[first:last + 1]:
-        aug = a.mean(0) + np.eye(t)
-        aug /= aug.sum(1, keepdims=True)
-        r = aug @ r
-    np.testing.assert_allclose(np.array(v["rollout"]), r, atol=1e-6, err_msg="rollout")
+    first, last, t = check_rollout(v, names, weights, want.shape[0])
     assert v["source"] == source, ("source", v["source"], source)
     rec = mine[names.index(v["module"])]
     if rec.get("mask", -1) == -1:
