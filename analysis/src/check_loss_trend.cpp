@@ -41,7 +41,8 @@ void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out) {
                               (lr.empty() ? "" : " (learning rate " + lr + ")") +
                               ": nothing after it trains; the first non-finite value shows where it began.",
                           l->step, l->event);
-      f.evidence = {{"case", 0, "loss_non_finite"}, {"loss", l->value}, {"step", double(l->step)}};
+      f.evidence = {{"case", 0, "loss_non_finite"}, {"loss", l->value}, {"value", 0, num(l->value)},
+                    {"step", double(l->step)}, {"learning_rate", 0, lr}};
       f.where.page = "Loss", f.where.phase = "loss";
       out.push_back(std::move(f));
       return;

@@ -12,8 +12,11 @@
 
 namespace tvis::analysis {
 
-/// "%.3g" of v: numbers in messages read as a practitioner writes them.
+/// "%.3g" of v: numbers in messages read as a practitioner writes them;
+/// "NaN", "Inf" and "-Inf" for values that are not finite.
 inline std::string num(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Inf" : "-Inf";
   char b[32];
   std::snprintf(b, sizeof b, "%.3g", v);
   return b;

@@ -41,7 +41,8 @@ const std::vector<std::string>& check_kinds() {
       "non_finite",          "exploding_gradients", "vanishing_gradients", "dead_units",
       "update_ratio",        "param_not_updated",   "param_without_grad",  "stale_gradients",
       "mode",                "probabilities_as_logits", "target_out_of_range", "constant_targets",
-      "unnormalized_inputs", "repeated_batch",      "loss_trend",          "not_optimized"};
+      "unnormalized_inputs", "repeated_batch",      "loss_trend",          "not_optimized",
+      "loss_scale"};
   return kinds;
 }
 
@@ -57,6 +58,7 @@ std::vector<Finding> diagnose(const RunFacts& facts) {
   check_carried_grads(facts, out);
   check_dead_units(facts, out);
   check_unoptimized(facts, out);
+  check_loss_scale(facts, out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity < b.severity;
     if (a.order_step != b.order_step) return a.order_step < b.order_step;

@@ -113,7 +113,8 @@ void RunFacts::add_chunk(const format::DecodedChunk& chunk) {
   if (const auto* l = root->body_as_LossRecord()) {
     LossFact f;
     f.step = l->step(), f.event = l->event(), f.call = str(l->call()), f.reduction = str(l->reduction());
-    f.outer = str(l->outer()), f.value = l->value(), f.targets = l->targets(), f.logits = l->logits();
+    f.outer = str(l->outer()), f.value = l->value(), f.call_value = l->call_value();
+    f.targets = l->targets(), f.logits = l->logits();
     f.args = pairs(l->args());
     if (l->tokens()) f.ignore_index = l->tokens()->ignore_index();
     for (const auto& [k, v] : f.args) {

@@ -29,6 +29,10 @@ CASES = {
     "no_zero_grad": ("stale_gradients", "warning", {"page": "Weights", "phase": "backward"}),
     "dead_relu": ("dead_units", "warning", {"module": "act", "phase": "forward"}),
     "not_in_optimizer": ("not_optimized", "warning", {"page": "Weights", "phase": "optimizer", "param": "head.weight"}),
+    "rising": ("loss_trend", "warning", {"page": "Loss"}),
+    "loss_nan": ("loss_trend", "error", {"page": "Loss", "phase": "loss"}),
+    "nan_input": ("non_finite", "error", {"page": "Replay", "phase": "data"}),
+    "sum_divisor": ("loss_scale", "warning", {"page": "Loss", "phase": "loss"}),
 }
 
 
@@ -133,6 +137,60 @@ def test_eval_mode_left_on_after_an_evaluation(tvis, runs_dir):
     f = next(f for f in report["findings"] if f["kind"] == "mode" and f["evidence"]["case"] == "eval_mode_in_training")
     assert f["step"] == 1 and f["evidence"]["model_mode_wrong"] == 1, f
     assert not [g for g in report["findings"] if g["kind"] == "mode" and g["evidence"]["case"] == "train_mode_in_evaluation"]
+
+
+def test_rising_loss_names_the_learning_rate(tvis, runs_dir):
+    """lr 3: the loss grows about tenfold a step, still finite over the 3 recorded steps."""
+    report = diagnose(tvis, record(tvis, runs_dir, "rising"))
+    f = next(f for f in report["findings"] if f["kind"] == "loss_trend")
+    ev = f["evidence"]
+    assert ev["case"] == "loss_rising" and ev["steps"] == 3, f
+    assert ev["last"] > 10 * ev["first"] > 0, f
+    assert ev["learning_rate"] == "3" and "learning rate 3" in f["message"], f
+    assert f["step"] == 2, f  # the last recorded step, where the rise shows in full
+
+
+def test_non_finite_loss_is_named_with_its_learning_rate(tvis, runs_dir):
+    """lr 1e4: the loss overflows to NaN at step 2. The user sees where it began
+    (non_finite, an earlier or the same step) and the loss itself (loss_trend,
+    an error naming the learning rate); nothing calls it a mere rise."""
+    report = diagnose(tvis, record(tvis, runs_dir, "loss_nan"))
+    trend = [f for f in report["findings"] if f["kind"] == "loss_trend"]
+    assert len(trend) == 1, trend
+    f = trend[0]
+    assert f["evidence"]["case"] == "loss_non_finite" and f["severity"] == "error", f
+    assert f["step"] == 2 and f["evidence"]["value"] in ("NaN", "Inf", "-Inf"), f
+    assert f["evidence"]["learning_rate"] == "1e+04" and "learning rate 1e+04" in f["message"], f
+    first = next(g for g in report["findings"] if g["kind"] == "non_finite")
+    assert first["step"] <= f["step"], first
+
+
+def test_nan_in_the_data_is_named_before_any_layer(tvis, runs_dir):
+    report = diagnose(tvis, record(tvis, runs_dir, "nan_input"))
+    first = report["findings"][0]
+    assert first["kind"] == "non_finite" and first["step"] == 0 and first["phase"] == "data", first
+    assert "the data itself holds it" in first["message"], first["message"]
+    assert first["evidence"]["nan"] > 0 and first["evidence"]["inf"] == 0, first
+    # the loss it leads to is named too, at the same step
+    trend = next(f for f in report["findings"] if f["kind"] == "loss_trend")
+    assert trend["evidence"]["case"] == "loss_non_finite" and trend["step"] == 0, trend
+
+
+def test_sum_loss_divided_by_a_constant_is_named(tvis, runs_dir):
+    """cross_entropy(reduction="sum") / 4 on batches of 32: 8 times the mean's gradients."""
+    report = diagnose(tvis, record(tvis, runs_dir, "sum_divisor"))
+    f = next(f for f in report["findings"] if f["kind"] == "loss_scale")
+    ev = f["evidence"]
+    assert ev["reduction"] == "sum" and ev["divisor"] == pytest.approx(4, rel=1e-3), f
+    assert ev["batch"] == 32 and ev["expected_divisor"] == 32 and ev["backwards"] == 1, f
+    assert f["step"] == 0 and "divided by 4" in f["message"], f
+
+
+def test_accumulation_divided_by_its_steps_is_not_a_loss_scale(tvis, runs_dir):
+    """The healthy twin of sum_divisor: four backwards of a quarter batch, each
+    mean loss divided by 4, before each optimizer step: nothing at all."""
+    report = diagnose(tvis, record(tvis, runs_dir, "none", "--accumulate", 4))
+    assert report["findings"] == [], report["findings"]
 
 
 def test_unreadable_run_exits_2(tvis, tmp_path):

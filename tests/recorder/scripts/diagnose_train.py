@@ -14,7 +14,16 @@ from torch.utils.data import DataLoader, TensorDataset
 
 BUGS = ("none", "nan_layer", "vanishing", "exploding", "lr", "lr0_group", "unused", "softmax", "one_class",
         "raw_inputs", "same_batch", "eval_mode", "train_eval",
-        "no_zero_grad", "dead_relu", "not_in_optimizer")
+        "no_zero_grad", "dead_relu", "not_in_optimizer", "rising", "loss_nan", "nan_input", "sum_divisor")
+
+# The learning rate of each bug that is one; 0.05 trains. "rising": the loss
+# grows tenfold a step (1.53, 24.7, 133, ...) yet stays finite for four steps;
+# "loss_nan": it overflows to NaN by the third step (the same on torch 1.13 and 2.x).
+LEARNING_RATES = {"lr": 50.0, "rising": 3.0, "loss_nan": 1e4}
+
+# "sum_divisor": the summed loss of a batch of 32 divided by 4 (the divisor
+# meant for accumulation), not by the batch: every step is 8 times too large.
+SUM_DIVISOR = 4
 
 
 class LogOfShifted(nn.Module):
@@ -85,9 +94,11 @@ def main():
         x = (x * 40 + 128).clamp(0, 255).round()
     if args.bug == "one_class":
         y = torch.zeros(n, dtype=torch.long)
+    if args.bug == "nan_input":  # a missing value in every fourth row: every batch holds some
+        x[::4, 5] = float("nan")
     loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)
     model = Net(args.depth, width, args.bug)
-    lr = 50.0 if args.bug == "lr" else 0.05
+    lr = LEARNING_RATES.get(args.bug, 0.05)
     if args.bug == "lr0_group":
         groups = [{"params": model.hidden.parameters()}, {"params": model.head.parameters(), "lr": 0.0}]
     elif args.bug == "not_in_optimizer":
@@ -106,6 +117,8 @@ def main():
                 logits = model(xc)
                 if args.bug == "softmax":
                     loss = F.cross_entropy(F.softmax(logits, dim=1), yc)
+                elif args.bug == "sum_divisor":
+                    loss = F.cross_entropy(logits, yc, reduction="sum") / SUM_DIVISOR
                 else:
                     loss = F.cross_entropy(logits, yc)
                 if args.accumulate > 1:

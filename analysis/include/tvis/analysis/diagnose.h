@@ -26,6 +26,7 @@ void check_non_finite(const RunFacts& facts, std::vector<Finding>& out);
 void check_gradient_flow(const RunFacts& facts, std::vector<Finding>& out);
 void check_updates(const RunFacts& facts, std::vector<Finding>& out);
 void check_loss_inputs(const RunFacts& facts, std::vector<Finding>& out);
+void check_loss_scale(const RunFacts& facts, std::vector<Finding>& out);
 void check_data(const RunFacts& facts, std::vector<Finding>& out);
 void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out);
 void check_modes(const RunFacts& facts, std::vector<Finding>& out);

@@ -10,6 +10,7 @@
 // `event(id)` answer nullptr for an id the run does not hold.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -87,6 +88,7 @@ struct LossFact {
   uint64_t event = 0;
   std::string call, reduction, outer;
   double value = 0;
+  double call_value = std::nan("");  // the loss call's own output, when `outer` scaled it; NaN unknown
   int64_t targets = -1, logits = -1;
   int64_t ignore_index = -100;
   std::vector<std::pair<std::string, std::string>> args;

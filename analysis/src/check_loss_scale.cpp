@@ -1,0 +1,90 @@
+// loss_scale: a divisor applied to the loss after its call that does not
+// match the batch.
+//
+// The factor is value / call_value of a LossRecord whose `outer` is a
+// division or a multiplication (DivBackward0, MulBackward0): 0.25 for
+// loss / 4. Only factors below 1 (divisors) are judged: a factor above 1 is
+// a loss scaler's (AMP), not a mistake of this kind. With k backwards in the
+// step (the micro-batches of one optimizer step), the divisor the batch asks
+// for is:
+//   reduction "sum": the batch (the logits' first dim; for class targets
+//     over tokens, the targets counted also match) times k;
+//   reduction "mean": k (gradient accumulation).
+// Any other divisor is reported once, at its first step. Losses without a
+// recognised call, with reduction "none", not divided after the call, or
+// without call_value say nothing.
+#include <cmath>
+#include <map>
+
+#include "check_util.h"
+#include "tvis/analysis/diagnose.h"
+
+namespace tvis::analysis {
+
+namespace {
+
+constexpr double kTolerance = 1e-3;  // relative: value and call_value are float32
+
+bool about(double a, double b) { return b > 0 && std::fabs(a - b) <= kTolerance * b; }
+
+/// The factor applied after the loss call when it is a divisor; NaN otherwise.
+double divisor_factor(const LossFact& l) {
+  if (l.outer != "DivBackward0" && l.outer != "MulBackward0") return std::nan("");
+  const double factor = l.value / l.call_value;
+  return std::isfinite(factor) && factor > 0 && factor < 1 && !about(factor, 1.0) ? factor : std::nan("");
+}
+
+/// The divisor the batch asks for (see the top of the file); -1 when unknown.
+double expected_divisor(const LossFact& l, double batch, double backwards) {
+  if (l.reduction == "mean") return backwards;
+  return batch > 0 ? batch * backwards : -1;
+}
+
+/// Whether `factor` divides the loss by what the batch asks for.
+bool matches(const LossFact& l, double factor, double batch, double targets, double backwards) {
+  if (l.reduction == "mean") return about(factor * backwards, 1.0);
+  for (double d : {batch, targets})
+    if (d > 0 && about(factor * d * backwards, 1.0)) return true;
+  return false;
+}
+
+/// "32 (the batch size)", "4 (the backwards of the step)", ... for the message.
+std::string asked_for(const LossFact& l, double divisor, double backwards) {
+  if (l.reduction == "mean")
+    return backwards > 1 ? num(backwards) + " (the backwards of the step)" : "no divisor (one backward in the step)";
+  return num(divisor) + (backwards > 1 ? " (a batch of " + num(divisor / backwards) + " times the step's " +
+                                             num(backwards) + " backwards)"
+                                       : " (the batch size)");
+}
+
+}  // namespace
+
+void check_loss_scale(const RunFacts& facts, std::vector<Finding>& out) {
+  std::map<int, int> backwards;  // step -> losses backward() ran on
+  for (const LossFact& l : facts.losses()) ++backwards[l.step];
+  for (const LossFact& l : facts.losses()) {
+    if (l.call.empty() || (l.reduction != "sum" && l.reduction != "mean")) continue;
+    const double factor = divisor_factor(l);
+    if (std::isnan(factor)) continue;
+    const TensorFact* x = facts.tensor(l.logits);
+    const TensorFact* y = facts.tensor(l.targets);
+    const double batch = x && !x->shape.empty() ? double(x->shape[0]) : -1;
+    const double targets = y && y->stats.present ? double(y->stats.count) : -1;
+    const double k = backwards[l.step];
+    const double divisor = expected_divisor(l, batch, k);
+    if (divisor <= 0 || matches(l, factor, batch, targets, k)) continue;
+    Finding f = finding("loss_scale", Severity::Warning,
+                        "at step " + std::to_string(l.step) + " the " + l.reduction + "-reduced loss of " + l.call +
+                            " was divided by " + num(1 / factor) + " where the batch asks for " +
+                            asked_for(l, divisor, k) + ": each step's gradients are " + num(factor * divisor) +
+                            " times what the batch gives, as if the learning rate were scaled by that.",
+                        l.step, l.event);
+    f.evidence = {{"factor", factor}, {"divisor", 1 / factor}, {"expected_divisor", divisor},
+                  {"reduction", 0, l.reduction}, {"batch", batch}, {"targets", targets}, {"backwards", k}};
+    f.where.page = "Loss", f.where.phase = "loss";
+    out.push_back(std::move(f));
+    return;
+  }
+}
+
+}  // namespace tvis::analysis
