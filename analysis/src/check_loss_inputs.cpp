@@ -9,6 +9,10 @@
 //   at least C.
 // constant_targets: every target of a batch of more than one is the same class.
 // Only class-index targets are judged (soft targets share the input's shape).
+// A loss call that raised (CPU cross_entropy refuses targets outside the
+// class range, so no LossRecord follows) is judged from its LossCall event:
+// detail ("raised", "1"), its input and target as the event's two inputs
+// (in that order), and its ignore_index as detail.
 #include <cmath>
 
 #include "check_util.h"
@@ -22,11 +26,39 @@ constexpr double kRowSumTolerance = 1e-3;
 
 bool is_call(const LossFact& l, const char* what) { return l.call.find(what) != std::string::npos; }
 
+/// The LossFacts of loss calls that raised: no LossRecord names their event.
+std::vector<LossFact> raised_calls(const RunFacts& facts) {
+  std::vector<LossFact> out;
+  for (const EventFact& e : facts.events()) {
+    const std::string* raised = detail_of(e, "raised");
+    if (e.kind != EventKind::LossCall || !raised || *raised != "1") continue;
+    bool recorded = false;
+    for (const LossFact& l : facts.losses()) recorded = recorded || l.event == e.id;
+    if (recorded) continue;
+    LossFact l;
+    l.step = e.step, l.event = e.id, l.call = e.name, l.value = std::nan("");
+    if (e.inputs.size() != 2) continue;  // the recorder names both or neither
+    l.logits = static_cast<int64_t>(e.inputs[0]), l.targets = static_cast<int64_t>(e.inputs[1]);
+    if (const std::string* index = detail_of(e, "ignore_index")) {
+      char* end = nullptr;
+      const long long v = std::strtoll(index->c_str(), &end, 10);
+      if (end && *end == '\0' && !index->empty()) l.ignore_index = v;
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 }  // namespace
 
 void check_loss_inputs(const RunFacts& facts, std::vector<Finding>& out) {
   bool said_probs = false, said_range = false, said_one = false;
-  for (const LossFact& l : facts.losses()) {
+  std::vector<LossFact> losses = facts.losses();
+  const size_t recorded = losses.size();  // the raised calls follow
+  for (LossFact& l : raised_calls(facts)) losses.push_back(std::move(l));
+  for (size_t i = 0; i < losses.size(); ++i) {
+    const LossFact& l = losses[i];
+    const bool raised = i >= recorded;
     const bool ce = is_call(l, "cross_entropy") || is_call(l, "CrossEntropyLoss");
     const bool nll = is_call(l, "nll_loss") || is_call(l, "NLLLoss");
     if (!ce && !nll) continue;
@@ -63,7 +95,8 @@ void check_loss_inputs(const RunFacts& facts, std::vector<Finding>& out) {
       Finding f = finding("target_out_of_range", Severity::Error,
                           "the targets at step " + std::to_string(l.step) + " run from " + num(t.min) + " to " +
                               num(t.max) + " but the input has " + num(classes) + " classes (0 to " +
-                              num(classes - 1) + "): the labels and the model's output size disagree.",
+                              num(classes - 1) + "): the labels and the model's output size disagree" +
+                              (raised ? " (" + l.call + " raised on them)." : "."),
                           l.step, l.event);
       f.evidence = {{"target_min", t.min}, {"target_max", t.max}, {"classes", classes}};
       f.where.page = "Loss", f.where.phase = "loss";

@@ -2,7 +2,9 @@
 // loss call's input and targets, and a Loss chunk naming them. Targets out of
 // range are an error only past the class count or below 0 (ignore_index
 // aside); one class for every target is a warning; softmax output given to
-// cross_entropy is an error; ordinary logits and targets say nothing.
+// cross_entropy is an error; ordinary logits and targets say nothing. A loss
+// call that raised (no Loss chunk, only its event with detail "raised") is
+// judged from the input and target its event names.
 #include <catch2/catch.hpp>
 
 #include "tvis/analysis/diagnose.h"
@@ -109,4 +111,38 @@ TEST_CASE("softmax output given to cross_entropy is an error; nll_loss wants log
   CHECK(run({log_probs, targets}, loss("torch.nn.functional.nll_loss", 1, 2)).empty());
   // soft targets (the input's shape) are not class indices: nothing about their range
   CHECK(run({kLogits, {2, {8, 5}, sc::DType::Float32, 0, 1, 0.2, 40}}, loss(kCE, 1, 2)).empty());
+}
+
+namespace {
+
+/// The LossCall event (id 7, step 0) of a call that raised: detail
+/// ("raised", "1") and its ignore_index, its input and target as the inputs.
+fmt::DecodedChunk raised_call(const char* call, int64_t ignore_index) {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<flatbuffers::Offset<sc::KeyValue>> kvs = {
+      sc::CreateKeyValue(b, b.CreateString("raised"), b.CreateString("1")),
+      sc::CreateKeyValue(b, b.CreateString("ignore_index"), b.CreateString(std::to_string(ignore_index)))};
+  auto name = b.CreateString(call);
+  auto detail = b.CreateVector(kvs);
+  auto inputs = b.CreateVector(std::vector<uint64_t>{1, 2});
+  sc::EventBuilder eb(b);
+  eb.add_id(7), eb.add_kind(sc::EventKind::LossCall), eb.add_step(0), eb.add_phase(sc::Phase::Loss);
+  eb.add_name(name), eb.add_detail(detail), eb.add_inputs(inputs);
+  auto events = std::vector<flatbuffers::Offset<sc::Event>>{eb.Finish()};
+  auto batch = sc::CreateEventBatch(b, b.CreateVector(events));
+  b.Finish(sc::CreateChunk(b, sc::Body::EventBatch, batch.Union()));
+  return chunk_of(b, fmt::ChunkKind::Events);
+}
+
+}  // namespace
+
+TEST_CASE("a loss call that raised is judged from its recorded inputs", "[analysis][loss]") {
+  // CPU cross_entropy raises on a target of 5 for 5 classes: no LossRecord, only the event
+  const auto f = run({kLogits, {2, {8}, sc::DType::Int64, 0, 5, 2.5, 8}}, raised_call(kCE, -100));
+  REQUIRE(kinds(f) == std::vector<std::string>{"target_out_of_range"});
+  CHECK(f[0].where.step == 0);
+  CHECK(f[0].message.find("raised") != std::string::npos);
+  // in range, or below 0 only where it is the call's ignore_index: nothing
+  CHECK(run({kLogits, {2, {8}, sc::DType::Int64, 0, 4, 2.0, 8}}, raised_call(kCE, -100)).empty());
+  CHECK(run({kLogits, {2, {8}, sc::DType::Int64, -1, 4, 1.0, 8}}, raised_call(kCE, -1)).empty());
 }

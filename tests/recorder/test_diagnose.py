@@ -193,6 +193,20 @@ def test_accumulation_divided_by_its_steps_is_not_a_loss_scale(tvis, runs_dir):
     assert report["findings"] == [], report["findings"]
 
 
+def test_targets_outside_the_classes_are_named_from_the_call_that_raised(tvis, runs_dir):
+    """Labels of 5 classes for a head of 4: CPU cross_entropy raises at step 0
+    and the script stops. The recorded loss call keeps its input and targets,
+    and diagnose names the mismatch from them."""
+    p = run_tvis(tvis, SCRIPT, "--bug", "target_range", "--steps", 5, steps=3, out=runs_dir / "target_range")
+    assert p.returncode != 0 and "out of bounds" in p.stderr, (p.returncode, p.stderr[-2000:])
+    report = diagnose(tvis, run_file_of(p.stdout))
+    f = report["findings"][0]
+    assert f["kind"] == "target_out_of_range" and f["severity"] == "error" and f["step"] == 0, f
+    assert f["evidence"]["target_max"] == 4 and f["evidence"]["classes"] == 4, f
+    assert f["phase"] == "loss" and "page=Loss" in f["link"].split("&"), f
+    assert "raised" in f["message"], f["message"]
+
+
 def test_unreadable_run_exits_2(tvis, tmp_path):
     bad = tmp_path / "run.tvis"
     bad.write_bytes(b"not a run at all" * 8)

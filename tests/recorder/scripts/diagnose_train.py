@@ -14,7 +14,8 @@ from torch.utils.data import DataLoader, TensorDataset
 
 BUGS = ("none", "nan_layer", "vanishing", "exploding", "lr", "lr0_group", "unused", "softmax", "one_class",
         "raw_inputs", "same_batch", "eval_mode", "train_eval",
-        "no_zero_grad", "dead_relu", "not_in_optimizer", "rising", "loss_nan", "nan_input", "sum_divisor")
+        "no_zero_grad", "dead_relu", "not_in_optimizer", "rising", "loss_nan", "nan_input", "sum_divisor",
+        "target_range")
 
 # The learning rate of each bug that is one; 0.05 trains. "rising": the loss
 # grows tenfold a step (1.53, 24.7, 133, ...) yet stays finite for four steps;
@@ -92,6 +93,8 @@ def main():
     y = (x[:, :4].argmax(dim=1))  # learnable: the largest of the first four features
     if args.bug == "raw_inputs":
         x = (x * 40 + 128).clamp(0, 255).round()
+    if args.bug == "target_range":  # labels of 5 classes for a head of 4: cross_entropy raises at step 0
+        y = x[:, :5].argmax(dim=1)
     if args.bug == "one_class":
         y = torch.zeros(n, dtype=torch.long)
     if args.bug == "nan_input":  # a missing value in every fourth row: every batch holds some

@@ -527,6 +527,11 @@ class Session:
             session._loss_depth += 1
             try:
                 out = orig(*args, **kwargs)
+            except Exception:
+                if eid is not None and session.active:
+                    with session._guard(qualname):
+                        session._note_failed_loss_call(sig, eid, args, kwargs)
+                raise
             finally:
                 session._loss_depth -= 1
             if eid is None or not session.active:
@@ -564,6 +569,24 @@ class Session:
         info = {"call": qualname, "event": eid, "arguments": arguments, "fn": qualname.rsplit(".", 1)[1],
                 "orig": orig}
         self._add_loss_candidate(out, info)
+
+    def _note_failed_loss_call(self, sig, eid, args, kwargs):
+        """A loss function that raised (CPU cross_entropy on targets outside the
+        class range): its input and target as the call's inputs, detail
+        ("raised", "1") and its ignore_index, so diagnose can judge what it was
+        handed; the event ends here, the exception goes on to the script."""
+        try:
+            arguments = sig.bind(*args, **kwargs).arguments
+        except TypeError:
+            arguments = {}
+        inp, target = arguments.get("input"), arguments.get("target")
+        if isinstance(inp, torch.Tensor) and isinstance(target, torch.Tensor):
+            self.rec.tensors(eid, P.INPUT, (inp, target))
+        detail = [("raised", "1")]
+        if isinstance(arguments.get("ignore_index"), int):
+            detail.append(("ignore_index", str(arguments["ignore_index"])))
+        self.rec.add_detail(eid, detail)
+        self.rec.end(eid)
 
     def _add_loss_candidate(self, out, info):
         if not isinstance(out, torch.Tensor) or out.grad_fn is None:
