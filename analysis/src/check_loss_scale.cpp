@@ -10,9 +10,13 @@
 //   reduction "sum": the batch (the logits' first dim; for class targets
 //     over tokens, the targets counted also match) times k;
 //   reduction "mean": k (gradient accumulation).
-// Any other divisor is reported once, at its first step. Losses without a
-// recognised call, with reduction "none", not divided after the call, or
-// without call_value say nothing.
+// Any other divisor is a warning (case `divisor`), once, at its first step.
+// Losses without a recognised call, with reduction "none", or without
+// call_value say nothing.
+// A step of k > 1 backwards, each on the undivided output of the same
+// mean-reduced call (gradient accumulation without `/ k`: k times the
+// gradients), is a note (case `undivided_accumulation`): summing the means
+// of several batches is sometimes meant, so it is not called a mistake.
 #include <cmath>
 #include <map>
 
@@ -57,11 +61,43 @@ std::string asked_for(const LossFact& l, double divisor, double backwards) {
                                        : " (the batch size)");
 }
 
+/// The first step whose k > 1 backwards all ran on the undivided output of
+/// one mean-reduced call; -1 when none.
+int undivided_step(const RunFacts& facts, const std::map<int, int>& backwards) {
+  std::map<int, bool> undivided;  // step -> every loss so far undivided, of the step's first call
+  std::map<int, std::string> call;
+  for (const LossFact& l : facts.losses()) {
+    const bool plain = !l.call.empty() && l.reduction == "mean" && l.outer.empty();
+    auto [it, first] = undivided.emplace(l.step, plain);
+    if (first) call[l.step] = l.call;
+    else it->second = it->second && plain && l.call == call[l.step];
+  }
+  for (const auto& [step, all] : undivided)
+    if (all && backwards.at(step) > 1) return step;
+  return -1;
+}
+
+void report_undivided(const RunFacts& facts, int step, double k, std::vector<Finding>& out) {
+  const LossFact* l = nullptr;
+  for (const LossFact& x : facts.losses())
+    if (x.step == step && !l) l = &x;
+  Finding f = finding("loss_scale", Severity::Note,
+                      "at step " + std::to_string(step) + " backward() ran " + num(k) + " times on the mean loss of " +
+                          l->call + ", undivided, before one optimizer step: the gradients add up to " + num(k) +
+                          " times one batch's mean; for gradient accumulation, divide each loss by " + num(k) + ".",
+                      step, l->event);
+  f.evidence = {{"case", 0, "undivided_accumulation"}, {"factor", 1.0}, {"divisor", 1.0}, {"expected_divisor", k},
+                {"reduction", 0, "mean"}, {"backwards", k}};
+  f.where.page = "Loss", f.where.phase = "loss";
+  out.push_back(std::move(f));
+}
+
 }  // namespace
 
 void check_loss_scale(const RunFacts& facts, std::vector<Finding>& out) {
   std::map<int, int> backwards;  // step -> losses backward() ran on
   for (const LossFact& l : facts.losses()) ++backwards[l.step];
+  if (const int step = undivided_step(facts, backwards); step >= 0) report_undivided(facts, step, backwards[step], out);
   for (const LossFact& l : facts.losses()) {
     if (l.call.empty() || (l.reduction != "sum" && l.reduction != "mean")) continue;
     const double factor = divisor_factor(l);
@@ -79,7 +115,7 @@ void check_loss_scale(const RunFacts& facts, std::vector<Finding>& out) {
                             asked_for(l, divisor, k) + ": each step's gradients are " + num(factor * divisor) +
                             " times what the batch gives, as if the learning rate were scaled by that.",
                         l.step, l.event);
-    f.evidence = {{"factor", factor}, {"divisor", 1 / factor}, {"expected_divisor", divisor},
+    f.evidence = {{"case", 0, "divisor"}, {"factor", factor}, {"divisor", 1 / factor}, {"expected_divisor", divisor},
                   {"reduction", 0, l.reduction}, {"batch", batch}, {"targets", targets}, {"backwards", k}};
     f.where.page = "Loss", f.where.phase = "loss";
     out.push_back(std::move(f));

@@ -4,7 +4,9 @@
 // after the call. A summed loss divided by the batch (times the backwards of
 // the step) and a mean loss divided by the backwards of the step say
 // nothing; any other divisor is a warning; factors above 1 (a loss scaler),
-// composite losses and losses not scaled after the call are not judged.
+// composite losses and reduction none are not judged. Several backwards of
+// a step on the undivided mean of one call (accumulation without `/ k`) are
+// a note.
 #include <catch2/catch.hpp>
 
 #include "tvis/analysis/diagnose.h"
@@ -68,6 +70,12 @@ std::vector<an::Finding> run(int64_t batch, int backwards, const char* reduction
   return an::diagnose(facts);
 }
 
+std::string evidence_text(const an::Finding& f, const char* key) {
+  for (const an::Evidence& e : f.evidence)
+    if (e.key == key) return e.text;
+  return "";
+}
+
 double evidence(const an::Finding& f, const char* key) {
   for (const an::Evidence& e : f.evidence)
     if (e.key == key) return e.number;
@@ -92,6 +100,7 @@ TEST_CASE("a summed loss divided by something other than the batch is a warning"
   const auto f = run(32, 1, "sum", 0.25);
   REQUIRE(f.size() == 1);
   CHECK(f[0].kind == "loss_scale");
+  CHECK(evidence_text(f[0], "case") == "divisor");
   CHECK(f[0].severity == an::Severity::Warning);
   CHECK(evidence(f[0], "factor") == Approx(0.25));
   CHECK(evidence(f[0], "divisor") == Approx(4));
@@ -120,4 +129,17 @@ TEST_CASE("a loss scaler's factor, a composite loss and reduction none are not j
   CHECK(run(32, 1, "mean", 65536.0, "MulBackward0").empty());
   CHECK(run(32, 1, "sum", 0.25, "AddBackward0").empty());
   CHECK(run(32, 1, "none", 0.25).empty());
+}
+
+TEST_CASE("several backwards of a step on the undivided mean loss are a note", "[analysis][loss_scale]") {
+  const auto f = run(8, 4, "mean", 1.0, "");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].kind == "loss_scale");
+  CHECK(f[0].severity == an::Severity::Note);
+  CHECK(evidence_text(f[0], "case") == "undivided_accumulation");
+  CHECK(evidence(f[0], "backwards") == 4);
+  CHECK(evidence(f[0], "expected_divisor") == 4);
+  CHECK(f[0].message.find("divide each loss by 4") != std::string::npos);
+  // a divided one, or a summed loss, is not this case
+  CHECK(run(8, 4, "sum", 1.0, "").empty());
 }

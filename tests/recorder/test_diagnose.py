@@ -33,6 +33,7 @@ CASES = {
     "loss_nan": ("loss_trend", "error", {"page": "Loss", "phase": "loss"}),
     "nan_input": ("non_finite", "error", {"page": "Replay", "phase": "data"}),
     "sum_divisor": ("loss_scale", "warning", {"page": "Loss", "phase": "loss"}),
+    "undivided": ("loss_scale", "note", {"page": "Loss", "phase": "loss"}),
 }
 
 
@@ -183,7 +184,16 @@ def test_sum_loss_divided_by_a_constant_is_named(tvis, runs_dir):
     ev = f["evidence"]
     assert ev["reduction"] == "sum" and ev["divisor"] == pytest.approx(4, rel=1e-3), f
     assert ev["batch"] == 32 and ev["expected_divisor"] == 32 and ev["backwards"] == 1, f
-    assert f["step"] == 0 and "divided by 4" in f["message"], f
+    assert ev["case"] == "divisor" and f["step"] == 0 and "divided by 4" in f["message"], f
+
+
+def test_accumulation_left_undivided_is_a_note(tvis, runs_dir):
+    """Four backwards of a quarter batch before each optimizer step, each mean
+    loss left undivided: four times one batch's gradients."""
+    report = diagnose(tvis, record(tvis, runs_dir, "undivided"))
+    f = next(f for f in report["findings"] if f["kind"] == "loss_scale")
+    assert f["evidence"]["case"] == "undivided_accumulation" and f["severity"] == "note", f
+    assert f["evidence"]["backwards"] == 4 and f["step"] == 0, f
 
 
 def test_accumulation_divided_by_its_steps_is_not_a_loss_scale(tvis, runs_dir):

@@ -15,7 +15,7 @@ from torch.utils.data import DataLoader, TensorDataset
 BUGS = ("none", "nan_layer", "vanishing", "exploding", "lr", "lr0_group", "unused", "softmax", "one_class",
         "raw_inputs", "same_batch", "eval_mode", "train_eval",
         "no_zero_grad", "dead_relu", "not_in_optimizer", "rising", "loss_nan", "nan_input", "sum_divisor",
-        "target_range")
+        "target_range", "undivided")
 
 # The learning rate of each bug that is one; 0.05 trains. "rising": the loss
 # grows tenfold a step (1.53, 24.7, 133, ...) yet stays finite for four steps;
@@ -87,6 +87,8 @@ def main():
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--accumulate", type=int, default=1, help="backwards per optimizer step (healthy accumulation)")
     args = ap.parse_args()
+    if args.bug == "undivided":  # accumulation over 4 backwards, each loss left undivided
+        args.accumulate = 4
     torch.manual_seed(0)
     n, width = 256, 32
     x = torch.randn(n, 12)
@@ -124,7 +126,7 @@ def main():
                     loss = F.cross_entropy(logits, yc, reduction="sum") / SUM_DIVISOR
                 else:
                     loss = F.cross_entropy(logits, yc)
-                if args.accumulate > 1:
+                if args.accumulate > 1 and args.bug != "undivided":
                     loss = loss / args.accumulate
                 loss.backward()
                 total += loss.item()
