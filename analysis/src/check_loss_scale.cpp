@@ -73,7 +73,7 @@ int undivided_step(const RunFacts& facts, const std::map<int, int>& backwards) {
     else it->second = it->second && plain && l.call == call[l.step];
   }
   for (const auto& [step, all] : undivided)
-    if (all && backwards.at(step) > 1) return step;
+    if (all && backwards.find(step)->second > 1) return step;
   return -1;
 }
 
