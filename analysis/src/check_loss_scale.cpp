@@ -84,7 +84,8 @@ void report_undivided(const RunFacts& facts, int step, double k, std::vector<Fin
   Finding f = finding("loss_scale", Severity::Note,
                       "at step " + std::to_string(step) + " backward() ran " + num(k) + " times on the mean loss of " +
                           l->call + ", undivided, before one optimizer step: the gradients add up to " + num(k) +
-                          " times one batch's mean; if this is gradient accumulation, divide each loss by " + num(k) + ".",
+                          " times one batch's mean; if this is gradient accumulation, divide each loss by " +
+                          num(k) + ".",
                       step, l->event);
   f.evidence = {{"case", 0, "undivided_accumulation"}, {"factor", 1.0}, {"divisor", 1.0}, {"expected_divisor", k},
                 {"reduction", 0, "mean"}, {"backwards", k}};
