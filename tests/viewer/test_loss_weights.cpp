@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "headless_app.h"
 #include "tvis/format/byte_source.h"
+#include "tvis/viewer_model/class_names.h"
+#include "tvis/viewer_model/loss_call_site.h"
 #include "tvis/viewer_model/run_model.h"
 
 namespace vw = tvis::viewer;
@@ -87,6 +90,74 @@ TEST_CASE("LossAnalysis recomputes every sample of a recorded cross_entropy batc
       CHECK(norm[k] == (row ? static_cast<double>(c->counts[k]) / static_cast<double>(row) : 0.0));
     }
   }
+}
+
+TEST_CASE("Losses answers each record as a plain entry; the shown one, its analysis and its call site", "[viewer][model][loss]") {
+  vw::RunModel model(64ull << 20);
+  open_golden(model);
+  for (int i = 0; i < 8 && !model.losses().ready(); ++i) {
+  }
+  const auto records = model.losses().all();
+  const std::vector<vw::LossEntry> entries = model.losses().entries();
+  REQUIRE(entries.size() == 2);
+  REQUIRE(records.size() == entries.size());
+  CHECK(model.losses().count() == 2);
+  for (size_t k = 0; k < entries.size(); ++k) {  // copied field by field
+    const vw::LossEntry& e = entries[k];
+    CHECK(e.step == records[k]->step());
+    CHECK(e.backward == 0);  // golden_tiny.py: one backward() a step
+    CHECK(e.event == records[k]->event());
+    CHECK(e.value == records[k]->value());
+    CHECK(e.value_repr == records[k]->value_repr()->str());
+    CHECK(e.call == records[k]->call()->str());
+    CHECK(e.reduction == records[k]->reduction()->str());
+    REQUIRE(records[k]->args());
+    CHECK(e.args.size() == records[k]->args()->size());
+    CHECK(e.followed_samples == static_cast<int64_t>(records[k]->samples()->size()));
+    CHECK(model.losses().record(e) == records[k]);
+  }
+  // The shown record: the step's K-th, clamped; none at a step without one.
+  const int step = entries[1].step;
+  REQUIRE(model.losses().shown(step, 0));
+  CHECK(model.losses().shown(step, 0)->event == entries[1].event);
+  CHECK(model.losses().shown(step, 5)->event == entries[1].event);
+  CHECK(model.losses().shown(step, -1)->event == entries[1].event);
+  CHECK_FALSE(model.losses().shown(99, 0));
+  CHECK(model.losses().entries_at_step(step).size() == 1);
+  CHECK(model.losses().entries_at_step(99).empty());
+  // The entry's analysis is the record's (one owner), and so are its words.
+  const vw::LossBatch* b = nullptr;
+  for (int i = 0; i < 8; ++i) {
+    b = &model.loss_analysis().batch(entries[0]);
+    if (b->state != vw::AnalysisState::Loading) break;
+  }
+  REQUIRE(b->state == vw::AnalysisState::Ready);
+  CHECK(b == &model.loss_analysis().batch(*records[0]));
+  CHECK(vw::reduction_in_words(entries[0], b) == vw::reduction_in_words(*records[0], b));
+  CHECK(std::isnan(vw::loss_scale_factor(entries[0])));  // not scaled after the call
+  // Its call site: the F.cross_entropy line of golden_tiny.py.
+  vw::LossCallSite site;
+  for (int i = 0; i < 8; ++i) {
+    site = vw::loss_call_site(model, entries[0]);
+    if (site.state != vw::LossCallSite::State::Loading) break;
+  }
+  REQUIRE(site.found());
+  CHECK(site.file.find("golden_tiny.py") != std::string::npos);
+  CHECK(site.line > 0);
+  CHECK(site.text == "loss = F.cross_entropy(model(xb), yb)");
+  // A custom loss (no recognised call) has none.
+  vw::LossEntry custom = entries[0];
+  custom.call.clear();
+  CHECK(vw::loss_call_site(model, custom).state == vw::LossCallSite::State::None);
+  custom = entries[0];
+  custom.event = vw::kNoLossEvent;
+  CHECK(vw::loss_call_site(model, custom).state == vw::LossCallSite::State::None);
+  // The classes' names over the loss steps: golden_tiny.py's dataset names none.
+  bool complete = false;
+  std::map<int64_t, std::string> names;
+  for (int i = 0; i < 8 && !complete; ++i) names = vw::class_names_of_losses(model, &complete);
+  CHECK(complete);
+  CHECK(names.empty());
 }
 
 TEST_CASE("OptimizerSteps names each step's parameters and their optimizer", "[viewer][model][weights]") {

@@ -1,6 +1,8 @@
 // class_names.cpp: class_names.h.
 #include "tvis/viewer_model/class_names.h"
 
+#include <set>
+
 #include "tvis/viewer_model/call_tensors.h"
 #include "tvis/viewer_model/losses.h"
 #include "tvis/viewer_model/run_model.h"
@@ -32,6 +34,19 @@ void add_class_name(std::map<int64_t, std::string>& names, const schema::Sample*
 std::map<int64_t, std::string> class_names_at(RunModel& model, int step) {
   std::map<int64_t, std::string> out;
   model.samples().for_step(step, [&](const schema::Sample* smp) { add_class_name(out, smp); });
+  return out;
+}
+
+std::map<int64_t, std::string> class_names_of_losses(RunModel& model, bool* complete) {
+  std::map<int64_t, std::string> out;
+  *complete = false;
+  if (!model.losses().ready()) return out;
+  std::set<int> steps;
+  for (const LossEntry& e : model.losses().entries()) steps.insert(e.step);
+  bool all_read = true;
+  for (int step : steps)
+    all_read = model.samples().for_step(step, [&](const schema::Sample* smp) { add_class_name(out, smp); }) && all_read;
+  *complete = all_read;
   return out;
 }
 

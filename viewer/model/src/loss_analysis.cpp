@@ -105,6 +105,19 @@ const LossBatch& LossAnalysis::batch(const schema::LossRecord& rec) {
   return b;
 }
 
+const LossBatch& LossAnalysis::batch(const LossEntry& e) {
+  auto found = batches_.find({e.step, e.event});
+  if (found != batches_.end() && found->second.state != AnalysisState::Loading) return found->second;
+  if (const schema::LossRecord* rec = model_.losses().record(e)) return batch(*rec);
+  static const LossBatch kNotOfThisRun = [] {
+    LossBatch b;
+    b.state = AnalysisState::Unavailable;
+    b.why = "This loss record is not in the run shown.";
+    return b;
+  }();
+  return kNotOfThisRun;
+}
+
 void LossAnalysis::analyse(const schema::LossRecord& rec, LossBatch* out) {
   LossBatch& b = *out;
   b.step = rec.step();
@@ -287,9 +300,9 @@ std::vector<double> row_normalised(const Confusion& c) {
   return out;
 }
 
-bool is_loss_call_event(const schema::LossRecord& rec, const schema::Event& e) {
-  const std::string call = rec.call() ? rec.call()->str() : "";
-  if (call.empty() || rec.event() == kNoLossEvent || e.id() != rec.event()) return false;
+bool is_loss_call_event(const LossEntry& loss, const schema::Event& e) {
+  const std::string& call = loss.call;
+  if (call.empty() || loss.event == kNoLossEvent || e.id() != loss.event) return false;
   if (e.kind() == schema::EventKind::LossCall) return e.name() && e.name()->str() == call;
   if (e.kind() == schema::EventKind::ModuleCall)
     return e.class_name() && "torch.nn." + e.class_name()->str() == call;
@@ -299,21 +312,26 @@ bool is_loss_call_event(const schema::LossRecord& rec, const schema::Event& e) {
 namespace {
 
 // The call's own reduction in words (reduction_in_words without the outer note).
-std::string call_reduction_in_words(const schema::LossRecord& rec, const LossBatch* a);
+std::string call_reduction_in_words(const LossEntry& rec, const LossBatch* a);
 
 }  // namespace
 
-double loss_scale_factor(const schema::LossRecord& rec) {
-  const std::string outer = rec.outer() ? rec.outer()->str() : "";
-  const double factor = rec.value() / rec.call_value();
-  if ((outer != "DivBackward0" && outer != "MulBackward0") || !std::isfinite(factor) || factor == 0)
+double loss_scale_factor(const LossEntry& e) {
+  const double factor = e.value / e.call_value;
+  if ((e.outer != "DivBackward0" && e.outer != "MulBackward0") || !std::isfinite(factor) || factor == 0)
     return std::nan("");
   return factor;
 }
 
+double loss_scale_factor(const schema::LossRecord& rec) { return loss_scale_factor(loss_entry(rec, 0)); }
+
 std::string reduction_in_words(const schema::LossRecord& rec, const LossBatch* a) {
-  const std::string call = rec.call() ? rec.call()->str() : "";
-  const std::string outer = rec.outer() ? rec.outer()->str() : "";
+  return reduction_in_words(loss_entry(rec, 0), a);
+}
+
+std::string reduction_in_words(const LossEntry& rec, const LossBatch* a) {
+  const std::string& call = rec.call;
+  const std::string& outer = rec.outer;
   if (call.empty())
     return "not available: no loss function or nn loss module tvis recognises produced the tensor backward() ran "
            "on" + (outer.empty() ? std::string() : " (" + outer + ")");
@@ -335,9 +353,9 @@ std::string reduction_in_words(const schema::LossRecord& rec, const LossBatch* a
 
 namespace {
 
-std::string call_reduction_in_words(const schema::LossRecord& rec, const LossBatch* a) {
-  const std::string reduction = rec.reduction() && rec.reduction()->size() ? rec.reduction()->str() : "mean";
-  const std::string call = rec.call() ? rec.call()->str() : "";
+std::string call_reduction_in_words(const LossEntry& rec, const LossBatch* a) {
+  const std::string reduction = rec.reduction.empty() ? "mean" : rec.reduction;
+  const std::string& call = rec.call;
   const std::string fn = classification_function(call);
   if (fn.empty() || !a || a->state != AnalysisState::Ready) {
     const std::string what = fn.empty() ? (call.empty() ? "the loss" : call) : "−log p(target)";

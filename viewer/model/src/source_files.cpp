@@ -1,5 +1,7 @@
 #include "tvis/viewer_model/source_files.h"
 
+#include <cstring>
+
 #include "tvis/viewer_model/run_model.h"
 
 namespace tvis::viewer {
@@ -45,6 +47,23 @@ const flatbuffers::String* SourceFiles::text(uint32_t id, bool* loading) {
   if (it == texts_.end()) return nullptr;
   *loading = false;
   return it->second;
+}
+
+std::string SourceFiles::line(uint32_t id, uint32_t line) {
+  bool loading = false;
+  const flatbuffers::String* text = this->text(id, &loading);
+  if (!text || line == 0) return "";
+  const char* p = text->c_str();
+  const char* end = p + text->size();
+  for (uint32_t n = 1; n < line && p < end; ++n) {
+    p = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
+    if (!p) return "";
+    ++p;
+  }
+  const char* e = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
+  std::string out(p, e ? e : end);
+  const size_t first = out.find_first_not_of(" \t");
+  return first == std::string::npos ? "" : out.substr(first);
 }
 
 }  // namespace tvis::viewer

@@ -2,8 +2,6 @@
 // matrix): a class has a name where a followed sample of that class carries
 // its label (Sample.label with label_index) other than the index itself
 // (the recorder's label without a dataset's `classes`), else it is its index.
-#include <set>
-
 #include "loss_state.h"
 #include "tvis/viewer_model/class_names.h"
 
@@ -12,13 +10,10 @@ namespace tvis::viewer {
 std::map<int64_t, std::string> class_names(AppState& s, int step) { return class_names_at(s.model, step); }
 
 const std::map<int64_t, std::string>& class_names_recorded(AppState& s, LossState& l) {
-  if (l.recorded_names_complete || !s.model.losses().ready()) return l.recorded_names;
-  std::set<int> steps;
-  for (const schema::LossRecord* rec : s.model.losses().all()) steps.insert(rec->step());
-  bool complete = true;
-  for (int step : steps)
-    complete = s.model.samples().for_step(step, [&](const schema::Sample* smp) { add_class_name(l.recorded_names, smp); }) &&
-               complete;
+  if (l.recorded_names_complete) return l.recorded_names;
+  bool complete = false;
+  std::map<int64_t, std::string> names = class_names_of_losses(s.model, &complete);
+  for (auto& [index, name] : names) l.recorded_names.emplace(index, std::move(name));
   l.recorded_names_complete = complete;
   return l.recorded_names;
 }

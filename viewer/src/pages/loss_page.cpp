@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +21,7 @@
 #include "../ranks.h"
 #include "../theme.h"
 #include "loss_state.h"
+#include "tvis/viewer_model/loss_call_site.h"
 #include "tvis/widgets/format_number.h"
 #include "tvis/widgets/line_plot.h"
 
@@ -44,11 +45,7 @@ void loss_link_position(AppState& s, json& link) {
 
 }  // namespace
 
-const schema::LossRecord* shown_loss(AppState& s, LossState& l) {
-  const auto records = s.model.losses().all_at_step(s.selection.step);
-  if (records.empty()) return nullptr;
-  return records[static_cast<size_t>(std::clamp(l.backward, 0, static_cast<int>(records.size()) - 1))];
-}
+std::optional<LossEntry> shown_loss(AppState& s, LossState& l) { return s.model.losses().shown(s.selection.step, l.backward); }
 
 namespace {
 
@@ -125,24 +122,6 @@ void draw_curve(AppState& s, LossState& l, float height) {
   }
 }
 
-// The source line of the loss call, from the run's kept source text.
-std::string source_line(AppState& s, uint32_t file, uint32_t line) {
-  bool loading = false;
-  const flatbuffers::String* text = s.model.source_files().text(file, &loading);
-  if (!text || line == 0) return "";
-  const char* p = text->c_str();
-  const char* end = p + text->size();
-  for (uint32_t n = 1; n < line && p < end; ++n) {
-    p = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
-    if (!p) return "";
-    ++p;
-  }
-  const char* e = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
-  std::string out(p, e ? e : end);
-  const size_t first = out.find_first_not_of(" \t");
-  return first == std::string::npos ? "" : out.substr(first);
-}
-
 // A distributed run: the loss of every rank at `step` (the shown backward),
 // each from its own rank's data.
 void draw_rank_values(AppState& s, LossState& l, int step) {
@@ -160,108 +139,88 @@ void draw_rank_values(AppState& s, LossState& l, int step) {
   }
 }
 
-// The call site of `rec`'s loss call: its Event when that event is really
-// the call the record names (is_loss_call_event); nullptr when the record
-// has none (a custom loss) or while the Events chunk is read (*loading).
-const schema::Event* loss_call_site(AppState& s, const schema::LossRecord& rec, bool* loading) {
-  *loading = false;
-  if (!rec.call() || rec.call()->size() == 0 || rec.event() == kNoLossEvent) return nullptr;
-  const schema::Event* e = s.model.event(rec.event());
-  if (!e) {
-    *loading = !s.model.event_failure(rec.event()) && s.model.event_count() > rec.event();
-    return nullptr;
-  }
-  return is_loss_call_event(rec, *e) ? e : nullptr;
-}
-
 // What the page says is not available about the shown loss's call, each a
 // sentence shown in place (and state()'s view.not_available).
-std::vector<std::string> call_not_available(AppState& s, const schema::LossRecord& rec) {
+std::vector<std::string> call_not_available(AppState& s, const LossEntry& rec) {
   std::vector<std::string> out;
-  const std::string outer = rec.outer() ? rec.outer()->str() : "";
-  bool loading = false;
-  const schema::Event* e = loss_call_site(s, rec, &loading);
-  if (!rec.call() || rec.call()->size() == 0) {
+  const std::string& outer = rec.outer;
+  const LossCallSite site = loss_call_site(s.model, rec);
+  if (rec.call.empty()) {
     out.push_back("Not available: the loss call. No loss function or nn loss module tvis recognises produced the "
                   "tensor backward() ran on" + (outer.empty() ? std::string() : " (its grad_fn: " + outer + ")") +
                   ": a custom loss. Its value is recorded; its call, arguments, source line and per-sample losses "
                   "are not.");
-  } else if (!e && !loading) {
+  } else if (site.state == LossCallSite::State::None) {
     out.push_back("Not available: the call's source line (the recorded event is not this loss call).");
   }
   const double factor = loss_scale_factor(rec);
   if (std::isfinite(factor)) {
     const double divisor = 1.0 / factor;
     const bool whole = std::abs(divisor - std::round(divisor)) <= 1e-6 * std::abs(divisor);
-    out.push_back("The loss backward() ran on is " + rec.call()->str() + "'s output " +
-                  widgets::format_number(rec.call_value(), 6) +
+    out.push_back("The loss backward() ran on is " + rec.call + "'s output " +
+                  widgets::format_number(rec.call_value, 6) +
                   (whole ? " divided by " + widgets::format_number(std::round(divisor), 6) +
                                " (gradient accumulation divides each micro-batch's loss by their count, or a sum "
                                "by the items of all micro-batches)"
                          : " times " + widgets::format_number(factor, 6)) +
                   ": the gradients are the scaled loss's; the per-sample losses are the call's.");
-  } else if (!outer.empty() && rec.call() && rec.call()->size())
-    out.push_back("The loss backward() ran on is " + outer + " of " + rec.call()->str() +
+  } else if (!outer.empty() && !rec.call.empty())
+    out.push_back("The loss backward() ran on is " + outer + " of " + rec.call +
                   "'s output and more (a composite loss, e.g. plus a regulariser): its value is not the call's "
                   "reduction alone, and the per-sample losses are the call's, not the whole loss's.");
   return out;
 }
 
-void draw_call(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b) {
-  const auto records = s.model.losses().all_at_step(rec.step());
+void draw_call(AppState& s, LossState& l, const LossEntry& rec, const LossBatch& b) {
+  const std::vector<LossEntry> records = s.model.losses().entries_at_step(rec.step);
   if (records.size() > 1) {
     ImGui::AlignTextToFramePadding();
-    ImGui::Text("Step %d ran %zu backward() calls:", rec.step(), records.size());
+    ImGui::Text("Step %d ran %zu backward() calls:", rec.step, records.size());
     for (size_t i = 0; i < records.size(); ++i) {
       ImGui::SameLine();
       char label[96];
-      std::snprintf(label, sizeof label, "%zu: %s##bw%zu", i + 1, widgets::format_number(records[i]->value(), 5).c_str(), i);
+      std::snprintf(label, sizeof label, "%zu: %s##bw%zu", i + 1, widgets::format_number(records[i].value, 5).c_str(), i);
       if (ImGui::RadioButton(label, l.backward == static_cast<int>(i))) l.backward = static_cast<int>(i);
     }
   }
-  ImGui::Text("Loss at step %d:", rec.step());
+  ImGui::Text("Loss at step %d:", rec.step);
   ImGui::SameLine();
-  const std::string value = rec.value_repr() && rec.value_repr()->size() ? rec.value_repr()->str()
-                                                                         : widgets::format_exact(rec.value());
+  const std::string value = rec.value_repr.empty() ? widgets::format_exact(rec.value) : rec.value_repr;
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kAccent), "%s", value.c_str());
-  draw_rank_values(s, l, rec.step());
+  draw_rank_values(s, l, rec.step);
   for (const std::string& note : call_not_available(s, rec)) muted(note.c_str());
-  if (rec.call() && rec.call()->size()) {
+  if (!rec.call.empty()) {
     ImGui::TextDisabled("call");
     ImGui::SameLine();
-    ImGui::TextUnformatted(rec.call()->c_str());
+    ImGui::TextUnformatted(rec.call.c_str());
     ImGui::TextDisabled("reduces");
     ImGui::SameLine();
     ImGui::TextWrapped("%s", reduction_in_words(rec, &b).c_str());
   }
-  if (rec.args() && rec.args()->size()) {
+  if (!rec.args.empty()) {
     if (ImGui::BeginTable("loss_args", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
-      for (const auto* kv : *rec.args()) {
-        if (!kv || !kv->key()) continue;
+      for (const LossArgument& kv : rec.args) {
         ImGui::TableNextColumn();
-        ImGui::TextDisabled("%s", kv->key()->c_str());
+        ImGui::TextDisabled("%s", kv.key.c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(kv->value() ? kv->value()->c_str() : "");
+        ImGui::TextUnformatted(kv.value.c_str());
       }
       ImGui::EndTable();
     }
   }
   // Where it was called: the Events chunk of the call (read on demand),
   // only when that event is the call the record names.
-  bool loading = false;
-  const schema::Event* e = loss_call_site(s, rec, &loading);
-  const std::string file = e ? s.model.source_files().name(e->call_file()) : std::string();
-  if (e && !file.empty()) {
+  const LossCallSite site = loss_call_site(s.model, rec);
+  if (site.found() && !site.file.empty()) {
     ImGui::TextDisabled("at");
     ImGui::SameLine();
-    ImGui::Text("%s:%u", file.c_str(), e->call_line());
-    const std::string line = source_line(s, e->call_file(), e->call_line());
-    if (!line.empty()) {
+    ImGui::Text("%s:%u", site.file.c_str(), site.line);
+    if (!site.text.empty()) {
       ImGui::SameLine();
-      ImGui::TextDisabled("  %s", line.c_str());
+      ImGui::TextDisabled("  %s", site.text.c_str());
     }
     if (ImGui::SmallButton("Show in Explore's Source")) {
-      s.selection.select_event(rec.event());
+      s.selection.select_event(rec.event);
       s.page_request = "Explore";
       s.show_panel = "Source";
     }
@@ -272,8 +231,7 @@ void draw_call(AppState& s, LossState& l, const schema::LossRecord& rec, const L
 void draw_loss_page(AppState& s) {
   LossState& l = loss_state(s);
   const bool indexed = s.model.losses().ready();
-  const auto records = s.model.losses().all();
-  if (records.empty()) {
+  if (s.model.losses().count() == 0) {
     if (!indexed) ImGui::TextDisabled("Reading the loss records ...");
     else
       muted(s.model.chunks_of_kind(format::ChunkKind::Loss).empty()
@@ -285,7 +243,7 @@ void draw_loss_page(AppState& s) {
   const float em = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   draw_curve(s, l, std::max(em * 8, avail.y * 0.26f));
-  const schema::LossRecord* rec = shown_loss(s, l);
+  const std::optional<LossEntry> rec = shown_loss(s, l);
   const float below = ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeight();
   const float left_w = std::max(em * 24, avail.x * 0.42f);
   ImGui::BeginChild("loss_left", ImVec2(left_w, below), true);
@@ -323,11 +281,9 @@ json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 json loss_view(AppState& s) {
   LossState& l = loss_state(s);
   json losses = json::array(), backwards = json::array();
-  for (const schema::LossRecord* rec : s.model.losses().all()) {
-    losses.push_back(number_or_null(rec->value()));
-    backwards.push_back({{"step", rec->step()},
-                         {"value", number_or_null(rec->value())},
-                         {"call", rec->call() ? rec->call()->str() : ""}});
+  for (const LossEntry& e : s.model.losses().entries()) {
+    losses.push_back(number_or_null(e.value));
+    backwards.push_back({{"step", e.step}, {"value", number_or_null(e.value)}, {"call", e.call}});
   }
   json rank_losses = json::array();  // every rank's curve (one entry for a run of one file)
   for (const RankLossCurve& c : rank_loss_curves(rank_models(s))) {
@@ -343,25 +299,24 @@ json loss_view(AppState& s) {
             {"call", nullptr}, {"outer", nullptr}, {"source", nullptr}, {"not_available", json::array()},
             {"reduction", nullptr}, {"reduction_words", nullptr}, {"worst", json::array()},
             {"confusion", nullptr}, {"tokens", nullptr}, {"analysis", nullptr}, {"why", nullptr}};
-  const schema::LossRecord* rec = shown_loss(s, l);
+  const std::optional<LossEntry> rec = shown_loss(s, l);
   if (rec) {
     const LossBatch& b = s.model.loss_analysis().batch(*rec);
-    v["call"] = rec->call() ? rec->call()->str() : "";
-    v["outer"] = rec->outer() ? rec->outer()->str() : "";
-    v["call_value"] = std::isfinite(rec->call_value()) ? json(rec->call_value()) : json(nullptr);
+    v["call"] = rec->call;
+    v["outer"] = rec->outer;
+    v["call_value"] = std::isfinite(rec->call_value) ? json(rec->call_value) : json(nullptr);
     v["loss_factor"] = std::isfinite(loss_scale_factor(*rec)) ? json(loss_scale_factor(*rec)) : json(nullptr);
     v["not_available"] = call_not_available(s, *rec);
-    bool loading = false;
-    if (const schema::Event* e = loss_call_site(s, *rec, &loading))
-      v["source"] = s.model.source_files().name(e->call_file()) + ":" + std::to_string(e->call_line());
-    v["reduction"] = rec->reduction() ? rec->reduction()->str() : "";
+    const LossCallSite site = loss_call_site(s.model, *rec);
+    if (site.found()) v["source"] = site.file + ":" + std::to_string(site.line);
+    v["reduction"] = rec->reduction;
     v["reduction_words"] = reduction_in_words(*rec, &b);
     v["analysis"] = b.state == AnalysisState::Ready ? "ready" : b.state == AnalysisState::Loading ? "loading" : "unavailable";
     if (!b.why.empty()) v["why"] = b.why;
     if (b.state == AnalysisState::Ready) {
       for (size_t k = 0; k < b.worst.size() && k < 20; ++k) {
         const SampleLossRow& r = b.rows[b.worst[k]];
-        v["worst"].push_back({{"step", rec->step()}, {"row", r.row}, {"target", r.target}, {"predicted", r.predicted},
+        v["worst"].push_back({{"step", rec->step}, {"row", r.row}, {"target", r.target}, {"predicted", r.predicted},
                               {"p_target", number_or_null(r.p_target)}, {"neg_log_p", number_or_null(r.neg_log_p)},
                               {"loss", number_or_null(r.loss)}});
       }
@@ -377,7 +332,7 @@ json loss_view(AppState& s) {
           if (it != names.end()) text[static_cast<size_t>(r.row % b.tokens.tokens)] = it->second;
         }
         for (json& j : text) labels.push_back(std::move(j));
-        v["tokens"] = {{"step", rec->step()}, {"row", row}, {"losses", tl}, {"labels", labels}};
+        v["tokens"] = {{"step", rec->step}, {"row", row}, {"losses", tl}, {"labels", labels}};
       }
     }
   }
@@ -428,7 +383,7 @@ json loss_command(AppState& s, const json& cmd) {
   }
   if (cmd.contains("click_row")) {  // a click on the sample list's row of that logits row
     if (!cmd["click_row"].is_number_integer()) return false;
-    const schema::LossRecord* rec = shown_loss(s, l);
+    const std::optional<LossEntry> rec = shown_loss(s, l);
     if (!rec) return false;
     const LossBatch& b = s.model.loss_analysis().batch(*rec);
     return b.state == AnalysisState::Ready && click_loss_row(s, l, *rec, b, cmd["click_row"].get<int64_t>());

@@ -17,6 +17,7 @@
 #include "../panels/tensor_picture.h"
 #include "../theme.h"
 #include "loss_state.h"
+#include "tvis/viewer_model/batch_row.h"
 #include "tvis/widgets/colormap.h"
 #include "tvis/widgets/format_number.h"
 
@@ -45,30 +46,23 @@ std::vector<std::pair<int64_t, double>> top_predictions(const LossBatch& b, int6
 }
 
 // The batch row `row` of `step` as a picture, when the batch is pictures of
-// the loss's rows (same count); nothing otherwise (tokens, tables). Returns
-// "drawn", "loading" or "none".
+// the loss's rows (same count: batch_row); nothing otherwise (tokens,
+// tables). Returns "drawn", "loading" or "none".
 const char* draw_row_picture(AppState& s, LossState& l, int step, int64_t row, int64_t rows) {
-  const StepPlan* plan = s.model.step_stops().plan(step);
-  if (!plan) {
+  const BatchRow batch = batch_row(s.model, step, row, rows);
+  if (batch.state == BatchRow::State::PlanLoading) {
     ImGui::TextDisabled("loading the batch ...");
     return "loading";
   }
-  const StepBatch batch = step_batch(s.model, *plan);
-  if (!batch.holder) return "none";
-  bool done = true;
-  TensorRef ref = s.model.tensors().by_id(s.model, batch.parts->Get(0), step, &done);
-  if (!ref) return done ? "none" : "loading";
-  if (!ref.rec->shape() || ref.rec->shape()->size() < 2 || ref.rec->shape()->Get(0) != rows) return "none";
-  const std::vector<int64_t> one(ref.rec->shape()->begin() + 1, ref.rec->shape()->end());
-  if (!picture_layout(one).ok || ref.rec->kept() == ValuesKept::None) return "none";
-  if (ref.rec->kept() == ValuesKept::LeadingRows && row >= ref.rec->kept_rows()) return "none";
-  const std::shared_ptr<const DecodedTensor> values = s.model.values().get(*ref.rec);
+  if (batch.state == BatchRow::State::Loading) return "loading";
+  if (batch.state == BatchRow::State::None || !picture_layout(batch.row_shape).ok) return "none";
+  const std::shared_ptr<const DecodedTensor> values = s.model.values().get(batch.tensor, step);
   if (values->loading) {
     ImGui::Dummy(ImVec2(ImGui::GetFontSize() * 6, ImGui::GetFontSize() * 6));
     return "loading";
   }
   if (!values->error.empty()) return "none";
-  draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(ref.rec->id()), step, ImGui::GetFontSize() * 6,
+  draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(batch.tensor), step, ImGui::GetFontSize() * 6,
                       static_cast<int>(row), &l.pictures, s.options.texture_uploader);
   return "drawn";
 }
@@ -81,7 +75,7 @@ void follow_in_replay(AppState& s, int sample) {
 
 }  // namespace
 
-bool click_loss_row(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b, int64_t row) {
+bool click_loss_row(AppState& s, LossState& l, const LossEntry& loss, const LossBatch& b, int64_t row) {
   const SampleLossRow* r = nullptr;
   for (const SampleLossRow& x : b.rows)
     if (x.row == row) r = &x;
@@ -92,7 +86,7 @@ bool click_loss_row(AppState& s, LossState& l, const schema::LossRecord& rec, co
     follow_in_replay(s, r->sample);
     return true;
   }
-  const int64_t followed = rec.samples() ? static_cast<int64_t>(rec.samples()->size()) : 0;
+  const int64_t followed = loss.followed_samples;
   char why[320];
   std::snprintf(why, sizeof why,
                 "Row %" PRId64 " cannot be followed in Replay: the recorder followed %s%" PRId64
@@ -100,24 +94,24 @@ bool click_loss_row(AppState& s, LossState& l, const schema::LossRecord& rec, co
                 " or more to follow it.",
                 row, followed ? "only the first " : "", followed, followed == 1 ? "" : "s", followed, row + 1);
   l.unfollowed_row = row;
-  l.unfollowed_step = rec.step();
+  l.unfollowed_step = loss.step;
   l.unfollowed_why = why;
   return true;
 }
 
-void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b) {
+void draw_loss_samples(AppState& s, LossState& l, const LossEntry& loss, const LossBatch& b) {
   // Classes by their names; a language model's target and predicted tokens by their text ("9 s").
   std::map<int64_t, std::string> names;
   if (b.has_tokens) {
     const std::map<int64_t, std::string>& tokens = token_names(s, l);
     for (const auto& entry : tokens) names.emplace(entry.first, token_text(tokens, entry.first));
   } else {
-    names = class_names(s, rec.step());
+    names = class_names(s, loss.step);
   }
   l.hovered_row = -1;
   l.hovered_picture = "none";
   const bool tokens = b.has_tokens && b.tokens.tokens > 0;
-  ImGui::Text("%s of step %d, worst first", tokens ? "Tokens" : "Samples", rec.step());
+  ImGui::Text("%s of step %d, worst first", tokens ? "Tokens" : "Samples", loss.step);
   ImGui::SameLine();
   ImGui::TextDisabled("(%zu%s; -log p and loss in nats)", b.rows.size(), tokens ? " target tokens" : " samples");
   if (!b.why.empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", b.why.c_str());
@@ -125,7 +119,7 @@ void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec,
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kMuted),
                        "Class weights: the weighted loss is known only for the followed samples; the list is ordered "
                        "by -log p.");
-  if (l.unfollowed_row >= 0 && l.unfollowed_step == rec.step())
+  if (l.unfollowed_row >= 0 && l.unfollowed_step == loss.step)
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", l.unfollowed_why.c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingStretchProp;
@@ -154,14 +148,14 @@ void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec,
         if (r.followed) ImGui::Text("Followed sample %d: click to follow it in Replay", r.sample);
         else ImGui::TextDisabled("Not followed by the recorder (click: why)");
         l.hovered_row = r.row;
-        l.hovered_picture = tokens ? "none" : draw_row_picture(s, l, rec.step(), r.row, static_cast<int64_t>(b.rows.size()));
+        l.hovered_picture = tokens ? "none" : draw_row_picture(s, l, loss.step, r.row, static_cast<int64_t>(b.rows.size()));
         ImGui::TextDisabled("Top predictions:");
         for (const auto& [c, p] : top_predictions(b, r.row, 5))
           ImGui::Text("%s  p = %s%s", class_label(names, c).c_str(), widgets::format_exact(p).c_str(),
                       c == r.target ? "  (target)" : "");
         ImGui::EndTooltip();
       }
-      if (clicked) click_loss_row(s, l, rec, b, r.row);
+      if (clicked) click_loss_row(s, l, loss, b, r.row);
       ImGui::TableNextColumn();
       if (tokens)
         ImGui::Text("%" PRId64 ", %" PRId64, r.row / b.tokens.tokens, r.row % b.tokens.tokens);

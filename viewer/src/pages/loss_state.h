@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "../app_state.h"
 #include "../panels/picture_textures.h"
 #include "tvis/viewer_model/loss_analysis.h"
+#include "tvis/viewer_model/loss_entry.h"
 #include "tvis/viewer_model/step_stops.h"
 #include "tvis/widgets/heatmap.h"
 
@@ -39,7 +41,8 @@ struct LossState : PageState {
 /// (label_index -> label); loss_class_names.cpp.
 std::map<int64_t, std::string> class_names(AppState& s, int step);
 /// The same over every step with a loss record (the confusion matrix's
-/// batches), kept in `l` once every Samples chunk of those steps was read.
+/// batches: class_names_of_losses), kept in `l` once every Samples chunk of
+/// those steps was read.
 const std::map<int64_t, std::string>& class_names_recorded(AppState& s, LossState& l);
 /// "3 cat" where class 3 has a name, else "3".
 std::string class_label(const std::map<int64_t, std::string>& names, int64_t c);
@@ -50,15 +53,16 @@ const std::map<int64_t, std::string>& token_names(AppState& s, LossState& l);
 std::string token_text(const std::map<int64_t, std::string>& names, int64_t id);
 
 LossState& loss_state(AppState& s);
-/// The loss record the page shows at the Selection's step, or nullptr.
-const schema::LossRecord* shown_loss(AppState& s, LossState& l);
+/// The loss record the page shows at the Selection's step (Losses::shown
+/// with l.backward), or nullopt.
+std::optional<LossEntry> shown_loss(AppState& s, LossState& l);
 
 /// A click on sample row `row` of `b`: a followed row opens Replay on its
 /// sample; any other row sets l.unfollowed_row / unfollowed_why (which flag
 /// would follow it). False when the batch has no such row.
-bool click_loss_row(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b, int64_t row);
+bool click_loss_row(AppState& s, LossState& l, const LossEntry& loss, const LossBatch& b, int64_t row);
 
-void draw_loss_samples(AppState& s, LossState& l, const schema::LossRecord& rec, const LossBatch& b);
+void draw_loss_samples(AppState& s, LossState& l, const LossEntry& loss, const LossBatch& b);
 void draw_loss_tokens(AppState& s, LossState& l, const LossBatch& b);
 void draw_loss_confusion(AppState& s, LossState& l);
 

@@ -25,6 +25,12 @@ void add_class_name(std::map<int64_t, std::string>& names, const schema::Sample*
 /// Samples chunk of the step loads).
 std::map<int64_t, std::string> class_names_at(RunModel& model, int step);
 
+/// label_index -> name over the followed samples of every step with a loss
+/// record (the batches the confusion matrix counts). *complete is false
+/// while the loss index or a Samples chunk of those steps is still read
+/// (the names then are those read so far; empty before the index is ready).
+std::map<int64_t, std::string> class_names_of_losses(RunModel& model, bool* complete);
+
 /// Whether module call `event`'s output (its first Output record) is the
 /// tensor a loss of `step` took as logits: the same shape and bit-identical
 /// statistics as that loss call's Logits record. False when unknown yet.

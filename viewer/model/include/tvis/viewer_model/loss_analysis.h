@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "tvis/viewer_model/loss_entry.h"
 #include "tvis/viewer_model/records.h"
 #include "tvis/viewer_model/tensor_index.h"
 
@@ -100,6 +101,9 @@ class LossAnalysis {
   void reset();
   /// The analysis of `rec` (a record of model.losses()).
   const LossBatch& batch(const schema::LossRecord& rec);
+  /// The same for the record entry `e` was copied from (model.losses());
+  /// Unavailable, with a why, when `e` is not of this run.
+  const LossBatch& batch(const LossEntry& e);
   /// Counts over every recorded classification loss of the run (the first
   /// analysable record sets the class count; confusion is null-like
   /// (Unavailable) for language models and for more than kMaxClasses classes).
@@ -126,6 +130,7 @@ std::string classification_function(const std::string& call);
 /// rec.call_value recorded): 0.25 for `loss / 4` under gradient
 /// accumulation, 1/128 for a sum divided by the items of all micro-batches
 /// (the Hugging Face Trainer); NaN otherwise.
+double loss_scale_factor(const LossEntry& e);
 double loss_scale_factor(const schema::LossRecord& rec);
 
 /// The arithmetic `rec`'s reduction performs, in words: "mean over 32
@@ -136,15 +141,13 @@ double loss_scale_factor(const schema::LossRecord& rec);
 /// otherwise set: backward() ran on a tensor computed from the call's output)
 /// says the value is more than the call's reduction; with no recognised call (rec.call empty) it says
 /// the reduction is not available.
+std::string reduction_in_words(const LossEntry& e, const LossBatch* analysed);
 std::string reduction_in_words(const schema::LossRecord& rec, const LossBatch* analysed);
 
-/// LossRecord.event when no recognised loss call fed the loss (a custom loss).
-inline constexpr uint64_t kNoLossEvent = UINT64_MAX;
-
-/// Whether `e` is the call `rec` names: a LossCall of that function, or the
+/// Whether `e` is the call `loss` names: a LossCall of that function, or the
 /// ModuleCall of that nn loss module ("torch.nn." + class name). A record
 /// whose event is kNoLossEvent, or is another event, has no call site.
-bool is_loss_call_event(const schema::LossRecord& rec, const schema::Event& e);
+bool is_loss_call_event(const LossEntry& loss, const schema::Event& e);
 
 /// The value of argument `key` as recorded (Python repr), or "".
 std::string loss_arg(const schema::LossRecord& rec, const char* key);

@@ -29,6 +29,10 @@ class SourceFiles {
   const std::unordered_map<uint32_t, std::string>& names();
   /// Recorded text of `id`, or nullptr (*loading: a chunk may still hold it).
   const flatbuffers::String* text(uint32_t id, bool* loading);
+  /// Line `line` (1-based) of file `id`'s recorded text, leading blanks and
+  /// tabs trimmed; "" when the text is not kept (or still loading), line is
+  /// 0 or past the end.
+  std::string line(uint32_t id, uint32_t line);
 
  private:
   void add(const schema::SourceFiles& files);
