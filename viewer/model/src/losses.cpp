@@ -16,9 +16,10 @@ void Losses::reset() {
 void Losses::add(ChunkBody<schema::LossRecord>& read) {
   auto& records = by_step_[read.body->step()];
   const uint64_t event = read.body->event();
-  auto at = std::find_if(records.begin(), records.end(), [&](const Indexed& r) { return r.read.body->event() > event; });
-  const LossEntry entry = loss_entry(*read.body, 0);
-  at = records.insert(at, Indexed{std::move(read), entry});
+  auto at = std::find_if(records.begin(), records.end(),
+                         [&](const Indexed& r) { return r.read.body->event() > event; });
+  LossEntry entry = loss_entry(*read.body, 0);
+  records.insert(at, Indexed{std::move(read), std::move(entry)});
   for (size_t k = 0; k < records.size(); ++k) records[k].entry.backward = static_cast<int>(k);
   entries_stale_ = true;
 }

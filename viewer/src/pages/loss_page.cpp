@@ -45,7 +45,9 @@ void loss_link_position(AppState& s, json& link) {
 
 }  // namespace
 
-std::optional<LossEntry> shown_loss(AppState& s, LossState& l) { return s.model.losses().shown(s.selection.step, l.backward); }
+std::optional<LossEntry> shown_loss(AppState& s, LossState& l) {
+  return s.model.losses().shown(s.selection.step, l.backward);
+}
 
 namespace {
 
