@@ -35,6 +35,7 @@ const char* check(const schema::AttentionRecord* a) {
   if (!a) return nullptr;
   if (!aligned(a->shape())) return "AttentionRecord.shape";
   if (!aligned(a->tokens())) return "AttentionRecord.tokens";
+  if (!aligned(a->full())) return "AttentionRecord.full";
   return nullptr;
 }
 

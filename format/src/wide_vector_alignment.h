@@ -26,7 +26,7 @@ namespace tvis::format {
 inline constexpr const char* kWideVectorFields[] = {
     "Event.inputs",      "Event.outputs",         "Event.grad_outputs", "Event.sample_grad_norms",
     "TensorRecord.shape", "SampleBatch.batch",    "TokenLayout.ignored", "AttentionRecord.shape",
-    "AttentionRecord.tokens", "Operand.shape", "GraphEdgeRecord.shape",
+    "AttentionRecord.tokens", "AttentionRecord.full", "Operand.shape", "GraphEdgeRecord.shape",
 };
 
 const char* misaligned_wide_vector(const schema::Chunk& chunk);
