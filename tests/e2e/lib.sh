@@ -69,6 +69,20 @@ NGINX
 }
 
 # start_plain_http DIR PORT: Python's http.server, which ignores Range.
+# start_tvis_open DIR: `$BIN/tvis open --no-browser DIR` in the background
+# (ended at exit; SIGINT at its default, as a terminal's Ctrl-C finds it),
+# its output in $WORK/open.out and open.err; sets URL (what it printed),
+# BASE (http://127.0.0.1:PORT) and TOKEN, or fails when no URL comes in 30 s.
+start_tvis_open() {
+  python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+    "$BIN/tvis" open --no-browser "$1" > "$WORK/open.out" 2> "$WORK/open.err" &
+  PIDS+=($!)
+  for i in $(seq 1 300); do [ -s "$WORK/open.out" ] && break; sleep 0.1; done
+  URL="$(head -1 "$WORK/open.out")"
+  [[ "$URL" == http://127.0.0.1:* ]] || fail "tvis open printed no URL: $(cat "$WORK/open.err")"
+  BASE="${URL%%/\?token=*}"; TOKEN="${URL##*token=}"
+}
+
 start_plain_http() {
   python3 -m http.server "$2" --bind 127.0.0.1 --directory "$1" >"$WORK/http-$2.log" 2>&1 &
   PIDS+=($!)

@@ -94,13 +94,7 @@ command -v chromium >/dev/null || skip "chromium not installed"
 "$(dirname "$0")/install_playwright.sh" || skip "playwright-core could not be installed from npm"
 [ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap)"
 export NODE_PATH="$(dirname "$0")/node_modules" TVIS_WEB_DIR="$WEB"
-python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
-  "$BIN/tvis" open --no-browser "$WORK/runs" > "$WORK/open.out" 2> "$WORK/open.err" &
-PIDS+=($!)
-for i in $(seq 1 300); do [ -s "$WORK/open.out" ] && break; sleep 0.1; done
-URL="$(head -1 "$WORK/open.out")"
-[[ "$URL" == http://127.0.0.1:* ]] || fail "tvis open printed no URL: $(cat "$WORK/open.err")"
-BASE="${URL%%/\?token=*}"; TOKEN="${URL##*token=}"
+start_tvis_open "$WORK/runs"
 rel() { echo "run/$(basename "$(dirname "$1")")/run.tvis"; }
 TVIS_CMP_BASE="$BASE/viewer.html?token=$TOKEN" TVIS_CMP_A="$(rel "$A")" TVIS_CMP_A2="$(rel "$A2")" \
   TVIS_CMP_FC2="$(rel "$FC2")" TVIS_CMP_OUT="$OUT" TVIS_CMP_LIST="$URL" TVIS_CMP_A_NAME="$(basename "$(dirname "$A")")" \

@@ -54,13 +54,7 @@ command -v chromium >/dev/null || skip "chromium not installed"
 "$(dirname "$0")/install_playwright.sh" || skip "playwright-core could not be installed from npm"
 [ -f "$WEB/viewer.html" ] || fail "$WEB/viewer.html missing (run tools/bootstrap)"
 export NODE_PATH="$(dirname "$0")/node_modules" TVIS_WEB_DIR="$WEB"
-python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
-  "$BIN/tvis" open --no-browser "$WORK/runs" > "$WORK/open.out" 2> "$WORK/open.err" &
-PIDS+=($!)
-for i in $(seq 1 300); do [ -s "$WORK/open.out" ] && break; sleep 0.1; done
-URL="$(head -1 "$WORK/open.out")"
-[[ "$URL" == http://127.0.0.1:* ]] || fail "tvis open printed no URL: $(cat "$WORK/open.err")"
-BASE="${URL%%/\?token=*}"; TOKEN="${URL##*token=}"
+start_tvis_open "$WORK/runs"
 TVIS_DIAG_URL="$BASE/viewer.html?token=$TOKEN&url=run/$NAME/run.tvis&page=Diagnosis" \
   TVIS_DIAG_EXPECTED="$WORK/expected.json" TVIS_DIAG_SHOT="$OUT/diagnosis_browser.png" \
   node "$(dirname "$0")/diagnosis/diagnosis_browser.mjs" || fail "the browser's Diagnosis page"
