@@ -18,6 +18,7 @@
 #include "tvis/format/chunk_pack.h"
 #include "tvis/format/run_writer.h"
 #include "tvis/schema/recording_generated.h"
+#include "tvis/viewer_model/step_events.h"
 #include "tvis/viewer_model/user_time.h"
 
 using nlohmann::json;
@@ -180,6 +181,35 @@ TEST_CASE("Explore shows the user's time, tvis's own time apart, and both clocks
   REQUIRE(h.app().command(json{{"timeline_clock", "user"}}.dump()) == "true");
   h.frame(2);
   CHECK(h.state()["view"]["timeline"]["clock"] == "user");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("step_events: the step's events as plain values, with depth and the user's clock", "[viewer][own_time]") {
+  const std::string path = write_run(true);
+  HeadlessApp h;
+  explore_loss_call(h, path);
+  vw::AppState& s = h.app().internals();
+  std::vector<vw::TimelineEvent> events;
+  REQUIRE(vw::step_events(s.model, 0, &events));
+  REQUIRE(events.size() == std::size(kEvents));
+  for (size_t i = 0; i < events.size(); ++i) {
+    const vw::TimelineEvent& e = events[i];
+    const Ev& v = kEvents[i];
+    CHECK(e.id == v.id);
+    CHECK(e.kind == v.kind);
+    CHECK(e.phase == v.phase);
+    CHECK(e.name == v.name);
+    CHECK(e.t_begin_ns == v.begin);
+    CHECK(e.t_end_ns == v.end);
+    CHECK(e.own_ns == v.own);
+    CHECK(e.own_before_ns == v.own_before);
+    CHECK(e.depth == (v.parent < 0 ? 0 : 1));
+    CHECK(e.time.user == e.user.end - e.user.begin);
+  }
+  CHECK(events[2].user.begin == 1 * kMs - kMs / 10);  // the loss call's begin, tvis's time before it taken out
+  CHECK(events[2].time.user == 10000);
+  REQUIRE(vw::step_events(s.model, 5, &events));  // a step not recorded: none
+  CHECK(events.empty());
   std::filesystem::remove(path);
 }
 

@@ -20,6 +20,7 @@
 
 #include "../theme.h"
 #include "explore_state.h"
+#include "tvis/viewer_model/step_events.h"
 #include "tvis/widgets/axis_ticks.h"
 
 namespace tvis::viewer {
@@ -37,9 +38,8 @@ int lane_of(Phase p) {
   return v >= 0 && v < 5 ? v : -1;
 }
 
-bool is_call(const schema::Event* e) {
-  return e->kind() != EventKind::PhaseBegin && e->kind() != EventKind::PhaseEnd &&
-         e->t_end_ns() >= e->t_begin_ns();
+bool is_call(const TimelineEvent& e) {
+  return e.kind != EventKind::PhaseBegin && e.kind != EventKind::PhaseEnd && e.t_end_ns >= e.t_begin_ns;
 }
 
 }  // namespace
@@ -52,39 +52,40 @@ void draw_timeline(AppState& s, ExploreState& x) {
     t.step = s.selection.step;
     t.wall_clock = wall_clock;
   }
+  std::vector<TimelineEvent> events;
+  const bool complete = step_events(s.model, t.step, &events);
   // Pass 1: whether own time was recorded, tvis's own time over the step.
   bool own_known = false;
   int64_t own_lo = INT64_MAX, own_hi = INT64_MIN;
-  s.model.for_step_events(t.step, [&](const schema::Event* e) {
-    if (e->own_ns() < 0 || e->own_before_ns() < 0 || e->t_end_ns() < e->t_begin_ns()) return;
+  for (const TimelineEvent& e : events) {
+    if (e.own_ns < 0 || e.own_before_ns < 0 || e.t_end_ns < e.t_begin_ns) continue;
     own_known = true;
-    own_lo = std::min(own_lo, e->own_before_ns());
-    own_hi = std::max(own_hi, e->own_before_ns() + e->own_ns());
-  });
+    own_lo = std::min(own_lo, e.own_before_ns);
+    own_hi = std::max(own_hi, e.own_before_ns + e.own_ns);
+  }
   t.own_known = own_known;
   t.own_ns = own_known ? std::max<int64_t>(0, own_hi - own_lo) : 0;
   const bool wall = t.wall_clock || !own_known;
   // The event's span on the clock drawn.
-  auto span_of = [wall](const schema::Event* e) {
-    if (wall) return std::pair<double, double>(static_cast<double>(e->t_begin_ns()), static_cast<double>(e->t_end_ns()));
-    const UserSpan u = user_span(e);
-    return std::pair<double, double>(static_cast<double>(u.begin), static_cast<double>(u.end));
+  auto span_of = [wall](const TimelineEvent& e) {
+    if (wall) return std::pair<double, double>(static_cast<double>(e.t_begin_ns), static_cast<double>(e.t_end_ns));
+    return std::pair<double, double>(static_cast<double>(e.user.begin), static_cast<double>(e.user.end));
   };
   // Pass 2: extent and per-lane minimum depth.
   double lo = INFINITY, hi = -INFINITY;
   std::array<int, 5> min_depth;
   min_depth.fill(INT32_MAX);
   size_t calls = 0;
-  const bool complete = s.model.for_step_events(t.step, [&](const schema::Event* e) {
-    if (!is_call(e)) return;
-    const int lane = lane_of(e->phase());
-    if (lane < 0) return;
+  for (const TimelineEvent& e : events) {
+    if (!is_call(e)) continue;
+    const int lane = lane_of(e.phase);
+    if (lane < 0) continue;
     ++calls;
     const auto [b, en] = span_of(e);
     lo = std::min(lo, b);
     hi = std::max(hi, en);
-    min_depth[static_cast<size_t>(lane)] = std::min(min_depth[static_cast<size_t>(lane)], s.model.tree().depth(e->id()));
-  });
+    min_depth[static_cast<size_t>(lane)] = std::min(min_depth[static_cast<size_t>(lane)], e.depth);
+  }
   t.calls = calls;
   t.complete = complete;
   ImGui::TextDisabled("Step %d: %zu calls%s.  Wheel: zoom, drag: pan, double-click: fit, click: select.", t.step,
@@ -139,12 +140,12 @@ void draw_timeline(AppState& s, ExploreState& x) {
   // Lane heights from depths seen (bounded).
   std::array<int, 5> max_depth{};
   max_depth.fill(0);
-  s.model.for_step_events(t.step, [&](const schema::Event* e) {
-    const int lane = is_call(e) ? lane_of(e->phase()) : -1;
-    if (lane < 0) return;
-    const int d = s.model.tree().depth(e->id()) - min_depth[static_cast<size_t>(lane)];
+  for (const TimelineEvent& e : events) {
+    const int lane = is_call(e) ? lane_of(e.phase) : -1;
+    if (lane < 0) continue;
+    const int d = e.depth - min_depth[static_cast<size_t>(lane)];
     max_depth[static_cast<size_t>(lane)] = std::max(max_depth[static_cast<size_t>(lane)], std::min(d, kMaxRowsPerLane - 1));
-  });
+  }
   for (size_t k = 0; k < 5; ++k) {
     lane_rows[k] = min_depth[k] == INT32_MAX ? 1 : max_depth[k] + 1;
     lane_y[k] = y;
@@ -204,35 +205,35 @@ void draw_timeline(AppState& s, ExploreState& x) {
 
   // Bars.
   dl->PushClipRect(ImVec2(plot_x0, origin.y), ImVec2(plot_x1, origin.y + total_h), true);
-  const schema::Event* under = nullptr;
+  const TimelineEvent* under = nullptr;
   const ImVec2 m = io.MousePos;
   float last_x_end[5][kMaxRowsPerLane];
   for (auto& lane : last_x_end) std::fill(std::begin(lane), std::end(lane), -1e9f);
-  s.model.for_step_events(t.step, [&](const schema::Event* e) {
-    const int lane = is_call(e) ? lane_of(e->phase()) : -1;
-    if (lane < 0) return;
+  for (const TimelineEvent& e : events) {
+    const int lane = is_call(e) ? lane_of(e.phase) : -1;
+    if (lane < 0) continue;
     const auto [b, en] = span_of(e);
-    if (en < v0 || b > v1) return;
-    const int row = std::min(kMaxRowsPerLane - 1, s.model.tree().depth(e->id()) - min_depth[static_cast<size_t>(lane)]);
-    if (row < 0) return;
+    if (en < v0 || b > v1) continue;
+    const int row = std::min(kMaxRowsPerLane - 1, e.depth - min_depth[static_cast<size_t>(lane)]);
+    if (row < 0) continue;
     float x0 = plot_x0 + static_cast<float>((b - v0) * scale);
     float x1 = std::max(x0 + 1.0f, plot_x0 + static_cast<float>((en - v0) * scale));
     float& last = last_x_end[lane][row];
-    if (x1 <= last + 0.5f) return;  // sub-pixel and already covered: one bar per pixel column
+    if (x1 <= last + 0.5f) continue;  // sub-pixel and already covered: one bar per pixel column
     x0 = std::max(x0, last);
     last = x1;
     const float y0 = lane_y[static_cast<size_t>(lane)] + static_cast<float>(row) * row_h;
     const ImVec2 p0(x0, y0 + 1), p1(x1, y0 + row_h - 1);
-    const bool sel = s.selection.event && *s.selection.event == e->id();
-    dl->AddRectFilled(p0, p1, phase_color(e->phase()) & (sel ? 0xFFFFFFFF : 0xD0FFFFFF), 2);
+    const bool sel = s.selection.event && *s.selection.event == e.id;
+    dl->AddRectFilled(p0, p1, phase_color(e.phase) & (sel ? 0xFFFFFFFF : 0xD0FFFFFF), 2);
     if (sel) dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), IM_COL32(255, 255, 255, 255), 2, 0, 2);
-    if (x1 - x0 > em * 2 && e->name()) {
+    if (x1 - x0 > em * 2 && !e.name.empty()) {
       dl->PushClipRect(p0, p1, true);
-      dl->AddText(ImVec2(x0 + 3, y0), IM_COL32(12, 14, 20, 255), e->name()->c_str());
+      dl->AddText(ImVec2(x0 + 3, y0), IM_COL32(12, 14, 20, 255), e.name.c_str());
       dl->PopClipRect();
     }
-    if (hovered && m.x >= p0.x && m.x < p1.x && m.y >= p0.y && m.y < p1.y) under = e;
-  });
+    if (hovered && m.x >= p0.x && m.x < p1.x && m.y >= p0.y && m.y < p1.y) under = &e;
+  }
   // The tvis lane (own time recorded): on the wall clock, tvis's own work
   // between consecutive call boundaries, at the interval's start; on the
   // user's clock it takes no room, and the lane says how much was taken out.
@@ -242,11 +243,11 @@ void draw_timeline(AppState& s, ExploreState& x) {
     const float y0 = lane_y[kOwnLane];
     if (wall) {
       std::vector<std::pair<int64_t, int64_t>> marks;  // (wall time, tvis's own time so far)
-      s.model.for_step_events(t.step, [&](const schema::Event* e) {
-        if (e->own_ns() < 0 || e->own_before_ns() < 0 || e->t_end_ns() < e->t_begin_ns()) return;
-        marks.emplace_back(e->t_begin_ns(), e->own_before_ns());
-        marks.emplace_back(e->t_end_ns(), e->own_before_ns() + e->own_ns());
-      });
+      for (const TimelineEvent& e : events) {
+        if (e.own_ns < 0 || e.own_before_ns < 0 || e.t_end_ns < e.t_begin_ns) continue;
+        marks.emplace_back(e.t_begin_ns, e.own_before_ns);
+        marks.emplace_back(e.t_end_ns, e.own_before_ns + e.own_ns);
+      }
       std::sort(marks.begin(), marks.end());
       float last = -1e9f;
       for (size_t i = 0; i + 1 < marks.size(); ++i) {
@@ -275,11 +276,10 @@ void draw_timeline(AppState& s, ExploreState& x) {
   }
   dl->PopClipRect();
   if (under) {
-    const UserTime ut = event_time(under);
-    ImGui::SetTooltip("%s  %s\n%s%s  (call #%" PRIu64 ")", under->name() ? under->name()->c_str() : "",
-                      under->class_name() ? under->class_name()->c_str() : "",
-                      ut.known ? "your time " : "", user_time_label(ut).c_str(), under->id());
-    if (clicked) s.selection.select_event(under->id());
+    const UserTime& ut = under->time;
+    ImGui::SetTooltip("%s  %s\n%s%s  (call #%" PRIu64 ")", under->name.c_str(), under->class_name.c_str(),
+                      ut.known ? "your time " : "", user_time_label(ut).c_str(), under->id);
+    if (clicked) s.selection.select_event(under->id);
   } else if (own_tip_ns >= 0) {
     ImGui::SetTooltip("tvis's own work here: %s\n(its hooks, tensor captures and copies, Grad-CAM passes,\n"
                       "writing the run): not your code's time.",
