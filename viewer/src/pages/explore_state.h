@@ -25,6 +25,7 @@
 #include "../app_state.h"
 #include "../panels/inspector.h"
 #include "../panels/panel_labels.h"
+#include "tvis/viewer_model/step_events.h"
 
 namespace tvis::viewer {
 
@@ -67,6 +68,10 @@ struct TimelineState {
   bool own_known = false;  // the step's calls carry own time (last frame)
   int64_t own_ns = 0;      // tvis's own time over the step's calls (last frame)
   size_t own_bars = 0;     // bars drawn in the tvis lane last frame
+  // The step's events (step_events.h), copied once: refilled each frame only
+  // while the step is incomplete (chunks loading, or a run still written).
+  std::vector<TimelineEvent> events;
+  bool events_complete = false;
 };
 
 struct SourceViewState {

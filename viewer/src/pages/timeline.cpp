@@ -52,8 +52,9 @@ void draw_timeline(AppState& s, ExploreState& x) {
     t.step = s.selection.step;
     t.wall_clock = wall_clock;
   }
-  std::vector<TimelineEvent> events;
-  const bool complete = step_events(s.model, t.step, &events);
+  if (!t.events_complete) t.events_complete = step_events(s.model, t.step, &t.events);
+  const std::vector<TimelineEvent>& events = t.events;
+  const bool complete = t.events_complete;
   // Pass 1: whether own time was recorded, tvis's own time over the step.
   bool own_known = false;
   int64_t own_lo = INT64_MAX, own_hi = INT64_MIN;
