@@ -14,12 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<tvis::format::ByteSource> file_source(const std::string& path) {
-  auto s = tvis::format::open_file_source(path);
-  REQUIRE(s.ok());
-  return s.value();
-}
-
 // Frames until the page compared its position (or 80 frames passed).
 json compared_state(HeadlessApp& h) {
   json s;
@@ -38,8 +32,8 @@ json compared_state(HeadlessApp& h) {
 
 TEST_CASE("a run compared with itself agrees everywhere", "[viewer][compare]") {
   HeadlessApp h;
-  h.app().open(file_source(TVIS_TEST_DIAGNOSE_RUN));
-  h.app().open_compare(file_source(TVIS_TEST_DIAGNOSE_RUN));
+  h.app().open(tvis::test::file_source_for(TVIS_TEST_DIAGNOSE_RUN));
+  h.app().open_compare(tvis::test::file_source_for(TVIS_TEST_DIAGNOSE_RUN));
   h.show_page("Compare");
   json s = compared_state(h);
   REQUIRE(s["page"] == "Compare");
@@ -71,8 +65,8 @@ TEST_CASE("a run compared with itself agrees everywhere", "[viewer][compare]") {
 
 TEST_CASE("runs of different models are named, not a crash", "[viewer][compare]") {
   HeadlessApp h;
-  h.app().open(file_source(TVIS_TEST_DIAGNOSE_RUN));
-  h.app().open_compare(file_source(TVIS_TEST_GOLDEN_RUN));
+  h.app().open(tvis::test::file_source_for(TVIS_TEST_DIAGNOSE_RUN));
+  h.app().open_compare(tvis::test::file_source_for(TVIS_TEST_GOLDEN_RUN));
   h.show_page("Compare");
   json s = compared_state(h);
   const json& v = s["view"];
@@ -84,7 +78,7 @@ TEST_CASE("runs of different models are named, not a crash", "[viewer][compare]"
 
 TEST_CASE("a second run that cannot be opened is a message", "[viewer][compare]") {
   HeadlessApp h;
-  h.app().open(file_source(TVIS_TEST_DIAGNOSE_RUN));
+  h.app().open(tvis::test::file_source_for(TVIS_TEST_DIAGNOSE_RUN));
   h.app().show_compare_error("/nowhere/run.tvis: no such file");
   h.show_page("Compare");
   h.frame(5);
@@ -95,7 +89,7 @@ TEST_CASE("a second run that cannot be opened is a message", "[viewer][compare]"
   CHECK(s["page"] == "Compare");
   CHECK(s["view"]["status"] == "failed");
   // opening another run stops comparing: the page goes away
-  h.app().open(file_source(TVIS_TEST_DIAGNOSE_RUN));
+  h.app().open(tvis::test::file_source_for(TVIS_TEST_DIAGNOSE_RUN));
   h.frame(5);
   s = h.state();
   CHECK(s["compare"].is_null());

@@ -14,14 +14,8 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<tvis::format::ByteSource> file_source(const std::string& path) {
-  auto s = tvis::format::open_file_source(path);
-  REQUIRE(s.ok());
-  return s.value();
-}
-
 std::vector<tvis::analysis::Finding> diagnose_file(const std::string& path) {
-  auto reader = tvis::format::RunReader::open_sync(file_source(path));
+  auto reader = tvis::format::RunReader::open_sync(tvis::test::file_source_for(path));
   REQUIRE(reader.ok());
   tvis::analysis::RunFacts facts;
   REQUIRE(tvis::analysis::load_facts(*reader.value(), facts, nullptr).is_ok());
@@ -46,7 +40,7 @@ TEST_CASE("the Diagnosis page lists diagnose's findings and opens their links", 
   REQUIRE(expected.size() >= 2);
   REQUIRE(expected.front().kind == "non_finite");
   HeadlessApp h;
-  h.app().open(file_source(path));
+  h.app().open(tvis::test::file_source_for(path));
   h.show_page("Diagnosis");
   json s = ready_state(h);
   REQUIRE(s["diagnosis"]["ready"] == true);
@@ -81,7 +75,7 @@ TEST_CASE("the Diagnosis page lists diagnose's findings and opens their links", 
 
 TEST_CASE("a healthy run's Diagnosis page is ready and empty", "[viewer][diagnosis]") {
   HeadlessApp h;
-  h.app().open(file_source(TVIS_TEST_GOLDEN_RUN));
+  h.app().open(tvis::test::file_source_for(TVIS_TEST_GOLDEN_RUN));
   json s = ready_state(h);
   REQUIRE(s["diagnosis"]["ready"] == true);  // the badge's key, without showing the page
   const auto expected = diagnose_file(TVIS_TEST_GOLDEN_RUN);
