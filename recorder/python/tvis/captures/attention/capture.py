@@ -173,18 +173,10 @@ class AttentionCapture:
         t, src = query.shape[-2], key.shape[-2]
         for sample, pos, _ in self.s.followed_rows(self.batch_rows):
             w, masked, full = rebuild(query, key, attn_mask, is_causal, scale, pos)
-            if tuple(w.shape[1:]) != tuple(full):
-                self._cut.setdefault(name, full)
-            tid = self.s.rec.tensor(w, P.ATTENTION, eid, "attention[sample %d] (rebuilt)" % sample)
-            mid = self.s.rec.tensor(masked, P.ATTENTION, eid, "attention mask[sample %d]" % sample) \
+            mask = self.s.rec.tensor(masked, P.ATTENTION, eid, "attention mask[sample %d]" % sample) \
                 if masked is not None else None
-            tokens, labels = self._tokens_of(pos)
-            self._pending.append(R.attention(
-                step=self.s.step, module=name, event=eid, sample=sample, shape=[self.batch_rows, heads, t, src],
-                weights=tid, tokens=tokens, token_labels=labels, source=1, kind=kind, mask=mid,
-                full=list(full) if tuple(w.shape[1:]) != tuple(full) else None,
-                dropout=float(dropout_p) if dropout_p else None))
-            self.library.records += 1
+            self._append(name, eid, sample, pos, (self.batch_rows, heads, t, src), w, full, " (rebuilt)",
+                         source=1, kind=kind, mask=mask, dropout=float(dropout_p) if dropout_p else None)
 
     def _owner(self, caller):
         """(module, event) the softmax belongs to, or None when it is not the project's."""
@@ -204,16 +196,22 @@ class AttentionCapture:
                 if w.dim() == 2:
                     w = w.unsqueeze(0)
                 full = tuple(w.shape[1:])
-                if max(full) > KEEP_TOKENS:  # the leading queries and keys, as rebuilt ones keep
-                    w = w[:, :KEEP_TOKENS, :KEEP_TOKENS]
-                    self._cut.setdefault(name, full)
-                tid = self.s.rec.tensor(w, P.ATTENTION, eid, "attention[sample %d]" % sample)
-                tokens, labels = self._tokens_of(pos)
-                self._pending.append(R.attention(step=self.s.step, module=name, event=eid, sample=sample,
-                                                 shape=list(shape), weights=tid, tokens=tokens,
-                                                 token_labels=labels, kind=kind,
-                                                 full=list(full) if tuple(w.shape[1:]) != full else None))
-                self.library.records += 1
+                # the leading queries and keys, as rebuilt ones keep
+                self._append(name, eid, sample, pos, shape, w[:, :KEEP_TOKENS, :KEEP_TOKENS], full, "", kind=kind)
+
+    def _append(self, name, eid, sample, pos, shape, w, full, label, **fields):
+        """Records ``w`` (one sample's [H, T', S'] weights, the leading part of
+        [H, *full]) and its AttentionRecord with ``fields``; a cut is named in
+        the attention_cut notice."""
+        cut = tuple(w.shape[1:]) != tuple(full)
+        if cut:
+            self._cut.setdefault(name, tuple(full))
+        tid = self.s.rec.tensor(w, P.ATTENTION, eid, "attention[sample %d]%s" % (sample, label))
+        tokens, labels = self._tokens_of(pos)
+        self._pending.append(R.attention(step=self.s.step, module=name, event=eid, sample=sample, shape=list(shape),
+                                         weights=tid, tokens=tokens, token_labels=labels,
+                                         full=list(full) if cut else None, **fields))
+        self.library.records += 1
 
     # ----------------------------------------------------------- tokens --
     def _new_forward(self, root, args):
