@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <system_error>
 
 #include "synthetic_run.h"
 #include "tvis/format/byte_source.h"
@@ -19,15 +21,23 @@ namespace tvis::test {
 
 using format::Bytes;
 
-/// A fresh folder under $TMPDIR (or /tmp) for this test process.
+/// A fresh folder under $TMPDIR (or /tmp) for this test process, removed
+/// with its contents when the process exits.
 inline std::string temp_dir() {
-  static std::string dir = [] {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/tvis_format_test_XXXXXX";
-    if (!mkdtemp(tmpl.data())) std::abort();
-    return tmpl;
-  }();
-  return dir;
+  struct Folder {
+    std::string path;
+    Folder() {
+      const char* base = std::getenv("TMPDIR");
+      path = std::string(base && *base ? base : "/tmp") + "/tvis_format_test_XXXXXX";
+      if (!mkdtemp(path.data())) std::abort();
+    }
+    ~Folder() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static Folder folder;
+  return folder.path;
 }
 
 inline std::string temp_path(const std::string& name) { return temp_dir() + "/" + name; }

@@ -1,4 +1,5 @@
 #include "headless_app.h"
+#include "scratch_dir.h"
 
 #include <imgui.h>
 
@@ -111,10 +112,7 @@ size_t DeferredSource::pump() {
 }
 
 std::string write_synthetic_run(const std::string& name, int steps, uint64_t calls, bool finalize) {
-  namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("tvis_test_viewer_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::string path = (dir / name).string();
+  std::string path = scratch_path(name);
   synth::SynthOptions o;
   o.steps = steps;
   o.calls = calls;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "headless_app.h"
+#include "scratch_dir.h"
 #include "synthetic_run.h"
 
 using nlohmann::json;
@@ -23,10 +24,7 @@ namespace {
 constexpr int kSteps = 3, kRows = 8, kFollowed = 4;
 
 std::string write_run_with_rows(const std::string& name) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("tvis_test_viewer_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string path = (dir / name).string();
+  const std::string path = tvis::test::scratch_path(name);
   tvis::synth::SynthOptions o;
   o.steps = kSteps;
   o.batch_embeddings = true;

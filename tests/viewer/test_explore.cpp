@@ -14,14 +14,15 @@
 #include "app_state.h"
 #include "headless_app.h"
 #include "pages/explore_state.h"
+#include "scratch_dir.h"
 #include "synthetic_run.h"
-#include "tvis/viewer_model/tensor_index.h"
-#include "tvis/format/chunk_pack.h"
 #include "tvis/format/chunk_kind.h"
+#include "tvis/format/chunk_pack.h"
 #include "tvis/format/run_reader.h"
 #include "tvis/format/run_writer.h"
 #include "tvis/format/tensor_data_chunk.h"
 #include "tvis/schema/recording_generated.h"
+#include "tvis/viewer_model/tensor_index.h"
 
 using nlohmann::json;
 using tvis::test::HeadlessApp;
@@ -120,7 +121,7 @@ void append_events(fmt::RunWriter& w, std::vector<std::unique_ptr<sc::EventT>> e
 // whose id range [0, 7] spans the first chunk's [1, 6].
 std::string write_overlapping_run() {
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("tvis_explore_overlap_" + std::to_string(::getpid()) + ".tvis")).string();
+      tvis::test::scratch_path("explore_overlap.tvis");
   auto w = fmt::RunWriter::create(path);
   REQUIRE(w.ok());
   std::vector<std::unique_ptr<sc::EventT>> a;
@@ -176,7 +177,7 @@ TEST_CASE("events are found across overlapping Events chunks (real recorder layo
 // name them as parents.
 std::string write_run_missing_parents() {
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("tvis_explore_missing_" + std::to_string(::getpid()) + ".tvis")).string();
+      tvis::test::scratch_path("explore_missing.tvis");
   auto w = fmt::RunWriter::create(path);
   REQUIRE(w.ok());
   std::vector<std::unique_ptr<sc::EventT>> a;

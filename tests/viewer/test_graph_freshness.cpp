@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "headless_app.h"
+#include "scratch_dir.h"
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/chunk_pack.h"
 #include "tvis/format/run_writer.h"
@@ -25,7 +26,7 @@ namespace {
 // A capture run of one input node; with `evidence`, one recorded source file.
 std::string write_capture(const std::string& name, bool evidence) {
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("tvis_graph_" + name + "_" + std::to_string(::getpid()) + ".tvis")).string();
+      tvis::test::scratch_path("graph_" + name + ".tvis");
   auto w = fmt::RunWriter::create(path);
   REQUIRE(w.ok());
   sc::RunMetaT meta;

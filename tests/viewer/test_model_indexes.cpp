@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "headless_app.h"
+#include "scratch_dir.h"
 #include "synthetic_run.h"
 #include "tvis/viewer_model/run_model.h"
 
@@ -19,7 +20,7 @@ struct Written {
 
 Written write_run(const std::string& name, int steps) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("tvis_test_model_" + std::to_string(::getpid()));
+  const fs::path dir = tvis::test::scratch_dir() / "model";
   fs::create_directories(dir);
   Written w{(dir / name).string(), {}};
   tvis::synth::SynthOptions o;

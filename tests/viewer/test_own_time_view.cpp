@@ -12,8 +12,9 @@
 
 #include "app_state.h"
 #include "headless_app.h"
-#include "pages/explore_state.h"
 #include "page.h"
+#include "pages/explore_state.h"
+#include "scratch_dir.h"
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/chunk_pack.h"
 #include "tvis/format/run_writer.h"
@@ -61,9 +62,7 @@ void append(fmt::RunWriter& w, fmt::ChunkKind kind, sc::BodyUnion body, int step
 
 /// A run of kEvents; `own`: with own time (else as a file written before it was measured).
 std::string write_run(bool own) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("tvis_own_time_" + std::to_string(own) + "_" + std::to_string(::getpid()) + ".tvis"))
-                               .string();
+  const std::string path = tvis::test::scratch_path("own_time_" + std::to_string(own) + ".tvis");
   auto w = fmt::RunWriter::create(path);
   REQUIRE(w.ok());
   sc::EventBatchT batch;

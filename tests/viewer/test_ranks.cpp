@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "headless_app.h"
+#include "scratch_dir.h"
 #include "synthetic_run.h"
 #include "tvis/format/byte_source.h"
 #include "tvis/viewer_model/rank_comparison.h"
@@ -42,7 +43,7 @@ struct RankFile {
 };
 RankFile write_rank_file(const std::string& name, uint64_t seed, int recorded) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("tvis_test_ranks_" + std::to_string(::getpid()));
+  const fs::path dir = tvis::test::scratch_dir() / "ranks";
   fs::create_directories(dir);
   tvis::synth::SynthOptions o;
   o.steps = 3;
