@@ -136,11 +136,11 @@ TEST_CASE("a call's output is the first id its event lists (the recorder's runs)
     const vw::TensorRef out = vw::call_tensor(m, *e, false, &complete);
     REQUIRE(complete);
     REQUIRE(out);
-    CHECK(out.rec->id() == e->outputs()->Get(0));
+    CHECK(out.record()->id() == e->outputs()->Get(0));
     if (e->grad_outputs() && e->grad_outputs()->size() > 0) {
       const vw::TensorRef grad = vw::call_tensor(m, *e, true, &complete);
       REQUIRE(grad);
-      CHECK(grad.rec->id() == e->grad_outputs()->Get(0));
+      CHECK(grad.record()->id() == e->grad_outputs()->Get(0));
     }
     ++listed;
   }
@@ -158,8 +158,8 @@ TEST_CASE("a call whose event lists no outputs (a synthetic run) has the record 
     bool complete = true;
     const vw::TensorRef out = vw::call_tensor(m, e->id(), false, &complete);
     REQUIRE(out);
-    CHECK(out.rec->event() == static_cast<int64_t>(e->id()));
-    CHECK(out.rec->role() == schema::TensorRole::Output);
+    CHECK(out.record()->event() == static_cast<int64_t>(e->id()));
+    CHECK(out.record()->role() == schema::TensorRole::Output);
     ++calls;
   }
   CHECK(calls > 0);
@@ -193,7 +193,7 @@ TEST_CASE("decoded values: one answer per tensor, let go past the budget", "[vie
     if (!e || e->kind() != schema::EventKind::ModuleCall) continue;
     bool complete = true;
     const vw::TensorRef t = vw::call_tensor(m, *e, false, &complete);
-    if (t && t.rec->kept() != schema::ValuesKept::None) kept.push_back(t.rec->id());
+    if (t && t.record()->kept() != schema::ValuesKept::None) kept.push_back(t.record()->id());
   }
   REQUIRE(kept.size() == 2);
   auto a1 = m.values().get(kept[0], 0);

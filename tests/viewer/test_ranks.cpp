@@ -92,7 +92,7 @@ double expected_difference(const std::string& a, const std::string& b, const std
     REQUIRE(ref);
     vw::TensorValues tv;
     std::string error;
-    REQUIRE(m.tensors().read_values(m, *ref.rec, &tv, &error) == vw::ChunkRead::Ready);
+    REQUIRE(m.tensors().read_values(m, *ref.record(), &tv, &error) == vw::ChunkRead::Ready);
     REQUIRE(error.empty());
     values.push_back(tv.values);
   }

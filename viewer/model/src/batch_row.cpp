@@ -22,13 +22,13 @@ BatchRow batch_row(RunModel& model, int step, int64_t row, int64_t rows) {
     if (!done) out.state = BatchRow::State::Loading;
     return out;
   }
-  const auto* shape = ref.rec->shape();
+  const auto* shape = ref.record()->shape();
   if (!shape || shape->size() < 2 || shape->Get(0) != rows) return out;
-  const KeptValues kept = kept_values(*ref.rec);
+  const KeptValues kept = kept_values(*ref.record());
   if (kept.kept == ValuesKept::None) return out;
   if (kept.kept == ValuesKept::LeadingRows && row >= kept.kept_rows) return out;
   out.state = BatchRow::State::Found;
-  out.tensor = ref.rec->id();
+  out.tensor = ref.record()->id();
   out.row_shape.assign(shape->begin() + 1, shape->end());
   return out;
 }

@@ -11,7 +11,7 @@ TensorRef call_tensor(RunModel& model, const schema::Event& e, bool gradient, bo
   const schema::TensorRole want = gradient ? schema::TensorRole::GradOutput : schema::TensorRole::Output;
   TensorRef best;
   for (TensorRef& t : model.tensors().for_event(model, e.id(), e.step(), complete))
-    if (t.rec->role() == want && (!best || t.rec->slot() < best.rec->slot())) best = std::move(t);
+    if (t.record()->role() == want && (!best || t.record()->slot() < best.record()->slot())) best = std::move(t);
   return best;
 }
 

@@ -57,7 +57,7 @@ bool produced_logits(RunModel& model, uint64_t event, int step) {
   for (const schema::LossRecord* rec : model.losses().all_at_step(step)) {
     if (rec->logits() < 0) continue;
     const TensorRef logits = model.tensors().by_id(model, static_cast<uint64_t>(rec->logits()), step, &complete);
-    if (logits && same_values(*logits.rec, *output.rec)) return true;
+    if (logits && same_values(*logits.record(), *output.record())) return true;
   }
   return false;
 }

@@ -52,7 +52,7 @@ std::shared_ptr<const DecodedTensor> DecodedValues::get(uint64_t id, int step) {
   }
   bool complete = true;
   TensorRef ref = model_.tensors().by_id(model_, id, step, &complete);
-  if (ref) return get(*ref.rec);
+  if (ref) return get(*ref.record());
   if (!complete) return loading(id);
   auto d = std::make_shared<DecodedTensor>();  // not kept: a live run's next chunks may hold it
   d->id = id;

@@ -39,7 +39,7 @@ const StepMagnitudes& LayerMagnitudes::at(const StepPlan& plan) {
     }
     bool done = true;
     const TensorRef out = call_tensor(model_, s.event, false, &done);
-    if (out && out.rec->stats()) m.activation[s.event] = out.rec->stats()->mean_abs();
+    if (out && out.record()->stats()) m.activation[s.event] = out.record()->stats()->mean_abs();
     if (!done) complete = false;
   }
   std::map<std::string, std::pair<double, double>> sums;  // module -> (sum dw^2, sum w^2)
@@ -61,10 +61,10 @@ const StepMagnitudes& LayerMagnitudes::at(const StepPlan& plan) {
       TensorRef w = model_.tensors().by_id(model_, p->weight(), step, &done);
       TensorRef u = model_.tensors().by_id(model_, static_cast<uint64_t>(p->update()), step, &done);
       if (!done) complete = false;
-      if (!w || !u || !w.rec->stats() || !u.rec->stats()) continue;
+      if (!w || !u || !w.record()->stats() || !u.record()->stats()) continue;
       auto& acc = sums[module_of_parameter(p->name()->str())];
-      acc.first += u.rec->stats()->l2() * u.rec->stats()->l2();
-      acc.second += w.rec->stats()->l2() * w.rec->stats()->l2();
+      acc.first += u.record()->stats()->l2() * u.record()->stats()->l2();
+      acc.second += w.record()->stats()->l2() * w.record()->stats()->l2();
     }
   }
   for (const auto& [module, acc] : sums) {
@@ -99,7 +99,7 @@ const SampleActivation& LayerMagnitudes::sample_activation(const StepPlan& plan,
     // A call whose output another forward call recorded (a container
     // returning its last part's output: one tensor) takes that call's value
     // once it is decided, without decoding the tensor again.
-    const int64_t owner = output ? output.rec->event() : -1;
+    const int64_t owner = output ? output.record()->event() : -1;
     if (owner >= 0 && static_cast<uint64_t>(owner) != event && plan.find(static_cast<uint64_t>(owner), Phase::Forward) >= 0) {
       if (auto a = out.mean_abs.find(static_cast<uint64_t>(owner)); a != out.mean_abs.end()) out.mean_abs[event] = a->second;
       else if (out.not_kept.count(static_cast<uint64_t>(owner))) out.not_kept[event] = true;
@@ -111,7 +111,7 @@ const SampleActivation& LayerMagnitudes::sample_activation(const StepPlan& plan,
       else still.push_back(event);
       continue;
     }
-    const schema::TensorRecord& rec = *output.rec;
+    const schema::TensorRecord& rec = *output.record();
     const int64_t rows = rec.kept() == schema::ValuesKept::LeadingRows ? rec.kept_rows()
                          : rec.kept() == schema::ValuesKept::Full && rec.shape() && rec.shape()->size() > 0
                              ? rec.shape()->Get(0)

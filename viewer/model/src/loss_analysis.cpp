@@ -141,9 +141,9 @@ void LossAnalysis::analyse(const schema::LossRecord& rec, LossBatch* out) {
   if (fl == Found::Loading || ft == Found::Loading) return;
   if (fl == Found::No || ft == Found::No)
     return unavailable("The loss's logits or targets were not recorded: no per-sample analysis.");
-  const auto* ls = logits.rec->shape();
-  const auto* ts = targets.rec->shape();
-  if (!ls || ls->size() != 2 || !ts || ts->size() != 1 || !integer_dtype(targets.rec->dtype()))
+  const auto* ls = logits.record()->shape();
+  const auto* ts = targets.record()->shape();
+  if (!ls || ls->size() != 2 || !ts || ts->size() != 1 || !integer_dtype(targets.record()->dtype()))
     return unavailable("Per-sample analysis needs logits [N, classes] and class-index targets [N] (got logits " +
                        shape_label(ls) + ", targets " + shape_label(ts) + ").");
   b.rows_total = ls->Get(0);
@@ -151,13 +151,13 @@ void LossAnalysis::analyse(const schema::LossRecord& rec, LossBatch* out) {
   if (b.classes <= 0 || ts->Get(0) != b.rows_total) return unavailable("Logits and targets disagree in their rows.");
   std::string error;
   TensorValues tv;
-  if (model_.tensors().read_values(model_, *targets.rec, &tv, &error) == ChunkRead::Loading) return;
+  if (model_.tensors().read_values(model_, *targets.record(), &tv, &error) == ChunkRead::Loading) return;
   if (!error.empty()) return unavailable("The targets' values cannot be read: " + error);
   if (b.logits.values.empty() && b.logits.shape.empty()) {
-    if (model_.tensors().read_values(model_, *logits.rec, &b.logits, &error) == ChunkRead::Loading) return;
+    if (model_.tensors().read_values(model_, *logits.record(), &b.logits, &error) == ChunkRead::Loading) return;
     if (!error.empty()) {
       b.logits = {};
-      const bool stats_only = logits.rec->kept() == schema::ValuesKept::None;
+      const bool stats_only = logits.record()->kept() == schema::ValuesKept::None;
       return unavailable(stats_only ? "The logits (" + count_label(element_count(ls)) +
                                           " values) exceed --max-elems: only their statistics were kept, so "
                                           "per-sample losses are not available."
@@ -222,7 +222,7 @@ void LossAnalysis::analyse(const schema::LossRecord& rec, LossBatch* out) {
     if (fp == Found::Loading) return;
     if (fp == Found::Yes) {
       TensorValues pv;
-      if (model_.tensors().read_values(model_, *per.rec, &pv, &error) == ChunkRead::Loading) return;
+      if (model_.tensors().read_values(model_, *per.record(), &pv, &error) == ChunkRead::Loading) return;
       if (error.empty() && static_cast<int64_t>(pv.values.size()) >= n) {
         tk.recorded = true;
         for (int64_t i = 0; i < n; ++i)

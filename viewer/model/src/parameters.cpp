@@ -30,7 +30,7 @@ bool Parameters::module_counts(int step, std::unordered_map<std::string, int64_t
       TensorRef w = model_.tensors().by_id(model_, p->weight(), step, &done);
       if (!done) complete = false;
       if (!w) continue;
-      (*out)[module_of(p->name()->str())] += static_cast<int64_t>(element_count(w.rec->shape()));
+      (*out)[module_of(p->name()->str())] += static_cast<int64_t>(element_count(w.record()->shape()));
     }
   }
   return complete;

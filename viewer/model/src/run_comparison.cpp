@@ -103,7 +103,7 @@ std::shared_ptr<const DecodedTensor> tensor_at(RunModel& m, const ComparePositio
     if (!e) return failed(complete ? "no call of " + p.module + at : "");
     TensorRef ref = call_tensor(m, *e, p.show == CompareShow::Gradient, &complete);
     if (!ref) return failed(complete ? std::string("no recorded ") + compare_show_name(p.show) + " of " + p.module + at : "");
-    return m.values().get(*ref.rec);
+    return m.values().get(*ref.record());
   }
   const std::optional<ParamTensors> t = m.optimizer_steps().param_tensors(p.step, p.param);
   if (!t) return failed(m.optimizer_steps().ready() ? "no record of " + p.param + at : "");

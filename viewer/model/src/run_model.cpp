@@ -305,6 +305,19 @@ const schema::Event* RunModel::event(uint64_t id) {
   return found;
 }
 
+CallRef RunModel::call(uint64_t id) {
+  if (!cache_) return {};
+  CallRef found;
+  each_span_covering(id, [&](const EventSpan& span) {
+    auto chunk = cache_->get(span.ordinal);
+    if (!chunk || !chunk->root()) return true;  // loading (or failed): try the others
+    const schema::Event* e = find_in_batch(chunk->root()->body_as_EventBatch(), span.first, id);
+    if (e) found = CallRef(std::move(chunk), e);
+    return !found;
+  });
+  return found;
+}
+
 const format::Status* RunModel::event_failure(uint64_t id) const {
   const EventSpan* span = span_of(id);
   return span && cache_ ? cache_->failure(span->ordinal) : nullptr;

@@ -161,6 +161,25 @@ std::string shape_label(const flatbuffers::Vector<int64_t>* shape) {
   return out + "]";
 }
 
+std::string shape_label(const Shape& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
+uint64_t element_count(const Shape& shape) {
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return 0;
+    if (d != 0 && n > UINT64_MAX / static_cast<uint64_t>(d)) return 0;
+    n *= static_cast<uint64_t>(d);
+  }
+  return n;
+}
+
 uint64_t element_count(const flatbuffers::Vector<int64_t>* shape) {
   uint64_t n = 1;
   if (!shape) return n;

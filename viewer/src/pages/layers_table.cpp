@@ -31,10 +31,10 @@ LayerRow make_row(AppState& s, const LayersState& l, const schema::Event* e, boo
   r.params = p == l.params.end() ? 0 : p->second;
   const TensorRef t = call_tensor(s.model, *e, false, complete);  // the one rule (call_tensors.h)
   if (t) {
-    r.out_shape = shape_label(t.rec->shape());
-    if (t.rec->stats()) {
-      r.mean = t.rec->stats()->mean();
-      r.stddev = t.rec->stats()->std();
+    r.out_shape = shape_label(t.record()->shape());
+    if (t.record()->stats()) {
+      r.mean = t.record()->stats()->mean();
+      r.stddev = t.record()->stats()->std();
     }
   }
   return r;

@@ -40,7 +40,7 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
     ImGui::TextDisabled(done ? "The batch's tensors were not recorded." : "loading the batch ...");
     return;
   }
-  const schema::TensorRecord& rec = *ref.rec;
+  const schema::TensorRecord& rec = *ref.record();
   if (!rec.shape() || rec.shape()->size() == 0) {  // a 0-d first part: no rows to draw
     ImGui::Text("batch: a scalar %s (no rows)", dtype_label(rec.dtype()));
     return;
@@ -120,11 +120,11 @@ bool draw_value_line(AppState& s, int64_t id, int step) {
   if (id < 0) return false;
   bool done = true;
   TensorRef ref = s.model.tensors().by_id(s.model, static_cast<uint64_t>(id), step, &done);
-  if (!ref || !ref.rec->shape() || ref.rec->shape()->size() > 1) return false;
-  const std::shared_ptr<const DecodedTensor> decoded = s.model.values().get(*ref.rec);
+  if (!ref || !ref.record()->shape() || ref.record()->shape()->size() > 1) return false;
+  const std::shared_ptr<const DecodedTensor> decoded = s.model.values().get(*ref.record());
   if (decoded->loading) return false;
   const TensorValues* v = &decoded->values;
-  std::string line = shape_label(ref.rec->shape()) + " " + dtype_label(ref.rec->dtype()) + ":  ";
+  std::string line = shape_label(ref.record()->shape()) + " " + dtype_label(ref.record()->dtype()) + ":  ";
   for (size_t k = 0; k < std::min<size_t>(v->values.size(), 48); ++k) line += widgets::format_number(v->values[k], 3) + " ";
   if (v->values.size() > 48) line += "...";
   ImGui::TextUnformatted(line.c_str());

@@ -74,7 +74,7 @@ void site_link(PanelContext& c, uint32_t file, uint32_t line) {
 std::vector<TensorRef> event_tensors(PanelContext& c, const schema::Event& e, bool* complete) {
   std::vector<TensorRef> out = c.model.tensors().for_event(c.model, e.id(), e.step(), complete);
   std::unordered_set<uint64_t> seen;
-  for (const auto& t : out) seen.insert(t.rec->id());
+  for (const auto& t : out) seen.insert(t.record()->id());
   for (const auto* list : {e.inputs(), e.outputs(), e.grad_outputs()}) {
     if (!list) continue;
     for (uint64_t id : *list) {
@@ -106,7 +106,7 @@ void draw_tensor_list(PanelContext& c, const std::vector<TensorRef>& tensors) {
   ImGui::TableSetupColumn("max |x|", ImGuiTableColumnFlags_WidthFixed, em * 4.0f);
   ImGui::TableHeadersRow();
   for (const TensorRef& t : tensors) {
-    const schema::TensorRecord& r = *t.rec;
+    const schema::TensorRecord& r = *t.record();
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
     ImGui::PushID(static_cast<int>(r.id() & 0x7fffffff));
@@ -264,12 +264,12 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
   // Keep the chosen tensor if it belongs to this call, else show the first output.
   const schema::TensorRecord* shown = nullptr;
   for (const auto& t : tensors)
-    if (c.selection.tensor && t.rec->id() == *c.selection.tensor) shown = t.rec;
+    if (c.selection.tensor && t.record()->id() == *c.selection.tensor) shown = t.record();
   if (!shown) {
-    shown = tensors.front().rec;
+    shown = tensors.front().record();
     for (const auto& t : tensors)
-      if (t.rec->role() == TensorRole::Output) {
-        shown = t.rec;
+      if (t.record()->role() == TensorRole::Output) {
+        shown = t.record();
         break;
       }
     c.selection.tensor = shown->id();

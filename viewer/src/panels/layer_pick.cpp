@@ -56,7 +56,7 @@ LayerPick pick_layer(RunModel& model, LayerViewState& v, const schema::Event& e)
                                 : "No output tensor recorded for this call.";
     return p;
   }
-  const schema::TensorRecord& rec = *p.shown.rec;
+  const schema::TensorRecord& rec = *p.shown.record();
   p.thumbnail = has_budget_thumbnail(rec);
   if (rec.kept() == ValuesKept::None) {
     p.problem = not_kept(rec);
@@ -110,8 +110,8 @@ void prefetch_layer(RunModel& model, const LayerTarget& t) {
   bool complete = true;
   for (bool gradient : {false, true}) {
     TensorRef ref = call_tensor(model, *e, gradient, &complete);
-    if (!ref || ref.rec->kept() == ValuesKept::None) continue;
-    model.cache().get(ref.rec->data_chunk());  // starts the read when not resident
+    if (!ref || ref.record()->kept() == ValuesKept::None) continue;
+    model.cache().get(ref.record()->data_chunk());  // starts the read when not resident
   }
 }
 

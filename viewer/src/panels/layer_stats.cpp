@@ -73,7 +73,7 @@ void update_history(RunModel& model, LayerViewState& v) {
     row.grad = found->grad_norm();
     bool done = true;
     const TensorRef t = call_tensor(model, *found, false, &done);
-    if (const std::optional<TensorStats> st = t ? tensor_stats(*t.rec) : std::nullopt) {
+    if (const std::optional<TensorStats> st = t ? tensor_stats(*t.record()) : std::nullopt) {
       row.mean = st->mean;
       row.std = st->stddev;
       row.mean_abs = st->mean_abs;
@@ -87,9 +87,9 @@ void update_history(RunModel& model, LayerViewState& v) {
 
 void draw_stats(PanelContext& c, LayerViewState& v, const schema::Event& e) {
   const CallTensors tensors = call_tensors(c.model, e);
-  stats_table("activation", tensors.output ? tensors.output.rec : nullptr);
+  stats_table("activation", tensors.output ? tensors.output.record() : nullptr);
   ImGui::Spacing();
-  stats_table("gradient dL/d(output)", tensors.gradient ? tensors.gradient.rec : nullptr);
+  stats_table("gradient dL/d(output)", tensors.gradient ? tensors.gradient.record() : nullptr);
   if (!tensors.gradient) say("No gradient recorded for this call: backward did not pass through its output.");
   ImGui::Spacing();
   if (v.history_module != v.module) {

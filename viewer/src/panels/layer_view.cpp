@@ -39,7 +39,7 @@ void draw_tab(PanelContext& c, LayerViewState& v, const schema::Event& e, const 
     draw_stats(c, v, e);
   } else if (!p.problem.empty()) {
     say(p.problem, p.problem.find("loading") == 0 ? colors::kMuted : colors::kWarning);
-    if (p.shows_thumbnail()) draw_budget_thumbnail(c, *p.shown.rec, v.thumbnail_texture);
+    if (p.shows_thumbnail()) draw_budget_thumbnail(c, *p.shown.record(), v.thumbnail_texture);
   } else if (tab == LayerViewState::OnImage) {
     draw_on_image(c, v);
   } else {

@@ -13,7 +13,7 @@ using nlohmann::json;
 namespace {
 
 json stats_json(const TensorRef& r) {
-  const std::optional<TensorStats> st = r ? tensor_stats(*r.rec) : std::nullopt;
+  const std::optional<TensorStats> st = r ? tensor_stats(*r.record()) : std::nullopt;
   if (!st) return nullptr;
   return {{"mean", st->mean}, {"std", st->stddev},         {"min", st->min},
           {"max", st->max},   {"mean_abs", st->mean_abs}, {"l2", st->l2}};
@@ -53,7 +53,7 @@ json layer_view_json(RunModel& model, LayerViewState& v) {
   }
   out["attention"] = layer_attention_json(v.attention);
   if (!p.problem.empty()) out["problem"] = p.problem;
-  out["thumbnail"] = p.shows_thumbnail() ? budget_thumbnail_json(*p.shown.rec) : json(nullptr);
+  out["thumbnail"] = p.shows_thumbnail() ? budget_thumbnail_json(*p.shown.record()) : json(nullptr);
   return out;
 }
 

@@ -41,6 +41,7 @@
 
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_reader.h"
+#include "tvis/viewer_model/call_ref.h"
 #include "tvis/viewer_model/records.h"
 #include "tvis/viewer_model/chunk_body.h"
 #include "tvis/viewer_model/chunk_cache.h"
@@ -163,6 +164,9 @@ class RunModel {
   /// The event with id `id`, or nullptr while its chunk loads (or failed:
   /// see event_failure()).
   const schema::Event* event(uint64_t id);
+  /// The call with id `id` as a plain ref (call_ref.h); empty while its
+  /// chunk loads (or failed). What pages and panels use.
+  CallRef call(uint64_t id);
   /// The failure of the chunk that holds `id`, or nullptr.
   const format::Status* event_failure(uint64_t id) const;
   /// Present, Loading (a chunk that may hold it is in flight: asks for it),
@@ -184,6 +188,9 @@ class RunModel {
   /// (callers draw what they have and ask again next frame).
   template <typename F>
   bool for_step_events(int step, F&& f);
+  /// The same, handing f a CallRef (what pages and panels use).
+  template <typename F>
+  bool for_step_calls(int step, F&& f);
 
   // --- the run's indexes (lazy: each builds from chunks as they arrive) ----
   EventTree& tree() { return tree_; }
@@ -271,6 +278,20 @@ bool RunModel::for_step_events(int step, F&& f) {
     if (!read.body || !read.body->events()) continue;
     for (const auto* e : *read.body->events())
       if (e->step() == step) f(e);
+  }
+  return complete;
+}
+
+template <typename F>
+bool RunModel::for_step_calls(int step, F&& f) {
+  bool complete = true;
+  for (const EventSpan& span : spans_) {
+    if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
+    auto read = span_events(span);
+    if (read.state == ChunkRead::Loading) complete = false;
+    if (!read.body || !read.body->events()) continue;
+    for (const auto* e : *read.body->events())
+      if (e->step() == step) f(CallRef(read.chunk, e));
   }
   return complete;
 }

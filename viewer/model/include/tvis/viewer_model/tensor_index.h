@@ -25,16 +25,11 @@
 #include "tvis/viewer_model/chunk_body.h"
 #include "tvis/viewer_model/chunk_cache.h"
 #include "tvis/viewer_model/records.h"
+#include "tvis/viewer_model/tensor_ref.h"
 
 namespace tvis::viewer {
 
 class RunModel;
-
-struct TensorRef {
-  ChunkCache::ChunkPtr chunk;  // keeps `rec` valid
-  const schema::TensorRecord* rec = nullptr;
-  explicit operator bool() const { return rec != nullptr; }
-};
 
 /// A tensor's kept values as doubles, row-major, with the shape they have
 /// (dim 0 is kept_rows for LeadingRows records).
@@ -44,12 +39,7 @@ struct TensorValues {
   bool partial = false;  // only the leading rows were kept
 };
 
-/// What of a tensor's values its record kept, as a plain value.
-struct KeptValues {
-  ValuesKept kept = ValuesKept::None;
-  int64_t kept_rows = 0;  // leading rows kept (ValuesKept::LeadingRows)
-  int64_t rows = 0;       // the tensor's leading dimension; 0 for a 0-d tensor
-};
+/// What of its values `rec` kept (TensorRef::kept for a ref).
 KeptValues kept_values(const schema::TensorRecord& rec);
 
 /// Tensors chunks a frame may start indexing (TensorIndex::begin_frame);
@@ -77,6 +67,9 @@ class TensorIndex {
   /// (statistics only, not a tensor data chunk, the chunk's read failure,
   /// a record out of range).
   ChunkRead read_values(RunModel& model, const schema::TensorRecord& rec, TensorValues* out, std::string* error);
+  ChunkRead read_values(RunModel& model, const TensorRef& ref, TensorValues* out, std::string* error) {
+    return read_values(model, *ref.record(), out, error);
+  }
 
  private:
   struct Loc {
@@ -100,8 +93,10 @@ int dtype_size(schema::DType dtype);
 const char* dtype_label(schema::DType dtype);
 /// "[4, 3, 32, 32]".
 std::string shape_label(const flatbuffers::Vector<int64_t>* shape);
+std::string shape_label(const Shape& shape);
 /// Number of elements of `shape` (1 for a 0-d tensor); 0 when a dim is negative.
 uint64_t element_count(const flatbuffers::Vector<int64_t>* shape);
+uint64_t element_count(const Shape& shape);
 
 /// Decodes `rec`'s kept values out of its TensorData chunk `data`. Returns ""
 /// on success, else a one-line reason ("tensor 12: data range 0+4096 outside
