@@ -49,6 +49,8 @@ class DecodedValues {
   std::shared_ptr<const DecodedTensor> get(uint64_t id, int step = INT32_MIN);
   /// The same for a record already found.
   std::shared_ptr<const DecodedTensor> get(const schema::TensorRecord& rec);
+  /// The same for a ref already found (what pages and panels use).
+  std::shared_ptr<const DecodedTensor> get(const TensorRef& ref) { return get(*ref.record()); }
   /// Decoded bytes held now (each value counts as a double).
   uint64_t bytes_held() const { return held_; }
   uint64_t budget_bytes() const { return budget_; }
