@@ -17,6 +17,8 @@
 
 #include <cstdint>
 
+#include "tvis/viewer_model/call_ref.h"
+#include "tvis/viewer_model/call_ref.h"
 #include "tvis/viewer_model/records.h"
 #include "tvis/viewer_model/tensor_index.h"
 
@@ -27,6 +29,12 @@ class RunModel;
 /// The first output (gradient: the first dL/d(output)) of call `e`, or an
 /// empty ref when the call has none (or it still loads: see *complete).
 TensorRef call_tensor(RunModel& model, const schema::Event& e, bool gradient, bool* complete);
+/// The same for a call the pages hold as a CallRef.
+TensorRef call_tensor(RunModel& model, const CallRef& call, bool gradient, bool* complete);
+/// The same for a CallRef (what pages and panels hold).
+inline TensorRef call_tensor(RunModel& model, const CallRef& call, bool gradient, bool* complete) {
+  return call_tensor(model, *call.record(), gradient, complete);
+}
 /// The same for the call with id `event` (its Events chunk is asked for
 /// when not resident).
 TensorRef call_tensor(RunModel& model, uint64_t event, bool gradient, bool* complete);
@@ -38,5 +46,7 @@ struct CallTensors {
   bool complete = true;  // false while a chunk that may hold them is read
 };
 CallTensors call_tensors(RunModel& model, const schema::Event& e);
+inline CallTensors call_tensors(RunModel& model, const CallRef& call) { return call_tensors(model, *call.record()); }
+CallTensors call_tensors(RunModel& model, const CallRef& call);
 
 }  // namespace tvis::viewer
