@@ -301,7 +301,7 @@ TEST_CASE("the tensor view decodes exactly the recorded values and slices them",
   vw::TensorRef ref;
   for (int i = 0; i < 4 && !ref; ++i) ref = s.model.tensors().by_id(s.model, batch->id, batch->step, &done);
   REQUIRE(ref);
-  panel_frames(3, [&] { vw::draw_tensor_view(panel, view, *ref.record()); });
+  panel_frames(3, [&] { vw::draw_tensor_view(panel, view, ref); });
   REQUIRE(view.error.empty());
   REQUIRE(view.values.shape == std::vector<int64_t>{4, 3, 8, 8});
   REQUIRE(view.values.values.size() == 4u * 3 * 8 * 8);
@@ -320,7 +320,7 @@ TEST_CASE("the tensor view decodes exactly the recorded values and slices them",
   // Pick sample 1, channel 2: the slice follows.
   view.spec.index = {1, 2, 0, 0};
   view.slice_dirty = true;
-  panel_frames(1, [&] { vw::draw_tensor_view(panel, view, *ref.record()); });
+  panel_frames(1, [&] { vw::draw_tensor_view(panel, view, ref); });
   CHECK(view.slice.at(3, 4) == view.values.values[((1 * 3 + 2) * 8 + 3) * 8 + 4]);
 }
 

@@ -1,7 +1,6 @@
 #include "budget_thumbnail.h"
 
 #include "imgui.h"
-#include "tvis/viewer_model/tensor_index.h"
 
 namespace tvis::viewer {
 namespace {
@@ -11,27 +10,26 @@ struct Grid {
   const float* values = nullptr;
 };
 
-Grid grid_of(const schema::TensorRecord& rec) {
-  const auto* v = rec.thumbnail();
-  const auto* s = rec.thumbnail_shape();
-  if (!v || !s || s->size() != 2) return {};
-  const int rows = s->Get(0), cols = s->Get(1);
-  if (rows <= 0 || cols <= 0 || static_cast<size_t>(rows) * cols != v->size()) return {};
-  return {rows, cols, v->data()};
+Grid grid_of(const TensorRef& t) {
+  const ThumbnailView v = t.thumbnail();
+  if (!v.values || v.shape.size() != 2) return {};
+  const int rows = v.shape[0], cols = v.shape[1];
+  if (rows <= 0 || cols <= 0 || static_cast<size_t>(rows) * cols != v.size) return {};
+  return {rows, cols, v.values};
 }
 
 }  // namespace
 
-bool has_budget_thumbnail(const schema::TensorRecord& rec) { return grid_of(rec).values != nullptr; }
+bool has_budget_thumbnail(const TensorRef& t) { return grid_of(t).values != nullptr; }
 
 const char* budget_refused_sentence() {
   return "the run's byte budget refused its values (record with a larger `tvis run --max-run-bytes` to keep them)";
 }
 
-void draw_budget_thumbnail(const PanelContext& c, const schema::TensorRecord& rec, widgets::HeatmapTexture& texture) {
-  const Grid g = grid_of(rec);
+void draw_budget_thumbnail(const PanelContext& c, const TensorRef& t, widgets::HeatmapTexture& texture) {
+  const Grid g = grid_of(t);
   if (!g.values) return;
-  const std::string shape = shape_label(rec.shape());
+  const std::string shape = t.shape_label();
   ImGui::TextDisabled("Thumbnail: %d x %d block means of the tensor %s seen as [dim 0, the rest]; not its values.",
                       g.rows, g.cols, shape.c_str());
   widgets::HeatmapOptions o;
@@ -39,12 +37,12 @@ void draw_budget_thumbnail(const PanelContext& c, const schema::TensorRecord& re
   o.keep_aspect = false;
   o.uploader = c.options.texture_uploader;
   o.texture = &texture;
-  o.data_version = rec.id();
+  o.data_version = t.id();
   widgets::heatmap("##budget_thumbnail", widgets::ValueSpan(g.values, size_t(g.rows) * g.cols), g.rows, g.cols, o);
 }
 
-nlohmann::json budget_thumbnail_json(const schema::TensorRecord& rec) {
-  const Grid g = grid_of(rec);
+nlohmann::json budget_thumbnail_json(const TensorRef& t) {
+  const Grid g = grid_of(t);
   if (!g.values) return nullptr;
   nlohmann::json rows = nlohmann::json::array();
   for (int r = 0; r < g.rows; ++r)

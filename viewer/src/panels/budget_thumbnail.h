@@ -9,20 +9,20 @@
 #include <nlohmann/json.hpp>
 
 #include "panel_context.h"
-#include "tvis/schema/recording_generated.h"
+#include "tvis/viewer_model/tensor_ref.h"
 #include "tvis/widgets/heatmap.h"
 
 namespace tvis::viewer {
 
-/// True when `rec` carries a well-formed thumbnail (rows * cols values).
-bool has_budget_thumbnail(const schema::TensorRecord& rec);
+/// True when `t` carries a well-formed thumbnail (rows * cols values).
+bool has_budget_thumbnail(const TensorRef& t);
 
 /// Draws the thumbnail with its caption; nothing when it has none. `texture`
 /// is the caller's cache (one per place it is drawn).
-void draw_budget_thumbnail(const PanelContext& c, const schema::TensorRecord& rec, widgets::HeatmapTexture& texture);
+void draw_budget_thumbnail(const PanelContext& c, const TensorRef& t, widgets::HeatmapTexture& texture);
 
 /// {"rows": R, "cols": C, "values": [[...] x R]} for state(), or null.
-nlohmann::json budget_thumbnail_json(const schema::TensorRecord& rec);
+nlohmann::json budget_thumbnail_json(const TensorRef& t);
 
 /// One sentence for a panel's "values not kept" line when the budget refused them.
 const char* budget_refused_sentence();

@@ -6,12 +6,13 @@
 
 #include <cinttypes>
 #include <cmath>
-#include <unordered_set>
+#include <string>
 
 #include "../theme.h"
 #include "inspector.h"
 #include "panel_labels.h"
-#include "tvis/viewer_model/tensor_stats.h"
+#include "tvis/viewer_model/call_tensor_list.h"
+#include "tvis/viewer_model/user_time.h"
 #include "tvis/widgets/format_number.h"
 
 namespace tvis::viewer {
@@ -70,27 +71,6 @@ void site_link(PanelContext& c, uint32_t file, uint32_t line) {
   if (ImGui::IsItemClicked()) if (c.show_source) c.show_source(file, line);
 }
 
-// The tensors of `e`: records that name it, then ids it lists that were not found so.
-std::vector<TensorRef> event_tensors(PanelContext& c, const schema::Event& e, bool* complete) {
-  std::vector<TensorRef> out = c.model.tensors().for_event(c.model, e.id(), e.step(), complete);
-  std::unordered_set<uint64_t> seen;
-  for (const auto& t : out) seen.insert(t.record()->id());
-  for (const auto* list : {e.inputs(), e.outputs(), e.grad_outputs()}) {
-    if (!list) continue;
-    for (uint64_t id : *list) {
-      if (seen.count(id)) continue;
-      bool done = true;
-      TensorRef ref = c.model.tensors().by_id(c.model, id, e.step(), &done);
-      if (!done) *complete = false;
-      if (ref) {
-        seen.insert(id);
-        out.push_back(std::move(ref));
-      }
-    }
-  }
-  return out;
-}
-
 void draw_tensor_list(PanelContext& c, const std::vector<TensorRef>& tensors) {
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_ScrollY;
@@ -106,21 +86,20 @@ void draw_tensor_list(PanelContext& c, const std::vector<TensorRef>& tensors) {
   ImGui::TableSetupColumn("max |x|", ImGuiTableColumnFlags_WidthFixed, em * 4.0f);
   ImGui::TableHeadersRow();
   for (const TensorRef& t : tensors) {
-    const schema::TensorRecord& r = *t.record();
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::PushID(static_cast<int>(r.id() & 0x7fffffff));
+    ImGui::PushID(static_cast<int>(t.id() & 0x7fffffff));
     char label[160];
-    std::snprintf(label, sizeof label, "%s%s%s", role_label(r.role()), r.name() && r.name()->size() ? "  " : "",
-                  r.name() ? r.name()->c_str() : "");
-    const bool selected = c.selection.tensor && *c.selection.tensor == r.id();
-    if (ImGui::Selectable(label, selected, ImGuiSelectableFlags_SpanAllColumns)) c.selection.tensor = r.id();
+    const std::string name(t.name());
+    std::snprintf(label, sizeof label, "%s%s%s", role_label(t.role()), name.empty() ? "" : "  ", name.c_str());
+    const bool selected = c.selection.tensor && *c.selection.tensor == t.id();
+    if (ImGui::Selectable(label, selected, ImGuiSelectableFlags_SpanAllColumns)) c.selection.tensor = t.id();
     ImGui::PopID();
     ImGui::TableSetColumnIndex(1);
-    ImGui::TextUnformatted(shape_label(r.shape()).c_str());
+    ImGui::TextUnformatted(t.shape_label().c_str());
     ImGui::TableSetColumnIndex(2);
-    ImGui::TextDisabled("%s", dtype_label(r.dtype()));
-    const std::optional<TensorStats> st = tensor_stats(r);
+    ImGui::TextDisabled("%s", t.dtype_label());
+    const std::optional<TensorStats> st = t.stats();
     ImGui::TableSetColumnIndex(3);
     if (st) ImGui::TextUnformatted(widgets::format_number(st->mean).c_str());
     ImGui::TableSetColumnIndex(4);
@@ -141,7 +120,7 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
     ImGui::TextDisabled("or step with the left / right arrow keys.");
     return;
   }
-  const schema::Event* e = c.model.event(*c.selection.event);
+  const CallRef e = c.model.call(*c.selection.event);
   if (!e) {
     if (c.model.event_state(*c.selection.event) == EventState::NotRecorded)
       ImGui::TextDisabled("Call #%" PRIu64 ": %s", *c.selection.event, c.model.not_recorded_label());
@@ -154,15 +133,16 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
   }
   // Title: name, class, kind chip.
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
-  ImGui::TextUnformatted(e->name() && e->name()->size() ? e->name()->c_str() : "(unnamed)");
+  const std::string name(e.name()), class_name(e.class_name());
+  ImGui::TextUnformatted(name.empty() ? "(unnamed)" : name.c_str());
   ImGui::PopStyleColor();
-  if (e->class_name() && e->class_name()->size()) {
+  if (!class_name.empty()) {
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", e->class_name()->c_str());
+    ImGui::TextDisabled("%s", class_name.c_str());
   }
   ImGui::SameLine();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(phase_color(e->phase())), "%s  %s", event_kind_label(e->kind()),
-                     phase_label(e->phase()));
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(phase_color(e.phase())), "%s  %s", event_kind_label(e.kind()),
+                     phase_label(e.phase()));
 
   const float em = ImGui::GetFontSize();
   if (ImGui::BeginTable("fields", 4, ImGuiTableFlags_SizingStretchProp)) {
@@ -171,21 +151,21 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
     ImGui::TableSetupColumn("k2", ImGuiTableColumnFlags_WidthFixed, em * 6);
     ImGui::TableSetupColumn("v2", ImGuiTableColumnFlags_WidthStretch);
     key("call");
-    value("#" + std::to_string(e->id()));
+    value("#" + std::to_string(e.id()));
     ImGui::TableSetColumnIndex(2);
     ImGui::TextDisabled("step");
     ImGui::TableSetColumnIndex(3);
-    value(e->step() >= 0 ? std::to_string(e->step()) : "before step 0");
+    value(e.step() >= 0 ? std::to_string(e.step()) : "before step 0");
     key("called from");
-    if (e->call_line() > 0) site_link(c, e->call_file(), e->call_line());
+    if (e.call_line() > 0) site_link(c, e.call_file(), e.call_line());
     else ImGui::TextDisabled("-");
     ImGui::TableSetColumnIndex(2);
     ImGui::TextDisabled("defined at");
     ImGui::TableSetColumnIndex(3);
-    if (e->def_line() > 0) site_link(c, e->def_file(), e->def_line());
+    if (e.def_line() > 0) site_link(c, e.def_file(), e.def_line());
     else ImGui::TextDisabled("-");
     key("duration");
-    if (e->t_end_ns() >= e->t_begin_ns() && e->t_end_ns() > 0) {
+    if (e.t_end_ns() >= e.t_begin_ns() && e.t_end_ns() > 0) {
       // the user's time; tvis's own work inside the call apart (user_time.h)
       const UserTime ut = event_time(e);
       value(user_time_label(ut));
@@ -200,33 +180,33 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
     ImGui::TableSetColumnIndex(2);
     ImGui::TextDisabled("parent");
     ImGui::TableSetColumnIndex(3);
-    if (e->parent() >= 0) {
-      const schema::Event* p = c.model.event(static_cast<uint64_t>(e->parent()));
+    if (e.parent() >= 0) {
+      const CallRef p = c.model.call(static_cast<uint64_t>(e.parent()));
+      const std::string parent_name = p ? std::string(p.name()) : std::string();
       char buf[160];
-      std::snprintf(buf, sizeof buf, "#%" PRId64 " %s", e->parent(), p && p->name() ? p->name()->c_str() : "");
-      if (ImGui::SmallButton(buf)) c.selection.select_event(static_cast<uint64_t>(e->parent()));
+      std::snprintf(buf, sizeof buf, "#%" PRId64 " %s", e.parent(), parent_name.c_str());
+      if (ImGui::SmallButton(buf)) c.selection.select_event(static_cast<uint64_t>(e.parent()));
     } else {
       ImGui::TextDisabled("top level");
     }
-    if (e->grad_norm() >= 0) {
+    if (e.grad_norm() >= 0) {
       key("||dL/dout||");
-      value(widgets::format_exact(e->grad_norm()));
+      value(widgets::format_exact(e.grad_norm()));
     }
-    if (e->sample() >= 0) {
+    if (e.sample() >= 0) {
       key("sample");
-      value(std::to_string(e->sample()));
+      value(std::to_string(e.sample()));
     }
-    if (e->detail())
-      for (const auto* kv : *e->detail()) {
-        key(kv->key() ? kv->key()->c_str() : "?");
-        value(kv->value() ? kv->value()->str() : "");
-      }
+    for (const CallDetail& kv : e.detail()) {
+      key(kv.key.data() ? std::string(kv.key).c_str() : "?");
+      value(std::string(kv.value));
+    }
     ImGui::EndTable();
   }
 
   // A module call: its tensors, or the layer panel.
   state.layer_drawn = false;
-  if (e->kind() == EventKind::ModuleCall) {
+  if (e.kind() == EventKind::ModuleCall) {
     ImGui::Spacing();
     int mode = state.show_layer ? 1 : 0;
     ImGui::RadioButton("Tensors", &mode, 0);
@@ -235,8 +215,8 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
     state.show_layer = mode == 1;
     if (state.show_layer) {
       LayerTarget t;
-      t.event = e->id();
-      t.step = e->step();
+      t.event = e.id();
+      t.step = e.step();
       const auto& followed = c.model.samples().followed();
       t.sample = followed.empty() ? -1 : followed[static_cast<size_t>(c.selection.sample_cursor) % followed.size()];
       ImGui::BeginChild("inspector_layer", ImVec2(0, 0), false);
@@ -248,7 +228,7 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
   }
   // Tensors of the call.
   bool complete = true;
-  std::vector<TensorRef> tensors = event_tensors(c, *e, &complete);
+  std::vector<TensorRef> tensors = call_tensor_list(c.model, e, &complete);
   ImGui::Spacing();
   ImGui::Text("Tensors");
   ImGui::SameLine();
@@ -262,14 +242,14 @@ void draw_inspector(PanelContext& c, InspectorState& state) {
     return;
   }
   // Keep the chosen tensor if it belongs to this call, else show the first output.
-  const schema::TensorRecord* shown = nullptr;
+  const TensorRef* shown = nullptr;
   for (const auto& t : tensors)
-    if (c.selection.tensor && t.record()->id() == *c.selection.tensor) shown = t.record();
+    if (c.selection.tensor && t.id() == *c.selection.tensor) shown = &t;
   if (!shown) {
-    shown = tensors.front().record();
+    shown = &tensors.front();
     for (const auto& t : tensors)
-      if (t.record()->role() == TensorRole::Output) {
-        shown = t.record();
+      if (t.role() == TensorRole::Output) {
+        shown = &t;
         break;
       }
     c.selection.tensor = shown->id();

@@ -29,7 +29,7 @@ struct LayerPick {
 /// v.of_gradient), its values from the model's cache, its maps for the
 /// sample's row (kept in v) and the sample's picture (v.picture). Never
 /// draws, never blocks: a part still loading is a "loading" problem.
-LayerPick pick_layer(RunModel& model, LayerViewState& v, const schema::Event& e);
+LayerPick pick_layer(RunModel& model, LayerViewState& v, const CallRef& call);
 
 /// A classifier's logits (the output a loss of the step took as logits):
 /// each value's class name where the samples carry them ("3" where one has
@@ -53,6 +53,6 @@ const char* layer_tab_name(int tab);
 // The tabs, one file each.
 void draw_on_image(PanelContext& c, LayerViewState& v);
 void draw_neurons(PanelContext& c, LayerViewState& v);
-void draw_stats(PanelContext& c, LayerViewState& v, const schema::Event& e);
+void draw_stats(PanelContext& c, LayerViewState& v, const CallRef& call);
 
 }  // namespace tvis::viewer

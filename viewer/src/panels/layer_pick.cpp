@@ -15,16 +15,10 @@ namespace {
 
 const char* kMaxElemsHint = "record with a larger `tvis run --max-elems N` to keep them";
 
-std::vector<int64_t> shape_of(const schema::TensorRecord& r) {
-  std::vector<int64_t> s;
-  if (r.shape()) s.assign(r.shape()->begin(), r.shape()->end());
-  return s;
-}
-
-std::string not_kept(const schema::TensorRecord& rec) {
-  return "Values not kept for this tensor (" + shape_label(rec.shape()) + ", " +
-         std::to_string(element_count(rec.shape())) + " elements): " +
-         (has_budget_thumbnail(rec) ? std::string(budget_refused_sentence())
+std::string not_kept(const TensorRef& t) {
+  return "Values not kept for this tensor (" + t.shape_label() + ", " + std::to_string(t.element_count()) +
+         " elements): " +
+         (has_budget_thumbnail(t) ? std::string(budget_refused_sentence())
                                     : std::string("only its statistics were recorded; ") + kMaxElemsHint) +
          ".";
 }
@@ -44,25 +38,25 @@ void pick_picture(RunModel& model, LayerViewState& v) {
 
 }  // namespace
 
-LayerPick pick_layer(RunModel& model, LayerViewState& v, const schema::Event& e) {
+LayerPick pick_layer(RunModel& model, LayerViewState& v, const CallRef& call) {
   LayerPick p;
   const LayerTarget& t = v.target;
   p.row = sample_row(model, t.step, t.sample);
   bool complete = true;
-  p.shown = call_tensor(model, e, v.of_gradient, &complete);
+  p.shown = call_tensor(model, call, v.of_gradient, &complete);
   if (!p.shown) {
     p.problem = !complete ? "loading ..."
                 : v.of_gradient ? "No gradient recorded for this call: backward did not pass through its output."
                                 : "No output tensor recorded for this call.";
     return p;
   }
-  const schema::TensorRecord& rec = *p.shown.record();
-  p.thumbnail = has_budget_thumbnail(rec);
-  if (rec.kept() == ValuesKept::None) {
-    p.problem = not_kept(rec);
+  const TensorRef& shown = p.shown;
+  p.thumbnail = has_budget_thumbnail(shown);
+  if (shown.kept().kept == ValuesKept::None) {
+    p.problem = not_kept(shown);
     return p;
   }
-  if (!v.values || v.values->id != rec.id() || v.values->loading) v.values = model.values().get(rec);
+  if (!v.values || v.values->id != shown.id() || v.values->loading) v.values = model.values().get(shown);
   if (v.values->loading) {
     p.problem = "loading values ...";
     return p;
@@ -76,15 +70,15 @@ LayerPick pick_layer(RunModel& model, LayerViewState& v, const schema::Event& e)
                               : "loading ...";
     return p;
   }
-  if (v.maps_tensor != rec.id() || v.maps_row != p.row) {
-    v.maps = layer_maps(v.values->values, shape_of(rec), p.row);
-    v.maps_tensor = rec.id();
+  if (v.maps_tensor != shown.id() || v.maps_row != p.row) {
+    v.maps = layer_maps(v.values->values, shown.shape(), p.row);
+    v.maps_tensor = shown.id();
     v.maps_row = p.row;
     ++v.texture_version;
   }
   if (!v.maps.problem.empty()) {
     p.problem = "Values not kept for sample " + std::to_string(t.sample) + ": " + v.maps.problem + "; " +
-                (has_budget_thumbnail(rec) ? budget_refused_sentence() : kMaxElemsHint) + ".";
+                (p.thumbnail ? budget_refused_sentence() : kMaxElemsHint) + ".";
     return p;
   }
   pick_picture(model, v);
@@ -105,13 +99,13 @@ std::vector<std::string> neuron_labels(RunModel& model, const LayerViewState& v)
 }
 
 void prefetch_layer(RunModel& model, const LayerTarget& t) {
-  const schema::Event* e = model.event(t.event);
-  if (!e) return;
+  const CallRef call = model.call(t.event);
+  if (!call) return;
   bool complete = true;
   for (bool gradient : {false, true}) {
-    TensorRef ref = call_tensor(model, *e, gradient, &complete);
-    if (!ref || ref.record()->kept() == ValuesKept::None) continue;
-    model.cache().get(ref.record()->data_chunk());  // starts the read when not resident
+    TensorRef ref = call_tensor(model, call, gradient, &complete);
+    if (!ref || ref.kept().kept == ValuesKept::None) continue;
+    model.cache().get(ref.data_chunk());  // starts the read when not resident
   }
 }
 

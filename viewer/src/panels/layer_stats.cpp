@@ -7,6 +7,7 @@
 #include "layer_parts.h"
 #include "tvis/viewer_model/tensor_stats.h"
 #include "tvis/viewer_model/call_tensors.h"
+#include "tvis/viewer_model/module_call_at.h"
 #include "tvis/widgets/format_number.h"
 #include "tvis/widgets/histogram.h"
 
@@ -14,9 +15,10 @@ namespace tvis::viewer {
 
 namespace {
 
-void stats_table(const char* title, const schema::TensorRecord* r) {
+// `t`'s recorded statistics and histogram under `title` ("not recorded" for an empty ref).
+void stats_table(const char* title, const TensorRef& t) {
   ImGui::TextUnformatted(title);
-  const std::optional<TensorStats> stats = r ? tensor_stats(*r) : std::nullopt;
+  const std::optional<TensorStats> stats = t ? t.stats() : std::nullopt;
   if (!stats) {
     ImGui::SameLine();
     ImGui::TextDisabled("not recorded");
@@ -24,7 +26,7 @@ void stats_table(const char* title, const schema::TensorRecord* r) {
   }
   const TensorStats& st = *stats;
   ImGui::SameLine();
-  ImGui::TextDisabled("%s", shape_label(r->shape()).c_str());
+  ImGui::TextDisabled("%s", t.shape_label().c_str());
   if (ImGui::BeginTable(title, 6, ImGuiTableFlags_SizingStretchSame)) {
     auto cell = [](const char* k, double x) {
       ImGui::TableNextColumn();
@@ -58,22 +60,18 @@ void update_history(RunModel& model, LayerViewState& v) {
   const int steps = std::min(model.step_count(), 64);
   for (int step = 0; step < steps; ++step) {
     if (v.history_done[step]) continue;
-    const schema::Event* found = nullptr;
-    const bool complete = model.for_step_events(step, [&](const schema::Event* e) {
-      if (!found && e->kind() == EventKind::ModuleCall && e->phase() == Phase::Forward && e->name() &&
-          e->name()->str() == v.history_module)
-        found = e;
-    });
+    bool complete = true;
+    const CallRef found = module_call_at(model, step, v.history_module, &complete);
     if (!found) {
       if (complete) v.history_done[step] = true;
       continue;
     }
     LayerViewState::StepRow row;
     row.step = step;
-    row.grad = found->grad_norm();
+    row.grad = found.grad_norm();
     bool done = true;
-    const TensorRef t = call_tensor(model, *found, false, &done);
-    if (const std::optional<TensorStats> st = t ? tensor_stats(*t.record()) : std::nullopt) {
+    const TensorRef t = call_tensor(model, found, false, &done);
+    if (const std::optional<TensorStats> st = t ? t.stats() : std::nullopt) {
       row.mean = st->mean;
       row.std = st->stddev;
       row.mean_abs = st->mean_abs;
@@ -85,11 +83,11 @@ void update_history(RunModel& model, LayerViewState& v) {
 
 }  // namespace
 
-void draw_stats(PanelContext& c, LayerViewState& v, const schema::Event& e) {
-  const CallTensors tensors = call_tensors(c.model, e);
-  stats_table("activation", tensors.output ? tensors.output.record() : nullptr);
+void draw_stats(PanelContext& c, LayerViewState& v, const CallRef& call) {
+  const CallTensors tensors = call_tensors(c.model, call);
+  stats_table("activation", tensors.output);
   ImGui::Spacing();
-  stats_table("gradient dL/d(output)", tensors.gradient ? tensors.gradient.record() : nullptr);
+  stats_table("gradient dL/d(output)", tensors.gradient);
   if (!tensors.gradient) say("No gradient recorded for this call: backward did not pass through its output.");
   ImGui::Spacing();
   if (v.history_module != v.module) {

@@ -14,10 +14,10 @@ namespace {
 constexpr const char* kTabNames[] = {"On image", "Neurons", "Stats"};
 
 // Module, class, activation / gradient, the sample and its row.
-void draw_header(LayerViewState& v, const LayerTarget& t, const schema::Event& e, int row) {
+void draw_header(LayerViewState& v, const LayerTarget& t, const CallRef& call, int row) {
   ImGui::TextUnformatted(v.module.c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("%s", e.class_name() ? e.class_name()->c_str() : "");
+  ImGui::TextDisabled("%s", std::string(call.class_name()).c_str());
   ImGui::SameLine();
   if (t.gradient) {
     ImGui::TextDisabled("| %s", v.of_gradient ? "gradient dL/d(output)" : "activation");
@@ -34,12 +34,12 @@ void draw_header(LayerViewState& v, const LayerTarget& t, const schema::Event& e
   else ImGui::TextDisabled("| batch row 0 (no followed samples)");
 }
 
-void draw_tab(PanelContext& c, LayerViewState& v, const schema::Event& e, const LayerPick& p, int tab) {
+void draw_tab(PanelContext& c, LayerViewState& v, const CallRef& call, const LayerPick& p, int tab) {
   if (tab == LayerViewState::Stats) {
-    draw_stats(c, v, e);
+    draw_stats(c, v, call);
   } else if (!p.problem.empty()) {
     say(p.problem, p.problem.find("loading") == 0 ? colors::kMuted : colors::kWarning);
-    if (p.shows_thumbnail()) draw_budget_thumbnail(c, *p.shown.record(), v.thumbnail_texture);
+    if (p.shows_thumbnail()) draw_budget_thumbnail(c, p.shown, v.thumbnail_texture);
   } else if (tab == LayerViewState::OnImage) {
     draw_on_image(c, v);
   } else {
@@ -53,24 +53,24 @@ const char* layer_tab_name(int tab) { return kTabNames[std::clamp(tab, 0, 2)]; }
 
 void draw_layer_view(PanelContext& c, LayerViewState& v, const LayerTarget& t) {
   v.shown = false;
-  const schema::Event* e = c.model.event(t.event);
-  if (!e) {
+  const CallRef call = c.model.call(t.event);
+  if (!call) {
     ImGui::TextDisabled("loading the call ...");
     return;
   }
-  if (e->kind() != EventKind::ModuleCall) {
+  if (call.kind() != EventKind::ModuleCall) {
     ImGui::TextDisabled("Not a module call: no layer view.");
     return;
   }
   v.shown = true;
   v.target = t;
-  v.module = e->name() ? e->name()->str() : std::string();
+  v.module = std::string(call.name());
   v.of_gradient = t.gradient ? *t.gradient : v.gradient;
   if (v.tab_request) v.tab = *v.tab_request;
   const int row = sample_row(c.model, t.step, t.sample);
-  draw_header(v, t, *e, row);
+  draw_header(v, t, call, row);
 
-  const LayerPick p = pick_layer(c.model, v, *e);
+  const LayerPick p = pick_layer(c.model, v, call);
   if (v.of_gradient) v.attention.found = false;  // attention weights are the forward's: a gradient shows its strength
   else resolve_layer_attention(c, v.attention, t.event, t.step, t.sample);
   if (ImGui::BeginTabBar("layer_tabs")) {
@@ -79,7 +79,7 @@ void draw_layer_view(PanelContext& c, LayerViewState& v, const LayerTarget& t) {
       if (ImGui::BeginTabItem(kTabNames[i], nullptr, f)) {
         v.tab = i;
         ImGui::BeginChild("layer_body", ImVec2(0, 0), false);
-        draw_tab(c, v, *e, p, i);
+        draw_tab(c, v, call, p, i);
         ImGui::EndChild();
         ImGui::EndTabItem();
       }

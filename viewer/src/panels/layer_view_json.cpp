@@ -13,7 +13,7 @@ using nlohmann::json;
 namespace {
 
 json stats_json(const TensorRef& r) {
-  const std::optional<TensorStats> st = r ? tensor_stats(*r.record()) : std::nullopt;
+  const std::optional<TensorStats> st = r ? r.stats() : std::nullopt;
   if (!st) return nullptr;
   return {{"mean", st->mean}, {"std", st->stddev},         {"min", st->min},
           {"max", st->max},   {"mean_abs", st->mean_abs}, {"l2", st->l2}};
@@ -32,10 +32,10 @@ json layer_view_json(RunModel& model, LayerViewState& v) {
   const LayerTarget& t = v.target;
   json out = {{"module", v.module}, {"tab", layer_tab_name(v.tab)}, {"of", v.of_gradient ? "gradient" : "activation"},
               {"step", t.step},     {"sample", t.sample},           {"row", sample_row(model, t.step, t.sample)}};
-  const schema::Event* e = model.event(t.event);
+  const CallRef call = model.call(t.event);
   LayerPick p;
   p.problem = "loading the call ...";
-  if (e) p = pick_layer(model, v, *e);
+  if (call) p = pick_layer(model, v, call);
   const bool ok = p.problem.empty();
   const LayerMaps& m = v.maps;
   out["map"] = ok && !m.map.empty() ? grid_json(m.map, m.map_rows, m.map_cols) : json(nullptr);
@@ -45,15 +45,15 @@ json layer_view_json(RunModel& model, LayerViewState& v) {
   const bool picked = ok && v.picked_neuron >= 0 && v.picked_neuron < m.neurons;
   out["picked_neuron"] = picked ? json(v.picked_neuron) : json(nullptr);
   out["picked_value"] = picked ? picked_value(m, v.picked_neuron) : json(nullptr);
-  if (e) {
-    const CallTensors tensors = call_tensors(model, *e);
+  if (call) {
+    const CallTensors tensors = call_tensors(model, call);
     out["stats"] = {{"activation", stats_json(tensors.output)}, {"gradient", stats_json(tensors.gradient)}};
   } else {
     out["stats"] = {{"activation", nullptr}, {"gradient", nullptr}};
   }
   out["attention"] = layer_attention_json(v.attention);
   if (!p.problem.empty()) out["problem"] = p.problem;
-  out["thumbnail"] = p.shows_thumbnail() ? budget_thumbnail_json(*p.shown.record()) : json(nullptr);
+  out["thumbnail"] = p.shows_thumbnail() ? budget_thumbnail_json(p.shown) : json(nullptr);
   return out;
 }
 

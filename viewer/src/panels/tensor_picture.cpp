@@ -22,14 +22,14 @@ void draw_tensor_picture(RunModel& model, uint64_t run, int64_t id, int step, fl
     ImGui::TextDisabled(done ? "(not recorded)" : "loading ...");
     return;
   }
-  std::vector<int64_t> shape(ref.record()->shape()->begin(), ref.record()->shape()->end());
+  std::vector<int64_t> shape = ref.shape();
   if (row >= 0 && !shape.empty()) shape.erase(shape.begin());
   const PictureLayout pl = picture_layout(shape);
-  if (!pl.ok || ref.record()->kept() == ValuesKept::None) {
-    ImGui::TextDisabled("%s %s", shape_label(ref.record()->shape()).c_str(), dtype_label(ref.record()->dtype()));
+  if (!pl.ok || ref.kept().kept == ValuesKept::None) {
+    ImGui::TextDisabled("%s %s", ref.shape_label().c_str(), ref.dtype_label());
     return;
   }
-  const std::shared_ptr<const DecodedTensor> decoded = model.values().get(*ref.record());  // the model's one cache
+  const std::shared_ptr<const DecodedTensor> decoded = model.values().get(ref);  // the model's one cache
   if (decoded->loading) {
     ImGui::Dummy(ImVec2(side, side));
     return;
@@ -46,12 +46,12 @@ void draw_tensor_picture(RunModel& model, uint64_t run, int64_t id, int step, fl
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::Dummy(size);
   draw_picture(ImGui::GetWindowDrawList(), p0, ImVec2(p0.x + size.x, p0.y + size.y), v->values.data() + offset, per,
-               pl, ref.record()->dtype() == DType::UInt8,
+               pl, ref.dtype() == DType::UInt8,
                TextureTarget{textures, uploader,
                              "run" + std::to_string(run) + "|tensor" + std::to_string(id) + "|row" + std::to_string(row)},
                48);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s %s", shape_label(ref.record()->shape()).c_str(), dtype_label(ref.record()->dtype()));
+    ImGui::SetTooltip("%s %s", ref.shape_label().c_str(), ref.dtype_label());
 }
 
 }  // namespace tvis::viewer

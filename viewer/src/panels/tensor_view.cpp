@@ -61,15 +61,15 @@ void draw_histogram(const TensorStats& st) {
   widgets::histogram("##hist", widgets::ValueSpan(counts), st.hist_lo, st.hist_hi, o);
 }
 
-// Takes the values of `rec` from the model's cache (decoded there once, for
+// Takes the values of `t` from the model's cache (decoded there once, for
 // every page) once its TensorData chunk is resident. Returns false while loading.
-bool ensure_values(PanelContext& c, TensorViewState& v, const schema::TensorRecord& rec) {
-  if (v.decoded_for && *v.decoded_for == rec.id()) return true;
-  const std::shared_ptr<const DecodedTensor> d = c.model.values().get(rec);
+bool ensure_values(PanelContext& c, TensorViewState& v, const TensorRef& t) {
+  if (v.decoded_for && *v.decoded_for == t.id()) return true;
+  const std::shared_ptr<const DecodedTensor> d = c.model.values().get(t);
   if (d->loading) return false;
   v.values = d->values;  // the panel slices its own copy
   v.error = d->error;
-  v.decoded_for = rec.id();
+  v.decoded_for = t.id();
   if (!v.error.empty()) return true;
   v.spec = widgets::default_slice_spec(v.values.shape);
   v.slice_dirty = true;
@@ -142,7 +142,7 @@ void reduce(const widgets::Slice2D& in, widgets::Slice2D* out) {
                                        c * bc, std::min(in.cols, c * bc + bc), {});
 }
 
-void draw_values(PanelContext& c, TensorViewState& v, const schema::TensorRecord& rec) {
+void draw_values(PanelContext& c, TensorViewState& v, const TensorRef& t) {
   if (v.slice_dirty) {
     v.slice = {};
     v.slice_error.clear();
@@ -157,9 +157,10 @@ void draw_values(PanelContext& c, TensorViewState& v, const schema::TensorRecord
   if (v.values.shape.size() >= 2) ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
   draw_axis_pickers(v);
   if (v.values.partial) {
+    const KeptValues kept = t.kept();
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "Leading %" PRId64 " of %" PRId64
                        " rows kept (statistics are over the whole tensor).",
-                       rec.kept_rows(), rec.shape() && rec.shape()->size() ? rec.shape()->Get(0) : 0);
+                       kept.kept_rows, kept.rows);
   }
   if (!v.slice_error.empty()) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kError), "%s", v.slice_error.c_str());
@@ -178,7 +179,7 @@ void draw_values(PanelContext& c, TensorViewState& v, const schema::TensorRecord
   }
   widgets::HeatmapOptions o;
   o.size = ImVec2(0, h);
-  const std::optional<TensorStats> st = tensor_stats(rec);
+  const std::optional<TensorStats> st = t.stats();
   const bool signed_values = st && st->min < 0 && st->max > 0;
   o.colormap = signed_values ? widgets::Colormap::Diverging : widgets::Colormap::Sequential;
   o.symmetric = signed_values;
@@ -212,35 +213,36 @@ void draw_values(PanelContext& c, TensorViewState& v, const schema::TensorRecord
 
 }  // namespace
 
-void draw_tensor_view(PanelContext& c, TensorViewState& v, const schema::TensorRecord& rec) {
-  if (!v.tensor || *v.tensor != rec.id()) {
-    v.tensor = rec.id();
+void draw_tensor_view(PanelContext& c, TensorViewState& v, const TensorRef& t) {
+  if (!v.tensor || *v.tensor != t.id()) {
+    v.tensor = t.id();
     v.decoded_for.reset();
     v.error.clear();
   }
-  ImGui::Text("%s", rec.name() && rec.name()->size() ? rec.name()->c_str() : "tensor");
+  const std::string name(t.name()), device(t.device());
+  ImGui::Text("%s", name.empty() ? "tensor" : name.c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("#%" PRIu64 "  %s  %s%s%s", rec.id(), shape_label(rec.shape()).c_str(), dtype_label(rec.dtype()),
-                      rec.device() && rec.device()->size() ? "  on " : "", rec.device() ? rec.device()->c_str() : "");
-  if (const std::optional<TensorStats> st = tensor_stats(rec)) {
+  ImGui::TextDisabled("#%" PRIu64 "  %s  %s%s%s", t.id(), t.shape_label().c_str(), t.dtype_label(),
+                      device.empty() ? "" : "  on ", device.c_str());
+  if (const std::optional<TensorStats> st = t.stats()) {
     draw_stats(*st);
     draw_histogram(*st);
   }
-  if (!ensure_values(c, v, rec)) {
-    ImGui::TextDisabled("Loading values (chunk %u) ...", rec.data_chunk());
+  if (!ensure_values(c, v, t)) {
+    ImGui::TextDisabled("Loading values (chunk %u) ...", t.data_chunk());
     return;
   }
   if (!v.error.empty()) {
-    const bool stats_only = rec.kept() == ValuesKept::None;
+    const bool stats_only = t.kept().kept == ValuesKept::None;
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(stats_only ? colors::kMuted : colors::kError), "%s",
                        v.error.c_str());
-    if (stats_only && has_budget_thumbnail(rec)) {
+    if (stats_only && has_budget_thumbnail(t)) {
       ImGui::TextDisabled("Refused: %s.", budget_refused_sentence());
-      draw_budget_thumbnail(c, rec, v.thumbnail_texture);
+      draw_budget_thumbnail(c, t, v.thumbnail_texture);
     }
     return;
   }
-  draw_values(c, v, rec);
+  draw_values(c, v, t);
 }
 
 }  // namespace tvis::viewer

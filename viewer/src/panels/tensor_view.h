@@ -32,6 +32,7 @@ struct TensorViewState {
   uint64_t texture_version = 0;
 };
 
-void draw_tensor_view(PanelContext& c, TensorViewState& v, const schema::TensorRecord& rec);
+/// Draws tensor `t` (non-empty) into the caller's state `v`.
+void draw_tensor_view(PanelContext& c, TensorViewState& v, const TensorRef& t);
 
 }  // namespace tvis::viewer

@@ -29,8 +29,6 @@ class RunModel;
 /// The first output (gradient: the first dL/d(output)) of call `e`, or an
 /// empty ref when the call has none (or it still loads: see *complete).
 TensorRef call_tensor(RunModel& model, const schema::Event& e, bool gradient, bool* complete);
-/// The same for a call the pages hold as a CallRef.
-TensorRef call_tensor(RunModel& model, const CallRef& call, bool gradient, bool* complete);
 /// The same for a CallRef (what pages and panels hold).
 inline TensorRef call_tensor(RunModel& model, const CallRef& call, bool gradient, bool* complete) {
   return call_tensor(model, *call.record(), gradient, complete);
@@ -47,6 +45,5 @@ struct CallTensors {
 };
 CallTensors call_tensors(RunModel& model, const schema::Event& e);
 inline CallTensors call_tensors(RunModel& model, const CallRef& call) { return call_tensors(model, *call.record()); }
-CallTensors call_tensors(RunModel& model, const CallRef& call);
 
 }  // namespace tvis::viewer
