@@ -110,8 +110,8 @@ void handle_keys(AppState& s) {
   }
   // Keep the navigator on the selected event's step.
   if (s.selection.event && !s.selection.jump_pending)
-    if (const schema::Event* e = s.model.event(*s.selection.event))
-      if (e->step() >= 0) s.selection.step = e->step();
+    if (const CallRef call = s.model.call(*s.selection.event))
+      if (call.step() >= 0) s.selection.step = call.step();
 }
 
 }  // namespace tvis::viewer

@@ -47,11 +47,11 @@ json selection_object(AppState& s) {
   const Selection& sel = s.selection;
   if (!s.model.ready() || !sel.event) return nullptr;
   json out = {{"event", *sel.event}};
-  if (const schema::Event* e = s.model.event(*sel.event)) {
-    out["name"] = e->name() ? e->name()->str() : std::string();
-    out["kind"] = event_kind_label(e->kind());
-    out["step"] = e->step();
-    out["phase"] = phase_label(e->phase());
+  if (const CallRef call = s.model.call(*sel.event)) {
+    out["name"] = std::string(call.name());
+    out["kind"] = event_kind_label(call.kind());
+    out["step"] = call.step();
+    out["phase"] = phase_label(call.phase());
   } else if (s.model.event_state(*sel.event) == EventState::NotRecorded) {
     out["not_recorded"] = s.model.not_recorded_label();
   }

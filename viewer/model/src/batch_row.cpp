@@ -17,7 +17,7 @@ BatchRow batch_row(RunModel& model, int step, int64_t row, int64_t rows) {
   const StepBatch batch = step_batch(model, *plan);
   if (!batch.holder) return out;
   bool done = true;
-  const TensorRef ref = model.tensors().by_id(model, batch.parts->Get(0), step, &done);
+  const TensorRef ref = model.tensors().by_id(model, batch.parts[0], step, &done);
   if (!ref) {
     if (!done) out.state = BatchRow::State::Loading;
     return out;

@@ -24,6 +24,12 @@ LossEntry loss_entry(const schema::LossRecord& rec, int backward) {
       if (kv && kv->key()) e.args.push_back({kv->key()->str(), str(kv->value())});
   e.call_value = rec.call_value();
   e.followed_samples = rec.samples() ? static_cast<int64_t>(rec.samples()->size()) : 0;
+  e.logits = rec.logits();
+  e.targets = rec.targets();
+  if (rec.samples())
+    for (const schema::SampleLoss* sl : *rec.samples())
+      e.samples.push_back({sl->sample(), sl->batch_row(), sl->target(), sl->predicted(), sl->p_target(),
+                           sl->neg_log_p(), sl->loss()});
   return e;
 }
 

@@ -44,6 +44,33 @@ const std::vector<int>& Samples::followed() {
   return followed_;
 }
 
+namespace {
+
+std::string string_of(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+SampleEntry entry_of(const schema::Sample& smp) {
+  SampleEntry e;
+  e.id = smp.id();
+  e.step = smp.step();
+  e.dataset_index = smp.dataset_index();
+  e.batch_position = smp.batch_position();
+  e.label = string_of(smp.label());
+  e.label_index = smp.label_index();
+  e.input = smp.input();
+  if (smp.transforms())
+    for (const schema::TransformStep* t : *smp.transforms())
+      e.transforms.push_back({string_of(t->name()), string_of(t->class_name()), t->event(), t->input(), t->output(),
+                              t->input_kind(), t->output_kind()});
+  return e;
+}
+
+}  // namespace
+
+bool Samples::step_samples(int step, std::vector<SampleEntry>* out) {
+  out->clear();
+  return for_step(step, [&](const schema::Sample* smp) { out->push_back(entry_of(*smp)); });
+}
+
 int Samples::position(int id) {
   const auto& ids = followed();
   auto it = std::find(ids.begin(), ids.end(), id);

@@ -17,7 +17,7 @@ void SourceFiles::add(const schema::SourceFiles& files) {
   for (const auto* f : *files.files()) {
     const auto* shown = f->display_path() && f->display_path()->size() ? f->display_path() : f->path();
     names_[f->id()] = shown ? shown->str() : std::string();
-    if (f->text() && !texts_.count(f->id())) texts_[f->id()] = f->text();
+    if (f->text() && !texts_.count(f->id())) texts_[f->id()] = std::string_view(f->text()->c_str(), f->text()->size());
   }
 }
 
@@ -41,19 +41,19 @@ const std::unordered_map<uint32_t, std::string>& SourceFiles::names() {
   return names_;
 }
 
-const flatbuffers::String* SourceFiles::text(uint32_t id, bool* loading) {
+std::optional<std::string_view> SourceFiles::text(uint32_t id, bool* loading) {
   *loading = !ready();
   auto it = texts_.find(id);
-  if (it == texts_.end()) return nullptr;
+  if (it == texts_.end()) return std::nullopt;
   *loading = false;
   return it->second;
 }
 
 std::string SourceFiles::line(uint32_t id, uint32_t line) {
   bool loading = false;
-  const flatbuffers::String* text = this->text(id, &loading);
+  const std::optional<std::string_view> text = this->text(id, &loading);
   if (!text || line == 0) return "";
-  const char* p = text->c_str();
+  const char* p = text->data();
   const char* end = p + text->size();
   for (uint32_t n = 1; n < line && p < end; ++n) {
     p = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));

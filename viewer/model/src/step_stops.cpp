@@ -177,14 +177,15 @@ StepPlan build_step_plan(int step, const std::vector<const schema::Event*>& unso
 
 StepBatch step_batch(RunModel& model, const StepPlan& plan) {
   StepBatch b;
-  const schema::Event* model_call = nullptr;
+  CallRef model_call;
   for (const Stop& st : plan.stops) {
-    if (!b.fetch && st.phase == schema::Phase::Data && st.kind == schema::EventKind::DataFetch) b.fetch = model.event(st.event);
+    if (!b.fetch && st.phase == schema::Phase::Data && st.kind == schema::EventKind::DataFetch) b.fetch = model.call(st.event);
     if (!model_call && st.phase == schema::Phase::Forward && st.kind == schema::EventKind::ModuleCall)
-      model_call = model.event(st.event);
+      model_call = model.call(st.event);
   }
-  if (b.fetch && b.fetch->outputs() && b.fetch->outputs()->size()) b.holder = b.fetch, b.parts = b.fetch->outputs();
-  else if (model_call && model_call->inputs() && model_call->inputs()->size()) b.holder = model_call, b.parts = model_call->inputs();
+  if (b.fetch && !(b.parts = b.fetch.outputs()).empty()) b.holder = b.fetch;
+  else if (model_call && !(b.parts = model_call.inputs()).empty()) b.holder = model_call;
+  else b.parts.clear();
   return b;
 }
 

@@ -18,6 +18,10 @@ UserTime event_time(const schema::Event* e) {
   return phase_time(wall, e->own_ns());
 }
 
+UserTime event_time(const CallRef& call) { return event_time(call.record()); }
+
+UserSpan user_span(const CallRef& call) { return user_span(call.record()); }
+
 UserSpan user_span(const schema::Event* e) {
   const UserTime t = event_time(e);
   const int64_t before = t.known && e->own_before_ns() > 0 ? e->own_before_ns() : 0;

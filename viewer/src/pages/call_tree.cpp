@@ -74,8 +74,8 @@ void resolve_pending(AppState& s, CallTreeState& t) {
         end = n - 1;
         break;
       }
-      const schema::Event* e = s.model.event(cur);
-      if (!e) {
+      const std::optional<int64_t> parent = s.model.parent_of(cur);
+      if (!parent) {
         const EventState state = s.model.event_state(cur);
         if (state == EventState::Loading) break;
         // An unreadable chunk stops the subtree here. A call never written was
@@ -88,7 +88,7 @@ void resolve_pending(AppState& s, CallTreeState& t) {
         end = cur - 1;
         break;
       }
-      if (e->parent() < static_cast<int64_t>(id)) {
+      if (*parent < static_cast<int64_t>(id)) {
         end = cur - 1;
         break;
       }
@@ -128,16 +128,16 @@ void reveal(CallTreeState& t, uint64_t id) {
 
 bool has_children(AppState& s, uint64_t id) {
   if (id + 1 >= s.model.event_count()) return false;
-  const schema::Event* next = s.model.event(id + 1);
-  return next && next->parent() == static_cast<int64_t>(id);
+  const std::optional<int64_t> parent = s.model.parent_of(id + 1);
+  return parent && *parent == static_cast<int64_t>(id);
 }
 
 // -------------------------------------------------------------- search ---
 
-bool contains_ci(const flatbuffers::String* hay, const std::string& needle) {
-  if (!hay || needle.empty()) return false;
-  const char* h = hay->c_str();
-  const size_t hn = hay->size(), nn = needle.size();
+bool contains_ci(std::string_view hay, const std::string& needle) {
+  if (needle.empty()) return false;
+  const char* h = hay.data();
+  const size_t hn = hay.size(), nn = needle.size();
   for (size_t i = 0; i + nn <= hn; ++i) {
     size_t k = 0;
     while (k < nn && std::tolower(static_cast<unsigned char>(h[i + k])) == needle[k]) ++k;
@@ -159,15 +159,15 @@ void run_search(AppState& s, CallTreeState& t) {
   const auto& spans = s.model.event_spans();
   bool added = false;
   for (size_t k = 0; k < kSearchSpansPerFrame && t.scan_span < spans.size(); ++k) {
-    const EventSpan& span = spans[t.scan_span];
-    auto read = s.model.span_events(span);
-    if (read.state == ChunkRead::Loading) break;  // loading: continue next frame
-    if (read.body && read.body->events())
-      for (const auto* e : *read.body->events())
-        if (contains_ci(e->name(), q) || contains_ci(e->class_name(), q)) {
-          t.matches.push_back(e->id());
-          added = true;
-        }
+    uint32_t next = 0;
+    const RunModel::SpanWalk walk = s.model.walk_span_calls(spans[t.scan_span], &next, [&](const CallRef& call) {
+      if (contains_ci(call.name(), q) || contains_ci(call.class_name(), q)) {
+        t.matches.push_back(call.id());
+        added = true;
+      }
+      return true;
+    });
+    if (walk.state == ChunkRead::Loading) break;  // loading: continue next frame
     ++t.scan_span;
   }
   if (added) std::sort(t.matches.begin(), t.matches.end());
@@ -211,7 +211,7 @@ void draw_disclosure(AppState& s, CallTreeState& t, uint64_t id, bool flat, floa
 
 void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
   CallTreeState& t = x.tree;
-  const schema::Event* e = s.model.event(id);
+  const CallRef e = s.model.call(id);
   const EventState state = e ? EventState::Present : s.model.event_state(id);
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
@@ -229,11 +229,11 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
     if (ImGui::IsMouseDoubleClicked(0) && !flat && has_children(s, id)) toggle(t, id);
   }
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  s.drawn.events[id] = Rect{a.x, a.y, b.x, b.y, e != nullptr || state == EventState::NotRecorded};
+  s.drawn.events[id] = Rect{a.x, a.y, b.x, b.y, static_cast<bool>(e) || state == EventState::NotRecorded};
   if (e && ImGui::BeginPopupContextItem("ctx")) {
-    if (ImGui::MenuItem("Copy name") && e->name()) ImGui::SetClipboardText(e->name()->c_str());
-    if (ImGui::MenuItem("Copy call site")) ImGui::SetClipboardText(call_site(s.model, e->call_file(), e->call_line()).c_str());
-    if (ImGui::MenuItem("Show source", nullptr, false, e->call_line() > 0)) show_source(x, e->call_file(), e->call_line());
+    if (ImGui::MenuItem("Copy name") && !e.name().empty()) ImGui::SetClipboardText(std::string(e.name()).c_str());
+    if (ImGui::MenuItem("Copy call site")) ImGui::SetClipboardText(call_site(s.model, e.call_file(), e.call_line()).c_str());
+    if (ImGui::MenuItem("Show source", nullptr, false, e.call_line() > 0)) show_source(x, e.call_file(), e.call_line());
     ImGui::EndPopup();
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -259,19 +259,19 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
   xpos += em * 1.1f;
   // Phase chip, then the name in the kind's colour, then the class.
   dl->AddRectFilled(ImVec2(xpos, cell.y + line_h * 0.25f), ImVec2(xpos + em * 0.3f, cell.y + line_h * 0.75f),
-                    phase_color(e->phase()), 1.5f);
+                    phase_color(e.phase()), 1.5f);
   xpos += em * 0.6f;
-  const char* name = e->name() ? e->name()->c_str() : "(unnamed)";
-  if (is_marker(e->kind())) {
+  const std::string_view name = e.name().empty() ? std::string_view("(unnamed)") : e.name();
+  if (is_marker(e.kind())) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "%s %s", e->kind() == EventKind::PhaseBegin ? "begin" : "end",
-                  phase_label(e->phase()));
+    std::snprintf(buf, sizeof buf, "%s %s", e.kind() == EventKind::PhaseBegin ? "begin" : "end",
+                  phase_label(e.phase()));
     dl->AddText(ImVec2(xpos, cell.y), colors::kMuted, buf);
   } else {
-    dl->AddText(ImVec2(xpos, cell.y), kind_color(e->kind()), name);
-    if (e->class_name() && e->class_name()->size()) {
-      const float w = ImGui::CalcTextSize(name).x;
-      dl->AddText(ImVec2(xpos + w + em * 0.5f, cell.y), colors::kMuted, e->class_name()->c_str());
+    dl->AddText(ImVec2(xpos, cell.y), kind_color(e.kind()), name.data(), name.data() + name.size());
+    if (const std::string_view cls = e.class_name(); !cls.empty()) {
+      const float w = ImGui::CalcTextSize(name.data(), name.data() + name.size()).x;
+      dl->AddText(ImVec2(xpos + w + em * 0.5f, cell.y), colors::kMuted, cls.data(), cls.data() + cls.size());
     }
   }
   if (t.collapsed.count(id)) {
@@ -283,19 +283,19 @@ void draw_row(AppState& s, ExploreState& x, uint64_t id, bool flat) {
     dl->AddText(ImVec2(std::max(xpos, cell.x + ImGui::GetColumnWidth() - w - em * 0.3f), cell.y), colors::kMuted, buf);
   }
   ImGui::TableSetColumnIndex(1);
-  if (e->step() >= 0) ImGui::Text("%d", e->step());
+  if (e.step() >= 0) ImGui::Text("%d", e.step());
   else ImGui::TextDisabled("-");
   ImGui::TableSetColumnIndex(2);
-  ImGui::TextUnformatted(phase_label(e->phase()));
+  ImGui::TextUnformatted(phase_label(e.phase()));
   ImGui::TableSetColumnIndex(3);
   // Time: the user's; tvis: tvis's own work inside the call (user_time.h)
   const UserTime ut = event_time(e);
-  if (e->t_end_ns() > e->t_begin_ns()) ImGui::TextUnformatted(duration_label(ut.user).c_str());
+  if (e.t_end_ns() > e.t_begin_ns()) ImGui::TextUnformatted(duration_label(ut.user).c_str());
   ImGui::TableSetColumnIndex(4);
   if (ut.known && ut.own > 0) ImGui::TextDisabled("%s", duration_label(ut.own).c_str());
   else ImGui::TextDisabled("-");
   ImGui::TableSetColumnIndex(5);
-  const std::string where = call_site(s.model, e->call_file(), e->call_line());
+  const std::string where = call_site(s.model, e.call_file(), e.call_line());
   ImGui::TextDisabled("%s", where.c_str());
   ImGui::PopID();
 }

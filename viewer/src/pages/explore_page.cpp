@@ -140,8 +140,8 @@ nlohmann::json explore_view(AppState& s) {
                              {"own_bars", tl.own_bars}};
   nlohmann::json event_time = nullptr;
   if (sel.event)
-    if (const schema::Event* e = s.model.event(*sel.event)) {
-      const UserTime ut = tvis::viewer::event_time(e);
+    if (const CallRef call = s.model.call(*sel.event)) {
+      const UserTime ut = tvis::viewer::event_time(call);
       event_time = {{"wall_ms", static_cast<double>(ut.wall) / 1e6},
                     {"user_ms", static_cast<double>(ut.user) / 1e6},
                     {"own_ms", ut.known ? nlohmann::json(static_cast<double>(ut.own) / 1e6) : nlohmann::json(nullptr)}};

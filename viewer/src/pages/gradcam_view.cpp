@@ -65,9 +65,9 @@ void draw_cam(AppState& s, InsightsState& st, const GradCamEntry& e, const std::
 
 // The class scores of the sample's row: the loss's logits, predicted highlighted.
 void draw_scores(AppState& s, InsightsState& st, int step, int row, int64_t shown_class) {
-  const auto records = s.model.losses().all_at_step(step);
-  if (records.empty() || records[0]->logits() < 0) return insight_hint("no class scores recorded at this step");
-  const std::shared_ptr<const DecodedTensor> decoded = decoded_tensor(s, static_cast<uint64_t>(records[0]->logits()), step);
+  const std::optional<LossEntry> loss = s.model.losses().shown(step, 0);
+  if (!loss || loss->logits < 0) return insight_hint("no class scores recorded at this step");
+  const std::shared_ptr<const DecodedTensor> decoded = decoded_tensor(s, static_cast<uint64_t>(loss->logits), step);
   const DecodedTensor& d = *decoded;
   if (d.loading) return insight_hint("loading class scores ...");
   if (!d.error.empty() || d.values.shape.size() != 2) return insight_hint("class scores: " + (d.error.empty() ? std::string("not [batch, classes]") : d.error));

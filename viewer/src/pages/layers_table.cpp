@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 
 #include "../theme.h"
@@ -21,20 +22,20 @@ namespace {
 // step's tensor records are indexed, from the Events chunks as they arrive.
 constexpr size_t kRowsPerFrame = 2000;
 
-LayerRow make_row(AppState& s, const LayersState& l, const schema::Event* e, bool* complete) {
+LayerRow make_row(AppState& s, const LayersState& l, const CallRef& call, bool* complete) {
   LayerRow r;
-  r.event = e->id();
-  r.path = e->name() ? e->name()->str() : "";
-  r.cls = e->class_name() ? e->class_name()->str() : "";
-  if (e->grad_norm() >= 0) r.grad = e->grad_norm();
+  r.event = call.id();
+  r.path = std::string(call.name());
+  r.cls = std::string(call.class_name());
+  if (call.grad_norm() >= 0) r.grad = call.grad_norm();
   auto p = l.params.find(r.path);
   r.params = p == l.params.end() ? 0 : p->second;
-  const TensorRef t = call_tensor(s.model, *e, false, complete);  // the one rule (call_tensors.h)
+  const TensorRef t = call_tensor(s.model, call, false, complete);  // the one rule (call_tensors.h)
   if (t) {
-    r.out_shape = shape_label(t.record()->shape());
-    if (t.record()->stats()) {
-      r.mean = t.record()->stats()->mean();
-      r.stddev = t.record()->stats()->std();
+    r.out_shape = t.shape_label();
+    if (const std::optional<TensorStats> st = t.stats()) {
+      r.mean = st->mean;
+      r.stddev = st->stddev;
     }
   }
   return r;
@@ -51,29 +52,25 @@ bool build_rows(AppState& s, LayersState& l) {
   }
   const auto& spans = s.model.event_spans();
   size_t built = 0;
-  while (l.next_span < spans.size() && built < kRowsPerFrame) {
+  while (l.next_span < spans.size()) {
     const EventSpan& span = spans[l.next_span];
     const bool holds_step = span.step_first < 0 || (l.step >= span.step_first && l.step <= span.step_last);
-    ChunkBody<schema::EventBatch> read;
     if (holds_step) {
-      read = s.model.span_events(span);
-      if (read.state == ChunkRead::Loading) return false;  // loading, or past this frame's decode budget
+      const RunModel::SpanWalk walk = s.model.walk_span_calls(span, &l.next_event, [&](const CallRef& call) {
+        if (built >= kRowsPerFrame) return false;
+        if (call.step() != l.step || call.kind() != EventKind::ModuleCall) return true;
+        bool complete = true;
+        l.rows.push_back(make_row(s, l, call, &complete));
+        if (!complete) l.unresolved = true;
+        ++built;
+        return true;
+      });
+      if (walk.state == ChunkRead::Loading) return false;  // loading, or past this frame's decode budget
+      if (!walk.finished) return false;                    // this frame's slice is spent
     }
-    const schema::EventBatch* batch = read.body;
-    const uint32_t n = batch && batch->events() ? batch->events()->size() : 0;
-    for (; l.next_event < n && built < kRowsPerFrame; ++l.next_event) {
-      const schema::Event* e = batch->events()->Get(l.next_event);
-      if (e->step() != l.step || e->kind() != EventKind::ModuleCall) continue;
-      bool complete = true;
-      l.rows.push_back(make_row(s, l, e, &complete));
-      if (!complete) l.unresolved = true;
-      ++built;
-    }
-    if (l.next_event < n) return false;  // this frame's slice is spent
     ++l.next_span;
     l.next_event = 0;
   }
-  if (l.next_span < spans.size()) return false;
   std::sort(l.rows.begin(), l.rows.end(), [](const LayerRow& a, const LayerRow& b) { return a.event < b.event; });
   return true;
 }

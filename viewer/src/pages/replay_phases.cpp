@@ -32,38 +32,37 @@ void say(ReplayState& r, const std::string& text, unsigned color = colors::kMute
 }
 
 // The batch: the DataFetch call's outputs, first one drawn row by row.
-void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int step, int followed_row,
-                const flatbuffers::Vector<uint64_t>* parts) {
+void draw_batch(AppState& s, ReplayState& r, const CallRef& holder, int step, int followed_row,
+                const std::vector<uint64_t>& parts) {
   bool done = true;
-  TensorRef ref = s.model.tensors().by_id(s.model, parts->Get(0), step, &done);
+  const TensorRef ref = s.model.tensors().by_id(s.model, parts[0], step, &done);
   if (!ref) {
     ImGui::TextDisabled(done ? "The batch's tensors were not recorded." : "loading the batch ...");
     return;
   }
-  const schema::TensorRecord& rec = *ref.record();
-  if (!rec.shape() || rec.shape()->size() == 0) {  // a 0-d first part: no rows to draw
-    ImGui::Text("batch: a scalar %s (no rows)", dtype_label(rec.dtype()));
+  if (ref.rank() == 0) {  // a 0-d first part: no rows to draw
+    ImGui::Text("batch: a scalar %s (no rows)", ref.dtype_label());
     return;
   }
+  const Shape shape = ref.shape();
   nlohmann::json& shown = r.data_shown["batch"];
-  shown = {{"tensor", rec.id()},
-           {"shape", std::vector<int64_t>(rec.shape()->begin(), rec.shape()->end())},
-           {"dtype", dtype_label(rec.dtype())},
+  shown = {{"tensor", ref.id()},
+           {"shape", shape},
+           {"dtype", ref.dtype_label()},
            {"from", holder.kind() == EventKind::DataFetch ? "DataLoader" : "model"},
-           {"parts", parts->size()},
+           {"parts", parts.size()},
            {"followed_row", followed_row}};
-  ImGui::Text("batch %s %s", shape_label(rec.shape()).c_str(), dtype_label(rec.dtype()));
+  ImGui::Text("batch %s %s", ref.shape_label().c_str(), ref.dtype_label());
   ImGui::SameLine();
   ImGui::TextDisabled("as %s received it", holder.kind() == EventKind::DataFetch ? "the DataLoader yielded" : "the model");
-  if (parts->size() > 1) {
+  if (parts.size() > 1) {
     ImGui::SameLine();
-    ImGui::TextDisabled("(+ %u more part%s: targets, ...)", parts->size() - 1, parts->size() > 2 ? "s" : "");
+    ImGui::TextDisabled("(+ %zu more part%s: targets, ...)", parts.size() - 1, parts.size() > 2 ? "s" : "");
   }
-  std::vector<int64_t> shape(rec.shape()->begin(), rec.shape()->end());
-  if (shape.empty()) return;
-  const int64_t rows = rec.kept() == ValuesKept::LeadingRows ? rec.kept_rows()
-                       : rec.kept() == ValuesKept::Full     ? shape[0]
-                                                                    : 0;
+  const KeptValues kept = ref.kept();
+  const int64_t rows = kept.kept == ValuesKept::LeadingRows ? kept.kept_rows
+                       : kept.kept == ValuesKept::Full     ? shape[0]
+                                                            : 0;
   if (rows == 0) {
     say(r, "Only the batch's statistics were kept (beyond --max-elems).");
     return;
@@ -71,7 +70,7 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
   const std::vector<int64_t> one(shape.begin() + 1, shape.end());
   const PictureLayout pl = picture_layout(one);
   const float em = ImGui::GetFontSize();
-  const bool integer = rec.dtype() == DType::Int64 || rec.dtype() == DType::Int32;
+  const bool integer = ref.dtype() == DType::Int64 || ref.dtype() == DType::Int32;
   const int drawn = static_cast<int>(std::min<int64_t>(rows, 64));
   shown["rows_kept"] = rows;
   shown["rows_drawn"] = drawn;
@@ -82,7 +81,7 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
     for (int i = 0; i < drawn; ++i) {
       if (i % per_line) ImGui::SameLine();
       const ImVec2 p0 = ImGui::GetCursorScreenPos();
-      draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(rec.id()), step, side, i, &r.pictures, s.options.texture_uploader);
+      draw_tensor_picture(s.model, s.selection.run, static_cast<int64_t>(ref.id()), step, side, i, &r.pictures, s.options.texture_uploader);
       if (i == followed_row)
         ImGui::GetWindowDrawList()->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + side + 2, p0.y + side + 2),
                                             colors::kAccent, 0, 0, 2.0f);
@@ -91,7 +90,7 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
     return;
   }
   // Token strips or a table of the leading values.
-  const std::shared_ptr<const DecodedTensor> decoded = s.model.values().get(rec);
+  const std::shared_ptr<const DecodedTensor> decoded = s.model.values().get(ref);
   if (decoded->loading) {
     ImGui::TextDisabled("loading ...");
     return;
@@ -111,20 +110,18 @@ void draw_batch(AppState& s, ReplayState& r, const schema::Event& holder, int st
   }
 }
 
-int64_t ts_input(const schema::Sample* smp) { return smp->transforms()->Get(0)->input(); }
-
 // A sample that is not a picture (a row of token ids, a feature vector):
 // its shape and leading values on one line. False when it is a picture or
 // its values are not at hand (the caller draws it as a picture or a shape).
 bool draw_value_line(AppState& s, int64_t id, int step) {
   if (id < 0) return false;
   bool done = true;
-  TensorRef ref = s.model.tensors().by_id(s.model, static_cast<uint64_t>(id), step, &done);
-  if (!ref || !ref.record()->shape() || ref.record()->shape()->size() > 1) return false;
-  const std::shared_ptr<const DecodedTensor> decoded = s.model.values().get(*ref.record());
+  const TensorRef ref = s.model.tensors().by_id(s.model, static_cast<uint64_t>(id), step, &done);
+  if (!ref || ref.rank() > 1) return false;
+  const std::shared_ptr<const DecodedTensor> decoded = s.model.values().get(ref);
   if (decoded->loading) return false;
   const TensorValues* v = &decoded->values;
-  std::string line = shape_label(ref.record()->shape()) + " " + dtype_label(ref.record()->dtype()) + ":  ";
+  std::string line = ref.shape_label() + " " + ref.dtype_label() + ":  ";
   for (size_t k = 0; k < std::min<size_t>(v->values.size(), 48); ++k) line += widgets::format_number(v->values[k], 3) + " ";
   if (v->values.size() > 48) line += "...";
   ImGui::TextUnformatted(line.c_str());
@@ -133,61 +130,58 @@ bool draw_value_line(AppState& s, int64_t id, int step) {
 
 void draw_followed_sample(AppState& s, ReplayState& r, const Stop& here, int step, int sample) {
   const float em = ImGui::GetFontSize();
-  bool found = false;
-  s.model.samples().for_step(step, [&](const schema::Sample* smp) {
-    if (smp->id() != sample || found) return;
-    found = true;
-    nlohmann::json& shown = r.data_shown["sample"];
-    shown = {{"id", sample},
-             {"dataset_index", smp->dataset_index()},
-             {"batch_row", smp->batch_position()},
-             {"label", smp->label() ? smp->label()->str() : std::string()},
-             {"item", smp->transforms() && smp->transforms()->size() ? ts_input(smp) : smp->input()},
-             {"stages", nlohmann::json::array()}};
-    ImGui::Text("sample %d", sample);
+  std::vector<SampleEntry> samples;
+  s.model.samples().step_samples(step, &samples);
+  const auto smp = std::find_if(samples.begin(), samples.end(), [&](const SampleEntry& e) { return e.id == sample; });
+  if (smp == samples.end()) {
+    ImGui::TextDisabled("Sample %d is not in this step's batch (or its record is loading).", sample);
+    return;
+  }
+  nlohmann::json& shown = r.data_shown["sample"];
+  shown = {{"id", sample},
+           {"dataset_index", smp->dataset_index},
+           {"batch_row", smp->batch_position},
+           {"label", smp->label},
+           {"item", smp->item()},
+           {"stages", nlohmann::json::array()}};
+  ImGui::Text("sample %d", sample);
+  ImGui::SameLine();
+  ImGui::TextDisabled("dataset index %" PRId64 ", batch row %d%s%s", smp->dataset_index, smp->batch_position,
+                      smp->label.empty() ? "" : ", label ", smp->label.c_str());
+  if (smp->transforms.empty()) {
+    ImGui::TextDisabled("No transforms recorded for it (the dataset returns it as stored).");
+    if (!draw_value_line(s, smp->input, step))
+      draw_tensor_picture(s.model, s.selection.run, smp->input, step, em * 8, -1, &r.pictures, s.options.texture_uploader);
+    return;
+  }
+  const float side = em * 6.5f;
+  // Stage 0: the input of the first transform, then each transform's output.
+  ImGui::BeginGroup();
+  ImGui::TextDisabled("item");
+  draw_tensor_picture(s.model, s.selection.run, smp->item(), step, side, -1, &r.pictures, s.options.texture_uploader);
+  ImGui::EndGroup();
+  for (const TransformEntry& t : smp->transforms) {
     ImGui::SameLine();
-    ImGui::TextDisabled("dataset index %" PRId64 ", batch row %d%s%s", smp->dataset_index(), smp->batch_position(),
-                        smp->label() && smp->label()->size() ? ", label " : "",
-                        smp->label() ? smp->label()->c_str() : "");
-    if (!smp->transforms() || smp->transforms()->size() == 0) {
-      ImGui::TextDisabled("No transforms recorded for it (the dataset returns it as stored).");
-      if (!draw_value_line(s, smp->input(), step))
-        draw_tensor_picture(s.model, s.selection.run, smp->input(), step, em * 8, -1, &r.pictures, s.options.texture_uploader);
-      return;
-    }
-    const auto* ts = smp->transforms();
-    const float side = em * 6.5f;
-    // Stage 0: the input of the first transform, then each transform's output.
+    if (ImGui::GetContentRegionAvail().x < side) ImGui::NewLine();
     ImGui::BeginGroup();
-    ImGui::TextDisabled("item");
-    draw_tensor_picture(s.model, s.selection.run, ts->Get(0)->input(), step, side, -1, &r.pictures, s.options.texture_uploader);
+    const bool current = t.event == here.event;
+    const std::string name = t.name.empty() ? "transform" : t.name;
+    // The class name above the picture; the arguments below it, wrapped.
+    const std::string cls = !t.class_name.empty() ? t.class_name : name.substr(0, name.find('('));
+    shown["stages"].push_back({{"name", name},
+                               {"class", cls},
+                               {"output", t.output},
+                               {"output_kind", value_kind_name(t.output_kind)},
+                               {"current", current}});
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(current ? colors::kAccent : 0xFFFFFFFFu), "%s", cls.c_str());
+    draw_tensor_picture(s.model, s.selection.run, t.output, step, side, -1, &r.pictures, s.options.texture_uploader);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + side);
+    const size_t open = name.find('(');
+    if (open != std::string::npos) ImGui::TextDisabled("%s", name.substr(open).c_str());
+    ImGui::PopTextWrapPos();
     ImGui::EndGroup();
-    for (unsigned k = 0; k < ts->size(); ++k) {
-      const schema::TransformStep* t = ts->Get(k);
-      ImGui::SameLine();
-      if (ImGui::GetContentRegionAvail().x < side) ImGui::NewLine();
-      ImGui::BeginGroup();
-      const bool current = t->event() == here.event;
-      const std::string name = t->name() ? t->name()->str() : "transform";
-      // The class name above the picture; the arguments below it, wrapped.
-      const std::string cls = t->class_name() && t->class_name()->size() ? t->class_name()->str()
-                                                                          : name.substr(0, name.find('('));
-      shown["stages"].push_back({{"name", name},
-                                 {"class", cls},
-                                 {"output", t->output()},
-                                 {"output_kind", value_kind_name(t->output_kind())},
-                                 {"current", current}});
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(current ? colors::kAccent : 0xFFFFFFFFu), "%s", cls.c_str());
-      draw_tensor_picture(s.model, s.selection.run, t->output(), step, side, -1, &r.pictures, s.options.texture_uploader);
-      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + side);
-      const size_t open = name.find('(');
-      if (open != std::string::npos) ImGui::TextDisabled("%s", name.substr(open).c_str());
-      ImGui::PopTextWrapPos();
-      ImGui::EndGroup();
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", name.c_str());
-    }
-  });
-  if (!found) ImGui::TextDisabled("Sample %d is not in this step's batch (or its record is loading).", sample);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", name.c_str());
+  }
 }
 
 void draw_data_view(AppState& s, ReplayState& r, const Stop& here) {
@@ -197,7 +191,7 @@ void draw_data_view(AppState& s, ReplayState& r, const Stop& here) {
   const int row = sample_row(s.model, r.step, sample);
   const StepBatch batch = step_batch(s.model, *plan);
   if (ImGui::CollapsingHeader("The batch as loaded", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (batch.holder) draw_batch(s, r, *batch.holder, r.step, row, batch.parts);
+    if (batch.holder) draw_batch(s, r, batch.holder, r.step, row, batch.parts);
     else if (!batch.fetch) say(r, "No DataLoader fetch in this step: the script built its batches itself.");
     else ImGui::TextDisabled("The batch's tensors were not recorded.");
   }
@@ -249,7 +243,7 @@ nlohmann::json replay_data_json(AppState& s, ReplayState& r) {
 namespace {
 
 void draw_loss_view(AppState& s, ReplayState& r, const Stop& here) {
-  const schema::LossRecord* loss = s.model.losses().at_step(r.step);
+  const std::optional<LossEntry> loss = s.model.losses().shown(r.step, 0);
   const float em = ImGui::GetFontSize();
   if (!loss) {
     if (!s.model.losses().ready()) ImGui::TextDisabled("loading the loss ...");
@@ -257,38 +251,31 @@ void draw_loss_view(AppState& s, ReplayState& r, const Stop& here) {
   } else {
     ImGui::PushFont(nullptr);
     ImGui::SetWindowFontScale(1.8f);
-    ImGui::Text("loss %s", loss->value_repr() && loss->value_repr()->size() ? loss->value_repr()->c_str()
-                                                                             : widgets::format_exact(loss->value()).c_str());
+    ImGui::Text("loss %s", !loss->value_repr.empty() ? loss->value_repr.c_str() : widgets::format_exact(loss->value).c_str());
     ImGui::SetWindowFontScale(1.0f);
     ImGui::PopFont();
-    ImGui::Text("%s", loss->call() ? loss->call()->c_str() : "");
+    ImGui::Text("%s", loss->call.c_str());
     ImGui::SameLine();
-    ImGui::TextDisabled("reduction %s", loss->reduction() ? loss->reduction()->c_str() : "?");
-    if (loss->args())
-      for (const auto* kv : *loss->args())
-        ImGui::TextDisabled("  %s = %s", kv->key() ? kv->key()->c_str() : "?", kv->value() ? kv->value()->c_str() : "");
+    ImGui::TextDisabled("reduction %s", loss->reduction.empty() ? "?" : loss->reduction.c_str());
+    for (const LossArgument& kv : loss->args) ImGui::TextDisabled("  %s = %s", kv.key.c_str(), kv.value.c_str());
     // The followed sample's part of it.
     const int sample = replay_sample(s);
-    if (loss->samples())
-      for (const auto* sl : *loss->samples())
-        if (sl->sample() == sample) {
-          ImGui::Text("sample %d: p(target) %s  ->  -log p %s  ->  loss %s", sample,
-                      widgets::format_number(sl->p_target(), 4).c_str(), widgets::format_number(sl->neg_log_p(), 4).c_str(),
-                      widgets::format_number(sl->loss(), 4).c_str());
-          break;
-        }
+    if (const SampleLossPart* sl = loss->part_of(sample))
+      ImGui::Text("sample %d: p(target) %s  ->  -log p %s  ->  loss %s", sample,
+                  widgets::format_number(sl->p_target, 4).c_str(), widgets::format_number(sl->neg_log_p, 4).c_str(),
+                  widgets::format_number(sl->loss, 4).c_str());
   }
   // The call and its source line.
-  const uint64_t eid = loss ? loss->event() : here.event;
-  if (const schema::Event* e = s.model.event(eid)) {
+  const uint64_t eid = loss ? loss->event : here.event;
+  if (const CallRef e = s.model.call(eid)) {
     ImGui::Spacing();
-    ImGui::TextDisabled("called at %s", call_site(s.model, e->call_file(), e->call_line()).c_str());
+    ImGui::TextDisabled("called at %s", call_site(s.model, e.call_file(), e.call_line()).c_str());
     bool loading = false;
-    const flatbuffers::String* text = s.model.source_files().text(e->call_file(), &loading);
-    if (text && e->call_line() > 0) {
-      const std::string& src = text->str();
+    const std::optional<std::string_view> text = s.model.source_files().text(e.call_file(), &loading);
+    if (text && e.call_line() > 0) {
+      const std::string src(*text);
       size_t begin = 0;
-      for (uint32_t l = 1; l < e->call_line() && begin != std::string::npos; ++l) {
+      for (uint32_t l = 1; l < e.call_line() && begin != std::string::npos; ++l) {
         begin = src.find('\n', begin);
         if (begin != std::string::npos) ++begin;
       }
@@ -297,7 +284,7 @@ void draw_loss_view(AppState& s, ReplayState& r, const Stop& here) {
         const std::string line = src.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
         ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.12f, 0.12f, 0.14f, 1));
         ImGui::BeginChild("loss_src", ImVec2(0, em * 2.2f), true);
-        ImGui::Text("%4u  %s", e->call_line(), line.c_str());
+        ImGui::Text("%4u  %s", e.call_line(), line.c_str());
         ImGui::EndChild();
         ImGui::PopStyleColor();
       }
@@ -398,8 +385,8 @@ void draw_replay_phase_view(AppState& s, ReplayState& r) {
       if (here->kind != EventKind::ModuleCall) {
         say(r, std::string("A ") + event_kind_label(here->kind) + " in " + phase_label(here->phase) +
             ": no layer view (step by layer to visit only module calls).");
-        if (const schema::Event* e = s.model.event(here->event))
-          ImGui::TextDisabled("called at %s", call_site(s.model, e->call_file(), e->call_line()).c_str());
+        if (const CallRef e = s.model.call(here->event))
+          ImGui::TextDisabled("called at %s", call_site(s.model, e.call_file(), e.call_line()).c_str());
         break;
       }
       LayerTarget t;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <vector>
 
 #include "../theme.h"
 #include "explore_state.h"
@@ -35,54 +36,54 @@ void draw_samples_panel(AppState& s, ExploreState&) {
   auto follow = [&](int id) {
     if (const int at = samples.position(id); at >= 0) s.selection.sample_cursor = at;
   };
-  const bool complete = samples.for_step(s.selection.step, [&](const schema::Sample* smp) {
+  std::vector<SampleEntry> entries;
+  const bool complete = samples.step_samples(s.selection.step, &entries);
+  for (const SampleEntry& smp : entries) {
     any = true;
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::PushID(smp->id());
+    ImGui::PushID(smp.id);
     char label[32];
-    std::snprintf(label, sizeof label, "%d", smp->id());
-    if (ImGui::Selectable(label, smp->id() == followed)) {  // this cell only: the chain has its own links
-      follow(smp->id());
+    std::snprintf(label, sizeof label, "%d", smp.id);
+    if (ImGui::Selectable(label, smp.id == followed)) {  // this cell only: the chain has its own links
+      follow(smp.id);
     }
     ImGui::PopID();
     ImGui::TableSetColumnIndex(1);
-    ImGui::TextUnformatted(smp->label() ? smp->label()->c_str() : "");
+    ImGui::TextUnformatted(smp.label.c_str());
     ImGui::TableSetColumnIndex(2);
-    if (smp->label_index() >= 0) ImGui::Text("%" PRId64, smp->label_index());
+    if (smp.label_index >= 0) ImGui::Text("%" PRId64, smp.label_index);
     ImGui::TableSetColumnIndex(3);
-    if (smp->dataset_index() >= 0) ImGui::Text("%" PRId64, smp->dataset_index());
+    if (smp.dataset_index >= 0) ImGui::Text("%" PRId64, smp.dataset_index);
     ImGui::TableSetColumnIndex(4);
-    if (smp->batch_position() >= 0) ImGui::Text("%d", smp->batch_position());
+    if (smp.batch_position >= 0) ImGui::Text("%d", smp.batch_position);
     ImGui::TableSetColumnIndex(5);
     // The chain as links: each selects its Transform call (tensor in the inspector).
-    if (!smp->transforms() || smp->transforms()->size() == 0) ImGui::TextDisabled("(no transforms recorded)");
-    else
-      for (flatbuffers::uoffset_t k = 0; k < smp->transforms()->size(); ++k) {
-        const auto* t = smp->transforms()->Get(k);
-        if (k) {
-          ImGui::SameLine(0, 4);
-          ImGui::TextDisabled("->");
-          ImGui::SameLine(0, 4);
-        }
-        const char* label = t->class_name() && t->class_name()->size() ? t->class_name()->c_str()
-                                                                       : (t->name() ? t->name()->c_str() : "?");
-        ImGui::PushID(static_cast<int>(k));
-        const bool current = s.selection.event && *s.selection.event == t->event();
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(current ? 0xFFFFFFFF : colors::kAccent));
-        ImGui::TextUnformatted(label);
-        ImGui::PopStyleColor();
-        if (ImGui::IsItemHovered()) {
-          ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
-          ImGui::SetTooltip("%s (call #%" PRIu64 ")", t->name() ? t->name()->c_str() : label, t->event());
-        }
-        if (ImGui::IsItemClicked()) {
-          s.selection.select_event(t->event());
-          follow(smp->id());
-        }
-        ImGui::PopID();
+    if (smp.transforms.empty()) ImGui::TextDisabled("(no transforms recorded)");
+    for (size_t k = 0; k < smp.transforms.size(); ++k) {
+      const TransformEntry& t = smp.transforms[k];
+      if (k) {
+        ImGui::SameLine(0, 4);
+        ImGui::TextDisabled("->");
+        ImGui::SameLine(0, 4);
       }
-  });
+      const char* label = !t.class_name.empty() ? t.class_name.c_str() : !t.name.empty() ? t.name.c_str() : "?";
+      ImGui::PushID(static_cast<int>(k));
+      const bool current = s.selection.event && *s.selection.event == t.event;
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(current ? 0xFFFFFFFF : colors::kAccent));
+      ImGui::TextUnformatted(label);
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+        ImGui::SetTooltip("%s (call #%" PRIu64 ")", !t.name.empty() ? t.name.c_str() : label, t.event);
+      }
+      if (ImGui::IsItemClicked()) {
+        s.selection.select_event(t.event);
+        follow(smp.id);
+      }
+      ImGui::PopID();
+    }
+  }
   ImGui::EndTable();
   if (!complete) ImGui::TextDisabled("loading ...");
   else if (!any) ImGui::TextDisabled("No samples recorded in step %d.", s.selection.step);

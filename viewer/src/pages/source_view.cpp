@@ -21,14 +21,13 @@ uint64_t line_key(uint32_t file, uint32_t line) { return (static_cast<uint64_t>(
 void count_calls(AppState& s, SourceViewState& v) {
   const auto& spans = s.model.event_spans();
   for (size_t k = 0; k < kCountSpansPerFrame && v.counted_spans < spans.size(); ++k) {
-    const EventSpan& span = spans[v.counted_spans];
-    auto read = s.model.span_events(span);
-    if (read.state == ChunkRead::Loading) return;
-    if (read.body && read.body->events())
-      for (const auto* e : *read.body->events())
-        if (e->call_line() > 0 && e->kind() != EventKind::PhaseBegin &&
-            e->kind() != EventKind::PhaseEnd)
-          ++v.line_calls[line_key(e->call_file(), e->call_line())];
+    uint32_t next = 0;
+    const RunModel::SpanWalk walk = s.model.walk_span_calls(spans[v.counted_spans], &next, [&](const CallRef& call) {
+      if (call.call_line() > 0 && call.kind() != EventKind::PhaseBegin && call.kind() != EventKind::PhaseEnd)
+        ++v.line_calls[line_key(call.call_file(), call.call_line())];
+      return true;
+    });
+    if (walk.state == ChunkRead::Loading) return;
     ++v.counted_spans;
   }
   v.counting_done = v.counted_spans >= spans.size();
@@ -43,11 +42,11 @@ void draw_source_view(AppState& s, ExploreState& x) {
   if (s.selection.event != v.followed) {
     v.followed = s.selection.event;
     if (s.selection.event && !v.scroll_pending)
-      if (const schema::Event* e = s.model.event(*s.selection.event))
-        if (e->call_line() > 0) {
-          v.file = e->call_file();
+      if (const CallRef call = s.model.call(*s.selection.event))
+        if (call.call_line() > 0) {
+          v.file = call.call_file();
           v.has_file = true;
-          v.highlight_line = static_cast<int>(e->call_line());
+          v.highlight_line = static_cast<int>(call.call_line());
           v.scroll_pending = true;
         }
   }
@@ -82,7 +81,8 @@ void draw_source_view(AppState& s, ExploreState& x) {
   ImGui::TextDisabled(v.counting_done ? "left column: calls made from the line" : "(counting calls ...)");
 
   bool loading = false;
-  const flatbuffers::String* text = v.has_file ? s.model.source_files().text(v.file, &loading) : nullptr;
+  const std::optional<std::string_view> text =
+      v.has_file ? s.model.source_files().text(v.file, &loading) : std::nullopt;
   if (!text) {
     if (loading) ImGui::TextDisabled("Loading source ...");
     else ImGui::TextDisabled("No source text recorded for %s: the run keeps the text of project files only.",
@@ -90,7 +90,7 @@ void draw_source_view(AppState& s, ExploreState& x) {
     return;
   }
   // Line starts (cheap to recompute: source files are small).
-  const std::string_view all(text->c_str(), text->size());
+  const std::string_view all = *text;
   std::vector<uint32_t> starts{0};
   for (uint32_t i = 0; i < all.size(); ++i)
     if (all[i] == '\n' && i + 1 < all.size()) starts.push_back(i + 1);

@@ -56,12 +56,12 @@ void ensure_thumbnail(AppState& s, WeightsState& w, const ParamRow& row, Thumbna
   if (*built > 0 && std::chrono::duration<double, std::milli>(Clock::now() - start).count() > kThumbBudgetMs) return;
   const std::shared_ptr<const DecodedTensor> decoded = w.show == WeightShow::Update
                                                            ? update_values(s.model, *p, s.selection.step)
-                                                           : s.model.values().get(*r.record());
+                                                           : s.model.values().get(r);
   if (decoded->loading) return;
   ++*built;
   t.ready = true;
   if (!decoded->ok()) {
-    t.why = r.record()->kept() == ValuesKept::None ? "statistics only" : "unreadable";
+    t.why = r.kept().kept == ValuesKept::None ? "statistics only" : "unreadable";
     return;
   }
   t.image = thumbnail_image(decoded->values, kThumbSide);

@@ -79,8 +79,10 @@ const std::string& shown_param(AppState& s, WeightsState& w) {
 double update_ratio(AppState& s, const ParamTensors& p, int step, bool* loading) {
   const TensorRef wr = tensor_at(s, p.weight, step, loading);
   const TensorRef ur = tensor_at(s, p.update, step, loading);
-  if (!wr || !ur || !wr.record()->stats() || !ur.record()->stats() || !(wr.record()->stats()->l2() > 0)) return NAN;
-  return ur.record()->stats()->l2() / wr.record()->stats()->l2();
+  if (!wr || !ur) return NAN;
+  const std::optional<TensorStats> w_stats = wr.stats(), u_stats = ur.stats();
+  if (!w_stats || !u_stats || !(w_stats->l2 > 0)) return NAN;
+  return u_stats->l2 / w_stats->l2;
 }
 
 void figure(const char* label, const std::string& value, const char* help) {
@@ -92,7 +94,8 @@ void figure(const char* label, const std::string& value, const char* help) {
 }
 
 std::string norm_of(const TensorRef& r) {
-  return r && r.record()->stats() ? widgets::format_exact(r.record()->stats()->l2()) : std::string("—");
+  const std::optional<TensorStats> st = r ? r.stats() : std::nullopt;
+  return st ? widgets::format_exact(st->l2) : std::string("—");
 }
 
 void draw_stats_and_histogram(const std::optional<TensorStats>& st) {
@@ -276,7 +279,7 @@ void draw_one_param(AppState& s, WeightsState& w) {
   // Header: what it is, and the figures of the step.
   ImGui::Text("%s", name.c_str());
   ImGui::SameLine();
-  if (wr) ImGui::TextDisabled("%s  %s", shape_label(wr.record()->shape()).c_str(), dtype_label(wr.record()->dtype()));
+  if (wr) ImGui::TextDisabled("%s  %s", wr.shape_label().c_str(), wr.dtype_label());
   const std::optional<OptimizerStepInfo> orec = opt.step_info(step, name);
   const std::string oclass = orec && !orec->optimizer_class.empty() ? orec->optimizer_class
                                                                      : "a hand-written update (no torch.optim)";
@@ -311,24 +314,24 @@ void draw_one_param(AppState& s, WeightsState& w) {
   // Values, decoded once per (param, show, step).
   const std::string key = name + "/" + show_name(w.show) + "/" + std::to_string(step);
   const ShownImage* si =
-      shown_image(s, w, key, shown.record()->id(), shown.record()->kept(), step, w.show == WeightShow::Update ? &*p : nullptr);
+      shown_image(s, w, key, shown.id(), shown.kept().kept, step, w.show == WeightShow::Update ? &*p : nullptr);
   if (!si) {
-    ImGui::TextDisabled("Reading values (chunk %u) ...", shown.record()->data_chunk());
-    draw_stats_and_histogram(tensor_stats(*shown.record()));
+    ImGui::TextDisabled("Reading values (chunk %u) ...", shown.data_chunk());
+    draw_stats_and_histogram(shown.stats());
     return;
   }
   const float em = ImGui::GetFontSize();
   const float side_w = std::max(em * 18, ImGui::GetContentRegionAvail().x * 0.32f);
   const float h = ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("wimage", ImVec2(ImGui::GetContentRegionAvail().x - side_w - ImGui::GetStyle().ItemSpacing.x, h));
-  draw_values(s, w, *si, kept_note(kept_values(*shown.record())), std::max(em * 8, ImGui::GetContentRegionAvail().y - em * 2.5f));
+  draw_values(s, w, *si, kept_note(shown.kept()), std::max(em * 8, ImGui::GetContentRegionAvail().y - em * 2.5f));
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("wside", ImVec2(0, h));
   ImGui::Text("%s", w.show == WeightShow::Weight ? "weight (before the step)"
                     : w.show == WeightShow::Grad ? "gradient (.grad at the step)"
                                                  : "update Δw = p_after − p_before");
-  draw_stats_and_histogram(tensor_stats(*shown.record()));
+  draw_stats_and_histogram(shown.stats());
   ImGui::EndChild();
 }
 
@@ -346,8 +349,8 @@ std::vector<ParamRow> param_rows(AppState& s, WeightsState& w) {
     if (const std::optional<ParamTensors> p = opt.param_tensors(step, name)) {
       r.here = true;
       if (TensorRef wr = tensor_at(s, p->weight, step, &loading)) {
-        r.size = static_cast<int64_t>(element_count(wr.record()->shape()));
-        r.shape = shape_label(wr.record()->shape());
+        r.size = static_cast<int64_t>(wr.element_count());
+        r.shape = wr.shape_label();
       }
       r.ratio = update_ratio(s, *p, step, &loading);
     }
@@ -454,7 +457,7 @@ void draw_weights_page(AppState& s) {
 }
 
 json stats_json(const TensorRef& r) {
-  const std::optional<TensorStats> st = r ? tensor_stats(*r.record()) : std::nullopt;
+  const std::optional<TensorStats> st = r ? r.stats() : std::nullopt;
   if (!st) return nullptr;
   return {{"min", st->min}, {"max", st->max}, {"mean", st->mean}, {"std", st->stddev}, {"l2", st->l2}};
 }
@@ -482,8 +485,7 @@ json weights_view(AppState& s) {
     const TensorRef shown = tensor_at(s, shown_tensor(*p, w.show), step, &loading);
     if (wr) {
       json shape = json::array();
-      if (wr.record()->shape())
-        for (int64_t d : *wr.record()->shape()) shape.push_back(d);
+      for (int64_t d : wr.shape()) shape.push_back(d);
       v["shape"] = shape;
     }
     v["stats"] = stats_json(shown);
@@ -500,11 +502,12 @@ json weights_view(AppState& s) {
     auto img = w.images.find(key);
     v["values"] = img == w.images.end() ? "loading" : img->second.error.empty() ? "drawn" : "unavailable";
     if (shown) {
-      v["kept"] = shown.record()->kept() == ValuesKept::Full          ? "full"
-                  : shown.record()->kept() == ValuesKept::LeadingRows ? "leading_rows"
-                                                                         : "none";
-      v["kept_rows"] = shown.record()->kept_rows();
-      const std::string note = kept_note(kept_values(*shown.record()));
+      const KeptValues kept = shown.kept();
+      v["kept"] = kept.kept == ValuesKept::Full          ? "full"
+                  : kept.kept == ValuesKept::LeadingRows ? "leading_rows"
+                                                         : "none";
+      v["kept_rows"] = kept.kept_rows;
+      const std::string note = kept_note(kept);
       v["kept_note"] = note.empty() ? json(nullptr) : json(note);
     }
   } else if (!name.empty()) {

@@ -24,6 +24,14 @@ struct LossArgument {
   std::string key, value;
 };
 
+/// A followed sample's part of the loss, as the recorder analysed it.
+struct SampleLossPart {
+  int sample = -1;           // followed sample id (or batch row)
+  int64_t batch_row = -1;
+  int64_t target = -1, predicted = -1;  // class ids (-1: not recorded)
+  double p_target = std::nan(""), neg_log_p = std::nan(""), loss = std::nan("");
+};
+
 struct LossEntry {
   int step = -1;
   int backward = 0;                // position among the step's loss records
@@ -36,6 +44,15 @@ struct LossEntry {
   std::vector<LossArgument> args;  // the call's arguments, in recorded order
   double call_value = std::nan("");  // the call's own output (NaN when not recorded)
   int64_t followed_samples = 0;    // rows of the batch the recorder analysed itself
+  int64_t logits = -1;             // tensor id of the logits (-1: not recorded)
+  int64_t targets = -1;            // tensor id of the targets (-1: not recorded)
+  std::vector<SampleLossPart> samples;  // the followed samples' parts, in recorded order
+  /// The part of followed sample `sample`, or nullptr.
+  const SampleLossPart* part_of(int sample) const {
+    for (const SampleLossPart& p : samples)
+      if (p.sample == sample) return &p;
+    return nullptr;
+  }
 };
 
 /// `rec` copied out, at position `backward` of its step.

@@ -167,6 +167,12 @@ class RunModel {
   /// The call with id `id` as a plain ref (call_ref.h); empty while its
   /// chunk loads (or failed). What pages and panels use.
   CallRef call(uint64_t id);
+  /// The enclosing call's id of call `id` (-1 at the top); nullopt while its
+  /// chunk loads (or failed). For scans over many ids: holds no chunk.
+  std::optional<int64_t> parent_of(uint64_t id) {
+    const schema::Event* e = event(id);
+    return e ? std::optional<int64_t>(e->parent()) : std::nullopt;
+  }
   /// The failure of the chunk that holds `id`, or nullptr.
   const format::Status* event_failure(uint64_t id) const;
   /// Present, Loading (a chunk that may hold it is in flight: asks for it),
@@ -183,6 +189,17 @@ class RunModel {
   ChunkBody<schema::EventBatch> span_events(const EventSpan& span) {
     return read_body<schema::EventBatch>(*cache_, span.ordinal);
   }
+  /// Walks the calls of one Events chunk in record order from index *next,
+  /// calling f(call) and advancing *next while f returns true. `state` is
+  /// Loading (f not called) while the chunk is read, Failed when it cannot
+  /// be; `finished` once *next is past its last call (a failed chunk is
+  /// finished: it holds none that can be read).
+  struct SpanWalk {
+    ChunkRead state = ChunkRead::Loading;
+    bool finished = false;
+  };
+  template <typename F>
+  SpanWalk walk_span_calls(const EventSpan& span, uint32_t* next, F&& f);
   /// Calls f(event) for every loaded event of `step`, across the Events
   /// chunks whose step range covers it. False while some of them still load
   /// (callers draw what they have and ask again next frame).
@@ -294,6 +311,18 @@ bool RunModel::for_step_calls(int step, F&& f) {
       if (e->step() == step) f(CallRef(read.chunk, e));
   }
   return complete;
+}
+
+template <typename F>
+RunModel::SpanWalk RunModel::walk_span_calls(const EventSpan& span, uint32_t* next, F&& f) {
+  SpanWalk walk;
+  auto read = span_events(span);
+  walk.state = read.state;
+  if (read.state == ChunkRead::Loading) return walk;
+  const uint32_t n = read.body && read.body->events() ? read.body->events()->size() : 0;
+  while (*next < n && f(CallRef(read.chunk, read.body->events()->Get(*next)))) ++*next;
+  walk.finished = *next >= n;
+  return walk;
 }
 
 /// Lower-case phase name ("forward"); "" for Phase::None.

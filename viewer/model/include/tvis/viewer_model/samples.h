@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tvis/viewer_model/records.h"
@@ -15,6 +16,29 @@
 namespace tvis::viewer {
 
 class RunModel;
+
+/// One transform a followed sample went through in its dataset, copied out.
+struct TransformEntry {
+  std::string name;        // "RandomRotation(degrees=[-10.0, 10.0])"; "" when not recorded
+  std::string class_name;  // "RandomRotation"; "" when not recorded
+  uint64_t event = 0;      // its Transform call
+  int64_t input = -1, output = -1;  // tensor ids (-1: not recorded)
+  ValueKind input_kind = ValueKind::Tensor, output_kind = ValueKind::Tensor;
+};
+
+/// One followed sample of a step as the pages show it, copied out of its record.
+struct SampleEntry {
+  int id = 0;
+  int step = -1;
+  int64_t dataset_index = -1;
+  int batch_position = -1;   // its row in the batch (-1: not known)
+  std::string label;         // "" when none
+  int64_t label_index = -1;
+  int64_t input = -1;        // tensor id of the sample as batched
+  std::vector<TransformEntry> transforms;  // in the order they ran
+  /// The item as the dataset returned it: the first transform's input, else `input`.
+  int64_t item() const { return transforms.empty() ? input : transforms.front().input; }
+};
 
 class Samples {
  public:
@@ -29,9 +53,13 @@ class Samples {
   /// Position of sample `id` in followed(), or -1.
   int position(int id);
 
-  /// Calls f(const schema::Sample*) for each sample recorded at `step`.
+  /// Calls f(const schema::Sample*) for each sample recorded at `step`
+  /// (viewer/model's own code; pages use step_samples).
   template <typename F>
   bool for_step(int step, F&& f);
+  /// The samples recorded at `step` copied into `out` (cleared first), in
+  /// record order; false while a chunk of the step still loads.
+  bool step_samples(int step, std::vector<SampleEntry>* out);
 
  private:
   const std::vector<uint32_t>& chunks() const;

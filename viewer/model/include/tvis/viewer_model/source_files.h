@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "tvis/viewer_model/chunk_scan.h"
@@ -27,8 +29,9 @@ class SourceFiles {
   const std::string& name(uint32_t id);
   /// Every file known so far, id -> display path.
   const std::unordered_map<uint32_t, std::string>& names();
-  /// Recorded text of `id`, or nullptr (*loading: a chunk may still hold it).
-  const flatbuffers::String* text(uint32_t id, bool* loading);
+  /// Recorded text of `id` (valid for the run's life: its chunks are
+  /// pinned), or nullopt (*loading: a chunk may still hold it).
+  std::optional<std::string_view> text(uint32_t id, bool* loading);
   /// Line `line` (1-based) of file `id`'s recorded text, leading blanks and
   /// tabs trimmed; "" when the text is not kept (or still loading), line is
   /// 0 or past the end.
@@ -40,7 +43,7 @@ class SourceFiles {
   RunModel& model_;
   ChunkScan scan_;
   std::unordered_map<uint32_t, std::string> names_;
-  std::unordered_map<uint32_t, const flatbuffers::String*> texts_;
+  std::unordered_map<uint32_t, std::string_view> texts_;
 };
 
 }  // namespace tvis::viewer

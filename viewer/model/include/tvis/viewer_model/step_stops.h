@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "tvis/viewer_model/call_ref.h"
 #include "tvis/viewer_model/records.h"
 
 namespace tvis::viewer {
@@ -82,11 +83,11 @@ StepPlan build_step_plan(int step, const std::vector<const schema::Event*>& even
 
 /// Where a step's batch is: the DataLoader fetch call's outputs when it was
 /// recorded with them, else the first forward call's inputs (the batch as the
-/// model received it). `holder` is nullptr when the step has neither.
+/// model received it). `holder` is empty when the step has neither.
 struct StepBatch {
-  const schema::Event* holder = nullptr;
-  const flatbuffers::Vector<uint64_t>* parts = nullptr;  // holder's outputs or inputs, never empty
-  const schema::Event* fetch = nullptr;                  // the step's DataFetch call, if any
+  CallRef holder;
+  std::vector<uint64_t> parts;  // holder's outputs or inputs (tensor ids), never empty with a holder
+  CallRef fetch;                // the step's DataFetch call, if any
 };
 StepBatch step_batch(RunModel& model, const StepPlan& plan);
 

@@ -20,6 +20,8 @@
 
 #include <tvis/schema/recording_generated.h>
 
+#include "tvis/viewer_model/call_ref.h"
+
 namespace tvis::viewer {
 
 struct UserTime {
@@ -31,6 +33,7 @@ struct UserTime {
 
 /// Of one event (wall 0 for an event not ended or with no times).
 UserTime event_time(const schema::Event* e);
+UserTime event_time(const CallRef& call);
 /// Of a phase timing's wall `ns` and recorded `own_ns` (-1: not recorded).
 UserTime phase_time(int64_t ns, int64_t own_ns);
 
@@ -39,5 +42,6 @@ struct UserSpan {
   int64_t begin = 0, end = 0;
 };
 UserSpan user_span(const schema::Event* e);
+UserSpan user_span(const CallRef& call);
 
 }  // namespace tvis::viewer
