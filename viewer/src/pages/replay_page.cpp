@@ -37,7 +37,6 @@ void draw_replay_page(AppState& s) {
   update_position(s, r);
   r.layer_shown = false;
   r.notes.clear();
-  r.data_shown = nullptr;
 
   {
     const Stop* st = current_stop(s, r);

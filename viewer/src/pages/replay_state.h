@@ -7,8 +7,12 @@
 //   replay_controls.cpp  play/pause, step buttons, step size, speed and the
 //                        timeline strip of steps x phases
 //   replay_diagram.cpp   the model as a layered diagram, coloured by phase
-//   replay_phases.cpp    each phase's view: data, forward/backward (the
-//                        shared layer panel), loss, optimizer
+//   replay_phases.cpp    each phase's view: forward/backward (the shared
+//                        layer panel), loss, optimizer; the data phase's:
+//   replay_data.h/.cpp   what the data phase shows (the batch, the followed
+//                        sample), as values from the model
+//   replay_data_view.cpp the data phase drawn from them
+//   replay_data_json.cpp view.data built from them when state() asks
 //
 // Invariant: ReplayState belongs to one open run (Selection::run);
 // replay_state() replaces it when another run opens. The position is
@@ -69,10 +73,6 @@ struct ReplayState : PageState {
   bool layer_shown = false;          // this frame drew the layer panel
   std::string drawn_phase;           // the phase the last drawn frame showed ("" : none / not drawn)
   std::vector<std::string> notes;    // what the last drawn frame said in place about a missing part
-  /// The data phase as the last frame drew it (null in other phases): the
-  /// batch and the followed sample's stages, by tensor id; replay_view()
-  /// adds the values' statistics (view.data, docs/viewer_test_surface.md).
-  nlohmann::json data_shown;
   std::map<std::string, FrameStats> frame_ms_by_phase;  // measured frames, by the phase they showed
 
 };
@@ -109,9 +109,16 @@ struct DiagramColours {
 };
 DiagramColours diagram_colours(AppState& s, ReplayState& r);
 void draw_replay_phase_view(AppState& s, ReplayState& r);
-/// view.data: r.data_shown with each tensor's decoded values summarised
-/// (shape, min, max, mean; the batch's first row's leading values when it
-/// is drawn as token ids or values); null outside the data phase.
+/// Says `text` in place (muted, or in `color`) and keeps it for state()
+/// (view.notes).
+void replay_say(ReplayState& r, const std::string& text);
+void replay_say(ReplayState& r, const std::string& text, unsigned color);
+/// The data phase's view at stop `here` (replay_data_view.cpp).
+void draw_replay_data_view(AppState& s, ReplayState& r, const Stop& here);
+/// view.data: the data phase at the shown stop (replay_data.h's values),
+/// with each tensor's decoded values summarised (shape, min, max, mean; the
+/// batch's first row's leading values unless it is drawn as images); null
+/// when the shown stop is not in the data phase (replay_data_json.cpp).
 nlohmann::json replay_data_json(AppState& s, ReplayState& r);
 PanelContext replay_panel_context(AppState& s);
 
