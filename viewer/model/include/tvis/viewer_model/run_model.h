@@ -233,6 +233,9 @@ class RunModel {
   RunDiagnosis& diagnosis() { return diagnosis_; }
 
  private:
+  // f(chunk, event) for every loaded event of `step` (for_step_events, for_step_calls).
+  template <typename F>
+  bool for_step_records(int step, F&& f);
   struct Pending;
   void on_open(format::Result<std::shared_ptr<format::RunReader>> result);
   void on_grown(format::Result<std::shared_ptr<format::RunReader>> result);
@@ -286,7 +289,7 @@ class RunModel {
 };
 
 template <typename F>
-bool RunModel::for_step_events(int step, F&& f) {
+bool RunModel::for_step_records(int step, F&& f) {
   bool complete = true;
   for (const EventSpan& span : spans_) {
     if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
@@ -294,23 +297,19 @@ bool RunModel::for_step_events(int step, F&& f) {
     if (read.state == ChunkRead::Loading) complete = false;
     if (!read.body || !read.body->events()) continue;
     for (const auto* e : *read.body->events())
-      if (e->step() == step) f(e);
+      if (e->step() == step) f(read.chunk, e);
   }
   return complete;
 }
 
 template <typename F>
+bool RunModel::for_step_events(int step, F&& f) {
+  return for_step_records(step, [&](const ChunkCache::ChunkPtr&, const schema::Event* e) { f(e); });
+}
+
+template <typename F>
 bool RunModel::for_step_calls(int step, F&& f) {
-  bool complete = true;
-  for (const EventSpan& span : spans_) {
-    if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
-    auto read = span_events(span);
-    if (read.state == ChunkRead::Loading) complete = false;
-    if (!read.body || !read.body->events()) continue;
-    for (const auto* e : *read.body->events())
-      if (e->step() == step) f(CallRef(read.chunk, e));
-  }
-  return complete;
+  return for_step_records(step, [&](const ChunkCache::ChunkPtr& chunk, const schema::Event* e) { f(CallRef(chunk, e)); });
 }
 
 template <typename F>
