@@ -10,7 +10,7 @@
 #include <algorithm>
 
 #include "../panels/picture.h"
-#include "insights_state.h"
+#include "gradcam_shown.h"
 #include "tvis/widgets/bar_chart.h"
 
 namespace tvis::viewer {
@@ -18,32 +18,6 @@ namespace tvis::viewer {
 using nlohmann::json;
 
 namespace {
-
-std::vector<const GradCamEntry*> maps_of(AppState& s, int step, int sample, bool true_class) {
-  std::vector<const GradCamEntry*> out;
-  for (const GradCamEntry& e : s.model.insights().gradcam())
-    if (e.step == step && e.sample == sample && e.true_class == true_class) out.push_back(&e);
-  return out;
-}
-
-std::vector<int> samples_at(AppState& s, int step) {
-  std::vector<int> out;
-  for (const GradCamEntry& e : s.model.insights().gradcam())
-    if (e.step == step && std::find(out.begin(), out.end(), e.sample) == out.end()) out.push_back(e.sample);
-  return out;
-}
-
-// The map as [h, w] values, or why not.
-std::shared_ptr<const DecodedTensor> map_values(AppState& s, const GradCamEntry& e, int* rows, int* cols,
-                                                std::string* problem) {
-  std::shared_ptr<const DecodedTensor> d = decoded_tensor(s, e.map, e.step);
-  if (d->loading) return *problem = "loading ...", nullptr;
-  if (!d->error.empty()) return *problem = d->error, nullptr;
-  if (d->values.shape.size() != 2) return *problem = "a Grad-CAM map that is not [h, w]", nullptr;
-  *rows = static_cast<int>(d->values.shape[0]);
-  *cols = static_cast<int>(d->values.shape[1]);
-  return d;
-}
 
 // The picture (or a dark square) with the map over it, in a side x side box.
 void draw_cam(AppState& s, InsightsState& st, const GradCamEntry& e, const std::vector<double>& map, int rows, int cols,
@@ -130,7 +104,7 @@ void draw_strip(AppState& s, InsightsState& st, const std::vector<const GradCamE
     ImGui::BeginGroup();
     int rows = 0, cols = 0;
     std::string problem;
-    const std::shared_ptr<const DecodedTensor> m = map_values(s, *maps[i], &rows, &cols, &problem);
+    const std::shared_ptr<const DecodedTensor> m = gradcam_map_values(s, *maps[i], &rows, &cols, &problem);
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     if (m) draw_cam(s, st, *maps[i], m->values.values, rows, cols, side, st.gradcam.opacity);
     else ImGui::Dummy(ImVec2(side, side));
@@ -146,76 +120,42 @@ void draw_strip(AppState& s, InsightsState& st, const std::vector<const GradCamE
   ImGui::EndChild();
 }
 
-// Why the true-class map is missing: the sample was misclassified and the run had no --gradcam-true.
-std::string missing_true_reason(AppState& s, int step, int sample) {
-  for (const GradCamEntry& e : s.model.insights().gradcam())
-    if (e.step == step && e.sample == sample)
-      return "Sample " + std::to_string(sample) + " has no true-class map at step " + std::to_string(step) +
-             ": the model predicted class " + std::to_string(e.class_index) +
-             ", not its true class, and true-class maps of misclassified samples are recorded only with "
-             "`tvis run --gradcam-true` (one more gradient pass each).";
-  return "No Grad-CAM map for sample " + std::to_string(sample) + " at this step.";
-}
-
 }  // namespace
 
 void draw_gradcam(AppState& s, InsightsState& st) {
   GradCamState& g = st.gradcam;
-  g.view = nullptr;
-  const int step = s.selection.step;
-  const std::vector<int> samples = samples_at(s, step);
-  const int sample = insight_sample(s, st, samples);
-  std::vector<const GradCamEntry*> maps = maps_of(s, step, sample, g.true_class);
-  if (maps.empty() && g.true_class && !maps_of(s, step, sample, false).empty()) {
-    const std::string reason = missing_true_reason(s, step, sample);
-    insight_hint(reason);
-    g.view = {{"module", nullptr}, {"step", step}, {"sample", sample},
-              {"class", nullptr}, {"target", "true"}, {"map", nullptr}, {"true_class_hint", reason}};
+  const GradCamShown shown = gradcam_shown(s, st);
+  const int step = shown.step, sample = shown.sample;
+  if (shown.state == GradCamShown::State::NoTrueMap) {
+    insight_hint(shown.true_hint);
     if (ImGui::Button("show the predicted class")) g.true_class = false;
     return;
   }
-  if (maps.empty()) {
-    insight_hint(samples.empty() ? "No Grad-CAM maps at step " + std::to_string(step) + "."
-                                 : "No Grad-CAM map for sample " + std::to_string(sample) + " at step " +
-                                       std::to_string(step) + " (it is not in this step's batch; use [ / ]).");
+  if (shown.state == GradCamShown::State::NoMaps) {
+    insight_hint(shown.samples.empty() ? "No Grad-CAM maps at step " + std::to_string(step) + "."
+                                       : "No Grad-CAM map for sample " + std::to_string(sample) + " at step " +
+                                             std::to_string(step) + " (it is not in this step's batch; use [ / ]).");
     return;
   }
-  int layer = 0;
-  for (size_t i = 0; i < maps.size(); ++i)
-    if (maps[i]->module == g.module) layer = static_cast<int>(i);
-  const GradCamEntry& e = *maps[layer];
-  draw_controls(s, st, maps, layer, samples, sample);
-  int rows = 0, cols = 0;
-  std::string problem;
-  const std::shared_ptr<const DecodedTensor> decoded = map_values(s, e, &rows, &cols, &problem);
-  if (!decoded) return insight_hint(e.module + ": " + problem);
-  const std::vector<double>* m = &decoded->values.values;
+  const GradCamEntry& e = *shown.entry;
+  draw_controls(s, st, shown.maps, shown.layer, shown.samples, sample);
+  if (shown.state == GradCamShown::State::Problem) return insight_hint(e.module + ": " + shown.problem);
+  const int rows = shown.rows, cols = shown.cols;
   const int row = sample_row(s.model, step, sample);
   ImGui::Text("%s, sample %d, %s class %lld (%dx%d map)", e.module.c_str(), sample, e.true_class ? "true" : "predicted",
               static_cast<long long>(e.class_index), rows, cols);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::max(120.0f, std::min(avail.x * 0.55f, avail.y - 200));
-  draw_cam(s, st, e, *m, rows, cols, side, g.opacity);
+  draw_cam(s, st, e, shown.map->values.values, rows, cols, side, g.opacity);
   ImGui::SameLine(0, ImGui::GetFontSize() * 2);
   ImGui::BeginGroup();
   draw_scores(s, st, step, row, e.class_index);
-  const bool no_true = maps_of(s, step, sample, true).empty();
-  if (!g.true_class && no_true) {
+  if (!g.true_class && shown.no_true) {
     ImGui::Spacing();
-    insight_hint(missing_true_reason(s, step, sample));
+    insight_hint(shown.true_hint);
   }
   ImGui::EndGroup();
-  draw_strip(s, st, maps, layer);
-
-  json map = json::array();
-  for (int r = 0; r < rows; ++r)
-    map.push_back(std::vector<double>(m->begin() + static_cast<size_t>(r) * cols, m->begin() + static_cast<size_t>(r + 1) * cols));
-  json layers = json::array();
-  for (const auto* x : maps) layers.push_back(x->module);
-  g.view = {{"module", e.module}, {"step", step},       {"sample", sample},
-            {"class", e.class_index}, {"target", e.true_class ? "true" : "predicted"}, {"map", map},
-            {"layers", layers}, {"opacity", g.opacity},
-            {"true_class_hint", no_true ? json(missing_true_reason(s, step, sample)) : json(nullptr)}};
+  draw_strip(s, st, shown.maps, shown.layer);
 }
 
 json gradcam_command(AppState& s, InsightsState& st, const json& cmd) {

@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include "../page.h"
+#include "gradcam_shown.h"
 #include "insights_state.h"
 
 namespace tvis::viewer {
@@ -105,7 +106,7 @@ json insights_view(AppState& s) {
   if (present.empty()) return nullptr;
   switch (shown_page(s, st, present)) {
     case InsightPage::Attention: return with_row(s, st.attention.view);
-    case InsightPage::GradCam: return with_row(s, st.gradcam.view);
+    case InsightPage::GradCam: return with_row(s, gradcam_json(s, st));
     case InsightPage::Embeddings: return st.embeddings.view;
   }
   return nullptr;

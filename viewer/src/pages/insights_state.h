@@ -3,7 +3,8 @@
 // insights_page.cpp (the sub-page tabs, the library-attention note, the
 // test surface: state().insights / state().insight, view, commands, links),
 // insights_data.cpp (decoded tensors and the sample's picture, cached),
-// attention_view.cpp, gradcam_view.cpp, embeddings_view.cpp (one sub-page each).
+// attention_view.cpp, gradcam_view.cpp, embeddings_view.cpp (one sub-page each;
+// what Grad-CAM shows, and its state().view, computed by gradcam_shown.h).
 #pragma once
 
 #include <cstdint>
@@ -54,7 +55,6 @@ struct GradCamState {
   float opacity = 0.55f;
   int colormap = 0;                 // widgets::Colormap
   widgets::HeatmapTexture texture;
-  nlohmann::json view;
 };
 
 /// One module's (or table's) points and their PCA, computed once.
