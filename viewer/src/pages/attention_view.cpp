@@ -15,9 +15,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "../panels/grid_json.h"
 #include "../panels/picture.h"
-#include "insights_state.h"
+#include "attention_shown.h"
 
 namespace tvis::viewer {
 
@@ -30,40 +29,6 @@ constexpr float kPictureMaxSide = 260.0f, kPictureMinSide = 96.0f;  // an image 
 // The height left in the window above the status bar (error_panel.cpp: it
 // lies over the window's last frame height).
 float height_left() { return ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeight(); }
-
-// The step's records for `sample`, in forward order.
-std::vector<const AttentionEntry*> layers_of(AppState& s, int step, int sample) {
-  std::vector<const AttentionEntry*> out;
-  for (const AttentionEntry& e : s.model.insights().attention())
-    if (e.step == step && e.sample == sample) out.push_back(&e);
-  return out;
-}
-
-std::vector<int> samples_at(AppState& s, int step) {
-  std::vector<int> out;
-  for (const AttentionEntry& e : s.model.insights().attention())
-    if (e.step == step && std::find(out.begin(), out.end(), e.sample) == out.end()) out.push_back(e.sample);
-  return out;
-}
-
-// The tokens on the axes: labels, else ids, else patch positions / indices.
-std::vector<std::string> token_names(const AttentionEntry& e, int t) {
-  std::vector<std::string> out;
-  for (int i = 0; i < t; ++i) {
-    if (i < static_cast<int>(e.labels.size()) && !e.labels[i].empty()) {
-      out.push_back(e.labels[i] == " " ? "_" : e.labels[i]);
-    } else if (i < static_cast<int>(e.tokens.size())) {
-      out.push_back(std::to_string(e.tokens[i]));
-    } else {
-      bool cls = false;
-      const int n = e.tokens.empty() ? patch_grid_side(t, &cls) : 0;
-      if (n && cls && i == 0) out.push_back("[CLS]");
-      else if (n) out.push_back("(" + std::to_string((i - cls) / n) + "," + std::to_string((i - cls) % n) + ")");
-      else out.push_back(std::to_string(i));
-    }
-  }
-  return out;
-}
 
 
 // Token labels along the left and top of a drawn heatmap; every k-th when cells are small.
@@ -142,17 +107,6 @@ std::string origin_caption(const AttentionEntry& e, int rows, int cols) {
   return out + ".";
 }
 
-// The recorded mask of `e` as rows x cols values (empty: none recorded, or
-// still loading, or not of the weights' shape).
-std::vector<double> mask_of(AppState& s, const AttentionEntry& e, int rows, int cols) {
-  if (e.mask < 0) return {};
-  const std::shared_ptr<const DecodedTensor> d = decoded_tensor(s, static_cast<uint64_t>(e.mask), e.step);
-  if (d->loading || !d->error.empty() || d->values.partial ||
-      d->values.values.size() != static_cast<size_t>(rows) * cols)
-    return {};
-  return d->values.values;
-}
-
 // A square heatmap with token axes; returns what it reported.
 widgets::HeatmapResult token_map(AppState& s, const char* id, const std::vector<double>& m, int rows, int cols,
                                  const std::vector<std::string>& names, float side, widgets::HeatmapTexture* tex,
@@ -180,23 +134,6 @@ widgets::HeatmapResult token_map(AppState& s, const char* id, const std::vector<
   return h;
 }
 
-struct Shown {
-  const AttentionEntry* entry = nullptr;
-  AttentionWeights weights;
-  std::string problem;
-};
-
-Shown load_layer(AppState& s, InsightsState& st, const AttentionEntry& e) {
-  Shown out;
-  out.entry = &e;
-  const std::shared_ptr<const DecodedTensor> d = decoded_tensor(s, e.weights, e.step);
-  if (d->loading) out.problem = "loading ...";
-  else if (!d->error.empty()) out.problem = d->error;
-  else if (d->values.partial) out.problem = "only the leading rows of these weights were kept (tvis run --max-elems)";
-  else out.weights = attention_weights(d->values.values, d->values.shape, &out.problem);
-  return out;
-}
-
 void draw_head_grid(AppState& s, AttentionState& a, const AttentionWeights& w, uint64_t tensor) {
   const int heads = w.heads;
   while (static_cast<int>(a.head_textures.size()) < heads) a.head_textures.push_back(std::make_unique<widgets::HeatmapTexture>());
@@ -220,17 +157,17 @@ void draw_head_grid(AppState& s, AttentionState& a, const AttentionWeights& w, u
   }
 }
 
-// For image models: row `query` of the rollout (when `a.paint_rollout` and it
-// is computed) or of the shown layer map `m` (T x T), painted over the
-// picture; the caption says which. Returns whether the run is an image model
-// (a patch grid, no token ids).
-bool draw_on_picture(AppState& s, InsightsState& st, const AttentionEntry& e, const std::vector<double>& m, int t) {
+// For image models (v.image): row `query` of the rollout (when
+// `a.paint_rollout` and it is computed) or of the shown layer map (T x T),
+// painted over the picture; the caption says which.
+void draw_on_picture(AppState& s, InsightsState& st, const AttentionShown& v) {
   AttentionState& a = st.attention;
-  bool cls = false;
-  const int n = e.tokens.empty() ? patch_grid_side(t, &cls) : 0;
-  if (!n) return false;
+  if (!v.image) return;
+  const AttentionEntry& e = *v.entry;
+  const std::vector<double>& m = v.map;
+  const int t = v.weights.rows, n = v.grid;
+  const bool cls = v.cls;
   const std::shared_ptr<const DecodedTensor> pic = sample_picture(s, e.step, e.sample);
-  if (a.query < 0 || a.query >= t) a.query = 0;
   const bool rollout = a.paint_rollout && static_cast<int>(a.rollout.size()) == t * t;
   if (ImGui::RadioButton("rollout##paint", a.paint_rollout)) a.paint_rollout = true;
   ImGui::SameLine();
@@ -264,8 +201,6 @@ bool draw_on_picture(AppState& s, InsightsState& st, const AttentionEntry& e, co
   if (!pic) insight_hint("no picture of the sample recorded: the map alone");
   ImGui::SetNextItemWidth(side);
   ImGui::SliderFloat("opacity##att", &a.opacity, 0.0f, 1.0f, "opacity %.2f");
-  a.painted = rollout ? "rollout" : "layer";
-  return true;
 }
 
 void draw_controls(AppState& s, InsightsState& st, const std::vector<const AttentionEntry*>& layers, int layer,
@@ -303,82 +238,34 @@ void draw_controls(AppState& s, InsightsState& st, const std::vector<const Atten
   }
 }
 
-// The rollout over layers [first, last] of the step (cached by what it covers).
-void update_rollout(AppState& s, InsightsState& st, const std::vector<const AttentionEntry*>& layers) {
-  AttentionState& a = st.attention;
-  const int n = static_cast<int>(layers.size());
-  a.first = std::clamp(a.first, 0, n - 1);
-  int last = a.last < 0 ? n - 1 : std::clamp(a.last, 0, n - 1);
-  if (last < a.first) last = a.first;
-  std::string key = std::to_string(a.first) + ":" + std::to_string(last);
-  for (int i = a.first; i <= last; ++i) key += "/" + std::to_string(layers[i]->weights);
-  if (key == a.rollout_key) return;
-  std::vector<Shown> shown;
-  for (int i = a.first; i <= last; ++i) {
-    shown.push_back(load_layer(s, st, *layers[i]));
-    if (!shown.back().problem.empty()) {
-      a.rollout.clear();
-      a.rollout_problem = shown.back().problem;
-      if (a.rollout_problem != "loading ...") a.rollout_key = key;
-      return;
-    }
-  }
-  std::vector<const AttentionWeights*> ws;
-  for (const Shown& x : shown) ws.push_back(&x.weights);
-  a.rollout_problem.clear();
-  a.rollout = attention_rollout(ws, &a.rollout_problem);
-  a.rollout_key = key;
-  ++a.version;
-}
-
 }  // namespace
 
 void draw_attention(AppState& s, InsightsState& st) {
   AttentionState& a = st.attention;
-  const int step = s.selection.step;
-  const std::vector<int> samples = samples_at(s, step);
-  const int sample = insight_sample(s, st, samples);
-  const std::vector<const AttentionEntry*> layers = layers_of(s, step, sample);
-  const auto no_view = [&a] {
-    a.view = nullptr;
-    a.view_key.clear();
-  };
-  if (layers.empty()) {
-    no_view();
+  const AttentionShown v = attention_shown(s, st);
+  const int step = v.step, sample = v.sample;
+  const std::vector<const AttentionEntry*>& layers = v.layers;
+  if (v.state == AttentionShown::State::NoLayers) {
     std::string steps;
     for (const AttentionEntry& e : s.model.insights().attention())
       if (steps.find(" " + std::to_string(e.step) + ",") == std::string::npos) steps += " " + std::to_string(e.step) + ",";
     insight_hint("No attention weights recorded for sample " + std::to_string(sample) + " at step " +
-                 std::to_string(step) + (samples.empty() ? "" : " (this step has samples of its own: use [ / ])") +
+                 std::to_string(step) + (v.samples.empty() ? "" : " (this step has samples of its own: use [ / ])") +
                  "; steps with attention:" + (steps.empty() ? " none" : steps.substr(0, steps.size() - 1)) + ".");
     return;
   }
-  int layer = 0;
-  for (size_t i = 0; i < layers.size(); ++i)
-    if (layers[i]->module == a.module) {
-      layer = static_cast<int>(i);
-      break;
-    }
-  const AttentionEntry& e = *layers[layer];
-  Shown shown = load_layer(s, st, e);
-  if (!shown.problem.empty()) {
-    no_view();
-    insight_hint(e.module + ": " + shown.problem);
+  const AttentionEntry& e = *v.entry;
+  if (v.state == AttentionShown::State::Problem) {
+    insight_hint(e.module + ": " + v.problem);
     return;
   }
-  const AttentionWeights& w = shown.weights;
-  if (a.head >= w.heads) a.head = -1;
-  draw_controls(s, st, layers, layer, w, samples, sample);
-  std::vector<double> m = a.head < 0 ? head_mean(w)
-                                     : std::vector<double>(w.w.begin() + static_cast<size_t>(a.head) * w.rows * w.cols,
-                                                           w.w.begin() + static_cast<size_t>(a.head + 1) * w.rows * w.cols);
-  const std::vector<std::string> names = token_names(e, std::max(w.rows, w.cols));
-  const std::vector<double> mask = mask_of(s, e, w.rows, w.cols);
-  size_t masked = 0;
-  for (double v : mask) masked += v != 0;
-  const bool causal = w.rows == w.cols && (mask.empty() ? e.mask < 0 && is_causal(m, w.rows) : is_causal_mask(mask, w.rows));
-  update_rollout(s, st, layers);
-
+  const AttentionWeights& w = v.weights;
+  draw_controls(s, st, layers, v.layer, w, v.samples, sample);
+  const std::vector<double>& m = v.map;
+  const std::vector<std::string>& names = v.names;
+  const std::vector<double>& mask = v.mask;
+  const size_t masked = v.masked;
+  const bool causal = v.causal;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::max(120.0f, std::min(avail.x * 0.45f - 130, avail.y - 80));
   ImGui::BeginGroup();
@@ -412,12 +299,11 @@ void draw_attention(AppState& s, InsightsState& st) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
   if (ImGui::SliderInt("##roll_last", &last, 0, n - 1, "to %d")) a.last = last;
-  update_rollout(s, st, layers);
+  attention_rollout_update(s, st, layers);
   // An image model's picture goes below the rollout, both in the window's
   // height: the picture gets up to 45% of what the fixed rows (rollout
   // labels, radio line, slider, a hint) leave, the rollout the rest.
-  bool cls = false;
-  const bool image_model = e.tokens.empty() && w.rows == w.cols && patch_grid_side(w.rows, &cls) > 0;
+  const bool image_model = v.image;
   const float room = height_left() - 3 * ImGui::GetFrameHeightWithSpacing() -
                      2 * ImGui::GetTextLineHeightWithSpacing();
   const float picture_side = image_model ? std::min({ImGui::GetContentRegionAvail().x, kPictureMaxSide, room * 0.45f}) : 0.0f;
@@ -428,41 +314,8 @@ void draw_attention(AppState& s, InsightsState& st) {
   } else {
     insight_hint(a.rollout_problem);
   }
-  const bool image = draw_on_picture(s, st, e, m, w.rows == w.cols ? w.rows : 0);
+  draw_on_picture(s, st, v);
   ImGui::EndGroup();
-
-  // state().view, rebuilt only when what it reports changed (at T ~ 200 the
-  // matrices cost more than the frame's drawing).
-  const std::string key = std::to_string(e.weights) + "|" + std::to_string(a.head) + "|" + std::to_string(a.first) + ":" +
-                          std::to_string(a.last) + "|" + a.rollout_key + "|" + std::to_string(a.rollout.size()) + "|" +
-                          std::to_string(a.version) + "|" + std::to_string(step) + "|" + std::to_string(sample) + "|" +
-                          (image ? std::to_string(a.query) + a.painted : std::string("-")) + "|" +
-                          std::to_string(masked) + (mask.empty() ? "" : "m");
-  if (key == a.view_key) return;
-
-  json rollout_layers = json::array();
-  const int rl = a.last < 0 ? n - 1 : std::clamp(a.last, 0, n - 1);
-  for (int i = std::clamp(a.first, 0, n - 1); i <= rl; ++i) rollout_layers.push_back(layers[i]->module);
-  a.view = {{"module", e.module},
-            {"head", a.head < 0 ? json(nullptr) : json(a.head)},
-            {"heads", w.heads},
-            {"step", step},
-            {"sample", sample},
-            {"tokens", names},
-            {"weights", grid_json(m, w.rows, w.cols)},
-            {"causal", causal},
-            {"source", e.rebuilt ? "rebuilt" : "captured"},
-            {"origin", attention_origin(e)},
-            {"kind", e.kind},
-            {"masked", e.mask < 0 ? json(nullptr) : json(masked)},
-            {"full", e.full.size() == 2 ? json(e.full) : json(nullptr)},
-            {"dropout", e.dropout},
-            {"layers", [&] { json l = json::array(); for (auto* x : layers) l.push_back(x->module); return l; }()},
-            {"rollout", a.rollout.empty() ? json(nullptr) : grid_json(a.rollout, w.rows, w.rows)},
-            {"rollout_layers", rollout_layers},
-            {"query", image ? json(a.query) : json(nullptr)},
-            {"painted", image ? json(a.painted) : json(nullptr)}};
-  a.view_key = key;
 }
 
 json attention_command(AppState& s, InsightsState& st, const json& cmd) {

@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include "../page.h"
+#include "attention_shown.h"
 #include "gradcam_shown.h"
 #include "insights_state.h"
 
@@ -105,7 +106,7 @@ json insights_view(AppState& s) {
   const std::vector<InsightPage> present = present_insights(s);
   if (present.empty()) return nullptr;
   switch (shown_page(s, st, present)) {
-    case InsightPage::Attention: return with_row(s, st.attention.view);
+    case InsightPage::Attention: return with_row(s, attention_json(s, st));
     case InsightPage::GradCam: return with_row(s, gradcam_json(s, st));
     case InsightPage::Embeddings: return st.embeddings.view;
   }

@@ -4,7 +4,8 @@
 // test surface: state().insights / state().insight, view, commands, links),
 // insights_data.cpp (decoded tensors and the sample's picture, cached),
 // attention_view.cpp, gradcam_view.cpp, embeddings_view.cpp (one sub-page each;
-// what Grad-CAM shows, and its state().view, computed by gradcam_shown.h).
+// what Attention and Grad-CAM show, and their state().view, computed by
+// attention_shown.h and gradcam_shown.h).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,6 @@ struct AttentionState {
   int first = 0, last = -1;         // rollout range, indices into the step's layers (-1: the last)
   int query = -1;                   // image models: the patch row painted over the picture (-1: [CLS] or the first)
   bool paint_rollout = true;        // image models: paint the rollout's row (false: the shown layer's map)
-  std::string painted;              // what the picture showed last: "rollout" or "layer"
   float opacity = 0.6f;
   widgets::HeatmapTexture map_texture, rollout_texture;
   std::vector<std::unique_ptr<widgets::HeatmapTexture>> head_textures;
@@ -45,8 +45,6 @@ struct AttentionState {
   std::string rollout_key;          // what `rollout` was computed for
   std::vector<double> rollout;
   std::string rollout_problem;
-  nlohmann::json view;              // what the last frame showed (state().view)
-  std::string view_key;             // what `view` was built for ("" = rebuild)
 };
 
 struct GradCamState {
