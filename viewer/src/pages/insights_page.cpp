@@ -12,6 +12,7 @@
 
 #include "../page.h"
 #include "attention_shown.h"
+#include "embeddings_shown.h"
 #include "gradcam_shown.h"
 #include "insights_state.h"
 
@@ -108,7 +109,7 @@ json insights_view(AppState& s) {
   switch (shown_page(s, st, present)) {
     case InsightPage::Attention: return with_row(s, attention_json(s, st));
     case InsightPage::GradCam: return with_row(s, gradcam_json(s, st));
-    case InsightPage::Embeddings: return st.embeddings.view;
+    case InsightPage::Embeddings: return embeddings_json(s, st);
   }
   return nullptr;
 }

@@ -4,10 +4,11 @@
 // test surface: state().insights / state().insight, view, commands, links),
 // insights_data.cpp (decoded tensors and the sample's picture, cached),
 // attention_view.cpp, gradcam_view.cpp, embeddings_view.cpp (one sub-page each;
-// what Attention and Grad-CAM show, and their state().view, computed by
-// attention_shown.h and gradcam_shown.h).
+// what each shows, and its state().view, computed by attention_shown.h,
+// gradcam_shown.h and embeddings_shown.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -72,8 +73,13 @@ struct EmbeddingsState {
   bool tables = false;              // showing an nn.Embedding table instead
   int table = 0;
   std::map<std::string, EmbeddingCloud> cache;  // per module, and per table as "table:" + module
+  // Drawn geometry (the test surface's, as AppState::drawn): the scatter's
+  // box as last drawn (screen coordinates) and the point under the mouse.
+  struct Box {
+    bool drawn = false;
+    float x = 0, y = 0, side = 0;
+  } drawn;
   int hovered = -1;
-  nlohmann::json view;
 };
 
 struct InsightsState : PageState {
