@@ -16,6 +16,7 @@
 // "screen") and the point under the mouse (`hovered`).
 #pragma once
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

@@ -8,7 +8,6 @@
 // gradcam_shown.h and embeddings_shown.h).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
