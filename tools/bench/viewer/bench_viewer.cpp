@@ -166,7 +166,11 @@ Figures measure(const std::string& path) {
   float r[4];
   // Rows are shown once row 0 is drawn and the selection of row 0 has a name,
   // i.e. its Events chunk is decoded (sync source: the frame after it was asked for).
+  // The call tree is Explore's (Replay is a training run's first page): it is
+  // asked for as a user's click on its tab, once the run has opened.
+  bool explore_shown = false;
   for (int i = 0; i < 100; ++i) {
+    if (!explore_shown) explore_shown = h.app->command(R"({"page": "Explore"})") == "true";
     h.frame();
     ++f.first_frames;
     if (h.app->event_row_rect(0, r) && h.app->event_row_rect(20, r)) {

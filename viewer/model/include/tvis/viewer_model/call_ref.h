@@ -54,6 +54,11 @@ class CallRef {
   const schema::Event* record() const { return e_; }
 
  private:
+  friend class RunModel;
+  // Walks one chunk's calls without a reference count per call: the walk
+  // holds one CallRef and points it at each record of the same chunk.
+  void point_at(const schema::Event* event) { e_ = event; }
+
   ChunkCache::ChunkPtr chunk_;  // keeps e_ valid
   const schema::Event* e_ = nullptr;
 };

@@ -233,9 +233,10 @@ class RunModel {
   RunDiagnosis& diagnosis() { return diagnosis_; }
 
  private:
-  // f(chunk, event) for every loaded event of `step` (for_step_events, for_step_calls).
+  // f(read) for every loaded Events chunk whose step range covers `step`;
+  // false while some of them still load (for_step_events, for_step_calls).
   template <typename F>
-  bool for_step_records(int step, F&& f);
+  bool for_step_chunks(int step, F&& f);
   struct Pending;
   void on_open(format::Result<std::shared_ptr<format::RunReader>> result);
   void on_grown(format::Result<std::shared_ptr<format::RunReader>> result);
@@ -289,27 +290,35 @@ class RunModel {
 };
 
 template <typename F>
-bool RunModel::for_step_records(int step, F&& f) {
+bool RunModel::for_step_chunks(int step, F&& f) {
   bool complete = true;
   for (const EventSpan& span : spans_) {
     if (span.step_first >= 0 && (step < span.step_first || step > span.step_last)) continue;
     auto read = span_events(span);
     if (read.state == ChunkRead::Loading) complete = false;
-    if (!read.body || !read.body->events()) continue;
-    for (const auto* e : *read.body->events())
-      if (e->step() == step) f(read.chunk, e);
+    if (read.body && read.body->events()) f(read);
   }
   return complete;
 }
 
 template <typename F>
 bool RunModel::for_step_events(int step, F&& f) {
-  return for_step_records(step, [&](const ChunkCache::ChunkPtr&, const schema::Event* e) { f(e); });
+  return for_step_chunks(step, [&](const ChunkBody<schema::EventBatch>& read) {
+    for (const auto* e : *read.body->events())
+      if (e->step() == step) f(e);
+  });
 }
 
 template <typename F>
 bool RunModel::for_step_calls(int step, F&& f) {
-  return for_step_records(step, [&](const ChunkCache::ChunkPtr& chunk, const schema::Event* e) { f(CallRef(chunk, e)); });
+  return for_step_chunks(step, [&](const ChunkBody<schema::EventBatch>& read) {
+    CallRef call(read.chunk, nullptr);  // one reference count per chunk, not per call
+    for (const auto* e : *read.body->events())
+      if (e->step() == step) {
+        call.point_at(e);
+        f(static_cast<const CallRef&>(call));
+      }
+  });
 }
 
 template <typename F>
@@ -319,7 +328,11 @@ RunModel::SpanWalk RunModel::walk_span_calls(const EventSpan& span, uint32_t* ne
   walk.state = read.state;
   if (read.state == ChunkRead::Loading) return walk;
   const uint32_t n = read.body && read.body->events() ? read.body->events()->size() : 0;
-  while (*next < n && f(CallRef(read.chunk, read.body->events()->Get(*next)))) ++*next;
+  CallRef call(read.chunk, nullptr);
+  for (; *next < n; ++*next) {
+    call.point_at(read.body->events()->Get(*next));
+    if (!f(static_cast<const CallRef&>(call))) break;
+  }
   walk.finished = *next >= n;
   return walk;
 }
