@@ -18,13 +18,6 @@ std::vector<const AttentionEntry*> layers_of(AppState& s, int step, int sample) 
   return out;
 }
 
-std::vector<int> samples_at(AppState& s, int step) {
-  std::vector<int> out;
-  for (const AttentionEntry& e : s.model.insights().attention())
-    if (e.step == step && std::find(out.begin(), out.end(), e.sample) == out.end()) out.push_back(e.sample);
-  return out;
-}
-
 // The tokens on the axes: labels, else ids, else patch positions / indices.
 std::vector<std::string> token_names(const AttentionEntry& e, int t) {
   std::vector<std::string> out;
@@ -121,7 +114,7 @@ AttentionShown attention_shown(AppState& s, InsightsState& st) {
   AttentionState& a = st.attention;
   AttentionShown out;
   out.step = s.selection.step;
-  out.samples = samples_at(s, out.step);
+  out.samples = samples_at_step(s.model.insights().attention(), out.step);
   out.sample = insight_sample(s, st, out.samples);
   out.layers = layers_of(s, out.step, out.sample);
   if (out.layers.empty()) return out;

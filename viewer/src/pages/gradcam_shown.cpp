@@ -16,13 +16,6 @@ std::vector<const GradCamEntry*> maps_of(AppState& s, int step, int sample, bool
   return out;
 }
 
-std::vector<int> samples_at(AppState& s, int step) {
-  std::vector<int> out;
-  for (const GradCamEntry& e : s.model.insights().gradcam())
-    if (e.step == step && std::find(out.begin(), out.end(), e.sample) == out.end()) out.push_back(e.sample);
-  return out;
-}
-
 // Why the true-class map is missing: the sample was misclassified and the run had no --gradcam-true.
 std::string missing_true_reason(AppState& s, int step, int sample) {
   for (const GradCamEntry& e : s.model.insights().gradcam())
@@ -58,7 +51,7 @@ GradCamShown gradcam_shown(AppState& s, InsightsState& st) {
   const GradCamState& g = st.gradcam;
   GradCamShown out;
   out.step = s.selection.step;
-  out.samples = samples_at(s, out.step);
+  out.samples = samples_at_step(s.model.insights().gradcam(), out.step);
   out.sample = insight_sample(s, st, out.samples);
   out.maps = maps_of(s, out.step, out.sample, g.true_class);
   out.no_true = maps_of(s, out.step, out.sample, true).empty();

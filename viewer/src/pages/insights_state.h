@@ -8,6 +8,7 @@
 // gradcam_shown.h and embeddings_shown.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -103,6 +104,15 @@ std::shared_ptr<const DecodedTensor> decoded_tensor(AppState& s, uint64_t id, in
 /// The picture of followed sample `sample` at `step` (followed_sample.h), or
 /// nullptr when none is recorded or it is loading.
 std::shared_ptr<const DecodedTensor> sample_picture(AppState& s, int step, int sample);
+/// The samples that have an entry at `step` among `entries` (Attention's or
+/// Grad-CAM's records), in first-seen order.
+template <typename Entries>
+std::vector<int> samples_at_step(const Entries& entries, int step) {
+  std::vector<int> out;
+  for (const auto& e : entries)
+    if (e.step == step && std::find(out.begin(), out.end(), e.sample) == out.end()) out.push_back(e.sample);
+  return out;
+}
 /// The sample the sub-pages show: the followed one ([ / ]), else st.sample.
 int insight_sample(AppState& s, InsightsState& st, const std::vector<int>& have);
 /// Draws `map` (rows x cols, >= 0) over the picture into [min, max], with
