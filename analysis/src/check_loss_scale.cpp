@@ -96,8 +96,23 @@ void report_undivided(const RunFacts& facts, int step, double k, std::vector<Fin
 }  // namespace
 
 void check_loss_scale(const RunFacts& facts, std::vector<Finding>& out) {
-  std::map<int, int> backwards;  // step -> losses backward() ran on
-  for (const LossFact& l : facts.losses()) ++backwards[l.step];
+  // step -> losses backward() ran on before its optimizer step opened: a
+  // closure's later calls (LBFGS's inner iterations) lie inside the step's
+  // OptimizerStep event and are not more micro-batches. A step holding
+  // several optimizers' updates (a GAN) counts none: its backwards feed
+  // different optimizers.
+  std::map<int, uint64_t> opened;
+  std::map<int, int> optimizers;
+  for (const StepFact& s : facts.steps()) {
+    opened.emplace(s.step, s.event);
+    ++optimizers[s.step];
+  }
+  std::map<int, int> backwards;
+  for (const LossFact& l : facts.losses()) {
+    auto it = opened.find(l.step);
+    const bool before_step = it == opened.end() || l.event < it->second;
+    backwards[l.step] += before_step && optimizers[l.step] <= 1 ? 1 : 0;
+  }
   if (const int step = undivided_step(facts, backwards); step >= 0) report_undivided(facts, step, backwards[step], out);
   for (const LossFact& l : facts.losses()) {
     if (l.call.empty() || (l.reduction != "sum" && l.reduction != "mean")) continue;

@@ -13,7 +13,10 @@
 // train_mode_in_evaluation: in an evaluation (phase Evaluation: gradients
 //   off, or a forward no backward reached) a mode-sensitive module ran in
 //   train mode: dropout drops units and BatchNorm normalises with the batch's
-//   statistics and moves its running statistics.
+//   statistics and moves its running statistics. A note, not a warning, in
+//   a run whose steps hold several optimizers' updates (adversarial
+//   training): a GAN samples its generator under no_grad in train mode on
+//   purpose, to feed the discriminator or to draw progress images.
 // Each is reported once, at the first step where it happens.
 #include <map>
 #include <set>
@@ -71,6 +74,14 @@ std::string effect(const std::set<std::string>& classes, bool training_mode) {
   return dropout && norm ? d + " and " + n : (norm ? n : d);
 }
 
+/// Whether some step holds the updates of more than one optimizer.
+bool several_optimizers(const RunFacts& facts) {
+  std::map<int, int> per_step;
+  for (const StepFact& s : facts.steps())
+    if (++per_step[s.step] > 1) return true;
+  return false;
+}
+
 }  // namespace
 
 void check_modes(const RunFacts& facts, std::vector<Finding>& out) {
@@ -107,10 +118,14 @@ void check_modes(const RunFacts& facts, std::vector<Finding>& out) {
     Wrong w = train_in_eval.begin()->second;
     w.model_wrong = model_train_in_eval.count(w.step) > 0;
     const std::string which = names_of(w.modules, 3) + " (" + classes_of(w.classes) + ")";
+    const bool adversarial = several_optimizers(facts);
     out.push_back(report(
-        "train_mode_in_evaluation", Severity::Warning,
-        "an evaluation at step " + std::to_string(w.step) + " ran " + which +
-            " in train mode (" + effect(w.classes, true) + "): call model.eval() before evaluating.",
+        "train_mode_in_evaluation", adversarial ? Severity::Note : Severity::Warning,
+        "an evaluation at step " + std::to_string(w.step) + " ran " + which + " in train mode (" +
+            effect(w.classes, true) + ")" +
+            (adversarial ? ": usual when a GAN samples its generator under no_grad; otherwise call model.eval() "
+                           "before evaluating."
+                         : ": call model.eval() before evaluating."),
         w, train_in_eval.size(), "evaluation"));
   }
 }

@@ -4,8 +4,16 @@
 // and thrown away. The recorder counts them when each optimizer step opens
 // (recorder/python/tvis/session/unoptimized.py: OptimizerStep detail
 // grads_unoptimized, grads_unoptimized_names). Reported once, at the first
-// step where it happens.
+// step where it happens: a warning when some of them run after (downstream
+// of) what the optimizer holds, as a head added after the optimizer was
+// built does; a note when all of them run before everything it holds (a
+// backbone left trainable while only the head is optimized: a fine-tune's
+// usual choice, whose only cost is the backward through the backbone).
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "check_util.h"
@@ -20,6 +28,37 @@ std::vector<std::string> words(const std::string& text) {
   std::istringstream in(text);
   for (std::string w; in >> w;) out.push_back(w);
   return out;
+}
+
+std::string module_of(const std::string& param) {
+  const size_t dot = param.rfind('.');
+  return dot == std::string::npos ? std::string() : param.substr(0, dot);
+}
+
+/// Whether every one of `names` belongs to a module whose first forward call
+/// of the step comes before the first call of every module whose parameters
+/// the step's optimizer holds (all known; false when any is not).
+bool all_upstream(const RunFacts& facts, const EventFact& opt_event, const std::vector<std::string>& names) {
+  std::map<std::string, uint64_t> first_call;
+  for (const EventFact& e : facts.events())
+    if (e.kind == EventKind::ModuleCall && e.phase == Phase::Forward && e.step == opt_event.step)
+      first_call.emplace(e.name, e.id);
+  const StepFact* step = nullptr;
+  for (const StepFact& s : facts.steps())
+    if (s.event == opt_event.id) step = &s;
+  if (!step || step->params.empty()) return false;
+  uint64_t first_held = UINT64_MAX, last_unheld = 0;
+  for (const ParamFact& p : step->params) {
+    auto it = first_call.find(module_of(p.name));
+    if (it == first_call.end()) return false;
+    first_held = std::min(first_held, it->second);
+  }
+  for (const std::string& n : names) {
+    auto it = first_call.find(module_of(n));
+    if (it == first_call.end()) return false;
+    last_unheld = std::max(last_unheld, it->second);
+  }
+  return last_unheld < first_held;
 }
 
 }  // namespace
@@ -41,14 +80,25 @@ void check_unoptimized(const RunFacts& facts, std::vector<Finding>& out) {
   std::string shown = names_of(names, 5);
   if (count > double(names.size()))
     shown += " (" + num(count) + " in all)";
-  Finding f = finding("not_optimized", Severity::Warning,
+  // A cut list is judged by its first names and its last (parameters are
+  // listed in the model's order).
+  std::vector<std::string> judged = names;
+  if (const std::string* last = detail_of(*first, "grads_unoptimized_last")) judged.push_back(*last);
+  const bool upstream = (count <= double(names.size()) || judged.size() > names.size()) &&
+                        all_upstream(facts, *first, judged);
+  Finding f = finding("not_optimized", upstream ? Severity::Note : Severity::Warning,
                       shown + (count == 1 ? " has" : " have") + " a gradient at step " + std::to_string(first->step) +
                           " but no optimizer holds " + (count == 1 ? "it" : "them") +
                           ": the backward computes " + (count == 1 ? "its gradient" : "their gradients") +
-                          " and nothing applies it (the optimizer was built from some of the parameters, or before "
-                          "a layer was added).",
+                          " and nothing applies it " +
+                          (upstream ? std::string("(all of them run before what the optimizer holds: a backbone left "
+                                                  "trainable while the head is fine-tuned? set requires_grad_(False) "
+                                                  "on it to skip that backward work).")
+                                    : std::string("(the optimizer was built from some of the parameters, or before "
+                                                  "a layer was added).")),
                       first->step, first->id);
-  f.evidence = {{"parameters", count}, {"steps", double(steps)}, {"parameter", 0, names.front()}};
+  f.evidence = {{"parameters", count}, {"steps", double(steps)}, {"parameter", 0, names.front()},
+                {"upstream_of_optimized", upstream ? 1.0 : 0.0}};
   f.where.page = "Weights", f.where.phase = "optimizer", f.where.param = names.front();
   out.push_back(std::move(f));
 }

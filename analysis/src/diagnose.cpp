@@ -42,9 +42,22 @@ const std::vector<std::string>& check_kinds() {
       "update_ratio",        "param_not_updated",   "param_without_grad",  "stale_gradients",
       "mode",                "probabilities_as_logits", "target_out_of_range", "constant_targets",
       "unnormalized_inputs", "repeated_batch",      "loss_trend",          "not_optimized",
-      "loss_scale"};
+      "loss_scale",          "optimizer_no_effect", "eval_output_scale",   "lr_schedule",
+      "loss_shape",          "ranks_diverge",       "duplicate_rank_data"};
   return kinds;
 }
+
+namespace {
+
+void worst_first(std::vector<Finding>& out) {
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return a.severity < b.severity;
+    if (a.order_step != b.order_step) return a.order_step < b.order_step;
+    return a.order_event < b.order_event;
+  });
+}
+
+}  // namespace
 
 std::vector<Finding> diagnose(const RunFacts& facts) {
   std::vector<Finding> out;
@@ -59,12 +72,30 @@ std::vector<Finding> diagnose(const RunFacts& facts) {
   check_dead_units(facts, out);
   check_unoptimized(facts, out);
   check_loss_scale(facts, out);
-  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
-    if (a.severity != b.severity) return a.severity < b.severity;
-    if (a.order_step != b.order_step) return a.order_step < b.order_step;
-    return a.order_event < b.order_event;
-  });
+  check_eval_scale(facts, out);
+  check_lr_schedule(facts, out);
+  check_loss_shape(facts, out);
+  worst_first(out);
   return out;
+}
+
+std::vector<Finding> diagnose(const std::vector<const RunFacts*>& ranks) {
+  if (ranks.empty()) return {};
+  std::vector<Finding> out = diagnose(*ranks.front());
+  check_ranks(ranks, out);
+  worst_first(out);
+  return out;
+}
+
+std::string nothing_to_judge(const RunFacts& facts) {
+  if (const NoticeFact* n = facts.notice("recorder_error"))
+    return n->message.empty() ? std::string("recording stopped after an internal error of the recorder") : n->message;
+  if (facts.steps().empty() && facts.steps_recorded() == 0) {
+    std::string why = "the run holds no completed optimizer step";
+    if (!facts.exception().empty()) why += " (the script stopped: " + facts.exception() + ")";
+    return why;
+  }
+  return "";
 }
 
 }  // namespace tvis::analysis

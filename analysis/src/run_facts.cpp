@@ -74,8 +74,18 @@ void RunFacts::add_chunk(const format::DecodedChunk& chunk) {
   const schema::Chunk* root = chunk.root();
   if (!root) return;
   if (const auto* m = root->body_as_RunMeta()) {  // the last one wins
-    steps_recorded_ = m->steps_recorded();
-    exception_ = str(m->exception());
+    RunMetaFact meta;
+    meta.steps_requested = m->steps_requested(), meta.steps_recorded = m->steps_recorded();
+    meta.complete = m->complete(), meta.exception = str(m->exception());
+    if (m->notices())
+      for (const auto* n : *m->notices()) meta.notices.push_back({str(n->code()), str(n->message())});
+    for (const auto& [k, v] : pairs(m->options())) {
+      const double x = number_or_nan(v);
+      if (!(x >= 0 && x < 1e6)) continue;
+      if (k == "rank") meta.rank = static_cast<int>(x);
+      if (k == "world_size" && x >= 1) meta.world_size = static_cast<int>(x);
+    }
+    meta_ = std::move(meta);
   }
   if (const auto* b = root->body_as_EventBatch(); b && b->events())
     for (const auto* e : *b->events()) {
@@ -98,16 +108,22 @@ void RunFacts::add_chunk(const format::DecodedChunk& chunk) {
   if (const auto* o = root->body_as_OptimizerStepRecord()) {
     StepFact s;
     s.step = o->step(), s.event = o->event(), s.optimizer_class = str(o->optimizer_class()), s.skipped = o->skipped();
+    std::unordered_map<std::string, int> group_of;
     if (o->groups())
       for (const auto* g : *o->groups()) {
-        double lr = std::nan("");
-        for (const auto& [k, v] : pairs(g->hyper()))
-          if (k == "lr") lr = number_or_nan(v);
-        s.lrs.push_back(lr);
+        GroupFact group{pairs(g->hyper())};
+        s.lrs.push_back(group.number("lr"));
+        if (g->params())
+          for (const auto* name : *g->params()) group_of.emplace(str(name), static_cast<int>(s.groups.size()));
+        s.groups.push_back(std::move(group));
       }
     if (o->params())
-      for (const auto* p : *o->params())
-        s.params.push_back({str(p->name()), p->weight(), p->grad(), p->update(), p->after()});
+      for (const auto* p : *o->params()) {
+        const std::string name = str(p->name());
+        const auto g = group_of.find(name);
+        s.params.push_back({name, p->weight(), p->grad(), p->update(), p->after(),
+                            g == group_of.end() ? (s.groups.size() == 1 ? 0 : -1) : g->second});
+      }
     steps_.push_back(std::move(s));
   }
   if (const auto* l = root->body_as_LossRecord()) {
@@ -125,6 +141,22 @@ void RunFacts::add_chunk(const format::DecodedChunk& chunk) {
   }
   if (const auto* b = root->body_as_SampleBatch())
     batches_.push_back({b->step(), b->batch_event(), list(b->batch())});
+}
+
+double GroupFact::number(const char* key) const {
+  for (const auto& [k, v] : hyper)
+    if (k == key) return number_or_nan(v);
+  return std::nan("");
+}
+
+double StepFact::lr_of(const ParamFact& p) const {
+  return p.group >= 0 && size_t(p.group) < lrs.size() ? lrs[p.group] : std::nan("");
+}
+
+const NoticeFact* RunFacts::notice(const char* code) const {
+  for (const NoticeFact& n : meta_.notices)
+    if (n.code == code) return &n;
+  return nullptr;
 }
 
 void RunFacts::finish() {

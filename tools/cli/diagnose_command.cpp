@@ -2,7 +2,10 @@
 // what is wrong with a recorded training, worst first (docs/diagnose.md; RUN
 // as in tvis/runs/run_resolve.h, or HOST:PATH / a target as for tvis open).
 // Exit 0: no error-level finding. Exit 1: at least one. Exit 2: the run
-// cannot be read, with one line on stderr naming the problem.
+// cannot be read, or holds nothing to judge (the recorder stopped after an
+// internal error; no completed step and nothing found), with one line on
+// stderr naming the problem. A run.tvis with rank<N>.tvis beside it is read
+// with them (the cross-rank checks).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -21,6 +24,11 @@ int diagnose(const DiagnoseRequest& request, bool json) {
   std::string error;
   if (!diagnose_run(request, report, &error)) {
     std::fprintf(stderr, "tvis diagnose: %s\n", error.c_str());
+    return 2;
+  }
+  if (!report.unjudged.empty()) {  // never "no findings" for a run that holds nothing to judge
+    std::fprintf(stderr, "tvis diagnose: %s: nothing to judge: %s\n", report.path.c_str(), report.unjudged.c_str());
+    if (json) std::fputs((tvis::safe_json::text(diagnose_json(report), 2) + "\n").c_str(), stdout);
     return 2;
   }
   const std::string text = json ? tvis::safe_json::text(diagnose_json(report), 2) + "\n" : diagnose_text(report);

@@ -1,5 +1,6 @@
 #include "diagnose_report.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -76,13 +77,60 @@ bool read_run_facts(const DiagnoseRequest& request, an::RunFacts& facts, RunRead
   return ok;
 }
 
+namespace {
+
+/// The other ranks' files of a local distributed run: rank<N>.tvis beside a
+/// run.tvis, by N. A file given by its rank name is judged alone.
+std::vector<std::string> rank_files_beside(const std::string& run_path) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<int, std::string>> found;
+  const fs::path p(run_path);
+  if (p.filename() != "run.tvis") return {};
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(p.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 10 || name.rfind("rank", 0) != 0 || name.substr(name.size() - 5) != ".tvis") continue;
+    const std::string digits = name.substr(4, name.size() - 9);
+    if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (entry.is_regular_file(ec)) found.emplace_back(std::stoi(digits), entry.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& [rank, path] : found) out.push_back(std::move(path));
+  return out;
+}
+
+bool any_alarm(const std::vector<an::Finding>& findings) {
+  for (const an::Finding& f : findings)
+    if (f.severity != an::Severity::Note) return true;
+  return false;
+}
+
+}  // namespace
+
 bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::string* error) {
   const auto t0 = std::chrono::steady_clock::now();
   an::RunFacts facts;
   RunRead read;
   if (!read_run_facts(request, facts, read, error)) return false;
   out.path = read.path, out.complete = read.complete, out.cost = read.cost;
-  out.findings = an::diagnose(facts);
+  std::vector<an::RunFacts> others;
+  std::error_code ec;
+  if (std::filesystem::exists(read.path, ec))
+    for (const std::string& path : rank_files_beside(read.path)) {
+      an::RunFacts rank;
+      RunRead rank_read;
+      if (!read_run_facts(DiagnoseRequest{path, {}, "", ""}, rank, rank_read, error)) return false;
+      others.push_back(std::move(rank));
+      out.rank_paths.push_back(path);
+      out.cost.chunks_read += rank_read.cost.chunks_read, out.cost.bytes_read += rank_read.cost.bytes_read;
+      out.cost.chunks_skipped += rank_read.cost.chunks_skipped, out.cost.bytes_skipped += rank_read.cost.bytes_skipped;
+    }
+  std::vector<const an::RunFacts*> ranks = {&facts};
+  for (const an::RunFacts& r : others) ranks.push_back(&r);
+  out.findings = an::diagnose(ranks);
+  const std::string why = an::nothing_to_judge(facts);
+  if (!why.empty() && (facts.notice("recorder_error") || !any_alarm(out.findings))) out.unjudged = why;
   out.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return true;
 }
@@ -148,6 +196,9 @@ nlohmann::json diagnose_json(const DiagnoseReport& r) {
     findings.push_back(an::finding_json(f));
   }
   return {{"run", r.path},
+          {"ranks", r.rank_paths},
+          {"judged", r.unjudged.empty()},
+          {"nothing_to_judge", r.unjudged.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unjudged)},
           {"complete", r.complete},
           {"findings", findings},
           {"counts", {{"error", counts[0]}, {"warning", counts[1]}, {"note", counts[2]}}},
@@ -162,7 +213,11 @@ nlohmann::json diagnose_json(const DiagnoseReport& r) {
 
 std::string diagnose_text(const DiagnoseReport& r) {
   std::string out = r.path + ": ";
-  if (r.findings.empty()) {
+  if (!r.rank_paths.empty()) out = r.path + " and " + std::to_string(r.rank_paths.size()) + " other rank file" +
+                                   (r.rank_paths.size() == 1 ? "" : "s") + ": ";
+  if (!r.unjudged.empty()) {
+    out += "nothing to judge: " + r.unjudged + "\n";
+  } else if (r.findings.empty()) {
     out += "no findings (" + std::to_string(an::check_kinds().size()) + " checks)\n";
   } else {
     out += std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding" : " findings") +

@@ -15,7 +15,13 @@ namespace tvis::cli {
 
 struct DiagnoseReport {
   std::string path;  // the run.tvis read
+  std::vector<std::string> rank_paths;  // the other ranks' files read with it (rank<N>.tvis beside run.tvis)
   bool complete = true;
+  // Set when the run gives nothing to judge (analysis::nothing_to_judge):
+  // the recorder stopped after an internal error, or no optimizer step was
+  // completed and no check found anything at warning or error. The command
+  // then exits 2 with this reason instead of saying "no findings".
+  std::string unjudged;
   std::vector<analysis::Finding> findings;
   analysis::LoadCost cost;
   double elapsed_ms = 0;  // opening, reading and checking

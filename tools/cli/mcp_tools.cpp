@@ -182,7 +182,8 @@ std::vector<mcp::Tool> profile_tools(const McpToolsSetup& setup) {
                                                {"error", message}},
                                               true};
                      }
-                     return mcp::ToolResult{diagnose_json(report), report.has_error()};
+                     // A run with nothing to judge is an error result with its reason, never "no findings".
+                     return mcp::ToolResult{diagnose_json(report), report.has_error() || !report.unjudged.empty()};
                    }});
   const json run_in_workspace = {{"type", "string"},
                                  {"minLength", 1},

@@ -6,7 +6,8 @@
 // opens the page.
 //
 // view(): {ready, findings: [{kind, severity, message, evidence, link}],
-// counts: {error, warning, note}, read: {chunks, bytes}, problem}.
+// counts: {error, warning, note}, read: {chunks, bytes}, problem,
+// nothing_to_judge (the reason, or null: tvis diagnose's exit 2)}.
 // Commands: {"finding": I} opens finding I's link. State key `diagnosis`:
 // {ready, count, errors} (the badge), always present.
 #include <imgui.h>
@@ -29,17 +30,33 @@ namespace an = tvis::analysis;
 
 json link_of(const an::Position& w) { return an::position_json(w); }
 
+/// Why the run gives the checks nothing to judge, as `tvis diagnose` decides
+/// it (exit 2): the recorder stopped after an internal error, or no step was
+/// completed and nothing was found at warning or error; "" otherwise.
+std::string nothing_to_judge(const an::RunFacts& facts, const std::vector<an::Finding>& findings) {
+  const std::string why = an::nothing_to_judge(facts);
+  if (why.empty() || facts.notice("recorder_error")) return why;
+  for (const an::Finding& f : findings)
+    if (f.severity != an::Severity::Note) return "";
+  return why;
+}
+
 unsigned color_of(an::Severity s) {
   return s == an::Severity::Error ? colors::kError : s == an::Severity::Warning ? colors::kWarning : colors::kMuted;
 }
 
+/// "why: ratio 1.31, expected max 0.25, ...": the finding's evidence as it
+/// reads, keys with their underscores as spaces (expected_* keys are the
+/// range a threshold allows).
 std::string evidence_text(const an::Finding& f) {
   std::string out;
   for (const an::Evidence& e : f.evidence) {
     char b[64];
     if (e.text.empty())
       std::snprintf(b, sizeof b, "%.4g", e.number);
-    out += (out.empty() ? "" : "   ") + e.key + " " + (e.text.empty() ? std::string(b) : e.text);
+    std::string key = e.key;
+    for (char& c : key) c = c == '_' ? ' ' : c;
+    out += (out.empty() ? "why: " : ", ") + key + " " + (e.text.empty() ? std::string(b) : e.text);
   }
   return out;
 }
@@ -77,7 +94,12 @@ void draw_diagnosis_page(AppState& s) {
                       an::check_kinds().size(), (unsigned long long)d.chunks_read(), double(d.bytes_read()) / 1e3);
   if (!d.problem().empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", d.problem().c_str());
   ImGui::Separator();
-  if (findings->empty()) {
+  const std::string unjudged = nothing_to_judge(*d.facts(), *findings);
+  if (!unjudged.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "Nothing to judge: %s", unjudged.c_str());
+    ImGui::PopTextWrapPos();
+  } else if (findings->empty()) {
     ImGui::TextUnformatted("No findings: none of the checks saw a problem in the recorded steps.");
     return;
   }
@@ -90,6 +112,9 @@ json diagnosis_view(AppState& s) {
   RunDiagnosis& d = s.model.diagnosis();
   const std::vector<an::Finding>* findings = d.findings();
   json out = {{"ready", findings != nullptr}, {"findings", json::array()}, {"problem", d.problem()}};
+  out["nothing_to_judge"] = findings && !nothing_to_judge(*d.facts(), *findings).empty()
+                                ? json(nothing_to_judge(*d.facts(), *findings))
+                                : json(nullptr);
   int counts[3] = {0, 0, 0};
   if (findings)
     for (const an::Finding& f : *findings) {

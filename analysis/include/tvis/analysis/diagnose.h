@@ -21,6 +21,19 @@ const std::vector<std::string>& check_kinds();
 /// severity, earlier steps and calls first.
 std::vector<Finding> diagnose(const RunFacts& facts);
 
+/// The rank files of one distributed run read together: every check on the
+/// first (rank 0's, or the one rank given), then the cross-rank checks
+/// (check_ranks); ordered as diagnose(facts).
+std::vector<Finding> diagnose(const std::vector<const RunFacts*>& ranks);
+
+/// Why a run gives the checks nothing to judge, or "" when it does:
+/// recording stopped after an internal error of the recorder (its
+/// "recorder_error" notice: what follows it was not recorded, so silence
+/// would be a false "healthy"), or the run holds no completed optimizer step
+/// (then only findings at warning or error stand on their own; a caller
+/// reports the reason instead of "no findings").
+std::string nothing_to_judge(const RunFacts& facts);
+
 // The checks, each in its own file.
 void check_non_finite(const RunFacts& facts, std::vector<Finding>& out);
 void check_gradient_flow(const RunFacts& facts, std::vector<Finding>& out);
@@ -33,5 +46,9 @@ void check_modes(const RunFacts& facts, std::vector<Finding>& out);
 void check_carried_grads(const RunFacts& facts, std::vector<Finding>& out);
 void check_dead_units(const RunFacts& facts, std::vector<Finding>& out);
 void check_unoptimized(const RunFacts& facts, std::vector<Finding>& out);
+void check_eval_scale(const RunFacts& facts, std::vector<Finding>& out);
+void check_lr_schedule(const RunFacts& facts, std::vector<Finding>& out);
+void check_loss_shape(const RunFacts& facts, std::vector<Finding>& out);
+void check_ranks(const std::vector<const RunFacts*>& ranks, std::vector<Finding>& out);
 
 }  // namespace tvis::analysis

@@ -72,6 +72,15 @@ struct ParamFact {
   std::string name;
   uint64_t weight = 0;
   int64_t grad = -1, update = -1, after = -1;
+  int group = -1;  // index of its param group in StepFact::groups; -1 when no group names it
+};
+
+/// One param group's hyperparameters as the optimizer held them at the step
+/// ("lr" -> "0.001", "betas" -> "(0.9, 0.999)", ...).
+struct GroupFact {
+  std::vector<std::pair<std::string, std::string>> hyper;
+  /// The hyperparameter `key` as a number; NaN when absent or not a number.
+  double number(const char* key) const;
 };
 
 struct StepFact {
@@ -80,7 +89,25 @@ struct StepFact {
   std::string optimizer_class;
   bool skipped = false;
   std::vector<double> lrs;  // per param group; NaN where the group has no lr
+  std::vector<GroupFact> groups;
   std::vector<ParamFact> params;
+  /// The lr of a parameter's group; NaN when unknown.
+  double lr_of(const ParamFact& p) const;
+};
+
+/// A notice the recorder wrote into the run (code "recorder_error": recording
+/// stopped after an internal error).
+struct NoticeFact {
+  std::string code, message;
+};
+
+/// What the run's final RunMeta says about the recording itself.
+struct RunMetaFact {
+  int steps_requested = 0, steps_recorded = 0;
+  bool complete = false;
+  std::string exception;
+  std::vector<NoticeFact> notices;
+  int rank = 0, world_size = 1;  // options "rank" / "world_size" of a distributed rank
 };
 
 struct LossFact {
@@ -116,8 +143,11 @@ class RunFacts {
   const std::vector<BatchFact>& batches() const { return batches_; }
   const EventFact* event(int64_t id) const;
   const TensorFact* tensor(int64_t id) const;
-  int steps_recorded() const { return steps_recorded_; }
-  const std::string& exception() const { return exception_; }
+  int steps_recorded() const { return meta_.steps_recorded; }
+  const std::string& exception() const { return meta_.exception; }
+  const RunMetaFact& meta() const { return meta_; }
+  /// The first notice with `code`, or nullptr.
+  const NoticeFact* notice(const char* code) const;
 
  private:
   std::vector<EventFact> events_;
@@ -126,8 +156,7 @@ class RunFacts {
   std::vector<LossFact> losses_;
   std::vector<BatchFact> batches_;
   std::unordered_map<uint64_t, size_t> event_at_, tensor_at_;
-  int steps_recorded_ = 0;
-  std::string exception_;
+  RunMetaFact meta_;
 };
 
 /// What load_facts read, for the report (diagnose reads no tensor values).

@@ -71,6 +71,8 @@ class AllReduceProbe:
         model = model_ref()
         if self._backward is None or model is None or not model.require_backward_grad_sync or not s.active:
             return None  # not a recorded backward, or no_sync(): no all-reduce follows
+        if grad is None:
+            return None  # an unused parameter's hook (find_unused_parameters=True): no local gradient
         with s._guard("the all-reduce probe"):
             if self._grads == 0:
                 torch.autograd.Variable._execution_engine.queue_callback(self._backward_computed)

@@ -7,6 +7,9 @@ of any live optimizer the script created is counted. The OptimizerStep
 event carries, when there is one:
   grads_unoptimized        how many
   grads_unoptimized_names  the first _MAX_NAMES (10) of their names, space-separated
+  grads_unoptimized_last   the last one's name, when the list was cut (diagnose
+                           tells a backbone left trainable from a head left out
+                           by where the first and the last run)
 
 Cost: one pass over the models' parameters (identity and .grad only) per
 optimizer step; no tensor is read."""
@@ -31,4 +34,7 @@ def unoptimized_detail(session):
         return None
     known = session._param_names()
     shown = [known.get(id(p), "?") for p in found[:_MAX_NAMES]]
-    return [("grads_unoptimized", len(found)), ("grads_unoptimized_names", " ".join(shown))]
+    detail = [("grads_unoptimized", len(found)), ("grads_unoptimized_names", " ".join(shown))]
+    if len(found) > _MAX_NAMES:
+        detail.append(("grads_unoptimized_last", known.get(id(found[-1]), "?")))
+    return detail

@@ -1,0 +1,65 @@
+// eval_output_scale: an evaluation whose output is orders of magnitude off
+// the training forward's output of the same model at the same step.
+//
+// The top-level calls (the ones the recorder marks with "model_training") of
+// one step are compared by name: the evaluation's output size (root mean
+// square of its first output) against the training forward's. Dropout scales
+// by at most 1/(1 - p), BatchNorm's running statistics by the data's scale;
+// more than kDecades decades apart means state a training forward sets up and
+// the evaluation lacks: spectral_norm's power iteration (its u and v are only
+// updated by training forwards, so an evaluation before the first one
+// divides by a meaningless sigma), lazily initialised modules, or running
+// statistics never updated. Reported once, at the first step where it happens.
+#include <cmath>
+#include <map>
+
+#include "check_util.h"
+#include "tvis/analysis/diagnose.h"
+
+namespace tvis::analysis {
+
+namespace {
+
+constexpr double kDecades = 3.0;
+
+/// RMS of the call's first recorded output; NaN when not recorded or not finite.
+double output_rms(const RunFacts& facts, const EventFact& e) {
+  for (uint64_t id : e.outputs) {
+    const TensorFact* t = facts.tensor(static_cast<int64_t>(id));
+    if (!t || !t->stats.present || !t->floating() || t->stats.count == 0 || t->stats.non_finite()) continue;
+    return t->stats.l2 / std::sqrt(double(t->stats.count));
+  }
+  return std::nan("");
+}
+
+}  // namespace
+
+void check_eval_scale(const RunFacts& facts, std::vector<Finding>& out) {
+  std::map<std::pair<int, std::string>, const EventFact*> trained, evaluated;  // first top-level call per step
+  for (const EventFact& e : facts.events()) {
+    if (e.kind != EventKind::ModuleCall || !detail_of(e, "model_training")) continue;
+    if (e.phase == Phase::Forward) trained.emplace(std::make_pair(e.step, e.name), &e);
+    if (e.phase == Phase::Evaluation) evaluated.emplace(std::make_pair(e.step, e.name), &e);
+  }
+  for (const auto& [key, ev] : evaluated) {
+    auto tr = trained.find(key);
+    if (tr == trained.end()) continue;
+    const double a = output_rms(facts, *ev), b = output_rms(facts, *tr->second);
+    if (!(a > 0) || !(b > 0) || std::fabs(std::log10(a / b)) < kDecades) continue;
+    Finding f = finding("eval_output_scale", Severity::Warning,
+                        "at step " + std::to_string(key.first) + " an evaluation of " + who(*ev) +
+                            " gave outputs of size " + num(a) + " where its training forward gave " + num(b) +
+                            " (" + num(a / b) + "x, more than " + num(std::pow(10, kDecades)) +
+                            "x apart): the evaluation lacks state a training forward sets up, such as spectral_norm's "
+                            "power iteration before the first training forward, a lazy module, or BatchNorm running "
+                            "statistics never updated.",
+                        key.first, ev->id);
+    f.evidence = {{"eval_rms", a}, {"train_rms", b}, {"ratio", a / b}, {"expected_max_ratio", std::pow(10, kDecades)},
+                  {"module", 0, ev->name}};
+    f.where.phase = "evaluation", f.where.module = ev->name;
+    out.push_back(std::move(f));
+    return;
+  }
+}
+
+}  // namespace tvis::analysis
