@@ -11,6 +11,9 @@
 // gradient; the ratio first/last (input side over output side) beyond
 // kOrders decades is reported once, at the first step where it happens
 // (later steps of a diverging run only repeat it), naming the steepest jump.
+// In a step whose optimizer holds a weight that is exactly zero (LoRA's B,
+// a zero-initialised residual branch), layers whose gradient is exactly zero
+// are left out: the zero weight cuts them off by design, until it moves.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -52,6 +55,17 @@ std::vector<LayerGrad> layers_of(const RunFacts& facts, const StepFact& s,
   return out;
 }
 
+/// Whether a weight the step's optimizer holds is exactly zero (LoRA's B, a
+/// zero-initialised residual branch): the gradient of every layer that feeds
+/// only through it is exactly zero by design.
+bool holds_zero_weight(const RunFacts& facts, const StepFact& s) {
+  for (const ParamFact& p : s.params) {
+    const TensorFact* w = facts.tensor(static_cast<int64_t>(p.weight));
+    if (w && w->shape.size() >= 2 && w->stats.present && w->stats.count > 0 && w->stats.l2 == 0) return true;
+  }
+  return false;
+}
+
 double decades(double a, double b) { return (a <= 0 || b <= 0) ? (a <= 0 ? -99 : 99) : std::log10(a / b); }
 
 }  // namespace
@@ -63,7 +77,10 @@ void check_gradient_flow(const RunFacts& facts, std::vector<Finding>& out) {
       first_call.emplace(std::make_pair(e.step, e.name), &e);
   for (const StepFact& s : facts.steps()) {
     if (s.skipped) continue;
-    const std::vector<LayerGrad> layers = layers_of(facts, s, first_call);
+    std::vector<LayerGrad> layers = layers_of(facts, s, first_call);
+    if (holds_zero_weight(facts, s))  // zero by design upstream of a zero-initialised weight
+      layers.erase(std::remove_if(layers.begin(), layers.end(), [](const LayerGrad& l) { return l.ratio == 0; }),
+                   layers.end());
     if (layers.size() < kMinLayers || layers.back().ratio <= 0) continue;
     const double first = layers.front().ratio, last = layers.back().ratio;
     if (std::fabs(decades(first, last)) < kOrders) continue;

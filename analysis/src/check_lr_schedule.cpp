@@ -4,8 +4,10 @@
 // which drives the learning rate to nothing long before the first epoch
 // ends. Warmups rise, one-cycle rises first, cosine and linear decays over
 // the whole training fall by a sliver a step: none falls this fast at the
-// start. Judged per optimizer class and group index over at most kSteps
-// steps; reported once.
+// start. A fall by equal differences (a linear decay, which reaches its end
+// this fast only in a training of a few steps, as a short test run is) is
+// not reported. Judged per optimizer class and group index over at most
+// kSteps steps; reported once.
 #include <cmath>
 #include <map>
 
@@ -22,6 +24,15 @@ constexpr size_t kSteps = 10;
 struct Series {
   std::vector<std::pair<const StepFact*, double>> lrs;  // step, lr
 };
+
+/// Whether the lrs up to `last` fall by equal differences (within 1 %).
+bool linear(const Series& x, size_t last) {
+  if (last < 2) return false;
+  const double d = x.lrs[0].second - x.lrs[1].second;
+  for (size_t i = 2; i <= last; ++i)
+    if (std::fabs((x.lrs[i - 1].second - x.lrs[i].second) - d) > 0.01 * std::fabs(d)) return false;
+  return d > 0;
+}
 
 }  // namespace
 
@@ -40,7 +51,7 @@ void check_lr_schedule(const RunFacts& facts, std::vector<Finding>& out) {
       rose = rose || x.lrs[i].second > x.lrs[i - 1].second;
       if (!rose && x.lrs[i].second * kFall <= x.lrs.front().second) fell_at = i;
     }
-    if (!fell_at) continue;
+    if (!fell_at || linear(x, fell_at)) continue;
     const StepFact& first = *x.lrs.front().first;
     const StepFact& at = *x.lrs[fell_at].first;
     const double a = x.lrs.front().second, b = x.lrs[fell_at].second;

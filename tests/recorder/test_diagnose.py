@@ -223,3 +223,32 @@ def test_unreadable_run_exits_2(tvis, tmp_path):
     p = subprocess.run([tvis, "diagnose", str(bad)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and p.stderr.startswith("tvis diagnose: "), (p.returncode, p.stderr)
     assert p.stdout == ""
+
+
+def test_a_run_without_a_completed_step_has_nothing_to_judge(tvis, tmp_path):
+    """A script that ends before its first optimizer step: diagnose exits 2
+    with the reason, never "no findings"; --json says judged false."""
+    script = tmp_path / "no_step.py"
+    script.write_text("import torch\nfrom torch import nn\n"
+                      "model = nn.Linear(4, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                      "loss = model(torch.randn(8, 4)).pow(2).mean()\nloss.backward()\nprint('stopped early')\n")
+    p = run_tvis(tvis, script, steps=3, out=tmp_path / "runs")
+    assert p.returncode == 0, p.stderr
+    path = run_file_of(p.stdout)
+    human = subprocess.run([tvis, "diagnose", path], capture_output=True, text=True, timeout=120)
+    assert human.returncode == 2, (human.returncode, human.stdout, human.stderr)
+    assert "nothing to judge" in human.stderr and "no completed optimizer step" in human.stderr, human.stderr
+    assert "no findings" not in human.stdout
+    js = subprocess.run([tvis, "diagnose", "--json", path], capture_output=True, text=True, timeout=120)
+    assert js.returncode == 2, js.stderr
+    report = json.loads(js.stdout)
+    assert report["judged"] is False and "no completed optimizer step" in report["nothing_to_judge"], report
+
+
+def test_a_script_that_ends_early_is_judged_on_the_steps_it_recorded(tvis, runs_dir):
+    """--steps 3 asked, the script trains 2: judged (exit 0, no findings), not refused."""
+    p = run_tvis(tvis, SCRIPT, "--bug", "none", "--steps", 2, steps=3, out=runs_dir / "ends_early")
+    assert p.returncode == 0, p.stderr
+    report = diagnose(tvis, run_file_of(p.stdout))
+    assert report["judged"] is True and report["nothing_to_judge"] is None, report
+    assert report["findings"] == [], report["findings"]

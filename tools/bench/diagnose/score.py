@@ -4,11 +4,12 @@ classes detected and healthy programs with a false alarm, then one line
 `diagnose corpus: D/B bug classes detected, F/H healthy programs with a false
 alarm`.
 
-Usage: score.py [--subset] [--only NAME,...] [--keep DIR] [--json FILE] [--tvis PATH] [--python PATH]
+Usage: score.py [--subset] [--only NAME,...] [--keep DIR [--reuse]] [--jobs N] [--json FILE] [--tvis PATH] [--python PATH]
 Exit 0 when every bug entry run is detected and no healthy program run has a
 warning or an error; 1 otherwise; 2 when the corpus itself is malformed.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import pathlib
@@ -91,15 +92,18 @@ def judge(entry, report):
     return False, shown
 
 
-def score(entry, tvis, python, keep):
+def score(entry, tvis, python, keep, reuse):
     out = pathlib.Path(keep) / entry["name"].replace(":", "_")
-    shutil.rmtree(out, ignore_errors=True)
-    env = dict(os.environ, TVIS_PYTHON=python)
-    t0 = time.monotonic()
-    p = subprocess.run(command(entry, tvis, out), capture_output=True, text=True, timeout=600, env=env)
-    rec_s = time.monotonic() - t0
+    path = run_file("", out) if reuse else None
+    rec_s = 0.0
+    if path is None:
+        shutil.rmtree(out, ignore_errors=True)
+        env = dict(os.environ, TVIS_PYTHON=python)
+        t0 = time.monotonic()
+        p = subprocess.run(command(entry, tvis, out), capture_output=True, text=True, timeout=600, env=env)
+        rec_s = time.monotonic() - t0
+        path = run_file(p.stdout, out)
     result = {"name": entry["name"], "kind": entry["kind"], "family": entry["family"], "record_s": round(rec_s, 1)}
-    path = run_file(p.stdout, out)
     if path is None:
         tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
         return dict(result, ok=False, verdict="not recorded (tvis run exit %d): %s" % (p.returncode, " | ".join(tail)))
@@ -130,7 +134,11 @@ def main():
     ap.add_argument("--subset", action="store_true", help="only entries marked subset = true")
     ap.add_argument("--only", default="", help="comma-separated entry names (a bug's name runs it and its twin)")
     ap.add_argument("--keep", default="", help="folder for the runs (default: a temporary one, removed)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --keep: diagnose the runs already there instead of recording them again "
+                         "(another tvis's diagnose on the same recordings: a before/after table)")
     ap.add_argument("--json", default="", help="also write the results as JSON to this file")
+    ap.add_argument("--jobs", type=int, default=2, help="recordings run side by side (default 2)")
     ap.add_argument("--tvis", default=str(ROOT / "build/bin/tvis"))
     ap.add_argument("--python", default=str(ROOT / "build/venv/bin/python"))
     args = ap.parse_args()
@@ -148,12 +156,16 @@ def main():
         return 2
     keep = args.keep or tempfile.mkdtemp(prefix="tvis_diagnose_corpus_")
     t0 = time.monotonic()
+    # Each recording is one process; --jobs of them run side by side, each
+    # with its share of the cores (torch's intra-op threads), in corpus order.
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // max(1, args.jobs))))
     try:
-        results = []
-        for e in chosen:
-            r = score(e, args.tvis, args.python, keep)
+        def one(e):
+            r = score(e, args.tvis, args.python, keep, args.reuse and bool(args.keep))
             print("[corpus] %-36s %s (%.0f s)" % (r["name"], r["verdict"], r["record_s"]), flush=True)
-            results.append(r)
+            return r
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            results = list(pool.map(one, chosen))
     finally:
         if not args.keep:
             shutil.rmtree(keep, ignore_errors=True)
