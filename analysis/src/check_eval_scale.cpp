@@ -2,7 +2,7 @@
 // the training forward's output of the same model at the same step.
 //
 // The top-level calls (the ones the recorder marks with "model_training") of
-// one step are compared by name: the evaluation's output size (root mean
+// one step are compared by model (model_key: class and row shapes): the evaluation's output size (root mean
 // square of its first output) against the training forward's. Dropout scales
 // by at most 1/(1 - p), BatchNorm's running statistics by the data's scale;
 // more than kDecades decades apart means state a training forward sets up and
@@ -12,6 +12,7 @@
 // statistics never updated. Reported once, at the first step where it happens.
 #include <cmath>
 #include <map>
+#include <string>
 
 #include "check_util.h"
 #include "tvis/analysis/diagnose.h"
@@ -32,14 +33,30 @@ double output_rms(const RunFacts& facts, const EventFact& e) {
   return std::nan("");
 }
 
+std::string dims_after_first(const RunFacts& facts, const std::vector<uint64_t>& ids) {
+  const TensorFact* t = ids.empty() ? nullptr : facts.tensor(static_cast<int64_t>(ids.front()));
+  if (!t) return "?";
+  std::string s;
+  for (size_t i = 1; i < t->shape.size(); ++i) s += std::to_string(t->shape[i]) + ",";
+  return s;
+}
+
+/// Which model a top-level call is: its class and the shapes of its first
+/// input and output past the batch dimension (an evaluation may see another
+/// batch size, and the recorder may name the same model differently outside
+/// the training step, but a model keeps its class and its row shapes).
+std::string model_key(const RunFacts& facts, const EventFact& e) {
+  return e.class_name + " " + dims_after_first(facts, e.inputs) + " -> " + dims_after_first(facts, e.outputs);
+}
+
 }  // namespace
 
 void check_eval_scale(const RunFacts& facts, std::vector<Finding>& out) {
   std::map<std::pair<int, std::string>, const EventFact*> trained, evaluated;  // first top-level call per step
   for (const EventFact& e : facts.events()) {
     if (e.kind != EventKind::ModuleCall || !detail_of(e, "model_training")) continue;
-    if (e.phase == Phase::Forward) trained.emplace(std::make_pair(e.step, e.name), &e);
-    if (e.phase == Phase::Evaluation) evaluated.emplace(std::make_pair(e.step, e.name), &e);
+    if (e.phase == Phase::Forward) trained.emplace(std::make_pair(e.step, model_key(facts, e)), &e);
+    if (e.phase == Phase::Evaluation) evaluated.emplace(std::make_pair(e.step, model_key(facts, e)), &e);
   }
   for (const auto& [key, ev] : evaluated) {
     auto tr = trained.find(key);

@@ -5,7 +5,9 @@
 //   optimizer's step is designed to be (optimizer_family.h):
 //   - gradient steps (SGD, a hand-written update): above kGradientWarn a
 //     warning, above kGradientError an error (the usual band is around 1e-3;
-//     a quarter of the weight in one step diverges);
+//     the first steps of a healthy SGD run with momentum on a fresh
+//     initialisation reach a third of a layer's size, as ResNet's stem does at
+//     lr 0.1; half of the weight in one step is past what trains);
 //   - adaptive steps (Adam family, RMSprop, Adagrad, Adadelta, ...): each
 //     element moves by about lr whatever its gradient, so a ratio of a few
 //     tenths is an ordinary first step on a small-initialised layer; judged
@@ -19,9 +21,10 @@
 //   elements are judged (biases and norm scales start at 0 or 1, and a
 //   handful of regression coefficients start far from their fit: their
 //   ratio says nothing about the learning rate), and not a weight that was
-//   exactly zero at a recorded step (LoRA's B, a zero-initialised residual
-//   branch: it has no size to compare its update with; its first updates
-//   are the optimizer's designed step from zero).
+//   zero at a recorded step, exactly or nearly (below kNearZeroRms per
+//   element: LoRA's B, a zero-initialised residual branch, timm's cls_token
+//   drawn with std 1e-6): it has no size to compare its update with; its
+//   first updates are the optimizer's designed step from zero.
 // param_not_updated: a parameter with a non-zero gradient that the step left
 //   exactly unchanged, in a step that changed others (lr 0 for its group,
 //   frozen by hand, or a gradient the optimizer never saw).
@@ -48,13 +51,21 @@ namespace tvis::analysis {
 
 namespace {
 
-constexpr double kGradientWarn = 0.25, kGradientError = 1.0;
+constexpr double kGradientWarn = 0.5, kGradientError = 1.0;
+constexpr double kNearZeroRms = 1e-4;  // a weight this small per element starts at (nearly) zero
 constexpr double kAdaptiveWarn = 1.0, kAdaptiveError = 10.0;
 constexpr uint64_t kMinElements = 16;
 
 double l2_of(const RunFacts& facts, int64_t id) {
   const TensorFact* t = facts.tensor(id);
   return t && t->stats.present ? t->stats.l2 : std::nan("");
+}
+
+/// Whether a weight is zero, exactly or per element below kNearZeroRms.
+bool near_zero(const RunFacts& facts, int64_t id) {
+  const TensorFact* t = facts.tensor(id);
+  if (!t || !t->stats.present || t->stats.count == 0) return false;
+  return t->stats.l2 / std::sqrt(double(t->stats.count)) < kNearZeroRms;
 }
 
 struct Large {
@@ -179,7 +190,7 @@ void check_updates(const RunFacts& facts, std::vector<Finding>& out) {
       seen[p.name] += 1;
       const int t = ++taken[p.name];
       if (p.grad >= 0) with_grad[p.name] += 1;
-      if (l2_of(facts, static_cast<int64_t>(p.weight)) == 0) was_zero.insert(p.name);
+      if (near_zero(facts, static_cast<int64_t>(p.weight))) was_zero.insert(p.name);
       const double u = l2_of(facts, p.update);
       if (std::isnan(u)) continue;
       if (u > 0) any_changed = true;

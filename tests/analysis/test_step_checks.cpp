@@ -123,9 +123,11 @@ std::string evidence_text(const an::Finding& f, const char* key) {
 
 }  // namespace
 
-TEST_CASE("update_ratio: a gradient step is judged against 0.25, an adaptive step against 1") {
-  // SGD moving a quarter and more of the weight in one step: too high.
-  auto fs = an::diagnose(one_weight("SGD", "0.5", 0.5));
+TEST_CASE("update_ratio: a gradient step is judged against 0.5, an adaptive step against 1") {
+  // SGD with momentum on a fresh initialisation: a third of the weight in an early step is healthy.
+  CHECK_FALSE(find(an::diagnose(one_weight("SGD", "0.1", 0.37)), "update_ratio"));
+  // SGD moving more than half of the weight in one step: too high.
+  auto fs = an::diagnose(one_weight("SGD", "0.5", 0.7));
   REQUIRE(find(fs, "update_ratio"));
   CHECK(find(fs, "update_ratio")->severity == an::Severity::Warning);
   CHECK(an::diagnose(one_weight("SGD", "5", 3.0)).front().severity == an::Severity::Error);
@@ -151,10 +153,13 @@ TEST_CASE("update_ratio: an LBFGS step is judged per inner iteration") {
   CHECK(find(an::diagnose(one_weight("LBFGS", "1", 4.37, 1, 1, {{"max_iter", "2"}})), "update_ratio"));
 }
 
-TEST_CASE("update_ratio: a weight that was exactly zero is not judged by its ratio") {
+TEST_CASE("update_ratio: a weight that was zero, exactly or nearly, is not judged by its ratio") {
   // LoRA's B: zero at step 0, a designed first step from zero, then large relative to itself at step 1.
-  auto facts = one_weight("AdamW", "0.001", 5.0, 2, 0.0);
-  CHECK_FALSE(find(an::diagnose(facts), "update_ratio"));
+  CHECK_FALSE(find(an::diagnose(one_weight("AdamW", "0.001", 5.0, 2, 0.0)), "update_ratio"));
+  // timm's cls_token, drawn with std 1e-6: AdamW's first step is a thousand times its size.
+  CHECK_FALSE(find(an::diagnose(one_weight("AdamW", "0.001", 1000.0, 1, 8e-6)), "update_ratio"));
+  // A weight of ordinary size is judged.
+  CHECK(find(an::diagnose(one_weight("AdamW", "0.001", 1000.0, 1, 1.0)), "update_ratio"));
 }
 
 TEST_CASE("optimizer_no_effect: an optimizer that holds only parameters without a gradient") {

@@ -100,7 +100,10 @@ def score(entry, tvis, python, keep, reuse):
         shutil.rmtree(out, ignore_errors=True)
         env = dict(os.environ, TVIS_PYTHON=python)
         t0 = time.monotonic()
-        p = subprocess.run(command(entry, tvis, out), capture_output=True, text=True, timeout=600, env=env)
+        try:
+            p = subprocess.run(command(entry, tvis, out), capture_output=True, text=True, timeout=600, env=env)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            p = subprocess.CompletedProcess([], -1, "", "%s: %s" % (type(e).__name__, e))
         rec_s = time.monotonic() - t0
         path = run_file(p.stdout, out)
     result = {"name": entry["name"], "kind": entry["kind"], "family": entry["family"], "record_s": round(rec_s, 1)}
@@ -108,7 +111,10 @@ def score(entry, tvis, python, keep, reuse):
         tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
         return dict(result, ok=False, verdict="not recorded (tvis run exit %d): %s" % (p.returncode, " | ".join(tail)))
     t0 = time.monotonic()
-    d = subprocess.run([tvis, "diagnose", "--json", path], capture_output=True, text=True, timeout=300)
+    try:
+        d = subprocess.run([tvis, "diagnose", "--json", path], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return dict(result, ok=False, verdict="diagnose failed: %s: %s" % (type(e).__name__, e))
     result["diagnose_ms"] = round((time.monotonic() - t0) * 1000)
     if d.returncode not in (0, 1):
         return dict(result, ok=False, verdict="diagnose exit %d: %s" % (d.returncode, d.stderr.strip()))

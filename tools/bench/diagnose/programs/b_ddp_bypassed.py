@@ -64,7 +64,8 @@ for step in range(args.steps):
             logits = model.module.mixup_forward(tokens, perm, lam)  # the raw model: no all-reduce
         else:
             logits = model(tokens, mix=(perm, lam))
-        loss = lam * F.cross_entropy(logits, labels) + (1 - lam) * F.cross_entropy(logits, labels[perm])
+        loss = (lam * F.cross_entropy(logits, labels)
+                + (1 - lam) * F.cross_entropy(logits, labels[perm]))
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()

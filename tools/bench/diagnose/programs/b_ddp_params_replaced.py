@@ -38,7 +38,6 @@ sampler = DistributedSampler(dataset, num_replicas=world, rank=rank, shuffle=Tru
 loader = DataLoader(dataset, batch_size=64, sampler=sampler, drop_last=True)
 
 
-
 class TabularNet(nn.Module):
     def __init__(self, classes):
         super().__init__()
@@ -50,7 +49,7 @@ class TabularNet(nn.Module):
         return self.head(self.encoder(inp))
 
 
-model = TabularNet(classes=20)  # as pretrained: 20 classes
+model = TabularNet(classes=20)  # the pretraining task's 20 classes (checkpoint load elided)
 if not args.bug:
     model.head = nn.Linear(128, 5)  # the downstream task's head, before wrapping
 ddp = DDP(model, find_unused_parameters=True)

@@ -37,7 +37,8 @@ class Residual(nn.Module):
 class TinyResNet(nn.Module):
     def __init__(self, classes=1000):
         super().__init__()
-        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU())
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16),
+                                  nn.ReLU())
         self.layer1, self.layer2 = Residual(16, 32, 2), Residual(32, 64, 2)
         self.fc = nn.Linear(64, classes)
 

@@ -49,7 +49,8 @@ class ChurnSet(Dataset):
 
 
 loader = DataLoader(ChurnSet(buffer.getvalue()), batch_size=64, shuffle=True)
-model = nn.Sequential(nn.Linear(len(FIELDS), 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 2))
+model = nn.Sequential(nn.Linear(len(FIELDS), 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(),
+                      nn.Linear(32, 2))
 optimizer = torch.optim.Adagrad(model.parameters(), lr=0.05)
 
 step = 0

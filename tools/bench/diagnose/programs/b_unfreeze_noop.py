@@ -39,7 +39,10 @@ class Classifier(nn.Module):
 model = Classifier()
 model.backbone.requires_grad_(False)  # stage 1: head only
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.05)
-templates = torch.randn(6, 1, 28, 28)
+grid = torch.stack(torch.meshgrid(torch.arange(28.0), torch.arange(28.0), indexing="ij"))
+angles = torch.arange(6) * torch.pi / 6  # each class a grating of its own orientation
+direction = angles.cos()[:, None, None] * grid[0] + angles.sin()[:, None, None] * grid[1]
+templates = torch.sin(0.8 * direction)[:, None]
 
 for step in range(args.steps):
     if step == HEAD_ONLY_STEPS:  # stage 2: fine-tune everything
