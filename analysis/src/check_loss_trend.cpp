@@ -3,7 +3,11 @@
 //
 // loss_non_finite: the value backward() ran on is NaN or Inf at a step.
 // loss_rising: over at least kMinSteps steps, the last loss is more than
-//   kRise times the first and no step fell below the first.
+//   kRise times the first and no step fell below the first. A warning when
+//   the steps' batches came from a DataLoader (losses of like batches); a
+//   note otherwise: a loss over data the script makes as it goes (an RL
+//   episode's summed return, which grows as the policy survives longer) may
+//   rise by design.
 #include <cmath>
 
 #include "check_util.h"
@@ -56,13 +60,18 @@ void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out) {
     const std::string lr = lrs_at(facts, per_step.front()->step);
     std::string values;
     for (const LossFact* l : per_step) values += (values.empty() ? "" : ", ") + num(l->value);
-    Finding f = finding("loss_trend", Severity::Warning,
+    const bool loader = !facts.batches().empty();
+    Finding f = finding("loss_trend", loader ? Severity::Warning : Severity::Note,
                         "the loss rose from " + num(first) + " to " + num(last) + " over " +
                             std::to_string(per_step.size()) + " steps (" + values + ")" +
                             (lr.empty() ? "" : " with learning rate " + lr) +
-                            ": training is diverging; try a smaller learning rate.",
+                            (loader ? std::string(": training is diverging; try a smaller learning rate.")
+                                    : std::string(": training may be diverging (try a smaller learning rate), unless "
+                                                  "the loss follows data the script makes as it goes, as an RL "
+                                                  "episode's return does (no DataLoader batches were recorded).")),
                         end.step, end.event);
-    f.evidence = {{"case", 0, "loss_rising"}, {"first", first}, {"last", last}, {"steps", double(per_step.size())}, {"learning_rate", 0, lr}};
+    f.evidence = {{"case", 0, "loss_rising"}, {"first", first}, {"last", last}, {"steps", double(per_step.size())},
+                  {"learning_rate", 0, lr}, {"dataloader", loader ? 1.0 : 0.0}};
     f.where.page = "Loss", f.where.step = end.step;
     out.push_back(std::move(f));
   }

@@ -5,6 +5,9 @@
 // loss tensors by call; the gradients dL/d(output) in backward order (the
 // reverse of the calls); parameter gradients; updates. Only whole-tensor
 // records count (a followed sample's row repeats its tensor's values).
+// An additive attention mask (every finite value 0, the rest infinite, no
+// NaN: nn.Transformer.generate_square_subsequent_mask) holds -Inf by design
+// and is not a finding, nor does it make its call's inputs non-finite.
 #include <algorithm>
 #include <tuple>
 
@@ -30,12 +33,17 @@ const char* what_of(Role r) {
   }
 }
 
+bool additive_mask(const TensorFact& t) {
+  const Stats& s = t.stats;
+  return s.nan == 0 && s.inf > 0 && s.finite > 0 && s.min == 0 && s.max == 0;
+}
+
 bool all_inputs_finite(const RunFacts& facts, const EventFact& e) {
   bool any = false;
   for (uint64_t id : e.inputs)
     if (const TensorFact* t = facts.tensor(static_cast<int64_t>(id)); t && t->stats.present) {
       any = true;
-      if (t->stats.non_finite() > 0) return false;
+      if (t->stats.non_finite() > 0 && !additive_mask(*t)) return false;
     }
   return any;
 }
@@ -47,7 +55,7 @@ void check_non_finite(const RunFacts& facts, std::vector<Finding>& out) {
   std::tuple<int, int, int64_t> first_key{};
   size_t tensors_hit = 0;
   for (const TensorFact& t : facts.tensors()) {
-    if (t.sample != -1 || !t.stats.present || t.stats.non_finite() == 0) continue;
+    if (t.sample != -1 || !t.stats.present || t.stats.non_finite() == 0 || additive_mask(t)) continue;
     ++tensors_hit;
     const std::tuple<int, int, int64_t> key = call_order(facts, t);
     if (!first || key < first_key) first = &t, first_key = key;
