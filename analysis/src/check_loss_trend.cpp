@@ -8,6 +8,7 @@
 //   note otherwise: a loss over data the script makes as it goes (an RL
 //   episode's summed return, which grows as the policy survives longer) may
 //   rise by design.
+#include <algorithm>
 #include <cmath>
 
 #include "check_util.h"
@@ -60,7 +61,10 @@ void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out) {
     const std::string lr = lrs_at(facts, per_step.front()->step);
     std::string values;
     for (const LossFact* l : per_step) values += (values.empty() ? "" : ", ") + num(l->value);
-    const bool loader = !facts.batches().empty();
+    const bool loader = std::any_of(facts.batches().begin(), facts.batches().end(), [&](const BatchFact& b) {
+      const EventFact* e = facts.event(static_cast<int64_t>(b.event));
+      return e && e->kind == EventKind::DataFetch;
+    });
     Finding f = finding("loss_trend", loader ? Severity::Warning : Severity::Note,
                         "the loss rose from " + num(first) + " to " + num(last) + " over " +
                             std::to_string(per_step.size()) + " steps (" + values + ")" +
