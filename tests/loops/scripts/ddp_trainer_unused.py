@@ -1,7 +1,9 @@
 """The Hugging Face Trainer under torchrun (2 ranks, gloo on the CPU) with
-ddp_find_unused_parameters=True and a module the forward never calls: DDP
-then marks the unused parameters ready without a gradient, and the
-recorder's all-reduce probe must take that in its stride. A tiny BERT built
+ddp_find_unused_parameters=True, a module the forward never calls, and an
+auxiliary head whose output the model returns but the loss never uses: its
+gradient is undefined, so autograd hands its parameters' hooks None through
+DDP's output wrapper, and the recorder's all-reduce probe must take that in
+its stride. A tiny BERT built
 from a config (no download) on random token ids. Prints `step k loss L` per
 rank from a callback."""
 import argparse
@@ -20,9 +22,11 @@ class WithUnused(nn.Module):
                          intermediate_size=64, max_position_embeddings=32, num_labels=3)
         self.bert = BertForSequenceClassification(cfg)
         self.unused = nn.Linear(32, 32)  # never called: no gradient, ever
+        self.aux = nn.Linear(32, 4)      # called, returned, not in the loss: an undefined gradient
 
     def forward(self, input_ids, labels):
-        return self.bert(input_ids=input_ids, labels=labels)
+        out = self.bert(input_ids=input_ids, labels=labels, output_hidden_states=True)
+        return {"loss": out.loss, "logits": out.logits, "aux": self.aux(out.hidden_states[-1][:, 0])}
 
 
 class Tokens(torch.utils.data.Dataset):
