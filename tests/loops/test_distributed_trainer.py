@@ -14,7 +14,6 @@ def recorded_files(stdout):
     return sorted(set(re.findall(r"tvis run: recorded (\S+)$", stdout, re.M)))
 
 
-
 def test_trainer_ddp_with_unused_parameters_records_every_step(tvis, tmp_path):
     """The Hugging Face Trainer on 2 ranks with ddp_find_unused_parameters=True,
     a module its forward never calls and a head whose output no loss uses:

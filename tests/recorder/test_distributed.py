@@ -199,4 +199,3 @@ def test_all_reduce_is_timed_inside_backward_with_each_ranks_local_gradient(tvis
                 assert math.isclose(t["stats"]["l2"], expected[name].norm().item(), rel_tol=1e-5), (name, t["stats"])
                 local[(rank, step, name)] = t["stats"]["l2"]
     assert all(local[(0, s, n)] != local[(1, s, n)] for (_, s, n) in local), "each rank's local gradient is its own"
-
