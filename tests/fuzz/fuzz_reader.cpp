@@ -10,6 +10,7 @@
 // mutated whole files also get past checksums into zstd and FlatBuffers.
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "tvis/format/chunk_encoder.h"
 #include "tvis/format/chunk_kind.h"
@@ -35,6 +36,8 @@ void read_everything(fmt::Bytes file) {
   }
   facts.finish();
   (void)tvis::analysis::diagnose(facts);
+  (void)tvis::analysis::diagnose(std::vector<const tvis::analysis::RunFacts*>{&facts, &facts});  // the cross-rank checks
+  (void)tvis::analysis::nothing_to_judge(facts);
   (void)tvis::analysis::diff_runs(facts, facts, {});
 }
 
