@@ -6,6 +6,7 @@ every rank stops after N steps; the ranks share one run folder (run.tvis is
 rank 0, rank<k>.tvis the others); weights and all-reduced gradients agree
 across ranks, losses do not; a rank that raises ends the launch and every
 rank's recording says why."""
+import json
 import math
 import os
 import re
@@ -199,3 +200,28 @@ def test_all_reduce_is_timed_inside_backward_with_each_ranks_local_gradient(tvis
                 assert math.isclose(t["stats"]["l2"], expected[name].norm().item(), rel_tol=1e-5), (name, t["stats"])
                 local[(rank, step, name)] = t["stats"]["l2"]
     assert all(local[(0, s, n)] != local[(1, s, n)] for (_, s, n) in local), "each rank's local gradient is its own"
+
+
+def test_diagnose_reads_every_rank_file_of_the_run_folder(tvis, tmp_path):
+    """A healthy DDP run: diagnose reads run.tvis and rank1.tvis together and
+    the replicas agree (no ranks_diverge, each rank on its own data). With
+    rank1.tvis corrupt, rank 0 is still judged and the bad file is named."""
+    p = subprocess.run([tvis, "run", "--nproc-per-node", "2", "--steps", "3", "--out", str(tmp_path / "runs"),
+                        str(SCRIPT), "--steps", "6"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-3000:]
+    folder = os.path.dirname(recorded_files(p.stdout)[0])
+    d = subprocess.run([tvis, "diagnose", "--json", folder], capture_output=True, text=True, timeout=120)
+    assert d.returncode == 0, d.stderr
+    report = json.loads(d.stdout)
+    assert [os.path.basename(r) for r in report["ranks"]] == ["rank1.tvis"] and report["rank_problems"] == []
+    assert [f["kind"] for f in report["findings"]] == [], report["findings"]
+    with open(os.path.join(folder, "rank1.tvis"), "r+b") as f:
+        f.seek(0)
+        f.write(b"garbage!" * 64)
+    d = subprocess.run([tvis, "diagnose", "--json", folder], capture_output=True, text=True, timeout=120)
+    assert d.returncode == 0, d.stderr
+    report = json.loads(d.stdout)
+    assert report["ranks"] == [] and len(report["rank_problems"]) == 1, report
+    assert "rank1.tvis" in report["rank_problems"][0], report["rank_problems"]
+    text = subprocess.run([tvis, "diagnose", folder], capture_output=True, text=True, timeout=120)
+    assert "not read: " in text.stdout and "rank1.tvis" in text.stdout, text.stdout

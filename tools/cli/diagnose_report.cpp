@@ -120,7 +120,11 @@ bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::stri
     for (const std::string& path : rank_files_beside(read.path)) {
       an::RunFacts rank;
       RunRead rank_read;
-      if (!read_run_facts(DiagnoseRequest{path, {}, "", ""}, rank, rank_read, error)) return false;
+      std::string why;
+      if (!read_run_facts(DiagnoseRequest{path, {}, "", ""}, rank, rank_read, &why)) {
+        out.rank_problems.push_back(why);  // the other ranks are still judged
+        continue;
+      }
       others.push_back(std::move(rank));
       out.rank_paths.push_back(path);
       out.cost.chunks_read += rank_read.cost.chunks_read, out.cost.bytes_read += rank_read.cost.bytes_read;
@@ -197,6 +201,7 @@ nlohmann::json diagnose_json(const DiagnoseReport& r) {
   }
   return {{"run", r.path},
           {"ranks", r.rank_paths},
+          {"rank_problems", r.rank_problems},
           {"judged", r.unjudged.empty()},
           {"nothing_to_judge", r.unjudged.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unjudged)},
           {"complete", r.complete},
@@ -227,6 +232,7 @@ std::string diagnose_text(const DiagnoseReport& r) {
       out += "  open: " + position_flags(f.where) + "\n";
     }
   }
+  for (const std::string& p : r.rank_problems) out += "\nnot read: " + p + "\n";
   char line[160];
   std::snprintf(line, sizeof line, "\nread %s in %llu chunks (tensor values not read: %s), %.0f ms%s\n",
                 fmt::format_bytes(r.cost.bytes_read).c_str(), (unsigned long long)r.cost.chunks_read,

@@ -16,6 +16,7 @@ namespace tvis::cli {
 struct DiagnoseReport {
   std::string path;  // the run.tvis read
   std::vector<std::string> rank_paths;  // the other ranks' files read with it (rank<N>.tvis beside run.tvis)
+  std::vector<std::string> rank_problems;  // rank files that could not be read, one line each (the rest are judged)
   bool complete = true;
   // Set when the run gives nothing to judge (analysis::nothing_to_judge):
   // the recorder stopped after an internal error, or no optimizer step was
