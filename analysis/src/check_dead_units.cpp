@@ -10,7 +10,12 @@
 // step do not count against it. Calls with fewer than kMinSamples elements
 // per unit are not judged (with a batch of one, half the units of a healthy
 // layer are zero). Reported once: the layer with the largest share at or
-// above kDeadShare, and how many layers are at or above it.
+// above kDeadShare, and how many layers are at or above it; a warning when
+// that share is kDeadWarn or more, a note below it. A freshly initialised
+// layer fed inputs that barely vary across the batch (an autoencoder's
+// decoder behind a small latent) can have 40 % of its units off for the
+// whole batch in the first steps and recover; the mistakes this check is
+// for (a large negative bias, a diverged update) switch off most of them.
 #include <map>
 
 #include "check_util.h"
@@ -21,6 +26,7 @@ namespace tvis::analysis {
 namespace {
 
 constexpr double kDeadShare = 0.25;
+constexpr double kDeadWarn = 0.5;
 constexpr double kMinSamples = 16;
 
 struct Layer {
@@ -55,15 +61,18 @@ void check_dead_units(const RunFacts& facts, std::vector<Finding>& out) {
     if (!worst || l.share > worst->share) worst = &l;
   }
   if (!worst) return;
-  Finding f = finding("dead_units", Severity::Warning,
+  const bool most = worst->share >= kDeadWarn;
+  Finding f = finding("dead_units", most ? Severity::Warning : Severity::Note,
                       "in every recorded step, at least " + num(worst->dead) + " of " + num(worst->units) +
                           " units (" + num(100 * worst->share) + "%) of " + worst->name +
                           " output zero for every sample of the batch" + (affected > 1 ? " (" + std::to_string(affected) + " layers have a quarter or more dead)" : "") +
-                          ": they pass no gradient and stopped learning (a large negative bias, a too high learning "
-                          "rate, or inputs far from normalized).",
+                          (most ? ": they pass no gradient and stopped learning (a large negative bias, a too high "
+                                  "learning rate, or inputs far from normalized)."
+                                : ": they pass no gradient while it lasts (a layer fresh from its initialisation "
+                                  "behind inputs that barely vary recovers; a large negative bias does not)."),
                       worst->first_step, worst->first_event);
   f.evidence = {{"share", worst->share}, {"dead", worst->dead}, {"units", worst->units},
-                {"layers", double(affected)}, {"module", 0, worst->name}};
+                {"layers", double(affected)}, {"module", 0, worst->name}, {"warning_from_share", kDeadWarn}};
   f.where.phase = "forward", f.where.module = worst->name.substr(0, worst->name.find(" (call "));
   out.push_back(std::move(f));
 }

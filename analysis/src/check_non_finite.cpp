@@ -7,8 +7,15 @@
 // records count (a followed sample's row repeats its tensor's values).
 // An additive attention mask (every finite value 0, the rest infinite, no
 // NaN: nn.Transformer.generate_square_subsequent_mask) holds -Inf by design
-// and is not a finding, nor does it make its call's inputs non-finite.
+// and is not a finding, nor does it make its call's inputs non-finite. Nor
+// is a tensor holding Inf and no NaN in a step that stayed finite (every
+// loss, gradient, update and weight of the step finite, no NaN anywhere):
+// masked logits (masked_fill(mask, -inf) before a softmax or a
+// cross_entropy) by design; an Inf that is a mistake reaches the loss or
+// the gradients.
 #include <algorithm>
+#include <cmath>
+#include <set>
 #include <tuple>
 
 #include "call_order.h"
@@ -48,14 +55,31 @@ bool all_inputs_finite(const RunFacts& facts, const EventFact& e) {
   return any;
 }
 
+/// Steps where the damage of a non-finite value shows: a NaN anywhere, a
+/// non-finite gradient, update or weight, or a non-finite loss.
+std::set<int> damaged_steps(const RunFacts& facts) {
+  std::set<int> out;
+  for (const TensorFact& t : facts.tensors()) {
+    if (!t.stats.present || t.stats.non_finite() == 0) continue;
+    const bool param = t.role == Role::Grad || t.role == Role::Update || t.role == Role::Weight ||
+                       t.role == Role::GradOutput || t.role == Role::GradInput || t.role == Role::LocalGrad;
+    if (t.stats.nan > 0 || param) out.insert(t.step);
+  }
+  for (const LossFact& l : facts.losses())
+    if (!std::isfinite(l.value)) out.insert(l.step);
+  return out;
+}
+
 }  // namespace
 
 void check_non_finite(const RunFacts& facts, std::vector<Finding>& out) {
   const TensorFact* first = nullptr;
   std::tuple<int, int, int64_t> first_key{};
   size_t tensors_hit = 0;
+  const std::set<int> damaged = damaged_steps(facts);
   for (const TensorFact& t : facts.tensors()) {
     if (t.sample != -1 || !t.stats.present || t.stats.non_finite() == 0 || additive_mask(t)) continue;
+    if (t.stats.nan == 0 && !damaged.count(t.step)) continue;  // masked by design: the step stayed finite
     ++tensors_hit;
     const std::tuple<int, int, int64_t> key = call_order(facts, t);
     if (!first || key < first_key) first = &t, first_key = key;

@@ -27,6 +27,7 @@ struct TensorSpec {
   int step;
   std::vector<int64_t> shape;
   double l2, mean = 0, std = 1;
+  uint64_t nan = 0, inf = 0;
 };
 
 struct ParamSpec {
@@ -55,7 +56,8 @@ void add_tensors(an::RunFacts& facts, const std::vector<TensorSpec>& specs) {
   for (const TensorSpec& t : specs) {
     double n = 1;
     for (int64_t d : t.shape) n *= double(d);
-    auto stats = sc::CreateStats(b, uint64_t(n), uint64_t(n), 0, 0, -t.l2, t.l2, t.mean, t.std, t.l2 / std::sqrt(n), t.l2);
+    auto stats = sc::CreateStats(b, uint64_t(n), uint64_t(n) - t.nan - t.inf, t.nan, t.inf, -t.l2, t.l2, t.mean, t.std,
+                                 t.l2 / std::sqrt(n), t.l2);
     auto name = b.CreateString(t.name);
     auto shape = b.CreateVector(t.shape);
     sc::TensorRecordBuilder tb(b);
@@ -204,6 +206,23 @@ TEST_CASE("lr_schedule: a per-epoch schedule stepped per batch falls within the 
   CHECK_FALSE(find(lr_run({"0.004", "0.01", "0.004", "0.0009"}), "lr_schedule"));  // one-cycle: rises first
   CHECK_FALSE(find(lr_run({"0.001", "0.00075", "0.0005", "0.00025"}), "lr_schedule"));  // a linear decay of 4 steps
   CHECK(find(lr_run({"0.1", "0.1", "0.01", "0.01"}), "lr_schedule"));  // StepLR(2, 0.1) per batch
+}
+
+TEST_CASE("non_finite: masked logits in a step that stayed finite are not a finding") {
+  // NT-Xent's similarity matrix with -inf on its diagonal, into cross_entropy: the step stays finite.
+  auto masked = [](bool nan_grad) {
+    an::RunFacts facts;
+    add_tensors(facts, {{1, sc::TensorRole::Weight, "fc.weight", 0, {8, 8}, 1.0},
+                        {2, sc::TensorRole::Grad, "fc.weight", 0, {8, 8}, 0.5, 0, 1, nan_grad ? 64u : 0u},
+                        {3, sc::TensorRole::Update, "fc.weight", 0, {8, 8}, 0.01},
+                        {4, sc::TensorRole::Input, "", 0, {16, 16}, 3.0, 0, 1, 0, 16}});
+    add_step(facts, {0, 20, "SGD", {{"lr", "0.1"}}, {{"fc.weight", 1, 2, 3}}});
+    facts.finish();
+    return an::diagnose(facts);
+  };
+  CHECK_FALSE(find(masked(false), "non_finite"));
+  // The same Inf in a step whose gradient turned NaN: reported, from the Inf on.
+  CHECK(find(masked(true), "non_finite"));
 }
 
 TEST_CASE("nothing_to_judge: a run without a completed step, or whose recorder stopped") {
