@@ -90,6 +90,8 @@ std::vector<Finding> diagnose(const std::vector<const RunFacts*>& ranks) {
 std::string nothing_to_judge(const RunFacts& facts) {
   if (const NoticeFact* n = facts.notice("recorder_error"))
     return n->message.empty() ? std::string("recording stopped after an internal error of the recorder") : n->message;
+  if (facts.meta().capture)
+    return "the run is a model capture (tvis graph / check), not a training: diagnose judges training steps";
   if (facts.steps().empty() && facts.steps_recorded() == 0) {
     std::string why = "the run holds no completed optimizer step";
     if (!facts.exception().empty()) why += " (the script stopped: " + facts.exception() + ")";

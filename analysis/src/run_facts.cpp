@@ -75,6 +75,7 @@ void RunFacts::add_chunk(const format::DecodedChunk& chunk) {
   if (!root) return;
   if (const auto* m = root->body_as_RunMeta()) {  // the last one wins
     RunMetaFact meta;
+    meta.capture = m->kind() == schema::RunKind::ProfileCapture;
     meta.steps_requested = m->steps_requested(), meta.steps_recorded = m->steps_recorded();
     meta.complete = m->complete(), meta.exception = str(m->exception());
     if (m->notices())

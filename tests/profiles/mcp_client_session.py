@@ -242,13 +242,15 @@ for out in (outside, "../outside_runs", "link_out/outside_runs"):
            ("leaves the workspace" in d or "must be relative" in d), j)
     expect("graph out %s: nothing written outside" % out, not os.path.exists(outside), outside)
 
-# diagnose: the graph run (a profile capture: no training steps, nothing to find), as tvis diagnose --json
-# says; a run outside the workspace is refused.
+# diagnose: the graph run (a profile capture: no training steps) gives nothing to judge, never "no
+# findings": an error result with the reason, as tvis diagnose --json says (exit 2); a run outside the
+# workspace is refused.
 err, j = s.call("diagnose", {"run": "graph_runs"})
 p = subprocess.run([TVIS, "diagnose", "--json", os.path.join(WS, "graph_runs")], capture_output=True, text=True)
-expect("diagnose graph_runs: no findings, not an error", err is False and j.get("findings") == [] and
-       j.get("counts") == {"error": 0, "warning": 0, "note": 0}, j)
-expect("diagnose graph_runs: tvis diagnose's object", p.returncode == 0 and
+expect("diagnose graph_runs: nothing to judge, an error result with the reason",
+       err is True and j.get("findings") == [] and j.get("judged") is False and
+       "model capture" in (j.get("nothing_to_judge") or ""), j)
+expect("diagnose graph_runs: tvis diagnose's object", p.returncode == 2 and "nothing to judge" in p.stderr and
        {k: v for k, v in json.loads(p.stdout or "{}").items() if k != "read"} == {k: v for k, v in j.items() if k != "read"},
        (p.stdout, j))
 for bad in ("link_out/outside_runs", "../outside_runs", "/etc"):

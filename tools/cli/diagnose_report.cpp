@@ -134,7 +134,8 @@ bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::stri
   for (const an::RunFacts& r : others) ranks.push_back(&r);
   out.findings = an::diagnose(ranks);
   const std::string why = an::nothing_to_judge(facts);
-  if (!why.empty() && (facts.notice("recorder_error") || !any_alarm(out.findings))) out.unjudged = why;
+  if (!why.empty() && (facts.notice("recorder_error") || facts.meta().capture || !any_alarm(out.findings)))
+    out.unjudged = why;
   out.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return true;
 }

@@ -35,7 +35,7 @@ json link_of(const an::Position& w) { return an::position_json(w); }
 /// completed and nothing was found at warning or error; "" otherwise.
 std::string nothing_to_judge(const an::RunFacts& facts, const std::vector<an::Finding>& findings) {
   const std::string why = an::nothing_to_judge(facts);
-  if (why.empty() || facts.notice("recorder_error")) return why;
+  if (why.empty() || facts.notice("recorder_error") || facts.meta().capture) return why;
   for (const an::Finding& f : findings)
     if (f.severity != an::Severity::Note) return "";
   return why;

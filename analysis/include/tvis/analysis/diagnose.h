@@ -29,7 +29,8 @@ std::vector<Finding> diagnose(const std::vector<const RunFacts*>& ranks);
 /// Why a run gives the checks nothing to judge, or "" when it does:
 /// recording stopped after an internal error of the recorder (its
 /// "recorder_error" notice: what follows it was not recorded, so silence
-/// would be a false "healthy"), or the run holds no completed optimizer step
+/// would be a false "healthy"), the run is a model capture (tvis graph /
+/// check: no training at all), or the run holds no completed optimizer step
 /// (then only findings at warning or error stand on their own; a caller
 /// reports the reason instead of "no findings").
 std::string nothing_to_judge(const RunFacts& facts);

@@ -103,6 +103,7 @@ struct NoticeFact {
 
 /// What the run's final RunMeta says about the recording itself.
 struct RunMetaFact {
+  bool capture = false;  // RunKind ProfileCapture: a model captured by tvis graph / check, not a training
   int steps_requested = 0, steps_recorded = 0;
   bool complete = false;
   std::string exception;
