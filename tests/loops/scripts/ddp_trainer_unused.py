@@ -8,7 +8,6 @@ from a config (no download) on random token ids. Prints `step k loss L` per
 rank from a callback."""
 import argparse
 import os
-import tempfile
 
 import torch
 from torch import nn
@@ -53,8 +52,9 @@ def main():
     ap.add_argument("--steps", type=int, default=5)
     args = ap.parse_args()
     torch.manual_seed(0)
-    out = tempfile.mkdtemp(prefix="tvis_trainer_")
-    targs = TrainingArguments(output_dir=out, per_device_train_batch_size=4, max_steps=args.steps, learning_rate=1e-3,
+    # The Trainer's output folder in the current one (the test's own temporary
+    # folder): tvis may end the script after its steps, before any cleanup.
+    targs = TrainingArguments(output_dir="trainer_out", per_device_train_batch_size=4, max_steps=args.steps, learning_rate=1e-3,
                               logging_steps=1, save_strategy="no", report_to=[], use_cpu=True, ddp_backend="gloo",
                               ddp_find_unused_parameters=True, dataloader_num_workers=0, seed=0,
                               disable_tqdm=True)
