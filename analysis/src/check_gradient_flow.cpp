@@ -34,11 +34,6 @@ struct LayerGrad {
   double ratio;            // ||dL/d(output)|| of that call
 };
 
-std::string module_of(const std::string& param) {
-  const size_t dot = param.rfind('.');
-  return dot == std::string::npos ? std::string() : param.substr(0, dot);
-}
-
 // Each step's weighted layers with a recorded ||dL/d(output)||, in forward order.
 std::vector<LayerGrad> layers_of(const RunFacts& facts, const StepFact& s,
                                  const std::map<std::pair<int, std::string>, const EventFact*>& first_call) {

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
-#include <sstream>
 
 #include "check_util.h"
 #include "tvis/analysis/diagnose.h"
@@ -22,18 +21,6 @@
 namespace tvis::analysis {
 
 namespace {
-
-std::vector<std::string> words(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
-
-std::string module_of(const std::string& param) {
-  const size_t dot = param.rfind('.');
-  return dot == std::string::npos ? std::string() : param.substr(0, dot);
-}
 
 /// Whether every one of `names` belongs to a module whose first forward call
 /// of the step comes before the first call of every module whose parameters
@@ -75,7 +62,7 @@ void check_unoptimized(const RunFacts& facts, std::vector<Finding>& out) {
   if (!first) return;
   const double count = count_of(detail_of(*first, "grads_unoptimized"));
   const std::string* listed = detail_of(*first, "grads_unoptimized_names");
-  std::vector<std::string> names = words(listed ? *listed : std::string());
+  std::vector<std::string> names = words_of(listed);
   if (names.empty()) names.push_back("?");
   std::string shown = names_of(names, 5);
   if (count > double(names.size()))

@@ -44,7 +44,6 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "check_util.h"
 #include "optimizer_family.h"
@@ -102,14 +101,6 @@ bool judge_ratio(const RunFacts& facts, const StepFact& s, const ParamFact& p, i
   return l.judged > l.warn;
 }
 
-std::vector<std::string> words(const std::string* text) {
-  std::vector<std::string> out;
-  if (!text) return out;
-  std::istringstream in(*text);
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
-
 void report_large(const std::vector<Large>& large, std::vector<Finding>& out) {
   const Large& worst = *std::max_element(large.begin(), large.end(),
                                          [](const Large& a, const Large& b) { return a.judged / a.warn < b.judged / b.warn; });
@@ -151,7 +142,7 @@ const StepFact* no_effect_step(const RunFacts& facts, int* with_grad_out) {
 
 void report_no_effect(const RunFacts& facts, const StepFact& s, int with_grad, std::vector<Finding>& out) {
   const EventFact* e = facts.event(static_cast<int64_t>(s.event));
-  const std::vector<std::string> trainable = e ? words(detail_of(*e, "grads_unoptimized_names")) : std::vector<std::string>();
+  const std::vector<std::string> trainable = e ? words_of(detail_of(*e, "grads_unoptimized_names")) : std::vector<std::string>();
   std::vector<std::string> held;
   for (const ParamFact& p : s.params) held.push_back(p.name);
   const std::string opt = s.optimizer_class.empty() ? std::string("the optimizer") : s.optimizer_class;

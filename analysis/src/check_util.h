@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,21 @@ inline double count_of(const std::string* v) {
   char* end = nullptr;
   const double n = std::strtod(v->c_str(), &end);
   return end && *end == '\0' && n >= 0 && n < 1e15 ? n : -1;
+}
+
+/// The module of a parameter path ("layer1.0.conv1.weight" -> "layer1.0.conv1"; "" at the top).
+inline std::string module_of(const std::string& param) {
+  const size_t dot = param.rfind('.');
+  return dot == std::string::npos ? std::string() : param.substr(0, dot);
+}
+
+/// The space-separated words of a detail value (grads_unoptimized_names); none for nullptr.
+inline std::vector<std::string> words_of(const std::string* text) {
+  std::vector<std::string> out;
+  if (!text) return out;
+  std::istringstream in(*text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
 }
 
 /// "a, b, c and 2 more": at most `shown` names of a list.
