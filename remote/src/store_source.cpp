@@ -61,7 +61,7 @@ class StoreSource final : public format::ByteSource {
  private:
   std::shared_ptr<RunStore> store_;
   std::string path_;
-  std::atomic<uint64_t> size_;  // recheck_size() on the frame's thread, read() on the decode worker's
+  std::atomic<uint64_t> size_;  // recheck_size() on the grow worker's thread, read() on the decode worker's
 };
 
 }  // namespace

@@ -46,6 +46,7 @@ struct Rect {
 struct LiveClock {
   uint64_t run = UINT64_MAX;  // the Selection generation the clock was set for
   double next_at = 0;         // ImGui time (seconds) of the next recheck
+  uint64_t frames_while_rechecking = 0;  // frames drawn while a recheck of this run was outstanding
 };
 
 /// The shell-facing look: UI scale and whether the font atlas was built.

@@ -1,5 +1,5 @@
 // frame_stats.h: measured frame times (ms) over the last kWindow frames;
-// median and p99 for state()["frame_ms"]. Both are 0 before the first frame.
+// median, p99 and max for state()["frame_ms"]. All are 0 before the first frame.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,7 @@ class FrameStats {
   void add(double ms);
   double median() const { return percentile(0.5); }
   double p99() const { return percentile(0.99); }
+  double max() const { return percentile(1.0); }
   size_t count() const { return samples_.size(); }
 
  private:

@@ -125,7 +125,8 @@ json state_object(AppState& s) {
   j["selection"] = selection_object(s);
   j["view"] = shown && shown->view ? shown->view(s) : json(nullptr);
   j["errors"] = s.errors();
-  j["frame_ms"] = {{"median", s.timing.stats.median()}, {"p99", s.timing.stats.p99()}};
+  j["frame_ms"] = {{"median", s.timing.stats.median()}, {"p99", s.timing.stats.p99()}, {"max", s.timing.stats.max()},
+                   {"frames", s.timing.stats.count()}};
   return j;
 }
 

@@ -32,6 +32,7 @@ RunModel::~RunModel() = default;
 void RunModel::clear() {
   pending_.reset();
   growth_pending_.reset();
+  grow_worker_.reset();  // an answer still to come is dropped (waits for the one read in progress)
   live_problem_.clear();
   growths_ = 0;
   source_.reset();
@@ -116,11 +117,23 @@ void RunModel::recheck_growth() {
   if (!live() || growth_pending_) return;
   auto token = std::make_shared<Pending>();
   growth_pending_ = token;
+  if (cache_->decodes_in_background() && GrowWorker::supported()) {
+    // A synchronous source: its size and new headers are read on the worker
+    // (over ssh, a round trip each); take_growth() picks the answer up.
+    if (!grow_worker_) grow_worker_ = std::make_unique<GrowWorker>();
+    if (!grow_worker_->submit(reader_)) growth_pending_.reset();  // an answer not taken: cannot happen
+    return;
+  }
   std::weak_ptr<Pending> weak = token;
   reader_->grow([this, weak](format::Result<std::shared_ptr<format::RunReader>> result) {
     if (weak.expired()) return;  // the run was closed or reopened meanwhile
     on_grown(std::move(result));
   });
+}
+
+void RunModel::take_growth() {
+  if (!grow_worker_ || !growth_pending_) return;
+  if (auto answer = grow_worker_->take_done()) on_grown(std::move(*answer));
 }
 
 void RunModel::on_grown(format::Result<std::shared_ptr<format::RunReader>> result) {
@@ -236,7 +249,10 @@ int RunModel::step_count() const {
   return max_step_ + 1;
 }
 
-uint64_t RunModel::file_size() const { return source_ ? source_->size() : 0; }
+uint64_t RunModel::file_size() const {
+  if (reader_) return reader_->size_seen();  // not the source's size: a recheck's answer is adopted whole
+  return source_ ? source_->size() : 0;
+}
 uint64_t RunModel::bytes_read() const { return source_ ? source_->bytes_read() : 0; }
 
 const std::vector<uint32_t>& RunModel::chunks_of_kind(format::ChunkKind kind) const {

@@ -4,7 +4,12 @@
 //
 // Contract:
 //   - Synchronous, like the file source: `done` is called before read()
-//     returns, on the calling thread (the viewer's decode worker or frame).
+//     and recheck_size() return, on the calling thread, after one agent
+//     round trip or more. tvis-view calls it off the frame: chunks on the
+//     decode worker (viewer_model/decode_worker.h), a live run's recheck on
+//     the grow worker (viewer_model/grow_worker.h); only a bounded run
+//     (--frames without --decode-worker) reads in the frame.
+//   - Safe to read and recheck from two threads at once (the store is).
 //   - A read longer than the protocol's kMaxReadLength is split into several
 //     store reads; only the bytes asked for cross the wire.
 //   - A store read that fails (the connection lost, the file gone) is an Io

@@ -23,8 +23,14 @@
 //
 // Live runs (a run still being written: opened without its footer):
 // recheck_growth() asks the reader to grow (RunReader::grow: the source's
-// size now, then only the new chunk headers or the footer) without waiting;
-// when the run grew, the model adopts the grown reader in place: the new
+// size now, then only the new chunk headers or the footer) without waiting:
+// a model that decodes in the background runs it on its GrowWorker
+// (grow_worker.h; a synchronous source: a local file, or a remote run whose
+// every read is an agent round trip) and take_growth() picks the answer up
+// on a later frame; otherwise the source itself answers later (the
+// browser's) or at once (a bounded tvis-view run, which decodes in the
+// frame too). Nothing changes until the whole answer is in (file_size()
+// included); when the run grew, the model adopts the grown reader in place: the new
 // chunks join the index (ordinals unchanged), the chunk cache keeps what it
 // holds, the lazy indexes rebuild from it, and info() moves to the newest
 // RunMeta chunk once it is read (the previous metadata stays shown until
@@ -47,6 +53,7 @@
 #include "tvis/viewer_model/chunk_cache.h"
 #include "tvis/viewer_model/decoded_values.h"
 #include "tvis/viewer_model/event_tree.h"
+#include "tvis/viewer_model/grow_worker.h"
 #include "tvis/viewer_model/insights.h"
 #include "tvis/viewer_model/layer_magnitudes.h"
 #include "tvis/viewer_model/loss_analysis.h"
@@ -144,6 +151,9 @@ class RunModel {
   bool live() const { return status_ == RunStatus::Open && !complete() && live_problem_.empty(); }
   /// Starts one recheck unless one is in flight or the run is not live.
   void recheck_growth();
+  /// Takes in a recheck the GrowWorker answered (every frame, before anything
+  /// reads the model: viewer/src/live_run.h); nothing while none is in flight.
+  void take_growth();
   bool recheck_in_flight() const { return growth_pending_ != nullptr; }
   /// Why the run stopped being live (it shrank, was replaced, is gone), else "".
   const std::string& live_problem() const { return live_problem_; }
@@ -151,6 +161,8 @@ class RunModel {
   int growths() const { return growths_; }
   uint64_t event_count() const { return event_count_; }
   int step_count() const;
+  /// The run file's size as the model's index saw it (a live run's grows
+  /// only when a recheck's answer is adopted).
   uint64_t file_size() const;
   uint64_t bytes_read() const;
   ChunkCache& cache() { return *cache_; }
@@ -269,6 +281,7 @@ class RunModel {
   int info_ordinal_ = -1;  // the RunMeta chunk info_ was read from (-1: none yet)
   RunInfo info_;
   std::shared_ptr<Pending> growth_pending_;  // identity of the recheck in flight
+  std::unique_ptr<GrowWorker> grow_worker_;  // the rechecks of a model that decodes in the background
   std::string live_problem_;
   int growths_ = 0;
   std::vector<std::vector<uint32_t>> by_kind_;  // kind -> ordinals
