@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "tvis/format/chunk_kind.h"
+#include "tvis/format/copy_budget.h"
 #include "tvis/schema/recording_generated.h"
 
 namespace tvis::analysis {
@@ -70,9 +71,12 @@ bool RunFacts::wants(uint16_t kind) {
   }
 }
 
-void RunFacts::add_chunk(const format::DecodedChunk& chunk) {
+format::Status RunFacts::add_chunk(const format::DecodedChunk& chunk) {
   const schema::Chunk* root = chunk.root();
-  if (!root) return;
+  if (!root) return format::Status::ok();
+  // Below, each table's strings and vectors are copied once per table that
+  // names them: within a bounded multiple of the body only after this check.
+  if (format::Status bounded = format::check_copy_budget(chunk); !bounded) return bounded;
   if (const auto* m = root->body_as_RunMeta()) {  // the last one wins
     RunMetaFact meta;
     meta.capture = m->kind() == schema::RunKind::ProfileCapture;
@@ -142,6 +146,7 @@ void RunFacts::add_chunk(const format::DecodedChunk& chunk) {
   }
   if (const auto* b = root->body_as_SampleBatch())
     batches_.push_back({b->step(), b->batch_event(), list(b->batch())});
+  return format::Status::ok();
 }
 
 double GroupFact::number(const char* key) const {
@@ -193,7 +198,7 @@ format::Status load_facts(format::RunReader& reader, RunFacts& facts, LoadCost* 
     auto chunk = reader.read_chunk_sync(entry.ordinal);
     if (!chunk.ok()) return chunk.status();
     c.chunks_read += 1, c.bytes_read += stored;
-    facts.add_chunk(*chunk.value());
+    if (format::Status added = facts.add_chunk(*chunk.value()); !added) return added;
   }
   facts.finish();
   if (cost) *cost = c;

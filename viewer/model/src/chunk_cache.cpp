@@ -1,5 +1,7 @@
 #include "tvis/viewer_model/chunk_cache.h"
 
+#include "tvis/format/copy_budget.h"
+
 namespace tvis::viewer {
 
 ChunkCache::ChunkCache(std::shared_ptr<format::RunReader> reader, uint64_t budget_bytes)
@@ -121,6 +123,13 @@ void ChunkCache::request(uint32_t ordinal, bool pin) {
 
 void ChunkCache::on_loaded(uint32_t ordinal, bool pin, format::Result<ChunkPtr> result) {
   in_flight_.erase(ordinal);
+  // Every index and page copies out of chunks it gets from here, so this is
+  // where the copy budget holds for the whole viewer (format/copy_budget.h):
+  // a chunk whose tables share vectors or strings past it fails like a
+  // corrupt one, and nothing copies from it.
+  if (result.ok() && result.value())
+    if (format::Status bounded = format::check_copy_budget(*result.value()); !bounded)
+      result = format::Result<ChunkPtr>(std::move(bounded));
   if (!result.ok()) {
     failures_[ordinal] = result.status();
     failure_messages_.push_back(result.status().message);

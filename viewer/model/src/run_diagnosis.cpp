@@ -63,7 +63,8 @@ const std::vector<analysis::Finding>* RunDiagnosis::findings() {
       missing = true;
       continue;
     }
-    facts_.add_chunk(*chunk);
+    if (format::Status added = facts_.add_chunk(*chunk); !added)  // refused whole (copy_budget.h)
+      problem_ = "a chunk diagnose reads was refused (" + added.message + "): findings cover the rest";
     chunks_read_ += 1;
     bytes_read_ += chunk->entry().compressed_size + format::kChunkHeaderSize;
     added_.insert(std::upper_bound(added_.begin(), added_.end(), ordinal), ordinal);

@@ -37,9 +37,19 @@ void draw_timeline_strip(AppState& s, ReplayState& r) {
                         (wide ? 0 : ImGuiWindowFlags_NoScrollbar));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Stop* here = current_stop(s, r);
-  for (int step = 0; step < steps; ++step) {
+  // Only the steps in view are drawn (and only their plans asked for): a run
+  // may claim a million steps, and the strip's cost must be what one screen
+  // shows. The strip is laid out as `steps` cells of `pitch` width; a Dummy
+  // at the end gives the scrollbar the whole width.
+  const float pitch = step_w + 4;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();  // already moved left by the scroll
+  const float scroll = ImGui::GetScrollX();
+  const int first = std::clamp(static_cast<int>(scroll / pitch), 0, std::max(0, steps - 1));
+  const int last = std::clamp(static_cast<int>((scroll + ImGui::GetWindowWidth()) / pitch) + 1, first, std::max(0, steps - 1));
+  for (int step = first; step <= last && step < steps; ++step) {
     const StepPlan* plan = s.model.step_stops().plan(step);
     ImGui::PushID(step);
+    ImGui::SetCursorScreenPos(ImVec2(origin.x + static_cast<float>(step) * pitch, origin.y));
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::BeginGroup();
     ImGui::TextDisabled("step %d", step);
@@ -81,7 +91,10 @@ void draw_timeline_strip(AppState& s, ReplayState& r) {
     ImGui::Dummy(ImVec2(step_w - 4, 1));
     ImGui::EndGroup();
     ImGui::PopID();
-    if (step + 1 < steps) ImGui::SameLine(0, 4);
+  }
+  if (steps > 0) {
+    ImGui::SetCursorScreenPos(ImVec2(origin.x + static_cast<float>(steps) * pitch - 5, origin.y));
+    ImGui::Dummy(ImVec2(1, 1));
   }
   ImGui::EndChild();
 }

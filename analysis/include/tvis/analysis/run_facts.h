@@ -132,8 +132,11 @@ class RunFacts {
  public:
   /// Whether a chunk of this kind holds anything the checks read.
   static bool wants(uint16_t chunk_kind);
-  /// Takes what the checks read from one decoded chunk.
-  void add_chunk(const format::DecodedChunk& chunk);
+  /// Takes what the checks read from one decoded chunk. A chunk whose
+  /// copy size is over its budget (format/copy_budget.h: a crafted file's
+  /// tables sharing one vector or string) is refused whole before anything
+  /// is copied: nothing of it is kept, and the TooLarge status says which chunk.
+  format::Status add_chunk(const format::DecodedChunk& chunk);
   /// Orders what add_chunk gathered (events by id, steps by step); call once after the last chunk.
   void finish();
 
@@ -168,7 +171,8 @@ struct LoadCost {
 
 /// Reads every chunk RunFacts wants from a reader over a synchronous source
 /// (a file, memory) into `facts`, then finish()es it. A chunk that fails to
-/// read or verify fails the load with the reader's message.
+/// read or verify, or that RunFacts refuses (add_chunk), fails the load with
+/// its message.
 format::Status load_facts(format::RunReader& reader, RunFacts& facts, LoadCost* cost);
 
 }  // namespace tvis::analysis

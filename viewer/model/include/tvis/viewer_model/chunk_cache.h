@@ -6,6 +6,9 @@
 //     nullptr, and starts one asynchronous read for it unless one is already
 //     in flight or the chunk failed before (failures are remembered: a corrupt
 //     chunk is not re-read every frame).
+//   - A chunk over its copy budget (format/copy_budget.h: tables sharing one
+//     vector or string, as only a crafted file has) is a failure: no index
+//     gets it, so what the viewer copies from a chunk is bounded by its size.
 //   - The budget counts decoded bytes. A chunk larger than the whole budget is
 //     still kept until the next insertion (so it can be drawn once).
 //   - Pinned chunks (run metadata) are never evicted.
