@@ -39,8 +39,14 @@ EM_JS(void, tvis_js_clipboard_write, (const char* text), {
 });
 
 EM_JS(void, tvis_js_start, (), { Module.tvisStart(); });
-// AppOptions::open_url: the page goes to a path of its own server.
-EM_JS(void, tvis_js_open_url, (const char* url), { window.location.href = UTF8ToString(url); });
+// AppOptions::open_url: the page goes to a path of its own server, with the
+// page's own ?token= (tvis open's session token: it sets no cookie) added.
+EM_JS(void, tvis_js_open_url, (const char* url), {
+  const u = new URL(UTF8ToString(url), window.location.href);
+  const token = new URLSearchParams(window.location.search).get('token');
+  if (token && u.origin === window.location.origin && !u.searchParams.has('token')) u.searchParams.set('token', token);
+  window.location.href = u.href;
+});
 // AppOptions::recheck_files: asks the page's server to recheck (viewer_glue.js);
 // the answer comes later as a {"freshness": ...} command.
 EM_JS(void, tvis_js_recheck_files, (), { if (Module.tvisRecheckFiles) Module.tvisRecheckFiles(); });

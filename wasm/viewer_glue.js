@@ -16,6 +16,11 @@
 //     then keeps that one full fetch in JS memory.
 // After every await the heap may have grown: HEAPU8 is read afresh.
 //
+// tvis open's token: a page it serves has ?token= in its URL; every fetch to
+// the page's own origin carries it in an X-Tvis-Token header (tvisFetch), as
+// tvis open requires (no cookie holds it: docs/cli.md). Its run list is one
+// link away (#tvis-runs, /runs?token=).
+//
 // Test surface (docs/viewer_test_surface.md): window.tvisViewer.state() returns
 // the viewer's state object and command(obj) runs one App::command().
 
@@ -23,6 +28,22 @@
   'use strict';
   const sources = new Map();
   let nextSourceId = 1;
+
+  // The session token of the tvis open that served this page, or null.
+  const pageToken = (() => {
+    try { return new URLSearchParams(window.location.search).get('token'); } catch (err) { return null; }
+  })();
+
+  // fetch(), with the page's token in X-Tvis-Token when `url` is on the
+  // page's own origin (never sent elsewhere).
+  function tvisFetch(url, init) {
+    let same = false;
+    try { same = new URL(url, window.location.href).origin === window.location.origin; } catch (err) { same = false; }
+    if (!pageToken || !same) return fetch(url, init);
+    const options = Object.assign({}, init || {});
+    options.headers = Object.assign({}, options.headers || {}, { 'X-Tvis-Token': pageToken });
+    return fetch(url, options);
+  }
 
   function addSource(src) {
     const id = nextSourceId++;
@@ -60,7 +81,7 @@
       size: size,
       name: url,
       recheck: async () => {
-        const r = await fetch(url, { headers: { Range: 'bytes=0-0' }, cache: 'no-store' });
+        const r = await tvisFetch(url, { headers: { Range: 'bytes=0-0' }, cache: 'no-store' });
         if (r.status === 416) return 0;  // empty now
         const total = r.status === 206 ? rangeTotal(r) : null;
         if (total === null) {
@@ -74,7 +95,7 @@
         const held = fromBlocks(blocks, offset, length);
         if (held) return held;
         const last = offset + length - 1;
-        const r = await fetch(url, { headers: { Range: `bytes=${offset}-${last}` } });
+        const r = await tvisFetch(url, { headers: { Range: `bytes=${offset}-${last}` } });
         if (r.status === 206) return r.arrayBuffer();
         if (r.status === 200) return (await r.arrayBuffer()).slice(offset, offset + length);
         // The server's own line says why (tvis open: "connection to HOST:PATH lost ...").
@@ -140,7 +161,7 @@
     try { u = url ? new URL(url) : null; } catch (err) { u = null; }
     if (!u || u.origin !== window.location.origin || !u.pathname.startsWith('/run/')) return;
     const run = decodeURIComponent(u.pathname.slice('/run/'.length));
-    fetch('/api/freshness?run=' + encodeURIComponent(run), { cache: 'no-store' })
+    tvisFetch('/api/freshness?run=' + encodeURIComponent(run), { cache: 'no-store' })
       .then((r) => (r.ok ? r.json() : null))
       .then((f) => {
         if (f && typeof f === 'object' && !Array.isArray(f) && currentRunUrl === url) window.tvisViewer.command({ freshness: f });
@@ -171,7 +192,7 @@
   // One answer of fetchEnds: {status, statusText, total, offset, bytes} or {error}.
   async function fetchRange(url, range, signal) {
     try {
-      const r = await fetch(url, { headers: { Range: range }, signal });
+      const r = await tvisFetch(url, { headers: { Range: range }, signal });
       const out = { status: r.status, statusText: r.statusText, total: rangeTotal(r), offset: 0, bytes: null };
       if (r.status === 206) {
         const m = /bytes\s+(\d+)-/.exec(r.headers.get('Content-Range') || '');
@@ -246,7 +267,7 @@
     }
     if (head.total === null) {  // size unknown: one full fetch
       ends.abort();
-      const r = await fetch(url).catch(() => null);
+      const r = await tvisFetch(url).catch(() => null);
       if (!r || !r.ok) return { error: `Cannot open ${url}: ${r ? 'HTTP ' + r.status : 'unreachable'}` };
       try {
         return { src: blobSource(new Blob([await r.arrayBuffer()]), url) };
@@ -413,6 +434,11 @@
   // Called by main() once the app exists.
   Module.tvisStart = function () {
     fitCanvas();
+    const runsLink = document.getElementById('tvis-runs');
+    if (runsLink && pageToken && /^https?:$/.test(window.location.protocol)) {
+      runsLink.href = '/runs?token=' + encodeURIComponent(pageToken);
+      runsLink.hidden = false;
+    }
     window.addEventListener('resize', fitCanvas);
     const input = document.getElementById('tvis-file');
     if (input) {

@@ -51,7 +51,58 @@ Outcome<std::string> AgentStore::call(MessageType type, const std::string& paylo
   return r;
 }
 
-Outcome<std::string> AgentStore::list() { return call(MessageType::List, ""); }
+std::string list_answer_problem(const std::string& text) {
+  if (text.size() > kMaxListBytes)
+    return "the agent's run list is " + std::to_string(text.size()) + " bytes (at most " + std::to_string(kMaxListBytes) + ")";
+  auto space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+  size_t at = 0;
+  while (at < text.size() && space(text[at])) ++at;
+  if (at == text.size() || text[at] != '[') return "the agent's run list is not a JSON array";
+  size_t depth = 0, entries = 0, values = 0;
+  bool expect_value = true;  // after '[', '{', ',' or ':': the next token starts a value (or a key)
+  auto value_starts = [&]() -> std::string {
+    ++values;
+    if (depth == 1) ++entries;
+    if (entries > kMaxListEntries) return "the agent's run list holds more than " + std::to_string(kMaxListEntries) + " runs";
+    if (values > kMaxListValues) return "the agent's run list holds more than " + std::to_string(kMaxListValues) + " JSON values";
+    return "";
+  };
+  for (; at < text.size(); ++at) {
+    const char c = text[at];
+    if (space(c)) continue;
+    std::string problem;
+    if (c == '"') {  // a string (or a key), escapes skipped
+      for (++at; at < text.size() && text[at] != '"'; ++at)
+        if (text[at] == '\\') ++at;
+      if (expect_value) problem = value_starts();
+      expect_value = false;
+    } else if (c == '[' || c == '{') {
+      problem = value_starts();
+      if (++depth > kMaxListDepth) return "the agent's run list nests deeper than " + std::to_string(kMaxListDepth) + " levels";
+      expect_value = true;
+    } else if (c == ']' || c == '}') {
+      if (depth <= 1) break;  // the end of the list (what follows is the parser's to refuse)
+      --depth;
+      expect_value = false;
+    } else if (c == ',' || c == ':') {
+      expect_value = true;
+    } else {  // a number, true, false or null
+      if (expect_value) problem = value_starts();
+      expect_value = false;
+    }
+    if (!problem.empty()) return problem;
+  }
+  return "";
+}
+
+Outcome<std::string> AgentStore::list() {
+  auto r = call(MessageType::List, "");
+  if (!r.ok) return r;
+  const std::string problem = list_answer_problem(r.value);
+  if (!problem.empty())
+    return Outcome<std::string>::bad(problem, problem.find("not a JSON array") != std::string::npos ? ErrorKind::Malformed : ErrorKind::TooLarge);
+  return r;
+}
 
 Outcome<FileStat> AgentStore::stat(const std::string& path) {
   auto r = call(MessageType::Stat, path);

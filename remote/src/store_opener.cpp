@@ -89,6 +89,9 @@ StoreTarget classify_store_argument(const std::string& what) {
     t.host = what.substr(0, colon);
     t.path = what.substr(colon + 1);
     if (t.path.empty()) t.path = ".";
+    std::string why = ssh_host_problem(t.host);
+    if (why.empty() && !(why = remote_word_problem(t.path)).empty()) why = "the path " + why;
+    if (!why.empty()) t.problem = "'" + what.substr(0, 120) + "' is not HOST:PATH: " + why;
   }
   return t;
 }

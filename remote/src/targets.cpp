@@ -8,6 +8,8 @@
 
 #include <toml++/toml.h>
 
+#include "tvis/remote/ssh_session.h"
+
 namespace tvis::remote {
 
 namespace fs = std::filesystem;
@@ -24,6 +26,17 @@ bool valid_target_name(const std::string& name) {
   for (char c : name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
   return true;
+}
+
+std::string target_problem(const Target& t) {
+  std::string p = ssh_host_problem(t.host);
+  if (!p.empty()) return "host: " + p;
+  for (const auto& hop : t.via)
+    if (!(p = ssh_host_problem(hop)).empty()) return "via: " + p;
+  if (t.path.empty()) return "path: empty";
+  if (!(p = remote_word_problem(t.path)).empty()) return "path " + p;
+  if (!(p = remote_word_problem(t.remote_tvis)).empty()) return "remote_tvis " + p;
+  return "";
 }
 
 Outcome<Targets> load_targets(const std::string& file) {
@@ -69,6 +82,8 @@ Outcome<Targets> load_targets(const std::string& file) {
       }
       if (target.host.empty()) return R::bad(where + ".host is missing");
       if (target.path.empty()) return R::bad(where + ".path is missing");
+      const std::string problem = target_problem(target);
+      if (!problem.empty()) return R::bad(where + "." + problem);
       out[name] = target;
     }
   }

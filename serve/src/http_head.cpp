@@ -70,7 +70,8 @@ int head_error_status(HeadError e) {
     case HeadError::TooLarge:
     case HeadError::TooManyHeaders: return 431;
     case HeadError::Malformed:
-    case HeadError::BadLength: return 400;
+    case HeadError::BadLength:
+    case HeadError::RepeatedHost: return 400;
     case HeadError::BadVersion: return 505;
     case HeadError::Unsupported: return 501;
   }
@@ -87,6 +88,7 @@ const char* head_error_text(HeadError e) {
     case HeadError::BadVersion: return "only HTTP/1.0 and HTTP/1.1 are served";
     case HeadError::BadLength: return "bad Content-Length";
     case HeadError::Unsupported: return "Transfer-Encoding is not supported";
+    case HeadError::RepeatedHost: return "more than one Host header field";
   }
   return "bad request";
 }
@@ -207,6 +209,8 @@ HeadParse parse_request_head(const char* data, size_t size, const HeadLimits& li
       out->content_length = n;
     } else if (name == "transfer-encoding") {
       return r.error = HeadError::Unsupported, r;
+    } else if (name == "host" && out->has_header("host")) {
+      return r.error = HeadError::RepeatedHost, r;
     }
     out->headers.emplace_back(std::move(name), std::move(value));
   }

@@ -29,6 +29,7 @@ enum class HeadError {
   BadVersion,      // 505: not HTTP/1.0 or HTTP/1.1
   BadLength,       // 400: Content-Length not one decimal number, or given twice differently
   Unsupported,     // 501: Transfer-Encoding (no chunked bodies: the viewer never sends one)
+  RepeatedHost,    // 400: more than one Host field (RFC 9112 §3.2: which one names the server is ambiguous)
 };
 
 int head_error_status(HeadError e);

@@ -38,11 +38,20 @@ const char* reason(int status) {
   }
 }
 
+/// On every response, refusals included (http_server.h).
+constexpr const char* kSecurityHeaders =
+    "X-Frame-Options: DENY\r\n"
+    "Content-Security-Policy: frame-ancestors 'none'\r\n"
+    "X-Content-Type-Options: nosniff\r\n"
+    "Referrer-Policy: no-referrer\r\n"
+    "Cross-Origin-Resource-Policy: same-origin\r\n";
+
 std::string response_head(const HttpResponse& r, uint64_t length, bool keep_alive) {
   std::string h = "HTTP/1.1 " + std::to_string(r.status) + " " + reason(r.status) + "\r\n";
   h += "Content-Type: " + r.content_type + "\r\n";
   h += "Content-Length: " + std::to_string(length) + "\r\n";
   for (const auto& [k, v] : r.headers) h += k + ": " + v + "\r\n";
+  h += kSecurityHeaders;
   h += keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
   return h + "\r\n";
 }
@@ -350,22 +359,29 @@ void HttpServer::serve(Job job) {
   }
   if (stopping_) keep_alive = false;
   const bool head_only = req.head.method == "HEAD";
-  const bool streamed = bool(res.stream);
-  const uint64_t length = streamed ? res.stream_length : res.body.size();
-  std::string out = response_head(res, length, keep_alive);
-  if (!head_only && !streamed) out += res.body;
-  bool ok = send_all(c.fd, out.data(), out.size(), limits_.io_timeout);
-  if (ok && streamed && !head_only) {
-    std::string piece;
-    for (uint64_t at = 0; ok && at < length;) {
-      piece.clear();
-      if (stopping_ || !res.stream(at, &piece) || piece.empty() || piece.size() > length - at) {
-        ok = false;
-        break;
+  bool ok = true;
+  // Writing may fail to allocate too (a copy of a large body, a piece):
+  // that ends this connection, never the server.
+  try {
+    const bool streamed = bool(res.stream);
+    const uint64_t length = streamed ? res.stream_length : res.body.size();
+    std::string out = response_head(res, length, keep_alive);
+    if (!head_only && !streamed) out += res.body;
+    ok = send_all(c.fd, out.data(), out.size(), limits_.io_timeout);
+    if (ok && streamed && !head_only) {
+      std::string piece;
+      for (uint64_t at = 0; ok && at < length;) {
+        piece.clear();
+        if (stopping_ || !res.stream(at, &piece) || piece.empty() || piece.size() > length - at) {
+          ok = false;
+          break;
+        }
+        ok = send_all(c.fd, piece.data(), piece.size(), limits_.io_timeout);
+        at += piece.size();
       }
-      ok = send_all(c.fd, piece.data(), piece.size(), limits_.io_timeout);
-      at += piece.size();
     }
+  } catch (...) {
+    ok = false;
   }
   done();
   if (!ok || !keep_alive) {

@@ -13,6 +13,12 @@
 //   - io_timeout: a body read or response write that makes no progress: closed;
 //   - max_connections: at the limit, the connection waiting longest is closed
 //     to admit a new one (a flood of idle sockets cannot lock the browser out).
+// Every response, refusals included, carries X-Frame-Options: DENY,
+// Content-Security-Policy: frame-ancestors 'none' (no page of another site
+// frames ours to click through it), X-Content-Type-Options: nosniff,
+// Referrer-Policy: no-referrer (a URL holding the token is never sent on)
+// and Cross-Origin-Resource-Policy: same-origin. A handler's exception is a
+// 500 naming it; one while the response is written ends that connection.
 #pragma once
 
 #include <atomic>

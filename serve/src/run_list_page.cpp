@@ -92,6 +92,11 @@ bool bool_of(const nlohmann::json& r, const char* key) {
 }  // namespace
 
 std::string render_run_list(const std::string& where, const std::string& catalog_json, const std::string& token) {
+  return render_run_list_page(where, catalog_json, token).html;
+}
+
+RunListPage render_run_list_page(const std::string& where, const std::string& catalog_json, const std::string& token) {
+  RunListPage out;
   const nlohmann::json runs = nlohmann::json::parse(catalog_json, nullptr, false);
   std::string rows;
   size_t count = 0;
@@ -123,6 +128,7 @@ std::string render_run_list(const std::string& where, const std::string& catalog
         href += "&rank_files=" + url_encode(names);
       }
       const int64_t size = int_of(r, "size");
+      if (count == 1 && !path.empty() && path.find('/') == std::string::npos) out.single_run_href = href;
       rows += "<tr class=\"run\" data-path=\"" + html_escape(path) + "\" data-status=\"" + status + "\" data-ranks=\"" +
               std::to_string(ranks) + "\">";
       rows += "<td><a class=\"open\" href=\"" + html_escape(href) + "\">" + html_escape(str_of(r, "name", path)) + "</a></td>";
@@ -156,7 +162,9 @@ std::string render_run_list(const std::string& where, const std::string& catalog
     page += "<table id=\"tvis-runs\"><thead><tr><th>run</th><th>script</th><th>steps</th><th>ranks</th><th>started</th><th>size</th>"
             "<th>state</th><th></th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
   }
-  return page + "</body></html>\n";
+  if (count != 1) out.single_run_href.clear();
+  out.html = page + "</body></html>\n";
+  return out;
 }
 
 }  // namespace tvis::serve

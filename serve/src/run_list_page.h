@@ -11,6 +11,16 @@ namespace tvis::serve {
 /// Each run's link is viewer.html?url=run/<path>?token=T (token in both).
 std::string render_run_list(const std::string& where, const std::string& catalog_json, const std::string& token);
 
+/// The run list page and, when the store serves one run (a run file, or a
+/// run folder: a single run or one launch's rank files, so the catalog is
+/// one entry whose path has no folder), that run's viewer link
+/// (viewer.html?url=...&token=T[&rank_files=...]); "" otherwise.
+struct RunListPage {
+  std::string html;
+  std::string single_run_href;
+};
+RunListPage render_run_list_page(const std::string& where, const std::string& catalog_json, const std::string& token);
+
 /// `s` with &, <, >, " and ' escaped for HTML text and attributes.
 std::string html_escape(const std::string& s);
 /// `s` percent-encoded for a URL query value.

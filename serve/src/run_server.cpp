@@ -27,17 +27,25 @@ bool same_token(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-std::string cookie_value(const std::string& header, const std::string& name) {
+/// The viewer's program files: the same for every user, no run data in them;
+/// served without the token (viewer.html's <script src> and Emscripten's
+/// fetch of the wasm cannot carry one). Everything else needs it.
+bool is_viewer_file(const std::string& path) {
+  return path == "/viewer.html" || path == "/viewer.js" || path == "/viewer.wasm";
+}
+
+/// What /run/ serves: a run file (its name ends in ".tvis") reached through
+/// no hidden folder or file (".x", "..": a launch's claim, a parent).
+bool is_run_file_path(const std::string& path) {
+  if (path.size() < 6 || path.compare(path.size() - 5, 5, ".tvis") != 0) return false;
   size_t at = 0;
-  while (at < header.size()) {
-    size_t end = header.find(';', at);
-    if (end == std::string::npos) end = header.size();
-    std::string part = header.substr(at, end - at);
-    while (!part.empty() && part.front() == ' ') part.erase(0, 1);
-    if (part.rfind(name + "=", 0) == 0) return part.substr(name.size() + 1);
+  while (at <= path.size()) {
+    size_t end = path.find('/', at);
+    if (end == std::string::npos) end = path.size();
+    if (end == at || path[at] == '.') return false;
     at = end + 1;
   }
-  return "";
+  return true;
 }
 
 bool read_file(const std::string& path, std::string* out) {
@@ -125,10 +133,34 @@ remote::Outcome<int> RunServer::start() {
                              " (Host was '" + head.header("host").substr(0, 200) + "')\n");
       return false;
     }
+    const bool get = head.method == "GET" || head.method == "HEAD";
+    if (get && is_viewer_file(head.path)) return true;
+    const std::string in_header = head.header("x-tvis-token");
+    if (!get) {
+      // A request that changes something (the setup form's save and
+      // capture): every local port is the same site, so only a same-origin
+      // page that holds the token may send it, in a header (which a
+      // cross-origin page cannot add without a preflight, refused here).
+      const std::string origin = lower(head.header("origin"));
+      if (!origin.empty() && origin != "http://127.0.0.1:" + port && origin != "http://localhost:" + port &&
+          origin != "http://[::1]:" + port) {
+        refusal->text(403, "tvis open: a request from another origin (" + head.header("origin").substr(0, 200) + ") is refused\n");
+        return false;
+      }
+      const std::string site = lower(head.header("sec-fetch-site"));
+      if (!site.empty() && site != "same-origin") {
+        refusal->text(403, "tvis open: a " + head.method.substr(0, 20) + " from another site (Sec-Fetch-Site: " + site.substr(0, 40) +
+                               ") is refused\n");
+        return false;
+      }
+      if (same_token(in_header, options_.token)) return true;
+      refusal->text(403, "tvis open: a " + head.method.substr(0, 20) +
+                             " needs the session token in its X-Tvis-Token header (the page tvis open printed sends it)\n");
+      return false;
+    }
     const auto given_it = head.params.find("token");
-    const std::string given = given_it == head.params.end() ? "" : given_it->second;
+    const std::string given = given_it != head.params.end() ? given_it->second : in_header;
     if (same_token(given, options_.token)) return true;
-    if (given.empty() && same_token(cookie_value(head.header("cookie"), "tvis_token_" + port), options_.token)) return true;
     refusal->text(403, given.empty() ? "tvis open: this server needs its session token: open the URL tvis open printed (…?token=…)\n"
                                      : "tvis open: wrong token: open the URL tvis open printed\n");
     return false;
@@ -137,9 +169,6 @@ remote::Outcome<int> RunServer::start() {
   auto handler = [this](const HttpRequest& req, HttpResponse* res) {
     const RequestHead& h = req.head;
     const bool get = h.method == "GET" || h.method == "HEAD";
-    if (h.params.count("token"))  // cookies are per host, not per port: the name carries the port
-      res->headers.emplace_back("Set-Cookie", "tvis_token_" + std::to_string(port_) + "=" + options_.token +
-                                                  "; Path=/; HttpOnly; SameSite=Strict");
     for (const auto& route : options_.routes) {
       if (route.path != h.path) continue;
       if (!(route.method == h.method || (route.method == "GET" && h.method == "HEAD"))) continue;
@@ -155,9 +184,20 @@ remote::Outcome<int> RunServer::start() {
       return;
     }
     if (!get) return res->text(405, "tvis open: " + h.method + " is not served here\n");
-    if (h.path == "/") {
+    if (h.path == "/" || h.path == "/runs") {
+      const auto page_ptr = run_list_page();
+      const RunListPage& page = *page_ptr;
+      if (h.path == "/" && !page.single_run_href.empty()) {  // one run served: the viewer on it
+        res->status = 303;
+        res->headers.emplace_back("Location", "/" + page.single_run_href);
+        res->headers.emplace_back("Cache-Control", "no-store");
+        res->content_type = "text/html; charset=utf-8";
+        res->body = "<!doctype html><a href=\"" + html_escape("/" + page.single_run_href) + "\">Open the run</a>\n";
+        return;
+      }
+      res->headers.emplace_back("Cache-Control", "no-store");
       res->content_type = "text/html; charset=utf-8";
-      res->body = run_list_page();
+      res->body = page.html;
       return;
     }
     if (h.path == "/api/runs") {
@@ -193,7 +233,13 @@ remote::Outcome<int> RunServer::start() {
       res->body = std::move(body);
       return;
     }
-    if (h.path.rfind("/run/", 0) == 0 && h.path.size() > 5) return serve_run(h.path.substr(5), h.header("range"), res);
+    if (h.path.rfind("/run/", 0) == 0 && h.path.size() > 5) {
+      const std::string path = h.path.substr(5);
+      if (!is_run_file_path(path))
+        return res->text(403, "tvis open: refused: only run files (*.tvis, no hidden or parent folder) are served, not " +
+                                  path.substr(0, 200) + "\n");
+      return serve_run(path, h.header("range"), res);
+    }
     res->text(404, "tvis open: no such page: " + h.path.substr(0, 200) + "\n");
   };
 
@@ -208,11 +254,22 @@ void RunServer::stop() {
   if (http_) http_->stop();
 }
 
-std::string RunServer::run_list_page() {
+std::shared_ptr<const RunListPage> RunServer::run_list_page() {
   auto list = store_->list();
-  if (!list.ok)
-    return "<!doctype html><html><body><h1>tvis</h1><p id=\"tvis-error\">" + html_escape(list.error) + "</p></body></html>\n";
-  return render_run_list(store_->describe(), list.value, options_.token);
+  if (!list.ok) {
+    auto failed = std::make_shared<RunListPage>();
+    failed->html = "<!doctype html><html><body><h1>tvis</h1><p id=\"tvis-error\">" + html_escape(list.error) + "</p></body></html>\n";
+    return failed;
+  }
+  // One parse per distinct answer, one at a time: page loads of an
+  // unchanged (or a hostile, large) list cost a comparison.
+  std::lock_guard<std::mutex> lock(page_mu_);
+  if (!cached_page_ || list.value != cached_list_) {
+    cached_page_.reset();
+    cached_page_ = std::make_shared<const RunListPage>(render_run_list_page(store_->describe(), list.value, options_.token));
+    cached_list_ = std::move(list.value);
+  }
+  return cached_page_;
 }
 
 void RunServer::serve_run(const std::string& path, const std::string& range_header, HttpResponse* res) {

@@ -67,8 +67,40 @@ run_dir="$(find "$WORK/headless-runs" -mindepth 1 -maxdepth 1 -type d)"
 [ "$(printf '%s\n' "$run_dir" | wc -l)" = 1 ] || fail "expected one run folder under the demo's runs folder, found: $run_dir"
 [ -f "$run_dir/run.tvis" ] || fail "no run.tvis in $run_dir"
 
-page="$(curl -sS --max-time 10 "$url")" || fail "GET $url failed"
+# One run served: the URL opens the viewer on it (303), the run list is at /runs.
+read -r code location <<<"$(curl -sS -o /dev/null -w '%{http_code} %{redirect_url}' --max-time 10 "$url")" || fail "GET $url failed"
+[ "$code" = 303 ] && [[ "$location" == "http://127.0.0.1:$port/viewer.html?url=run/run.tvis%3Ftoken%3D$token&token=$token" ]] \
+  || fail "the demo's URL does not open the viewer on its run: $code $location"
+page="$(curl -sS --max-time 10 "http://127.0.0.1:$port/runs?token=$token")" || fail "GET /runs failed"
 [[ "$page" == *"$(basename "$run_dir")"* ]] || fail "the run list page does not name $(basename "$run_dir")"
+# What a browser shows first: the viewer with the run open (a screenshot in $OUT).
+if command -v chromium >/dev/null && [ -d "$ROOT/tests/e2e/node_modules/playwright-core" ]; then
+  TVIS_ROOT="$ROOT" node --input-type=module - "$url" "$OUT/demo_first_page.png" <<'JS' || fail "the demo's first page in a browser (see $OUT/demo_first_page.png)"
+const [url, shot] = process.argv.slice(2);
+const { launchChromium } = await import(process.env.TVIS_ROOT + '/tests/e2e/chromium.mjs');
+const browser = await launchChromium();
+let ok = false;
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  await page.goto(url);
+  let s = null;
+  for (const t0 = Date.now(); Date.now() - t0 < 60000; await page.waitForTimeout(100)) {
+    s = await page.evaluate(() => (window.tvisViewer && window.tvisViewer.ready ? window.tvisViewer.state() : null)).catch(() => null);
+    if (s && s.run && s.run.steps !== undefined) break;
+  }
+  await page.evaluate(() => new Promise((res) => { let n = 30; const f = () => (--n ? requestAnimationFrame(f) : res()); f(); }));
+  await page.screenshot({ path: shot });
+  const runsLink = await page.$('#tvis-runs');
+  ok = /\/viewer\.html\?/.test(page.url()) && s && s.run && s.run.steps === 3 && s.errors.length === 0 &&
+       runsLink !== null && (await runsLink.isVisible());
+  console.log((ok ? 'ok   ' : 'FAIL ') + 'first page: ' + page.url().replace(/token=[0-9a-f]+/g, 'token=T') +
+              ', run steps ' + (s && s.run ? s.run.steps : null) + ', errors ' + JSON.stringify(s && s.errors));
+} finally {
+  await browser.close();
+}
+process.exit(ok ? 0 : 1);
+JS
+fi
 runs="$(curl -sS --max-time 10 "http://127.0.0.1:$port/api/runs?token=$token")" || fail "GET /api/runs failed"
 "$TEST_PY" - "$runs" <<'PY' || fail "/api/runs does not list the recorded run: $runs"
 import json, sys

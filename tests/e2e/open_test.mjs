@@ -8,6 +8,9 @@
 //   TVIS_OPEN_INSPECT    `tvis inspect --json` of that run
 //   TVIS_OPEN_SHOT       screenshot of the opened run (PNG)
 //   TVIS_OPEN_STATS_OUT  where to write /api/stats once the first page is drawn
+//   TVIS_OPEN_SINGLE     1: one run is served: the URL opens the viewer on it
+//                        directly (no run list first); its "All runs" link
+//                        leads to the run list, TVIS_OPEN_EXPECTED's one row
 //   TVIS_OPEN_LOST_FLAG  then: create this file (the test's remote tvis refuses to
 //                        start while it exists), end the agent's ssh session, and
 //                        browse until the viewer shows the lost connection; remove
@@ -48,18 +51,24 @@ try {
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
   const r = await page.goto(url);
-  check('run list: 200', r.status() === 200, r.status());
-  const rows = await page.$$eval('#tvis-runs tr.run', (trs) => trs.map((tr) => ({
-    name: tr.querySelector('a.open').textContent,
-    steps: Number(tr.querySelector('.steps').textContent),
-    status: tr.dataset.status,
-  })));
-  check('run list: newest first, with steps', JSON.stringify(rows.map((x) => ({ name: x.name, steps: x.steps }))) === JSON.stringify(expected),
-        { rows, expected });
-  check('run list: every run readable', rows.every((x) => x.status === 'complete'), rows);
+  check('first page: 200', r.status() === 200, r.status());
+  const single = env.TVIS_OPEN_SINGLE === '1';
+  check(single ? 'one run: the URL opens the viewer' : 'runs folder: the URL opens the run list',
+        single === /\/viewer\.html\?/.test(page.url()), page.url());
+  if (!single) await listAndOpen();
+  async function listAndOpen() {
+    const rows = await page.$$eval('#tvis-runs tr.run', (trs) => trs.map((tr) => ({
+      name: tr.querySelector('a.open').textContent,
+      steps: Number(tr.querySelector('.steps').textContent),
+      status: tr.dataset.status,
+    })));
+    check('run list: newest first, with steps', JSON.stringify(rows.map((x) => ({ name: x.name, steps: x.steps }))) === JSON.stringify(expected),
+          { rows, expected });
+    check('run list: every run readable', rows.every((x) => x.status === 'complete'), rows);
 
-  // Open one run: a real click on its link, then the viewer's own state.
-  await page.click(`#tvis-runs tr.run:nth-child(${index + 1}) a.open`);
+    // Open one run: a real click on its link, then the viewer's own state.
+    await page.click(`#tvis-runs tr.run:nth-child(${index + 1}) a.open`);
+  }
   let s = null;
   const t0 = Date.now();
   while (Date.now() - t0 < 60000) {
@@ -76,6 +85,17 @@ try {
   // The first page drawn with its data: a few frames after the run opened.
   await page.evaluate(() => new Promise((res) => { let n = 30; const f = () => (--n ? requestAnimationFrame(f) : res()); f(); }));
   if (env.TVIS_OPEN_SHOT) await page.screenshot({ path: env.TVIS_OPEN_SHOT });
+  if (single) {  // the run list, one link away
+    const link = await page.$('#tvis-runs');
+    check('one run: the viewer shows an "All runs" link', link && (await link.isVisible()), null);
+    if (link) {
+      await link.click();
+      await page.waitForSelector('#tvis-runs tr.run', { timeout: 20000 }).catch(() => null);
+      const names = await page.$$eval('#tvis-runs tr.run a.open', (as) => as.map((a) => a.textContent));
+      check('one run: All runs lists it', JSON.stringify(names) === JSON.stringify(expected.map((x) => x.name)), names);
+      await page.goBack();
+    }
+  }
   const statsUrl = url.replace(/\/\?token=/, '/api/stats?token=');
   const stats = await (await fetch(statsUrl)).json();
   if (env.TVIS_OPEN_STATS_OUT) fs.writeFileSync(env.TVIS_OPEN_STATS_OUT, JSON.stringify(stats));

@@ -5,7 +5,10 @@
 # and by a saved target, with --ssh-config and --remote-tvis. Headless
 # Chromium drives the printed URL (run list, an opened run via state());
 # tvis-view opens the same arguments natively under Xvfb.
-# Checked: the token, path escapes (.., absolute, symlink), one
+# Checked: the token (query or header, never a cookie), anti-framing
+# headers, a second Host, run files only, one run opening the viewer
+# directly, hosts starting with '-', the ssh master ended when tvis aborts,
+# path escapes (.., absolute, symlink), one
 # authentication per hop across listing, opening, 50 range reads and a
 # reconnect, a dead agent, an agent of another protocol version, a missing
 # remote tvis, the bytes crossing ssh to show the first page of a ~1 GB run,
@@ -83,8 +86,26 @@ R="$BASE/run/$NEW/run.tvis"
 [ "$(status_of "$BASE/?token=${TOKEN%?}0")" = 403 ] || [ "${TOKEN: -1}" = 0 ] || fail "wrong token: not refused"
 [ "$(status_of "$R")" = 403 ] || fail "run bytes without token: not refused"
 [ "$(status_of -H "Range: bytes=0-15" "$R?token=$TOKEN")" = 206 ] || fail "range read with token"
-[ "$(status_of -H "Cookie: tvis_token_${BASE##*:}=$TOKEN" -H "Range: bytes=0-15" "$R")" = 206 ] || fail "range read with the cookie"
-[ "$(status_of -H "Cookie: tvis_token_${BASE##*:}=x$TOKEN" "$R")" = 403 ] || fail "wrong cookie: not refused"
+[ "$(status_of -H "X-Tvis-Token: $TOKEN" -H "Range: bytes=0-15" "$R")" = 206 ] || fail "range read with the X-Tvis-Token header"
+[ "$(status_of -H "X-Tvis-Token: x$TOKEN" "$R")" = 403 ] || fail "wrong X-Tvis-Token: not refused"
+# No cookie: a browser sends a cookie of 127.0.0.1 to every local port (issue 46).
+[ "$(status_of -H "Cookie: tvis_token_${BASE##*:}=$TOKEN" -H "Range: bytes=0-15" "$R")" = 403 ] || fail "the token cookie alone is accepted"
+curl -s -D "$WORK/h" -o /dev/null "$BASE/?token=$TOKEN"
+! grep -qi '^set-cookie' "$WORK/h" || fail "a cookie is set: $(cat "$WORK/h")"
+for h in "X-Frame-Options: DENY" "Content-Security-Policy: frame-ancestors 'none'"; do
+  grep -qiF "$h" "$WORK/h" || fail "no '$h' on the run list: $(cat "$WORK/h")"
+done
+# A second Host field: 400.
+exec 3<>"/dev/tcp/127.0.0.1/${BASE##*:}"
+printf 'GET /api/stats?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nHost: evil.example\r\nConnection: close\r\n\r\n' "$TOKEN" "${BASE##*:}" >&3
+read -r status_line <&3 || true
+exec 3<&-
+[[ "$status_line" == "HTTP/1.1 400 "* ]] || fail "two Host fields: '$status_line'"
+# Run files only: another file in a run folder is not served.
+echo 'notes beside the run' > "$RUNS/$NEW/notes.txt"
+code=$(curl -s -o "$WORK/notes" -w '%{http_code}' "$BASE/run/$NEW/notes.txt?token=$TOKEN")
+[ "$code" = 403 ] && grep -q 'only run files' "$WORK/notes" || fail "a file that is not a run was served: HTTP $code $(cat "$WORK/notes")"
+rm "$RUNS/$NEW/notes.txt"
 SIZE=$(stat -c %s "$RUNS/$NEW/run.tvis")
 curl -s -H "Range: bytes=100-199" "$R?token=$TOKEN" | cmp - <(tail -c +101 "$RUNS/$NEW/run.tvis" | head -c 100) || fail "range bytes differ"
 curl -s -D "$WORK/h" -o /dev/null -H "Range: bytes=-64" "$R?token=$TOKEN"
@@ -134,6 +155,24 @@ else
   fail "no $NATIVE/cmake_install.cmake (tools/bootstrap configures build/native)"
 fi
 echo "ok   local: token, ranges, escapes, run list, viewer, Ctrl-C (SIGINT)"
+
+# One run served (a run folder, a run file): the URL opens the viewer on it
+# directly, the run list one link away (issue 46).
+start_open "$WORK/single" "$RUNS/$OLD"
+read -r code location <<<"$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$URL")"
+[ "$code" = 303 ] && [[ "$location" == "$BASE/viewer.html?url=run/run.tvis%3Ftoken%3D$TOKEN&token=$TOKEN" ]] \
+  || fail "one run folder: / answered $code $location"
+[ "$(status_of "$BASE/runs?token=$TOKEN")" = 200 ] || fail "one run folder: no run list at /runs"
+SINGLE_NAME="$(curl -s "$BASE/api/runs?token=$TOKEN" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["name"])')"
+SAVED_EXPECTED="$EXPECTED"
+EXPECTED="[{\"name\":\"$SINGLE_NAME\",\"steps\":$(steps_of "$WORK/old.json")}]"
+TVIS_OPEN_SINGLE=1 browser_check "$URL" 0 "$WORK/old.json" "$OUT/single.png"
+EXPECTED="$SAVED_EXPECTED"
+stop_open "$WORK/single"
+start_open "$WORK/single_file" "$RUNS/$NEW/run.tvis"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$URL")" = 303 ] || fail "one run file: / is not the viewer"
+stop_open "$WORK/single_file"
+echo "ok   one run served: the URL opens the viewer on it, All runs leads to the list"
 
 # The browser is handed the URL through a private page, never on its command
 # line (issue 29 item 13: `ps` shows every user a command line).
@@ -287,6 +326,29 @@ echo "ok   tvis-view HOST:PATH, a remote run folder and a saved target; one auth
 "$TVIS" target remove lab >/dev/null
 [ -z "$("$TVIS" target list)" ] || fail "target remove"
 echo "ok   saved target: add, list, open NAME, remove"
+
+# A host that starts with '-' never reaches ssh as an option (issue 46).
+rc=0; "$TVIS" target add evil --host=-oProxyCommand=touch --path "$RUNS" > /dev/null 2> "$WORK/evil.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "starts with '-'" "$WORK/evil.err" || fail "target add with host -o...: exit $rc $(cat "$WORK/evil.err")"
+rc=0; timeout 60 "$TVIS" open --no-browser -- "-oProxyCommand=touch $WORK/pwned:$RUNS" > "$WORK/f.out" 2> "$WORK/f.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "starts with '-'" "$WORK/f.err" && [ ! -e "$WORK/pwned" ] || fail "HOST -o...: exit $rc $(cat "$WORK/f.err")"
+echo "ok   a host starting with '-' is refused before ssh"
+
+# tvis open dying of a fatal signal (an abort) ends its ssh master too (issue 46).
+mkdir -p "$WORK/ssh_tmp"
+export TMPDIR="$WORK/ssh_tmp"
+start_open "$WORK/abort" --ssh-config "$SSH_CONFIG" --remote-tvis "$WORK/remote-tvis" "tgt:$RUNS"
+unset TMPDIR
+MASTER_DIR="$(ls -d "$WORK"/ssh_tmp/tvis-ssh.*)"
+MASTER_PID="$(ssh -F "$SSH_CONFIG" -o ControlPath="$MASTER_DIR/master" -O check tgt 2>&1 | sed -n 's/.*pid=\([0-9]*\).*/\1/p')"
+[ -n "$MASTER_PID" ] && kill -0 "$MASTER_PID" || fail "no ssh master to watch in $MASTER_DIR"
+kill -ABRT "$OPEN_PID"
+rc=0; wait "$OPEN_PID" || rc=$?
+[ "$rc" = 134 ] || fail "tvis open after SIGABRT: exit $rc (expected 134, the abort's own status)"
+for i in $(seq 1 50); do kill -0 "$MASTER_PID" 2>/dev/null || break; sleep 0.1; done
+! kill -0 "$MASTER_PID" 2>/dev/null || { kill "$MASTER_PID"; fail "the ssh master $MASTER_PID outlived an aborted tvis open"; }
+[ ! -S "$MASTER_DIR/master" ] || fail "the master's socket outlived an aborted tvis open"
+echo "ok   an aborted tvis open leaves no ssh master behind"
 
 # 3d. failures that must say what is wrong.
 expect_fail() {  # PATTERN ARGS...: tvis open fails with exit 2 and a message matching PATTERN

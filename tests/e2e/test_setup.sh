@@ -46,6 +46,29 @@ code="$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/setup/model?class=nets
 code="$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '{}' "$BASE/api/setup/save")"
 [ "$code" = 403 ] || fail "save without the token answered $code"
 
+# A page on another local port (the same site to the browser) posts to the
+# save endpoint without the token, after the user opened the form: refused
+# before any route runs, nothing saved (issue 46: a cookie used to carry it).
+ATTACK_PORT=$(free_port)
+mkdir -p "$WORK/attack"
+cat > "$WORK/attack/index.html" <<HTML
+<!doctype html><title>attack</title>
+<form id="f" method="POST" action="$BASE/api/setup/save" enctype="text/plain">
+<input name='{"class":"nets.mixer:Mixer","form":{"name":"evil_form","x":"' value='"}}'></form>
+<script>
+fetch('$BASE/api/setup/save', { method: 'POST', credentials: 'include', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' },
+  body: JSON.stringify({ class: 'nets.mixer:Mixer', form: { name: 'evil_fetch' } }) })
+  .catch(() => {}).finally(() => { document.title = 'sent'; document.getElementById('f').submit(); });
+</script>
+HTML
+"$TEST_PY" -m http.server "$ATTACK_PORT" --bind 127.0.0.1 --directory "$WORK/attack" >"$WORK/attack.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$ATTACK_PORT/" && break; sleep 0.1; done
+node "$ROOT/tests/e2e/setup/cross_site.mjs" "$URL" "http://127.0.0.1:$ATTACK_PORT/" || fail "browser: the cross-site page did not run"
+! grep -q "evil_" "$OUT/setup.stderr" || fail "a page on another port reached the save endpoint: $(grep evil_ "$OUT/setup.stderr")"
+cmp -s "$WORK/ws/tensorviz.toml" "$WORK/original.toml" || fail "a page on another port changed tensorviz.toml"
+echo "ok   a page on another local port cannot save (no token: refused before the route)"
+
 node "$ROOT/tests/e2e/setup/browser_setup.mjs" "$URL" "$OUT" || fail "browser: the setup form (see $OUT/setup_browser.json, $OUT/setup_*.png, $OUT/setup.stderr)"
 
 "$TEST_PY" - "$WORK/original.toml" "$WORK/ws/tensorviz.toml" <<'PY' || fail "tensorviz.toml after the form (see above)"

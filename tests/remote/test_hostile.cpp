@@ -160,3 +160,73 @@ TEST_CASE("the run catalog survives a run folder named by bytes that are not UTF
   REQUIRE(j.size() == 1);
   CHECK(text.find("\xef\xbf\xbd") != std::string::npos);  // U+FFFD stands for each invalid byte
 }
+
+namespace {
+
+/// An AgentStore whose agent answers its List (request 1) with `answer`,
+/// once it has read the client's Hello and that request (an answer sent
+/// before the request is registered would be one nobody asked for).
+std::shared_ptr<AgentStore> store_answering_list(const TempDir& dir, const std::string& answer) {
+  const std::string reply = (dir.path / "list_reply").string();
+  const int fd = ::open(reply.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  REQUIRE(fd >= 0);
+  REQUIRE(write_reply(fd, {1, MessageType::Ok, answer}));
+  ::close(fd);
+  const std::string greeting = scripted_agent_output(dir, "");
+  const size_t asked = encode_frame({0, MessageType::Hello, hello_payload(kProtocolVersion)}).size() +
+                       encode_frame({1, MessageType::List, ""}).size();
+  const std::string script =
+      "cat " + greeting + "; head -c " + std::to_string(asked) + " > /dev/null; cat " + reply + "; sleep 5";
+  return std::make_shared<AgentStore>(
+      [script]() { return Outcome<std::vector<std::string>>::good({"/bin/sh", "-c", script}); }, "hostile:runs", "");
+}
+
+std::string repeated(const std::string& item, size_t n) {
+  std::string s = "[";
+  for (size_t i = 0; i < n; ++i) s += (i ? "," : "") + item;
+  return s + "]";
+}
+
+}  // namespace
+
+TEST_CASE("a List answer is bounded before anyone parses it: bytes, runs, values, depth", "[remote]") {
+  // A real catalog passes, whatever its strings hold.
+  const std::string real =
+      R"([{"path": "a/run.tvis", "name": "a,[{", "argv": ["train.py", "--x=\"]]\\"], "steps": 3, "complete": true, "rank_files": ["a/run.tvis"]},)"
+      R"( {"path": "b/run.tvis", "error": null, "size": 12}])";
+  CHECK(list_answer_problem(real).empty());
+  CHECK(list_answer_problem("[]").empty());
+  CHECK(list_answer_problem(" \n[ ]").empty());
+  CHECK(list_answer_problem(repeated("{\"path\":\"x/run.tvis\"}", kMaxListEntries)).empty());
+  CHECK(list_answer_problem(repeated("{}", kMaxListEntries + 1)).find("more than 20000 runs") != std::string::npos);
+  CHECK(list_answer_problem(repeated("1", kMaxListEntries + 1)).find("runs") != std::string::npos);
+  // Few runs, each holding a huge array: the values count.
+  const std::string wide = "[{\"argv\":" + repeated("0", kMaxListValues) + "}]";
+  CHECK(list_answer_problem(wide).find("JSON values") != std::string::npos);
+  CHECK(list_answer_problem(std::string(kMaxListDepth + 1, '[') + std::string(kMaxListDepth + 1, ']')).find("nests deeper") !=
+        std::string::npos);
+  CHECK(list_answer_problem("[\"" + std::string(kMaxListBytes, 'x') + "\"]").find("bytes (at most") != std::string::npos);
+  CHECK(list_answer_problem("{\"a\": 1}").find("not a JSON array") != std::string::npos);
+  CHECK(list_answer_problem("").find("not a JSON array") != std::string::npos);
+}
+
+TEST_CASE("an agent's List over the bounds is refused as too large, not handed on", "[remote]") {
+  TempDir dir;
+  auto store = store_answering_list(dir, "[\"" + std::string(kMaxListBytes + 10, 'x') + "\"]");  // legal: under kMaxReplyBytes
+  auto r = store->list();
+  REQUIRE_FALSE(r.ok);
+  CHECK(r.kind == ErrorKind::TooLarge);
+  CHECK(r.value.empty());
+  TempDir dir2;
+  auto many = store_answering_list(dir2, repeated("{}", kMaxListEntries + 1));
+  auto m = many->list();
+  INFO(m.error);
+  REQUIRE_FALSE(m.ok);
+  CHECK(m.kind == ErrorKind::TooLarge);
+  TempDir dir3;
+  auto fine = store_answering_list(dir3, R"([{"path": "run.tvis"}])");
+  auto f = fine->list();
+  INFO(f.error);
+  REQUIRE(f.ok);
+  CHECK(f.value == R"([{"path": "run.tvis"}])");
+}

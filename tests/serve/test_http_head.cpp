@@ -60,3 +60,12 @@ TEST_CASE("malformed heads are specific errors", "[serve]") {
   REQUIRE(parse("GET / HTTP/1.0\r\n\r\n", &h10).error == HeadError::None);
   CHECK_FALSE(h10.keep_alive);
 }
+
+TEST_CASE("a second Host field is refused: 400, whatever the first said", "[serve]") {
+  RequestHead h;
+  CHECK(parse("GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\nHost: evil.example\r\n\r\n", &h).error == HeadError::RepeatedHost);
+  CHECK(parse("GET / HTTP/1.1\r\nhost: a\r\nX: y\r\nHOST: a\r\n\r\n", &h).error == HeadError::RepeatedHost);
+  CHECK(head_error_status(HeadError::RepeatedHost) == 400);
+  CHECK(std::string(head_error_text(HeadError::RepeatedHost)).find("Host") != std::string::npos);
+  CHECK(parse("GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n", &h).error == HeadError::None);
+}

@@ -7,7 +7,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -29,12 +32,15 @@ struct FakeStore : remote::RunStore {
   remote::ErrorKind fail_kind = remote::ErrorKind::Failed;
   bool fail = false;
   std::string catalog = "[]";
+  std::atomic<int> reads{0};
   remote::Outcome<std::string> list() override { return remote::Outcome<std::string>::good(catalog); }
   remote::Outcome<remote::FileStat> stat(const std::string&) override {
+    ++reads;
     if (fail) return remote::Outcome<remote::FileStat>::bad("failed on purpose", fail_kind);
     return remote::Outcome<remote::FileStat>::good({stat_size, 0});
   }
   remote::Outcome<remote::ReadResult> read(const std::string&, uint64_t offset, uint32_t length) override {
+    ++reads;
     if (fail) return remote::Outcome<remote::ReadResult>::bad("failed on purpose", fail_kind);
     remote::ReadResult r;
     r.file_size = read_file_size;
@@ -185,7 +191,7 @@ TEST_CASE("without the token: 403 before Range, routes or a body are looked at",
   CHECK(Clock::now() - t0 < std::chrono::milliseconds(1000));
   // With the token, a body over the limit is 413 (not read).
   const int fd2 = connect_to(s.port);
-  send_text(fd2, "POST " + s.tokened("/api/x") + " HTTP/1.1\r\n" + s.host + "Content-Length: 1073741824\r\n\r\n");
+  send_text(fd2, "POST /api/x HTTP/1.1\r\n" + s.host + "X-Tvis-Token: " + s.token + "\r\nContent-Length: 1073741824\r\n\r\n");
   CHECK(status_of(receive_all(fd2, std::chrono::milliseconds(3000))) == 413);
   ::close(fd2);
 }
@@ -258,4 +264,137 @@ TEST_CASE("the run list page survives wrong-typed catalog values", "[serve]") {
   Served s;
   s.store->catalog = catalog;
   CHECK(status_of(ask(s.port, s.host, s.tokened("/"))) == 200);
+}
+
+namespace {
+
+/// One request of any method on a fresh connection ("Connection: close"); the whole answer.
+std::string ask_method(int port, const std::string& method, const std::string& head_lines, const std::string& path,
+                       const std::string& body = "") {
+  const int fd = connect_to(port);
+  send_text(fd, method + " " + path + " HTTP/1.1\r\n" + head_lines + "Content-Length: " + std::to_string(body.size()) +
+                    "\r\nConnection: close\r\n\r\n" + body);
+  std::string r = receive_all(fd);
+  ::close(fd);
+  return r;
+}
+
+bool has_header_line(const std::string& response, const std::string& line) {
+  const size_t end = response.find("\r\n\r\n");
+  return response.substr(0, end).find("\r\n" + line + "\r\n") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("the token rides in the request itself: a cookie alone is refused, and none is ever set", "[serve]") {
+  Served s;
+  const std::string cookie = "Cookie: tvis_token_" + std::to_string(s.port) + "=" + s.token + "\r\n";
+  CHECK(status_of(ask(s.port, s.host + cookie, "/api/stats")) == 403);
+  CHECK(status_of(ask(s.port, s.host + cookie + "Range: bytes=0-9\r\n", "/run/r/run.tvis")) == 403);
+  CHECK(status_of(ask(s.port, s.host + "X-Tvis-Token: " + s.token + "\r\nRange: bytes=0-9\r\n", "/run/r/run.tvis")) == 206);
+  CHECK(status_of(ask(s.port, s.host + "X-Tvis-Token: x" + s.token + "\r\n", "/api/stats")) == 403);
+  const std::string r = ask(s.port, s.host, s.tokened("/"));
+  CHECK(status_of(r) == 200);
+  CHECK(r.find("Set-Cookie") == std::string::npos);
+}
+
+TEST_CASE("a state-changing request needs the token in its header, this origin and a same-origin fetch", "[serve]") {
+  std::atomic<int> calls{0};
+  serve::ServeOptions o;
+  o.routes.push_back({"POST", "/api/setup/save", [&calls](const serve::RouteRequest&) {
+                        ++calls;
+                        return serve::RouteReply{200, "application/json", "{\"ok\":true}"};
+                      }});
+  Served s(o);
+  const std::string port = std::to_string(s.port);
+  const std::string header = "X-Tvis-Token: " + s.token + "\r\n";
+  const std::string cookie = "Cookie: tvis_token_" + port + "=" + s.token + "\r\n";
+  // What a page on another local port can send: the cookie it used to ride on, the token it lacks.
+  CHECK(status_of(ask_method(s.port, "POST", s.host + cookie + "Origin: http://127.0.0.1:1\r\nSec-Fetch-Site: same-site\r\n",
+                             "/api/setup/save", "{}")) == 403);
+  CHECK(status_of(ask_method(s.port, "POST", s.host + cookie, "/api/setup/save", "{}")) == 403);
+  // The token in the query is not enough for a change.
+  CHECK(status_of(ask_method(s.port, "POST", s.host, s.tokened("/api/setup/save"), "{}")) == 403);
+  // With the token: another origin, or another site's fetch, is still refused.
+  const std::string other = ask_method(s.port, "POST", s.host + header + "Origin: http://127.0.0.1:1\r\n", "/api/setup/save", "{}");
+  CHECK(status_of(other) == 403);
+  CHECK(other.find("another origin") != std::string::npos);
+  CHECK(status_of(ask_method(s.port, "POST", s.host + header + "Origin: null\r\n", "/api/setup/save", "{}")) == 403);
+  CHECK(status_of(ask_method(s.port, "POST", s.host + header + "Sec-Fetch-Site: same-site\r\n", "/api/setup/save", "{}")) == 403);
+  CHECK(status_of(ask_method(s.port, "POST", s.host + header + "Sec-Fetch-Site: cross-site\r\n", "/api/setup/save", "{}")) == 403);
+  // A preflight (no custom header in it) is refused: the browser never sends the POST.
+  CHECK(status_of(ask_method(s.port, "OPTIONS", s.host + "Origin: http://127.0.0.1:1\r\n", "/api/setup/save")) == 403);
+  CHECK(calls == 0);
+  // The form's own fetch: header, this origin, same-origin.
+  CHECK(status_of(ask_method(s.port, "POST",
+                             s.host + header + "Origin: http://127.0.0.1:" + port + "\r\nSec-Fetch-Site: same-origin\r\n",
+                             "/api/setup/save", "{}")) == 200);
+  CHECK(status_of(ask_method(s.port, "POST", s.host + header, "/api/setup/save", "{}")) == 200);
+  CHECK(calls == 2);
+}
+
+TEST_CASE("/run/ serves run files only: another file in the served folder is refused unread", "[serve]") {
+  Served s;
+  for (const char* path : {"/run/notes.txt", "/run/r/secret.key", "/run/.ssh/run.tvis", "/run/r/.claim.tvis", "/run/r/../run.tvis",
+                           "/run/r//run.tvis", "/run/.tvis"}) {
+    const std::string r = ask(s.port, s.host + "Range: bytes=0-9\r\n", s.tokened(path));
+    CHECK(status_of(r) == 403);
+    CHECK(r.find("only run files") != std::string::npos);
+  }
+  CHECK(s.store->reads == 0);
+  CHECK(status_of(ask(s.port, s.host + "Range: bytes=0-9\r\n", s.tokened("/run/r/run.tvis"))) == 206);
+  CHECK(status_of(ask(s.port, s.host + "Range: bytes=0-9\r\n", s.tokened("/run/r/rank1.tvis"))) == 206);
+}
+
+TEST_CASE("every response carries the anti-framing headers, refusals included", "[serve]") {
+  Served s;
+  const std::string dup = ask(s.port, s.host + "Host: evil.example\r\n", s.tokened("/api/stats"));
+  CHECK(status_of(dup) == 400);  // a second Host field
+  for (const std::string& r : {ask(s.port, s.host, s.tokened("/api/stats")), ask(s.port, s.host, "/api/stats"),
+                               ask(s.port, s.host, s.tokened("/nowhere")), dup}) {
+    CHECK(has_header_line(r, "X-Frame-Options: DENY"));
+    CHECK(has_header_line(r, "Content-Security-Policy: frame-ancestors 'none'"));
+    CHECK(has_header_line(r, "Referrer-Policy: no-referrer"));
+  }
+}
+
+TEST_CASE("one run served: / opens the viewer on it, the run list stays at /runs", "[serve]") {
+  Served s;
+  // A run folder (or a run file): one entry, no folder in its path.
+  s.store->catalog = R"([{"path": "run.tvis", "name": "20260101-000000_train_ab", "size": 100}])";
+  const std::string r = ask(s.port, s.host, s.tokened("/"));
+  CHECK(status_of(r) == 303);
+  CHECK(has_header_line(r, "Location: /viewer.html?url=run/run.tvis%3Ftoken%3D" + s.token + "&token=" + s.token));
+  const std::string list = ask(s.port, s.host, s.tokened("/runs"));
+  CHECK(status_of(list) == 200);
+  CHECK(list.find("data-path=\"run.tvis\"") != std::string::npos);
+  // One launch's rank files: the viewer opens every rank.
+  s.store->catalog = R"([{"path": "run.tvis", "ranks": 2, "rank_files": ["run.tvis", "rank1.tvis"]}])";
+  const std::string ranks = ask(s.port, s.host, s.tokened("/"));
+  CHECK(status_of(ranks) == 303);
+  CHECK(ranks.find("&rank_files=run.tvis%2Crank1.tvis") != std::string::npos);
+  // A runs folder, even of one run (more may come), and several runs: the list.
+  s.store->catalog = R"([{"path": "a/run.tvis"}])";
+  CHECK(status_of(ask(s.port, s.host, s.tokened("/"))) == 200);
+  s.store->catalog = R"([{"path": "run.tvis"}, {"path": "rank9.tvis"}])";
+  CHECK(status_of(ask(s.port, s.host, s.tokened("/"))) == 200);
+  // Without the token, no redirect: 403.
+  s.store->catalog = R"([{"path": "run.tvis"}])";
+  CHECK(status_of(ask(s.port, s.host, "/")) == 403);
+}
+
+TEST_CASE("the viewer's program files need no token; nothing else does without one", "[serve]") {
+  char dir[] = "/tmp/tvis-web-XXXXXX";
+  REQUIRE(::mkdtemp(dir));
+  for (const char* f : {"viewer.html", "viewer.js", "viewer.wasm"}) std::ofstream(std::string(dir) + "/" + f) << f;
+  serve::ServeOptions o;
+  o.web_dir = dir;
+  Served s(o);
+  CHECK(status_of(ask(s.port, s.host, "/viewer.html")) == 200);
+  CHECK(status_of(ask(s.port, s.host, "/viewer.wasm")) == 200);
+  CHECK(status_of(ask_method(s.port, "POST", s.host, "/viewer.html")) == 403);
+  CHECK(status_of(ask(s.port, s.host, "/runs")) == 403);
+  CHECK(status_of(ask(s.port, s.host, "/api/runs")) == 403);
+  for (const char* f : {"viewer.html", "viewer.js", "viewer.wasm"}) std::remove((std::string(dir) + "/" + f).c_str());
+  ::rmdir(dir);
 }

@@ -36,6 +36,8 @@ int add_target(const AddArgs& a) {
       at = end + 1;
     }
   }
+  const std::string problem = remote::target_problem(t);
+  if (!problem.empty()) return fail("target " + a.name + ": " + problem);
   const bool replaced = targets.value.count(a.name) != 0;
   targets.value[a.name] = t;
   auto saved = remote::save_targets(file, targets.value);

@@ -17,6 +17,23 @@
 
 namespace tvis::remote {
 
+/// The most an agent's List answer may hold. A hostile agent may send a
+/// legal 256 MiB answer (kMaxReplyBytes); whoever parses it (the run list
+/// page, tvis-view) would hold gigabytes. Checked on the text, before any
+/// parse: bytes, runs (the top-level array's entries) and JSON values in all
+/// (objects, arrays and scalars, nesting at most kMaxListDepth deep). A real
+/// catalog entry is about 25 values and 400 bytes.
+inline constexpr size_t kMaxListBytes = 16u << 20;
+inline constexpr size_t kMaxListEntries = 20000;
+inline constexpr size_t kMaxListValues = 1000000;
+inline constexpr size_t kMaxListDepth = 16;
+
+/// Why `text` is not a List answer within those bounds ("" when it is): not
+/// a JSON array at the top, too many bytes, entries, values or levels.
+/// Counts by a single scan of the text (strings and escapes skipped); the
+/// JSON itself is checked by whoever parses it.
+std::string list_answer_problem(const std::string& text);
+
 class AgentStore : public RunStore {
  public:
   /// `launch` gives the argv of a fresh agent, or fails (e.g. the ssh master
@@ -27,6 +44,8 @@ class AgentStore : public RunStore {
   /// Starts the first agent; fails with the agent's own reason plus `start_hint`.
   Outcome<bool> connect();
 
+  /// The agent's List answer, refused (TooLarge / Malformed) when
+  /// list_answer_problem finds it over the bounds.
   Outcome<std::string> list() override;
   Outcome<FileStat> stat(const std::string& path) override;
   Outcome<ReadResult> read(const std::string& path, uint64_t offset, uint32_t length) override;

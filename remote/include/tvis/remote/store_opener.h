@@ -29,7 +29,7 @@ struct StoreTarget {
   std::string host, path;  // Remote / Target
   std::vector<std::string> via;
   std::string remote_tvis;
-  std::string problem;  // the targets file could not be read
+  std::string problem;  // the targets file could not be read, or HOST:PATH names no ssh host (ssh_host_problem)
 };
 StoreTarget classify_store_argument(const std::string& what);
 

@@ -37,4 +37,10 @@ Outcome<bool> save_targets(const std::string& file, const Targets& targets);
 /// A target name: [A-Za-z0-9_.-]+, not containing ':' or '/' (those are paths).
 bool valid_target_name(const std::string& name);
 
+/// Why `t` cannot be reached ("" when it can), naming the field: a host or
+/// hop that is not one (ssh_session.h ssh_host_problem: empty, starting with
+/// '-', a space or a comma), a path or remote tvis with a line break
+/// (remote_word_problem). load_targets and `tvis target add` refuse these.
+std::string target_problem(const Target& t);
+
 }  // namespace tvis::remote

@@ -4,19 +4,30 @@
 //   1. name this server in Host: 127.0.0.1:PORT, localhost:PORT or [::1]:PORT
 //      (a page on another site reaching 127.0.0.1 by DNS rebinding sends its
 //      own name: 403), and
-//   2. carry the session's token: `?token=T` in the URL, or the cookie
-//      `tvis_token_<port>=T` that the first tokened request sets (so the
-//      viewer's own fetches of viewer.js, viewer.wasm and run bytes need no
-//      change).
-// Both are judged on the request head alone, before any body byte is read
+//   2. carry the session's token in the request itself: `?token=T` in the
+//      URL or an `X-Tvis-Token: T` header (the viewer's and the setup
+//      form's fetches send it). No cookie: every port of 127.0.0.1 is one
+//      site to a browser, so a cookie would reach any local server. A GET of
+//      the viewer's program (viewer.html, viewer.js, viewer.wasm: no run
+//      data) needs no token.
+//   3. for any method but GET and HEAD (a change: the setup form's save and
+//      capture): the token in X-Tvis-Token (the query is not enough), an
+//      Origin, when sent, of this server, and a Sec-Fetch-Site, when sent,
+//      of same-origin.
+// All are judged on the request head alone, before any body byte is read
 // and before a Range or a route is looked at: anything else is 403 with a
 // line saying why.
 //
-//   GET /                    the run list page (newest first), links open the viewer
+//   GET /                    the run list page (newest first), links open the viewer;
+//                            when one run is served (a run file or a run folder:
+//                            the catalog is one entry with no folder in its path),
+//                            303 to the viewer on that run instead
+//   GET /runs                the run list page, always (the viewer links to it)
 //   GET /api/runs            the RunStore's catalog (run_catalog.h), JSON
 //   GET /api/stats           {"requests", "range_reads", "bytes_served"} plus extra_stats()
 //   GET /viewer.html|.js|.wasm   the browser viewer, from `web_dir`
-//   GET /run/<path>          bytes of a run file; Range: bytes=a-b, a-, -n (206),
+//   GET /run/<path>          bytes of a run file (a name ending in .tvis, no hidden
+//                            or parent folder on the way; else 403); Range: bytes=a-b, a-, -n (206),
 //                            none (200, whole file), unsatisfiable (416);
 //                            a store failure's status comes from its ErrorKind
 //                            (status_for_error)
@@ -28,6 +39,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,6 +88,7 @@ int status_for_error(remote::ErrorKind kind);
 
 class HttpServer;
 struct HttpResponse;
+struct RunListPage;
 
 /// 32 hex digits from the system's random source.
 std::string random_token();
@@ -95,7 +108,7 @@ class RunServer {
   void stop();
 
  private:
-  std::string run_list_page();
+  std::shared_ptr<const RunListPage> run_list_page();
   void serve_run(const std::string& path, const std::string& range_header, HttpResponse* res);
 
   std::shared_ptr<remote::RunStore> store_;
@@ -103,6 +116,9 @@ class RunServer {
   std::unique_ptr<HttpServer> http_;
   int port_ = 0;
   std::atomic<uint64_t> requests_{0}, range_reads_{0}, bytes_served_{0};
+  std::mutex page_mu_;  // guards the cache of the last run list page
+  std::string cached_list_;
+  std::shared_ptr<const RunListPage> cached_page_;
 };
 
 }  // namespace tvis::serve
