@@ -9,6 +9,7 @@
 #include "checksums.h"
 #include "endian.h"
 #include "tvis/format/chunk_kind.h"
+#include "tvis/format/chunk_limits.h"
 
 namespace tvis::format {
 
@@ -92,11 +93,8 @@ Status decode_chunk_header(const uint8_t d[kChunkHeaderSize], uint64_t offset, C
 
 Status check_chunk_sizes(const ChunkEntry& e, uint64_t file_size) {
   char buf[200];
-  if (e.compressed_size > kMaxChunkCompressedSize || e.raw_size > kMaxChunkRawSize) {
-    std::snprintf(buf, sizeof buf, "%s: size field too large (%u bytes stored, %u decoded; limit %" PRIu64 ")",
-                  describe_chunk(e).c_str(), e.compressed_size, e.raw_size, kMaxChunkRawSize);
-    return Status::error(ErrorCode::TooLarge, buf);
-  }
+  Status s = check_decoded_size(e);
+  if (!s) return s;
   // offset <= file_size is checked first so the subtraction cannot wrap.
   if (e.offset > file_size || file_size - e.offset < kChunkHeaderSize + uint64_t(e.compressed_size)) {
     std::snprintf(buf, sizeof buf, "%s: %" PRIu64 " bytes extend past the end of the file (%" PRIu64 " bytes)",

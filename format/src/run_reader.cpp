@@ -11,10 +11,13 @@
 #include <utility>
 
 #include "checksums.h"
+#include "chunk_stream.h"
 #include "endian.h"
 #include "shuffle.h"
 #include "wide_vector_alignment.h"
+#include "zstd_frame.h"
 #include "tvis/format/chunk_kind.h"
+#include "tvis/format/chunk_limits.h"
 #include "tvis/format/container_codec.h"
 #include "tvis/schema/recording_generated.h"
 
@@ -92,29 +95,88 @@ const schema::Chunk* DecodedChunk::root() const {
   return schema::GetChunk(bytes_.data());
 }
 
-Result<DecodedChunk> decode_chunk_payload(const ChunkEntry& e, const uint8_t* data, uint64_t size) {
+namespace {
+
+// Everything judged before a byte is inflated (chunk_limits.h): the sizes
+// against the bytes present and the chunk's kind, the checksum, the filter,
+// and the zstd frame's own header and block headers.
+Status check_before_inflating(const ChunkEntry& e, const uint8_t* data, uint64_t size) {
   if (size != e.compressed_size)
     return chunk_error(ErrorCode::Truncated, e, "payload is shorter than its header says");
-  if (e.compressed_size > kMaxChunkCompressedSize || e.raw_size > kMaxChunkRawSize)
-    return chunk_error(ErrorCode::TooLarge, e, "size field exceeds the 1 GiB chunk limit");
+  Status s = check_decoded_size(e);
+  if (!s) return s;
   if (kEnforceChecksums && XXH64(data, size_t(size), 0) != e.payload_xxh64)
     return chunk_error(ErrorCode::BadChecksum, e, "payload checksum mismatch");
-  const size_t elem = filter_element_size(e.info.filter);
-  if (elem == 0) return chunk_error(ErrorCode::Corrupt, e, "unknown filter " + std::to_string(int(e.info.filter)));
-
-  const unsigned long long content = ZSTD_getFrameContentSize(data, size_t(size));
-  if (content == ZSTD_CONTENTSIZE_ERROR) return chunk_error(ErrorCode::Corrupt, e, "payload is not a zstd frame");
-  if (content == ZSTD_CONTENTSIZE_UNKNOWN)
-    return chunk_error(ErrorCode::Corrupt, e, "zstd frame does not state its size");
-  if (content != e.raw_size) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "zstd frame holds %llu bytes, the header says %u", content, e.raw_size);
+  if (filter_element_size(e.info.filter) == 0)
+    return chunk_error(ErrorCode::Corrupt, e, "unknown filter " + std::to_string(int(e.info.filter)));
+  ZstdFrame f;
+  std::string why;
+  if (!read_zstd_frame(data, size, &f, &why)) return chunk_error(ErrorCode::Corrupt, e, why);
+  char buf[160];
+  if (f.dictionary_id != 0) {
+    std::snprintf(buf, sizeof buf, "zstd frame needs dictionary %u (tvis writes none)", f.dictionary_id);
     return chunk_error(ErrorCode::Corrupt, e, buf);
   }
-  const size_t frame = ZSTD_findFrameCompressedSize(data, size_t(size));
-  if (ZSTD_isError(frame) || frame != size)
-    return chunk_error(ErrorCode::Corrupt, e, "payload is not exactly one zstd frame");
+  if (!f.has_content_size) return chunk_error(ErrorCode::Corrupt, e, "zstd frame does not state its size");
+  if (f.content_size != e.raw_size) {
+    std::snprintf(buf, sizeof buf, "zstd frame holds %llu bytes, the header says %u",
+                  static_cast<unsigned long long>(f.content_size), e.raw_size);
+    return chunk_error(ErrorCode::Corrupt, e, buf);
+  }
+  if (f.frame_size != size) return chunk_error(ErrorCode::Corrupt, e, "payload is not exactly one zstd frame");
+  if (f.window_size > kMaxZstdWindow)
+    return chunk_error(ErrorCode::TooLarge, e,
+                       "zstd frame asks for a " + format_bytes(f.window_size) + " window (limit " +
+                           format_bytes(kMaxZstdWindow) + ")");
+  if (e.raw_size > f.max_decoded || e.raw_size < f.min_decoded) {
+    std::snprintf(buf, sizeof buf, "zstd frame's blocks decode to %llu..%llu bytes, its header says %u",
+                  static_cast<unsigned long long>(f.min_decoded), static_cast<unsigned long long>(f.max_decoded),
+                  e.raw_size);
+    return chunk_error(ErrorCode::Corrupt, e, buf);
+  }
+  return Status::ok();
+}
 
+// A chunk that would decode to much more than its stored bytes: decoded
+// through a bounded window first (chunk_stream.h), its FlatBuffer root checked.
+bool stream_first(const ChunkEntry& e) {
+  return e.raw_size > kStreamCheckAbove && uint64_t(e.raw_size) > uint64_t(e.compressed_size) * kStreamCheckRatio;
+}
+
+// The chunk header as read with its payload must be the one the index lists.
+Status check_stored_header(const ChunkEntry& entry, const Bytes& b) {
+  ChunkEntry h;
+  Status s = decode_chunk_header(b.data(), entry.offset, &h);
+  if (!s) return Status::error(s.code, describe_chunk(entry) + ": " + s.message);
+  if (h.info.kind != entry.info.kind || h.info.filter != entry.info.filter || h.ordinal != entry.ordinal ||
+      h.compressed_size != entry.compressed_size || h.raw_size != entry.raw_size ||
+      h.payload_xxh64 != entry.payload_xxh64 || h.info.step_first != entry.info.step_first ||
+      h.info.step_last != entry.info.step_last || h.info.event_first != entry.info.event_first ||
+      h.info.event_last != entry.info.event_last)
+    return chunk_error(ErrorCode::Corrupt, entry, "chunk header disagrees with the footer index");
+  return Status::ok();
+}
+
+}  // namespace
+
+Status verify_chunk_payload(const ChunkEntry& e, const uint8_t* data, uint64_t size) {
+  if (e.raw_size <= kTableChunkFreeSize) {
+    Result<DecodedChunk> d = decode_chunk_payload(e, data, size);
+    return d.ok() ? Status::ok() : d.status();
+  }
+  Status s = check_before_inflating(e, data, size);
+  if (!s) return s;
+  return stream_check_chunk(e, data, size, uint8_t(body_for_kind(e.info.kind)), true);
+}
+
+Result<DecodedChunk> decode_chunk_payload(const ChunkEntry& e, const uint8_t* data, uint64_t size) {
+  Status s = check_before_inflating(e, data, size);
+  if (!s) return s;
+  if (stream_first(e)) {
+    s = stream_check_chunk(e, data, size, uint8_t(body_for_kind(e.info.kind)), true);
+    if (!s) return s;
+  }
+  const size_t elem = filter_element_size(e.info.filter);
   Bytes raw(e.raw_size);
   const size_t n = ZSTD_decompress(raw.data(), raw.size(), data, size_t(size));
   if (ZSTD_isError(n)) return chunk_error(ErrorCode::Corrupt, e, std::string("zstd: ") + ZSTD_getErrorName(n));
@@ -125,7 +187,7 @@ Result<DecodedChunk> decode_chunk_payload(const ChunkEntry& e, const uint8_t* da
     raw.swap(plain);
   }
   if (e.info.kind != uint16_t(ChunkKind::Index)) {
-    Status s = verify_flatbuffer(e, raw);
+    s = verify_flatbuffer(e, raw);
     if (!s) return s;
   }
   return DecodedChunk(e, std::move(raw));
@@ -249,6 +311,11 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
       return start_scan("footer damaged (its header disagrees with the trailer)");
     s = check_chunk_sizes(footer, file_size());
     if (!s) return fail(s);
+    if (footer.raw_size > max_index_size(trailer_.footer_offset))
+      return fail(Status::error(ErrorCode::TooLarge,
+                                describe_chunk(footer) + ": declares " + format_bytes(footer.raw_size) +
+                                    " decoded; an index of the chunks that fit before it holds at most " +
+                                    format_bytes(max_index_size(trailer_.footer_offset))));
     if (kEnforceChecksums &&
         XXH64(b.data() + kChunkHeaderSize, footer.compressed_size, 0) != footer.payload_xxh64)
       return start_scan("footer damaged (" + describe_chunk(footer) + ": payload checksum mismatch)");
@@ -478,20 +545,39 @@ void RunReader::read_chunk(uint32_t ordinal, ChunkDone done) {
   }
   source_->read(entry.offset, kChunkHeaderSize + entry.compressed_size, [entry, done](Result<Bytes> r) {
     if (!r.ok()) return done(Status::error(r.status().code, describe_chunk(entry) + ": " + r.status().message));
-    const Bytes& b = r.value();
-    ChunkEntry h;
-    Status s = decode_chunk_header(b.data(), entry.offset, &h);
-    if (!s) return done(Status::error(s.code, describe_chunk(entry) + ": " + s.message));
-    if (h.info.kind != entry.info.kind || h.info.filter != entry.info.filter || h.ordinal != entry.ordinal ||
-        h.compressed_size != entry.compressed_size || h.raw_size != entry.raw_size ||
-        h.payload_xxh64 != entry.payload_xxh64 || h.info.step_first != entry.info.step_first ||
-        h.info.step_last != entry.info.step_last || h.info.event_first != entry.info.event_first ||
-        h.info.event_last != entry.info.event_last)
-      return done(chunk_error(ErrorCode::Corrupt, entry, "chunk header disagrees with the footer index"));
-    Result<DecodedChunk> d = decode_chunk_payload(entry, b.data() + kChunkHeaderSize, entry.compressed_size);
+    Status s = check_stored_header(entry, r.value());
+    if (!s) return done(s);
+    Result<DecodedChunk> d = decode_chunk_payload(entry, r.value().data() + kChunkHeaderSize, entry.compressed_size);
     if (!d.ok()) return done(d.status());
     done(std::shared_ptr<const DecodedChunk>(std::make_shared<DecodedChunk>(std::move(d.value()))));
   });
+}
+
+void RunReader::verify_chunk(uint32_t ordinal, std::function<void(Status)> done) {
+  if (ordinal >= chunks_.size()) {
+    done(Status::error(ErrorCode::Corrupt, "no chunk " + std::to_string(ordinal) + " (the run has " +
+                                               std::to_string(chunks_.size()) + ")"));
+    return;
+  }
+  const ChunkEntry entry = chunks_[ordinal];
+  Status s = check_chunk_sizes(entry, source_->size());
+  if (!s) {
+    done(s);
+    return;
+  }
+  source_->read(entry.offset, kChunkHeaderSize + entry.compressed_size, [entry, done](Result<Bytes> r) {
+    if (!r.ok()) return done(Status::error(r.status().code, describe_chunk(entry) + ": " + r.status().message));
+    Status s = check_stored_header(entry, r.value());
+    if (!s) return done(s);
+    done(verify_chunk_payload(entry, r.value().data() + kChunkHeaderSize, entry.compressed_size));
+  });
+}
+
+Status RunReader::verify_chunk_sync(uint32_t ordinal) {
+  // Shared: a source that answers late must not write to this frame.
+  auto out = std::make_shared<Status>(Status::error(ErrorCode::Io, "the source did not answer synchronously"));
+  verify_chunk(ordinal, [out](Status s) { *out = std::move(s); });
+  return *out;
 }
 
 Result<std::shared_ptr<const DecodedChunk>> RunReader::read_chunk_sync(uint32_t ordinal) {

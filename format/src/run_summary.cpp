@@ -17,16 +17,34 @@ namespace {
 
 std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
+// A string field copied into the summary, cut at `max` bytes ("..." marks a cut).
+std::string bounded(const flatbuffers::String* s, size_t max) {
+  if (!s) return {};
+  if (s->size() <= max) return s->str();
+  return std::string(s->c_str(), max) + "...";
+}
+
 // Names in call order: a name's place is the smallest event id it was seen
 // at. A recorder writes an event when it ends, so an enclosing call (the
 // script's `<module>`, `main`) comes in a later chunk than its children:
 // chunk order is not call order, event ids are.
+// Linear in the chunk's bytes: events that share one FlatBuffer string (any
+// number may) are looked up by its address, so its text is copied and
+// hashed once per chunk, not once per event.
 struct FirstCalls {
   std::unordered_map<std::string, uint64_t> first_id;
-  void see(std::string name, uint64_t id) {
-    if (name.empty()) return;
-    auto [it, added] = first_id.emplace(std::move(name), id);
-    if (!added && id < it->second) it->second = id;
+  std::unordered_map<const flatbuffers::String*, uint64_t*> in_chunk;  // this chunk's strings: clear per chunk
+  void see(const flatbuffers::String* name, uint64_t id) {
+    if (!name || name->size() == 0) return;
+    uint64_t* first;
+    auto known = in_chunk.find(name);
+    if (known != in_chunk.end()) {
+      first = known->second;
+    } else {
+      first = &first_id.emplace(bounded(name, kSummaryFieldBytes), id).first->second;  // node-based: stays valid
+      in_chunk.emplace(name, first);
+    }
+    if (id < *first) *first = id;
   }
   std::vector<std::string> in_call_order() const {
     std::vector<std::pair<uint64_t, std::string>> v;
@@ -58,36 +76,62 @@ struct RunSummaryBuilder::State {
   int32_t meta_steps = 0;
   std::vector<std::string> run_notices;
 
+  // What a RunMeta's strings may cost the summary (run_summary.h): a vector
+  // may reference one string any number of times, so a 24 kB file can name
+  // gigabytes; the copies stop at these bounds and a notice says so.
   void add_meta(const schema::RunMeta& m) {
-    s.script = str(m.script());
+    s.script = bounded(m.script(), kSummaryFieldBytes);
     s.argv.clear();
-    if (m.argv())
-      for (const auto* a : *m.argv()) s.argv.push_back(str(a));
-    s.device = str(m.device());
-    s.python_version = str(m.python_version());
-    s.torch_version = str(m.torch_version());
-    s.hostname = str(m.hostname());
+    if (const auto* argv = m.argv()) {
+      size_t bytes = 0;
+      for (const auto* a : *argv) {
+        const size_t len = a ? a->size() : 0;
+        if (s.argv.size() >= kSummaryListItems || bytes + len > kSummaryListBytes) {
+          s.argv.push_back("... (" + std::to_string(argv->size()) + " arguments in all)");
+          break;
+        }
+        bytes += len;
+        s.argv.push_back(str(a));
+      }
+    }
+    s.device = bounded(m.device(), kSummaryFieldBytes);
+    s.python_version = bounded(m.python_version(), kSummaryFieldBytes);
+    s.torch_version = bounded(m.torch_version(), kSummaryFieldBytes);
+    s.hostname = bounded(m.hostname(), kSummaryFieldBytes);
     s.started_unix_ms = m.started_unix_ms();
     s.finished_unix_ms = m.finished_unix_ms();
     s.exit_code = m.exit_code();
     s.has_exception = m.exception() != nullptr && m.exception()->size() > 0;
-    s.exception = str(m.exception());
+    s.exception = bounded(m.exception(), kSummaryListBytes);
     final_meta = m.complete() || m.finished_unix_ms() != 0;
     meta_steps = m.steps_recorded();
     run_notices.clear();
-    if (m.notices())
-      for (const auto* n : *m.notices())
-        if (n) run_notices.push_back(n->message() ? n->message()->str() : str(n->code()));
+    if (const auto* notices = m.notices()) {
+      size_t bytes = 0;
+      for (const auto* n : *notices) {
+        if (!n) continue;
+        std::string text = n->message() ? bounded(n->message(), kSummaryFieldBytes) : bounded(n->code(), kSummaryFieldBytes);
+        if (run_notices.size() >= kSummaryListItems || bytes + text.size() > kSummaryListBytes) {
+          run_notices.push_back("... (the run's RunMeta holds " + std::to_string(notices->size()) +
+                                " notices; the first " + std::to_string(run_notices.size()) + " are shown)");
+          break;
+        }
+        bytes += text.size();
+        run_notices.push_back(std::move(text));
+      }
+    }
   }
 
   void add_events(const schema::EventBatch& b) {
+    modules.in_chunk.clear();  // string addresses are this chunk's
+    functions.in_chunk.clear();
     if (!b.events()) return;
     for (const auto* e : *b.events()) {
       if (!e) continue;
       s.events += 1;
       switch (e->kind()) {
-        case schema::EventKind::ModuleCall: modules.see(str(e->name()), e->id()); break;
-        case schema::EventKind::FunctionCall: functions.see(str(e->name()), e->id()); break;
+        case schema::EventKind::ModuleCall: modules.see(e->name(), e->id()); break;
+        case schema::EventKind::FunctionCall: functions.see(e->name(), e->id()); break;
         case schema::EventKind::OptimizerStep:
           if (e->step() >= 0) optimizer_steps.insert(e->step());
           break;
@@ -148,13 +192,16 @@ RunSummaryBuilder::RunSummaryBuilder(const RunReader& reader) : state_(std::make
   if (!reader.recovery_notice().empty()) s.notices.push_back(reader.recovery_notice());
 }
 
-void RunSummaryBuilder::add(const DecodedChunk& chunk) {
-  State& st = *state_;
-  const ChunkEntry& e = chunk.entry();
-  ChunkKindTotals& totals = st.s.chunks_by_kind[chunk_kind_name(e.info.kind)];
+void RunSummaryBuilder::add_verified(const ChunkEntry& e) {
+  ChunkKindTotals& totals = state_->s.chunks_by_kind[chunk_kind_name(e.info.kind)];
   totals.chunks += 1;
   totals.raw_bytes += e.raw_size;
   totals.stored_bytes += kChunkHeaderSize + e.compressed_size;
+}
+
+void RunSummaryBuilder::add(const DecodedChunk& chunk) {
+  State& st = *state_;
+  add_verified(chunk.entry());
   const schema::Chunk* root = chunk.root();
   if (!root) return;
   // Every accessor below may be null in a file from a newer or buggy writer;
@@ -203,6 +250,12 @@ Result<RunSummary> summarize_run(RunReader& reader) {
   RunSummaryBuilder builder(reader);
   const uint32_t count = uint32_t(reader.chunks().size());
   for (uint32_t i = 0; i < count; ++i) {
+    if (reader.chunks()[i].info.kind == uint16_t(ChunkKind::TensorData)) {  // values: verified, never kept
+      Status v = reader.verify_chunk_sync(i);
+      if (!v) return v;
+      builder.add_verified(reader.chunks()[i]);
+      continue;
+    }
     Result<std::shared_ptr<const DecodedChunk>> c = reader.read_chunk_sync(i);
     if (!c.ok()) return c.status();
     builder.add(*c.value());

@@ -42,7 +42,7 @@ std::vector<std::string> rank_files_of(const std::string& root_dir, const std::s
   return out;
 }
 
-nlohmann::json card(const std::string& root_dir, const std::string& rel) {
+nlohmann::json read_card(const std::string& root_dir, const std::string& rel) {
   const std::string path = root_dir + "/" + rel;
   nlohmann::json c = {{"path", rel}, {"name", folder_name_of(rel)}, {"size", 0},     {"mtime_ms", 0},
                       {"script", ""}, {"argv", nlohmann::json::array()}, {"steps", 0}, {"started_unix_ms", 0},
@@ -85,6 +85,19 @@ nlohmann::json card(const std::string& root_dir, const std::string& rel) {
   c["steps"] = s.steps;
   c["started_unix_ms"] = s.started_unix_ms;
   return c;
+}
+
+// One run's card; whatever reading it costs or throws (memory, a JSON
+// error) stays that card's `error`, never the list's.
+nlohmann::json card(const std::string& root_dir, const std::string& rel) {
+  try {
+    return read_card(root_dir, rel);
+  } catch (const std::exception& e) {
+    return {{"path", rel}, {"name", folder_name_of(rel)}, {"size", 0}, {"mtime_ms", 0}, {"script", ""},
+            {"argv", nlohmann::json::array()}, {"steps", 0}, {"started_unix_ms", 0}, {"complete", false},
+            {"error", std::string("this run could not be summarised: ") + e.what()}, {"ranks", 1},
+            {"rank_files", nlohmann::json::array({rel})}};
+  }
 }
 
 }  // namespace

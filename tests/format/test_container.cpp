@@ -16,6 +16,7 @@
 #include "test_util.h"
 #include "tvis/format/chunk_encoder.h"
 #include "tvis/format/chunk_kind.h"
+#include "tvis/format/chunk_limits.h"
 #include "tvis/format/container_codec.h"
 #include "tvis/format/run_summary.h"
 #include "tvis/format/run_writer.h"
@@ -233,12 +234,60 @@ TEST_CASE("absurd sizes fail before any allocation", "[container][limits]") {
     info.kind = uint16_t(fmt::ChunkKind::TensorData);
     fmt::ChunkEntry e;
     REQUIRE(enc.encode(info, 0, raw.data(), raw.size(), &out, &e).is_ok());
-    e.raw_size = 1u << 30;  // claims 1 GiB; the frame says 1000
+    e.raw_size = e.compressed_size * 1000;  // more than the frame says, less than zstd's best ratio
     TrackAllocations track;
     auto d = fmt::decode_chunk_payload(e, out.data() + fmt::kChunkHeaderSize, e.compressed_size);
     REQUIRE_FALSE(d.ok());
     CHECK(d.status().message.find("zstd frame holds 1000 bytes") != std::string::npos);
+    e.raw_size = 1u << 30;  // claims 1 GiB from a few stored bytes: no zstd frame decodes to that
+    auto g = fmt::decode_chunk_payload(e, out.data() + fmt::kChunkHeaderSize, e.compressed_size);
+    REQUIRE_FALSE(g.ok());
+    CHECK(g.status().code == fmt::ErrorCode::TooLarge);
+    CHECK(g.status().message.find("more than any zstd frame decodes to") != std::string::npos);
     CHECK(track.largest() < 64 * 1024);
+  }
+}
+
+// Issue 46: the crafted files of tests/data/hostile (make_hostile_chunks.cpp
+// says what each holds) are refused, or summarised, without the reader ever
+// allocating what a chunk declares (1 GiB, 2 GiB shuffled).
+TEST_CASE("crafted chunk sizes and zstd frames are refused before allocating", "[container][hostile]") {
+  struct Case {
+    const char* file;
+    fmt::ErrorCode code;  // Ok: a valid run, summarised
+    const char* message;
+    size_t max_alloc = 4u << 20;  // the largest allocation the reader may make for it
+  };
+  const size_t records = fmt::kTableChunkFreeSize + (1u << 20);  // one honest chunk of records, decoded
+  const Case cases[] = {
+      {"chunk_huge_raw_size.tvis", fmt::ErrorCode::TooLarge, "a chunk of records decodes to at most 16 MiB or 1024x"},
+      {"chunk_huge_raw_size_shuffled.tvis", fmt::ErrorCode::TooLarge, "a chunk of records decodes to at most"},
+      {"chunk_frame_claims_huge.tvis", fmt::ErrorCode::Corrupt, "zstd frame's blocks decode to 40960..40960 bytes"},
+      {"chunk_window_huge.tvis", fmt::ErrorCode::TooLarge, "zstd frame asks for a 2.2 TB window"},
+      {"chunk_footer_huge.tvis", fmt::ErrorCode::TooLarge, "an index of the chunks that fit before it holds at most"},
+      {"chunk_tensor_data_garbage.tvis", fmt::ErrorCode::Corrupt, "found before decoding its 1.1 GB"},
+      {"chunk_tensor_data_zeros.tvis", fmt::ErrorCode::Ok, ""},
+      {"chunk_same_name_events.tvis", fmt::ErrorCode::Ok, "", records},
+      {"chunk_shared_argv.tvis", fmt::ErrorCode::Ok, "", records},
+  };
+  for (const Case& c : cases) {
+    INFO(c.file);
+    Bytes bytes = tvis::test::read_file(std::string(TVIS_TEST_DATA_DIR) + "/hostile/" + c.file);
+    REQUIRE_FALSE(bytes.empty());
+    TrackAllocations track;
+    auto reader = fmt::RunReader::open_sync(tvis::test::memory(std::move(bytes)));
+    fmt::Status status = reader.ok() ? fmt::Status::ok() : reader.status();
+    if (reader.ok()) {
+      auto summary = fmt::summarize_run(*reader.value());
+      if (!summary.ok()) status = summary.status();
+      for (uint32_t i = 0; i < reader.value()->chunks().size() && c.code != fmt::ErrorCode::Ok; ++i) {
+        auto chunk = reader.value()->read_chunk_sync(i);  // the viewer's path: decode, not verify
+        CHECK_FALSE(chunk.ok());
+      }
+    }
+    CHECK(status.code == c.code);
+    CHECK(status.message.find(c.message) != std::string::npos);
+    CHECK(track.largest() < c.max_alloc);
   }
 }
 

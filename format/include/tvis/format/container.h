@@ -35,14 +35,11 @@ inline constexpr uint64_t kChunkHeaderSize = 56;
 inline constexpr uint64_t kTrailerSize = 32;
 inline constexpr uint64_t kIndexEntrySize = 64;
 
-// Hard limits a reader enforces before allocating anything. (A libFuzzer
-// build lowers the decoded limit so fuzzing is not dominated by legal 1 GiB
-// decompression bombs; the checks are the same.)
-#if defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
-inline constexpr uint64_t kMaxChunkRawSize = 16ull << 20;
-#else
+// Hard limits a reader enforces before allocating anything; chunk_limits.h
+// bounds a chunk's decoded size further by what its stored bytes can hold.
+// (A libFuzzer build keeps them: the fuzzer's malloc limit is what catches a
+// reader that allocates what a file merely claims.)
 inline constexpr uint64_t kMaxChunkRawSize = 1ull << 30;         // 1 GiB decoded
-#endif
 inline constexpr uint64_t kMaxChunkCompressedSize = 1ull << 30;  // 1 GiB on disk
 inline constexpr uint64_t kMaxIndexEntries = 1ull << 24;         // 16 M chunks
 

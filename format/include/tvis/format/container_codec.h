@@ -32,9 +32,10 @@ void encode_chunk_header(const ChunkEntry& entry, uint8_t out[kChunkHeaderSize])
 /// see check_chunk_sizes(). On success `out->offset` = `offset`.
 Status decode_chunk_header(const uint8_t data[kChunkHeaderSize], uint64_t offset, ChunkEntry* out);
 
-/// Checks an entry's sizes against the hard limits in container.h (TooLarge)
-/// and against a file of `file_size` bytes (Truncated): the header and its
-/// payload must lie inside the file. Call before allocating for a chunk.
+/// Checks an entry's sizes against the hard limits in container.h and what
+/// its stored size can decode to (chunk_limits.h: check_decoded_size), both
+/// TooLarge, and against a file of `file_size` bytes (Truncated): the header
+/// and its payload must lie inside the file. Call before allocating for a chunk.
 Status check_chunk_sizes(const ChunkEntry& entry, uint64_t file_size);
 
 /// Writes / reads one 64-byte footer IndexEntry.

@@ -34,8 +34,11 @@
 //
 // Failure: every callback receives a Status naming what failed, which chunk
 // (ordinal and kind) and at which byte offset. No size read from the file is
-// used to allocate before it is checked against the file size and the limits
-// in container.h.
+// used to allocate before it is checked against the file size, the limits in
+// container.h and what the chunk's stored bytes can decode to
+// (chunk_limits.h); a chunk's buffer is allocated only after its zstd frame's
+// headers, and for a chunk far larger decoded than stored its FlatBuffer
+// root, have been checked.
 #pragma once
 
 #include <cstdint>
@@ -105,6 +108,12 @@ class RunReader : public std::enable_shared_from_this<RunReader> {
   /// Synchronous variant for synchronous sources.
   Result<std::shared_ptr<const DecodedChunk>> read_chunk_sync(uint32_t ordinal);
 
+  /// Fetches and verifies chunk `ordinal` without keeping it, for a caller
+  /// that does not read its body (inspect's tensor values): see
+  /// verify_chunk_payload(). `done` gets the first failure or ok.
+  void verify_chunk(uint32_t ordinal, std::function<void(Status)> done);
+  Status verify_chunk_sync(uint32_t ordinal);
+
  private:
   std::shared_ptr<ByteSource> source_;
   FileHeader header_;
@@ -117,8 +126,19 @@ class RunReader : public std::enable_shared_from_this<RunReader> {
 };
 
 /// Decodes a chunk payload (compressed bytes as stored after its header) for
-/// `entry`: checksum, size limits, zstd, unshuffle, FlatBuffer verification.
-/// Exposed for the fuzzer and tests.
+/// `entry`: size limits (chunk_limits.h), checksum, the zstd frame's header
+/// and block headers, and for a chunk that would decode to far more than it
+/// stores a pass through a bounded window with its FlatBuffer root checked,
+/// all before its buffer is allocated; then zstd, unshuffle, FlatBuffer
+/// verification. Exposed for the fuzzer and tests.
 Result<DecodedChunk> decode_chunk_payload(const ChunkEntry& entry, const uint8_t* data, uint64_t size);
+
+/// Verifies a chunk payload as decode_chunk_payload() does while allocating
+/// at most one zstd window: a chunk of up to kTableChunkFreeSize decoded
+/// bytes is decoded and verified whole and dropped; a larger one is decoded
+/// through the window, every byte of its frame, and must come to raw_size
+/// bytes whose FlatBuffer root, vtable and body type are right (the rest of
+/// its FlatBuffer, in a TensorData chunk the values, is not walked).
+Status verify_chunk_payload(const ChunkEntry& entry, const uint8_t* data, uint64_t size);
 
 }  // namespace tvis::format

@@ -7,8 +7,18 @@
 // Asynchronous sources feed every decoded chunk, in ordinal order, to a
 // RunSummaryBuilder and call finish().
 //
-// summarize_run() reads and verifies every chunk (tensor values included),
-// so a corrupt chunk anywhere fails it with that chunk's Status.
+// summarize_run() reads and verifies every chunk, so a corrupt chunk anywhere
+// fails it with that chunk's Status. Tensor values (TensorData chunks) are
+// verified without being kept (RunReader::verify_chunk: one zstd window, not
+// the chunk's decoded size), so the summary's memory does not grow with them.
+//
+// What the summary costs is bounded by the file's bytes, not by what its
+// records reference: a FlatBuffer string or vector may be referenced by any
+// number of tables, so names are looked up once per string per chunk (and
+// kept up to kSummaryFieldBytes each), and
+// RunMeta's strings are copied up to kSummaryFieldBytes each and its argv and
+// notices up to kSummaryListItems entries and kSummaryListBytes in all
+// (a cut list ends with one "... (N ... in all)" entry).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +30,10 @@
 #include "tvis/format/run_reader.h"
 
 namespace tvis::format {
+
+inline constexpr size_t kSummaryFieldBytes = 4096;       // a name; script, device, versions, host, one notice
+inline constexpr size_t kSummaryListItems = 1024;        // argv entries, notices
+inline constexpr size_t kSummaryListBytes = 64 * 1024;   // argv, notices, the exception text
 
 struct AttentionSummary {
   std::string module;
@@ -85,6 +99,9 @@ class RunSummaryBuilder {
   /// Adds one chunk's content. Chunks of kinds this reader does not know are
   /// counted and otherwise ignored.
   void add(const DecodedChunk& chunk);
+  /// Counts a chunk whose body the summary does not read (verified by the
+  /// caller, e.g. with RunReader::verify_chunk): its kind's totals only.
+  void add_verified(const ChunkEntry& entry);
   /// The summary of everything added.
   RunSummary finish();
 

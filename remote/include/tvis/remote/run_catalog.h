@@ -9,8 +9,11 @@
 // root, by rank: "<run>/run.tvis", "<run>/rank1.tvis", ...); the card's
 // other fields are rank 0's. A run of one file has ranks 1 and its own path.
 // Reading a card costs the reader's open (header, trailer, footer) and the
-// last RunMeta chunk, whatever the run's size; a run that cannot be read
-// keeps its card with `error` set.
+// last RunMeta chunk, whatever the run's size; what it copies from that
+// RunMeta is bounded (run_summary.h: argv at most kSummaryListItems entries
+// and kSummaryListBytes, cut lists ending in "... (N arguments in all)"). A
+// run that cannot be read, or whose card fails in any other way, keeps its
+// card with `error` set: one bad run never fails the list.
 #pragma once
 
 #include <string>
