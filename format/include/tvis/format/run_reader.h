@@ -13,8 +13,9 @@
 // What is refused rather than recovered: a file without the magic (NotARun),
 // a newer major version (NewerVersion), a footer whose checksum is right but
 // whose content is inconsistent (Corrupt), and any checksummed header whose
-// size fields exceed the limits in container.h (TooLarge): those are not
-// what a killed writer leaves behind.
+// size fields exceed the limits in container.h or what its stored bytes can
+// decode to (chunk_limits.h; TooLarge): those are not what a killed writer
+// leaves behind.
 //
 // Live runs (a run still being written): grow() rechecks the source's size
 // (ByteSource::recheck_size) and, when the file grew, reads only what is new:
