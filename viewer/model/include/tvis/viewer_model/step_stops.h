@@ -71,6 +71,9 @@ class StepStops {
   const StepPlan* plan(int step);
   /// Asks for the Events chunks of `step` without building anything.
   void prefetch(int step);
+  /// How many plans are kept: one per step asked for, so a page that asks
+  /// only for the steps it shows keeps a screenful, whatever the run claims.
+  size_t plan_count() const { return plans_.size(); }
 
  private:
   RunModel& model_;
