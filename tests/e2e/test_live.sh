@@ -3,7 +3,9 @@
 # training script (live/slow_train.py: one step every few seconds) is opened
 # while it records, in tvis-view under Xvfb (--state-json F --state-every S)
 # and in headless Chromium through `tvis open --no-browser` (live/live_browser.mjs),
-# locally and, when sshd is installed, over the agent through a real sshd.
+# locally and, when sshd is installed, over the agent through a real sshd,
+# and tvis-view HOST:PATH once more over a link that delays every answer of
+# the agent (live/slow_agent.py): no frame may wait for a recheck.
 # Checked: each viewer opens the run live with fewer steps than it ends
 # with, sees the steps grow without a reload, and ends complete with the
 # steps and events `tvis inspect` reads from the finished file, which are the
@@ -161,6 +163,73 @@ SH
   finish_training "$RRUNS"
   check_final "browser (over ssh)" "$OUT/browser_remote.json"
   kill -TERM "$OPEN_PID"; wait "$OPEN_PID" || true
+
+  # --- 3. tvis-view HOST:PATH over a slow link: no frame waits for a recheck ---------
+  # Every answer of the agent arrives DELAY seconds late (live/slow_agent.py
+  # between ssh and `tvis agent --stdio`). tvis-view must keep drawing frames
+  # while a recheck is outstanding (its p99 frame time far under DELAY: a
+  # recheck made in the frame holds one frame in about twenty for DELAY or
+  # more) and still pick up the growth once the answer is in.
+  DELAY="${TVIS_E2E_LIVE_DELAY:-0.4}"
+  cat > "$WORK/slow-tvis" <<SH
+#!/bin/sh
+exec python3 "$HERE/live/slow_agent.py" $DELAY "$TVIS" "\$@"
+SH
+  chmod +x "$WORK/slow-tvis"
+  SRUNS="$WORK/slow_runs"
+  mkdir -p "$SRUNS"
+  start_training "$SRUNS"
+  SLOW_STATE="$OUT/view_slow_state.json"
+  rm -f "$SLOW_STATE"
+  xvfb-run -a -s "-screen 0 1600x1000x24" sh -c 'echo $$ > "$0"; exec "$@"' "$WORK/view_slow.pid" \
+    "$BIN/tvis-view" --ssh-config "$SSH_CONFIG" --remote-tvis "$WORK/slow-tvis" "tgt:$RUN" --size 1200x800 \
+    --state-json "$SLOW_STATE" --state-every 0.5 >"$OUT/view_slow.stdout" 2>"$OUT/view_slow.stderr" &
+  XVFB_PID=$!
+  PIDS+=($XVFB_PID)
+  # One JSON line per state: the run's live keys and the frame times.
+  ( while :; do
+      python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+r = d["run"]
+if r:
+    print(json.dumps({k: r.get(k) for k in ("steps", "live", "complete", "growths", "rechecking", "recheck_frames")} | {"frame_ms": d["frame_ms"]}))' "$SLOW_STATE" 2>/dev/null || true
+      sleep 0.5
+    done ) >"$OUT/view_slow_series.txt" &
+  POLL_PID=$!
+  PIDS+=($POLL_PID)
+  finish_training "$SRUNS"
+  for i in $(seq 1 300); do
+    tail -1 "$OUT/view_slow_series.txt" 2>/dev/null | grep -q '"complete": true' && break
+    kill -0 "$XVFB_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  kill -TERM "$(cat "$WORK/view_slow.pid")" 2>/dev/null || true
+  rc=0; wait "$XVFB_PID" || rc=$?
+  kill "$POLL_PID" 2>/dev/null || true
+  [ "$rc" = 0 ] || fail "tvis-view (slow link) exited $rc: $(tail -3 "$OUT/view_slow.stderr")"
+  check_final "tvis-view (over a slow link)" "$SLOW_STATE"
+  python3 - "$OUT/view_slow_series.txt" "$DELAY" <<'PY' || fail "tvis-view over a slow link"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+delay_ms = float(sys.argv[2]) * 1000
+live_steps = sorted({r["steps"] for r in rows if r["live"]})
+if len(live_steps) < 2:
+    sys.exit(f"no growth seen while live: live steps {live_steps}")
+waited = [r for r in rows if r["rechecking"]]
+if not waited or max(r["recheck_frames"] or 0 for r in rows) == 0:
+    sys.exit("no frame was drawn while a recheck was outstanding")
+# p99 over at least 100 frames: the startup frames are fewer than 1 in 100.
+settled = [r["frame_ms"] for r in rows if r["frame_ms"].get("frames", 0) >= 100]
+if not settled:
+    sys.exit("fewer than 100 frames measured")
+p99 = max(f["p99"] for f in settled)
+worst = max(f.get("max", 0) for f in settled)
+print(f"note tvis-view over a {delay_ms:.0f} ms link: frame p99 {p99:.1f} ms, max {worst:.1f} ms, "
+      f"{len(waited)} of {len(rows)} states taken while a recheck was outstanding, live steps {live_steps}")
+if p99 >= delay_ms / 2:
+    sys.exit(f"frames waited for the agent: p99 {p99:.1f} ms against a {delay_ms:.0f} ms link")
+print("ok   tvis-view: frames go on while a recheck waits for the agent; the growth shows once answered")
+PY
 else
   echo "note: remote part not run (no /usr/sbin/sshd, or TVIS_E2E_LIVE_REMOTE=0)"
 fi
