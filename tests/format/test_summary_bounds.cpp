@@ -5,6 +5,7 @@
 // tests/fuzz/regressions/allreduce_step_int32_max.tvis (fuzz_reader replays it).
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <climits>
 #include <memory>
 
@@ -80,4 +81,41 @@ TEST_CASE("summary: AllReduce steps from 0 stay per step, gaps are 0", "[summary
   CHECK(s.all_reduce_ms[0] == Approx(0.002));
   CHECK(s.all_reduce_ms[1] == 0.0);
   CHECK(s.all_reduce_ms[2] == Approx(0.004));
+}
+
+// Issue 46: what a summary copies is bounded by the file's bytes, not by what
+// its records reference (tests/data/hostile, make_hostile_chunks.cpp).
+TEST_CASE("summary: a RunMeta whose argv and notices share one string is copied within bounds", "[summary][hostile]") {
+  const auto kept = tvis::test::read_file(std::string(TVIS_TEST_DATA_DIR) + "/hostile/chunk_shared_argv.tvis");
+  REQUIRE_FALSE(kept.empty());
+  auto reader = fmt::RunReader::open_sync(tvis::test::memory(kept));
+  REQUIRE(reader.ok());
+  auto s = fmt::summarize_run(*reader.value());
+  REQUIRE(s.ok());
+  const fmt::RunSummary& r = s.value();
+  CHECK(r.script == "train.py");
+  REQUIRE(r.argv.size() >= 1);
+  REQUIRE(r.argv.size() <= fmt::kSummaryListItems + 1);
+  CHECK(r.argv.back() == "... (20000 arguments in all)");
+  size_t bytes = 0;
+  for (const auto& a : r.argv) bytes += a.size();
+  CHECK(bytes <= fmt::kSummaryListBytes + 64);
+  REQUIRE_FALSE(r.notices.empty());
+  CHECK(r.notices.size() <= fmt::kSummaryListItems + 1);
+  CHECK(r.notices.back().find("holds 20000 notices") != std::string::npos);
+}
+
+TEST_CASE("summary: 200,000 events sharing a 1 MiB name cost one copy of it", "[summary][hostile]") {
+  const auto kept = tvis::test::read_file(std::string(TVIS_TEST_DATA_DIR) + "/hostile/chunk_same_name_events.tvis");
+  REQUIRE_FALSE(kept.empty());
+  auto reader = fmt::RunReader::open_sync(tvis::test::memory(kept));
+  REQUIRE(reader.ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  auto s = fmt::summarize_run(*reader.value());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE(s.ok());
+  CHECK(s.value().events == 200000);
+  REQUIRE(s.value().modules.size() == 1);
+  CHECK(s.value().modules[0].size() == fmt::kSummaryFieldBytes + 3);  // cut, "..." appended
+  CHECK(seconds < 2.0);  // was 25 s: the name copied and hashed per event
 }
