@@ -56,9 +56,11 @@ cat > "$WORK/attack/index.html" <<HTML
 <form id="f" method="POST" action="$BASE/api/setup/save" enctype="text/plain">
 <input name='{"class":"nets.mixer:Mixer","form":{"name":"evil_form","x":"' value='"}}'></form>
 <script>
-fetch('$BASE/api/setup/save', { method: 'POST', credentials: 'include', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' },
-  body: JSON.stringify({ class: 'nets.mixer:Mixer', form: { name: 'evil_fetch' } }) })
-  .catch(() => {}).finally(() => { document.title = 'sent'; document.getElementById('f').submit(); });
+const sent = fetch('$BASE/api/setup/save', { method: 'POST', credentials: 'include', mode: 'no-cors',
+  headers: { 'Content-Type': 'text/plain' }, body: JSON.stringify({ class: 'nets.mixer:Mixer', form: { name: 'evil_fetch' } }) });
+// Refused or not, answered or not (the server closes a refused connection): then the form.
+Promise.race([sent.catch(() => {}), new Promise((res) => setTimeout(res, 3000))])
+  .then(() => { document.title = 'sent'; document.getElementById('f').submit(); });
 </script>
 HTML
 "$TEST_PY" -m http.server "$ATTACK_PORT" --bind 127.0.0.1 --directory "$WORK/attack" >"$WORK/attack.log" 2>&1 &

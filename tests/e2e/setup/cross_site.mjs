@@ -13,9 +13,15 @@ try {
   await page.goto(setupUrl);  // the user's own visit (whatever it leaves in the browser)
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
   const attack = await browser.newPage();
+  attack.on('console', (m) => console.log('attack page: ' + m.text()));
+  // Both requests to the save endpoint (the fetch, then the form's navigation), answered or failed.
+  let done = 0;
+  const count = (r) => { if (r.url().includes('/api/setup/save')) done++; };
+  attack.on('requestfinished', count);
+  attack.on('requestfailed', count);
   await attack.goto(attackUrl);
-  await attack.waitForFunction(() => document.title === 'sent', null, { timeout: 20000 });
-  await attack.waitForTimeout(1000);  // the form POST's navigation
+  for (const t0 = Date.now(); done < 2; await attack.waitForTimeout(100))
+    if (Date.now() - t0 > 20000) throw new Error(`only ${done} of the 2 requests to the save endpoint were sent`);
   console.log('cross-site requests sent');
 } finally {
   await browser.close();
