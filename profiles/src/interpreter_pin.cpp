@@ -32,7 +32,14 @@ InterpreterPin pin_interpreter(const std::string& path, const std::string& origi
     p.error = origin + " " + path + ": no such executable";
     return p;
   }
-  const tvis::process::Result r = detail::run_child({path, "-I", "-c", kProbe}, "", "/");
+  // -I and cwd "/": nothing of the current folder or the workspace is on sys.path (interpreter_pin.h).
+  const tvis::process::Result r = detail::run_child({path, "-I", "-c", kProbe}, "", "/", kProbeLimitMs);
+  if (r.timed_out) {
+    p.timed_out = true;
+    p.error = origin + " " + path + " did not answer the interpreter probe (its version, whether torch is found) within " +
+              std::to_string(kProbeLimitMs / 1000) + " s: killed";
+    return p;
+  }
   const std::string out = trim(r.out);
   const size_t nl = out.find('\n');
   if (!r.started || r.exit_code != 0 || nl == std::string::npos) {

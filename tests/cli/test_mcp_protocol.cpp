@@ -5,9 +5,12 @@
 // edge cases.
 #include <catch2/catch.hpp>
 
+#include <poll.h>
 #include <unistd.h>
 
+#include <future>
 #include <stdexcept>
+#include <thread>
 
 #include "mcp_arguments.h"
 #include "mcp_protocol.h"
@@ -194,4 +197,58 @@ TEST_CASE("mcp: a tool result with invalid UTF-8 is sent with U+FFFD") {
       serve_text(s, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bytes"}})" "\n");
   const json r = json::parse(text);
   CHECK(r["result"]["structuredContent"]["workspace"] == "/tmp/ws\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+// Issue 46 (finding 6): a tool call that takes long (an interpreter probe, a worker) runs off serve()'s reading
+// loop: ping is answered while it runs, and the call's own response still comes, before serve() returns.
+TEST_CASE("mcp: serve answers ping while a tool call runs, then the call") {
+  std::vector<std::string> log;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  Tool slow{"slow", "", "waits until released", {{"type", "object"}}, nullptr, [released](const json&) {
+              released.wait();
+              return ToolResult{{{"done", true}}, false};
+            }};
+  Server s({"tvis", "9.9", ""}, {slow}, [&log](const std::string& l) { log.push_back(l); });
+  int in[2], out[2];
+  REQUIRE(pipe(in) == 0);
+  REQUIRE(pipe(out) == 0);
+  int rc = -1;
+  std::thread server([&] { rc = serve(in[0], out[1], s, kMaxLineBytes); });
+  const std::string input = kInit + "\n" + R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}})" "\n" +
+                            R"({"jsonrpc":"2.0","id":3,"method":"ping"})" "\n";
+  REQUIRE(write(in[1], input.data(), input.size()) == static_cast<ssize_t>(input.size()));
+  // Reads one response line, waiting at most 5 s (an empty string when none came).
+  std::string pending;
+  auto next_line = [&]() -> std::string {
+    for (;;) {
+      const size_t nl = pending.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = pending.substr(0, nl);
+        pending.erase(0, nl + 1);
+        return line;
+      }
+      pollfd p{out[0], POLLIN, 0};
+      if (poll(&p, 1, 5000) != 1) return "";
+      char buf[4096];
+      const ssize_t n = read(out[0], buf, sizeof buf);
+      if (n <= 0) return "";
+      pending.append(buf, static_cast<size_t>(n));
+    }
+  };
+  CHECK(json::parse(next_line())["id"] == 1);
+  const std::string ping = next_line();  // the call is still blocked: this must be the ping's answer
+  REQUIRE_FALSE(ping.empty());
+  CHECK(json::parse(ping)["id"] == 3);
+  release.set_value();
+  close(in[1]);  // end of input while the call's response may still be on its way: it is written before serve() returns
+  const std::string called = next_line();
+  REQUIRE_FALSE(called.empty());
+  CHECK(json::parse(called)["id"] == 2);
+  CHECK(json::parse(called)["result"]["structuredContent"]["done"] == true);
+  server.join();
+  CHECK(rc == 0);
+  close(in[0]);
+  close(out[0]);
+  close(out[1]);
 }

@@ -327,8 +327,11 @@ s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "c
 s.send("tools/call", {"name": "check", "arguments": {"profile": "sleeps", "timeout_ms": 86400000}})
 workers = []
 for _ in range(200):
+    # Every thread's children: tool calls run on the server's call thread, not its main thread.
+    workers = []
     try:
-        workers = [int(p) for p in open("/proc/%d/task/%d/children" % (s.proc.pid, s.proc.pid)).read().split()]
+        for task in os.listdir("/proc/%d/task" % s.proc.pid):
+            workers += [int(p) for p in open("/proc/%d/task/%s/children" % (s.proc.pid, task)).read().split()]
     except OSError:
         workers = []
     if workers:

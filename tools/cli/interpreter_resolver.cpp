@@ -1,6 +1,7 @@
 // interpreter_resolver.cpp: resolve_interpreter() (interpreter_resolver.h).
 #include "interpreter_resolver.h"
 
+#include <utility>
 #include <vector>
 
 #include "tvis/profiles/choices.h"
@@ -84,10 +85,19 @@ ResolvedInterpreter resolve_interpreter(const InterpreterRequest& r, const Pytho
     }
     return out;
   }
+  // Each candidate is probed once, by its pin (-I, cwd /, under kProbeLimitMs: interpreter_pin.h). One that
+  // does not answer in time refuses the request: the next candidate would be a silent switch of environments.
   for (const auto& c : python_candidates(search)) {
-    if (r.need_torch ? !has_torch(c) : !is_executable(c)) continue;
-    out.pin = profiles::pin_interpreter(c, "discovery");
-    if (out.pin.error.empty() && (!r.need_torch || out.pin.has_torch)) return out;
+    if (!is_executable(c)) continue;
+    profiles::InterpreterPin pin = profiles::pin_interpreter(c, "discovery");
+    if (pin.timed_out) {
+      out.error = pin.error + "; pass --python PATH or set [tool] python_path";
+      return out;
+    }
+    if (pin.error.empty() && (!r.need_torch || pin.has_torch)) {
+      out.pin = std::move(pin);
+      return out;
+    }
   }
   out.error = r.need_torch ? "no python3 with torch found on PATH; pass --python PATH or set [tool] python_path"
                            : "no python3 found on PATH; pass --python PATH";

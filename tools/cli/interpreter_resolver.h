@@ -13,7 +13,9 @@
 // config; an untrusted workspace's settings are listed in `ignored`.
 // Contracts:
 //   - Nothing is downloaded, installed or written; the chosen interpreter is
-//     run once (the pin's probe), discovery's candidates once each.
+//     run once (the pin's probe: `-I`, cwd `/`, killed at kProbeLimitMs, so
+//     no module of the current folder or the workspace runs), discovery's
+//     candidates once each; a candidate whose probe times out refuses.
 //   - A path set by 1-4 that does not exist, is not executable, does not run
 //     as Python or (when torch is needed) cannot find torch refuses with a
 //     message naming where it came from; it never falls through to the next

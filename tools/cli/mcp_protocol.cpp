@@ -4,7 +4,12 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 #include "mcp_arguments.h"
 #include "tvis/json/safe.h"
@@ -39,6 +44,85 @@ bool write_all(int fd, const std::string& data) {
   return true;
 }
 
+// Writes responses, one line each, from the reading loop and the call thread alike; false once a write failed.
+class ResponseWriter {
+ public:
+  explicit ResponseWriter(int fd) : fd_(fd) {}
+  bool write(const json& response) {
+    std::lock_guard<std::mutex> hold(mutex_);
+    if (failed_) return false;
+    if (!write_all(fd_, safe_json::text(response) + "\n")) failed_ = true;
+    return !failed_;
+  }
+  bool failed() {
+    std::lock_guard<std::mutex> hold(mutex_);
+    return failed_;
+  }
+
+ private:
+  int fd_;
+  std::mutex mutex_;
+  bool failed_ = false;
+};
+
+// serve()'s call thread: tool calls run one at a time, in the order queued, off the reading loop, each
+// response written as soon as it is ready. The thread lives as long as serve(), so a child a call started
+// with die_with_parent (SIGKILL when its spawning thread ends) is never killed by the thread's end.
+class CallThread {
+ public:
+  explicit CallThread(ResponseWriter& writer) : writer_(writer), thread_([this] { loop(); }) {}
+  ~CallThread() { finish(false); }
+
+  /// Queues a call; false when the client is already gone (a failed write).
+  bool queue(std::function<json()> call) {
+    if (writer_.failed()) return false;
+    {
+      std::lock_guard<std::mutex> hold(mutex_);
+      calls_.push_back(std::move(call));
+    }
+    wake_.notify_one();
+    return true;
+  }
+
+  /// Stops the thread: after answering every queued call (`answer_queued`), else after the running one
+  /// only. True when every response could be written.
+  bool finish(bool answer_queued) {
+    {
+      std::lock_guard<std::mutex> hold(mutex_);
+      if (!answer_queued) calls_.clear();
+      closing_ = true;
+    }
+    wake_.notify_one();
+    if (thread_.joinable()) thread_.join();
+    return !writer_.failed();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::function<json()> call;
+      {
+        std::unique_lock<std::mutex> hold(mutex_);
+        wake_.wait(hold, [this] { return closing_ || !calls_.empty(); });
+        if (calls_.empty()) return;
+        call = std::move(calls_.front());
+        calls_.pop_front();
+      }
+      if (!writer_.write(call())) {
+        std::lock_guard<std::mutex> hold(mutex_);
+        calls_.clear();  // the client is gone: nothing more is answered
+      }
+    }
+  }
+
+  ResponseWriter& writer_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<json()>> calls_;
+  bool closing_ = false;
+  std::thread thread_;
+};
+
 }  // namespace
 
 const std::vector<std::string>& supported_protocols() {
@@ -51,66 +135,98 @@ json error_response(const json& id, int code, const std::string& message) {
 }
 
 Server::Server(ServerInfo info, std::vector<Tool> tools, std::function<void(const std::string&)> log)
-    : info_(std::move(info)), tools_(std::move(tools)), log_(std::move(log)) {}
+    : info_(std::move(info)),
+      tools_(std::move(tools)),
+      // One line at a time: the reading loop and serve()'s call thread both log.
+      log_([mutex = std::make_shared<std::mutex>(), log = std::move(log)](const std::string& line) {
+        std::lock_guard<std::mutex> hold(*mutex);
+        log(line);
+      }) {}
 
 std::optional<json> Server::handle_line(std::string_view line) {
-  if (is_blank(line)) return std::nullopt;
+  Dispatch d = dispatch_line(line);
+  if (d.later) return d.later();
+  return std::move(d.now);
+}
+
+Dispatch Server::dispatch_line(std::string_view line) {
+  if (is_blank(line)) return {};
   std::string why;
   json msg = safe_json::parse(line, safe_json::kMaxDepth, &why);  // bounded nesting: nothing deep is ever copied or dumped
   if (msg.is_discarded()) {
     log_("malformed JSON (" + std::to_string(line.size()) + " bytes, " + why + "): -32700");
     if (why != "not JSON")
-      return error_response(nullptr, kParseError, "parse error: " + why + " (one JSON-RPC message per line)");
-    return error_response(nullptr, kParseError, "parse error: the line is not JSON (one JSON-RPC message per line)");
+      return Dispatch{error_response(nullptr, kParseError, "parse error: " + why + " (one JSON-RPC message per line)"), {}};
+    return Dispatch{error_response(nullptr, kParseError, "parse error: the line is not JSON (one JSON-RPC message per line)"), {}};
   }
   if (msg.is_array()) {
     log_("batch: refused");
-    return error_response(nullptr, kInvalidRequest, "batches are not supported: send one JSON-RPC message per line");
+    return Dispatch{error_response(nullptr, kInvalidRequest, "batches are not supported: send one JSON-RPC message per line"), {}};
   }
-  if (!msg.is_object()) return error_response(nullptr, kInvalidRequest, "a message must be a JSON-RPC 2.0 object");
+  if (!msg.is_object()) return Dispatch{error_response(nullptr, kInvalidRequest, "a message must be a JSON-RPC 2.0 object"), {}};
   const bool has_id = msg.contains("id");
   const json id = has_id ? msg["id"] : json(nullptr);
   const bool id_ok = id.is_string() || id.is_number();
   if (!msg.contains("method")) {
     // A response (the server sends no requests, so none is awaited) or garbage.
-    if (has_id && (msg.contains("result") || msg.contains("error"))) return std::nullopt;
-    return error_response(id_ok ? id : json(nullptr), kInvalidRequest, "a request needs a method");
+    if (has_id && (msg.contains("result") || msg.contains("error"))) return {};
+    return Dispatch{error_response(id_ok ? id : json(nullptr), kInvalidRequest, "a request needs a method"), {}};
   }
   if (msg.value("jsonrpc", json()) != "2.0")
-    return has_id ? std::optional<json>(error_response(id_ok ? id : json(nullptr), kInvalidRequest, "jsonrpc must be \"2.0\""))
-                  : std::nullopt;
+    return has_id ? Dispatch{error_response(id_ok ? id : json(nullptr), kInvalidRequest, "jsonrpc must be \"2.0\""), {}}
+                  : Dispatch{};
   if (!msg["method"].is_string())
-    return has_id ? std::optional<json>(error_response(id_ok ? id : json(nullptr), kInvalidRequest, "method must be a string"))
-                  : std::nullopt;
+    return has_id ? Dispatch{error_response(id_ok ? id : json(nullptr), kInvalidRequest, "method must be a string"), {}}
+                  : Dispatch{};
   const std::string method = msg["method"];
   if (!has_id) {
     notification(method);
-    return std::nullopt;
+    return {};
   }
-  if (!id_ok) return error_response(nullptr, kInvalidRequest, "id must be a string or a number");
+  if (!id_ok) return Dispatch{error_response(nullptr, kInvalidRequest, "id must be a string or a number"), {}};
   const json params = msg.contains("params") ? msg["params"] : json::object();
-  if (!params.is_object()) return error_response(id, kInvalidParams, "params must be an object");
+  if (!params.is_object()) return Dispatch{error_response(id, kInvalidParams, "params must be an object"), {}};
   const auto t0 = std::chrono::steady_clock::now();
-  json response;
+  auto elapsed_ms = [t0] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  Dispatch d;
   try {
-    response = handle_request(method, id, params);
+    d = handle_request(method, id, params);
   } catch (const std::exception& e) {
-    response = error_response(id, kInternalError, std::string("internal error: ") + e.what());
+    d = {error_response(id, kInternalError, std::string("internal error: ") + e.what()), {}};
   }
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!d.later) {
+    log_answer(method, id, *d.now, elapsed_ms());
+    return d;
+  }
+  // The call itself, run later (perhaps on serve()'s call thread): a throw is -32603, the time logged is from the read.
+  d.later = [this, method, id, elapsed_ms, call = std::move(d.later)] {
+    json response;
+    try {
+      response = call();
+    } catch (const std::exception& e) {
+      response = error_response(id, kInternalError, std::string("internal error: ") + e.what());
+    }
+    log_answer(method, id, response, elapsed_ms());
+    return response;
+  };
+  return d;
+}
+
+void Server::log_answer(const std::string& method, const json& id, const json& response, double ms) {
   std::string outcome = response.contains("error") ? "error " + std::to_string(response["error"].value("code", 0)) : "ok";
   if (response.contains("result") && response["result"].value("isError", false)) outcome = "ok (isError)";
   log_(method + " id " + id_text(id) + ": " + outcome + ", " + std::to_string(static_cast<long long>(ms)) + " ms");
-  return response;
 }
 
-json Server::handle_request(const std::string& method, const json& id, const json& params) {
-  if (method == "ping") return result_response(id, json::object());
-  if (method == "initialize") return initialize(id, params);
-  if (!initialized_) return error_response(id, kNotInitialized, "not initialized: send initialize first");
-  if (method == "tools/list") return tools_list(id);
+Dispatch Server::handle_request(const std::string& method, const json& id, const json& params) {
+  if (method == "ping") return {result_response(id, json::object()), {}};
+  if (method == "initialize") return {initialize(id, params), {}};
+  if (!initialized_) return {error_response(id, kNotInitialized, "not initialized: send initialize first"), {}};
+  if (method == "tools/list") return {tools_list(id), {}};
   if (method == "tools/call") return tools_call(id, params);
-  return error_response(id, kMethodNotFound, "method not found: " + method + " (this server has tools only)");
+  return {error_response(id, kMethodNotFound, "method not found: " + method + " (this server has tools only)"), {}};
 }
 
 json Server::initialize(const json& id, const json& params) {
@@ -144,9 +260,9 @@ json Server::tools_list(const json& id) const {
   return result_response(id, {{"tools", std::move(tools)}});
 }
 
-json Server::tools_call(const json& id, const json& params) {
+Dispatch Server::tools_call(const json& id, const json& params) {
   if (!params.contains("name") || !params["name"].is_string())
-    return error_response(id, kInvalidParams, "tools/call: params.name (a string) is required");
+    return {error_response(id, kInvalidParams, "tools/call: params.name (a string) is required"), {}};
   const std::string name = params["name"];
   const Tool* tool = nullptr;
   std::string names;
@@ -154,16 +270,19 @@ json Server::tools_call(const json& id, const json& params) {
     if (t.name == name) tool = &t;
     names += (names.empty() ? "" : ", ") + t.name;
   }
-  if (!tool) return error_response(id, kInvalidParams, "unknown tool '" + name + "' (tools: " + names + ")");
+  if (!tool) return {error_response(id, kInvalidParams, "unknown tool '" + name + "' (tools: " + names + ")"), {}};
   const json arguments = params.contains("arguments") ? params["arguments"] : json::object();
   const std::string bad = check_arguments(tool->input_schema, arguments);
-  if (!bad.empty()) return error_response(id, kInvalidParams, name + ": " + bad);
-  const ToolResult r = tool->call(arguments);
-  json result = {{"content", json::array({{{"type", "text"}, {"text", safe_json::text(r.structured)}}})},
-                 {"isError", r.is_error}};
-  // structuredContent (2025-06-18) is sent whatever the revision: an older client ignores a key it does not know.
-  result["structuredContent"] = r.structured;
-  return result_response(id, std::move(result));
+  if (!bad.empty()) return {error_response(id, kInvalidParams, name + ": " + bad), {}};
+  // tools_ never changes after construction, so `tool` stays valid while the call runs elsewhere.
+  return {std::nullopt, [tool, id, arguments] {
+            const ToolResult r = tool->call(arguments);
+            json result = {{"content", json::array({{{"type", "text"}, {"text", safe_json::text(r.structured)}}})},
+                           {"isError", r.is_error}};
+            // structuredContent (2025-06-18) is sent whatever the revision: an older client ignores a key it does not know.
+            result["structuredContent"] = r.structured;
+            return result_response(id, std::move(result));
+          }};
 }
 
 void Server::notification(const std::string& method) {
@@ -173,24 +292,27 @@ void Server::notification(const std::string& method) {
 }
 
 int serve(int in_fd, int out_fd, Server& server, size_t max_line_bytes) {
+  ResponseWriter writer(out_fd);
+  CallThread calls(writer);
   std::string buffer;
   bool skipping = false;  // inside a line that was already refused as too long
   char chunk[65536];
   auto too_long = [&] {
-    return write_all(out_fd, error_response(nullptr, kInvalidRequest,
-                                            "message longer than " + std::to_string(max_line_bytes) + " bytes: refused")
-                                     .dump() +  // ASCII only
-                                 "\n");
+    return writer.write(error_response(nullptr, kInvalidRequest,
+                                       "message longer than " + std::to_string(max_line_bytes) + " bytes: refused"));
   };
   auto answer = [&](std::string_view line) {
     if (line.size() > max_line_bytes) return too_long();
-    const std::optional<json> r = server.handle_line(line);
-    return !r || write_all(out_fd, safe_json::text(*r) + "\n");
+    Dispatch d = server.dispatch_line(line);
+    if (d.later) return calls.queue(std::move(d.later));
+    return !d.now || writer.write(*d.now);
   };
+  // The end of the loop: calls still queued are answered (at the end of input) or dropped (the client is gone).
+  auto finish = [&](bool ok) { return calls.finish(ok) && ok ? 0 : 1; };
   for (;;) {
     const ssize_t n = ::read(in_fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return 1;
+    if (n < 0) return finish(false);
     if (n == 0) break;
     buffer.append(chunk, static_cast<size_t>(n));
     size_t start = 0;
@@ -199,17 +321,17 @@ int serve(int in_fd, int out_fd, Server& server, size_t max_line_bytes) {
         skipping = false;
         continue;
       }
-      if (!answer(std::string_view(buffer).substr(start, nl - start))) return 1;
+      if (!answer(std::string_view(buffer).substr(start, nl - start))) return finish(false);
     }
     buffer.erase(0, start);
     if (!skipping && buffer.size() > max_line_bytes) {  // refused before its end arrives; the rest is skipped
-      if (!too_long()) return 1;
+      if (!too_long()) return finish(false);
       skipping = true;
     }
     if (skipping) buffer.clear();
   }
-  if (!skipping && !buffer.empty() && !answer(buffer)) return 1;  // a last line without its newline
-  return 0;
+  if (!skipping && !buffer.empty() && !answer(buffer)) return finish(false);  // a last line without its newline
+  return finish(true);
 }
 
 }  // namespace tvis::cli::mcp

@@ -17,8 +17,13 @@
 //   - A tool's failure (a failed check, a refused setup) is a result with
 //     isError true, not a protocol error.
 //   - serve() writes responses, one line each, to out_fd only; it returns 0
-//     at the end of input and 1 when it cannot write (the client is gone) or
-//     read.
+//     at the end of input (once every call read has been answered) and 1
+//     when it cannot write (the client is gone) or read.
+//   - serve() runs tool calls off its reading loop, on one call thread, one
+//     at a time in the order they came: while a call runs (a worker, an
+//     interpreter probe), `ping`, `initialize`, `tools/list` and refused
+//     requests are answered at once, so a call's response may come after
+//     responses to later requests (JSON-RPC matches them by id).
 #pragma once
 
 #include <cstddef>
@@ -61,6 +66,14 @@ struct ServerInfo {
   std::string name, version, instructions;
 };
 
+/// What one input line asks for: `now`, the response to write at once (or
+/// nothing), or `later`, a tool call whose response it returns when run
+/// (serve() runs it on its call thread). Never both.
+struct Dispatch {
+  std::optional<nlohmann::json> now;
+  std::function<nlohmann::json()> later;
+};
+
 class Server {
  public:
   /// `log` receives one line per message handled (no newline).
@@ -70,13 +83,19 @@ class Server {
   /// nullopt (a notification, a response, a blank line).
   std::optional<nlohmann::json> handle_line(std::string_view line);
 
+  /// The same, with a tool call left to be run (Dispatch::later): it only
+  /// reads the Server's tools and log, so it may run on another thread while
+  /// this one goes on dispatching lines.
+  Dispatch dispatch_line(std::string_view line);
+
   bool initialized() const { return initialized_; }
 
  private:
-  nlohmann::json handle_request(const std::string& method, const nlohmann::json& id, const nlohmann::json& params);
+  Dispatch handle_request(const std::string& method, const nlohmann::json& id, const nlohmann::json& params);
   nlohmann::json initialize(const nlohmann::json& id, const nlohmann::json& params);
   nlohmann::json tools_list(const nlohmann::json& id) const;
-  nlohmann::json tools_call(const nlohmann::json& id, const nlohmann::json& params);
+  Dispatch tools_call(const nlohmann::json& id, const nlohmann::json& params);
+  void log_answer(const std::string& method, const nlohmann::json& id, const nlohmann::json& response, double ms);
   void notification(const std::string& method);
 
   ServerInfo info_;
@@ -90,7 +109,8 @@ class Server {
 nlohmann::json error_response(const nlohmann::json& id, int code, const std::string& message);
 
 /// Reads lines from `in_fd` until end of input, hands each to the server and
-/// writes each response as one line to `out_fd`.
+/// writes each response as one line to `out_fd`; tool calls run on one call
+/// thread of its own (the contracts above).
 int serve(int in_fd, int out_fd, Server& server, size_t max_line_bytes = kMaxLineBytes);
 
 }  // namespace tvis::cli::mcp

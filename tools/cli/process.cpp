@@ -6,7 +6,6 @@
 
 #include <cstring>
 
-#include "tvis/process/run.h"
 
 namespace tvis::cli {
 
@@ -31,16 +30,6 @@ void exec_argv(const std::vector<std::string>& argv) {
   for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
   a.push_back(nullptr);
   execv(a[0], a.data());
-}
-
-int run_quiet(const std::vector<std::string>& argv) {
-  tvis::process::SpawnOptions o;
-  o.argv = argv;
-  o.search_path = false;
-  o.out = o.err = tvis::process::Stdio::Null;
-  const tvis::process::Result r = tvis::process::run(o);
-  if (!r.started) return r.exec_errno != 0 ? 127 : -1;
-  return r.exit_code;
 }
 
 }  // namespace tvis::cli

@@ -48,12 +48,6 @@ std::vector<std::string> python_candidates(const PythonSearch& s) {
   return candidates;
 }
 
-bool has_torch(const std::string& python) {
-  return is_executable(python) &&
-         run_quiet({python, "-c",
-                    "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('torch') else 1)"}) == 0;
-}
-
 std::string likely_python(const std::string& explicit_python, const PythonSearch& s) {
   if (!explicit_python.empty()) return is_executable(explicit_python) ? explicit_python : "";
   for (const auto& c : python_candidates(s))

@@ -1,6 +1,7 @@
 // python_discovery.h: where an interpreter is looked for when nothing names
 // one (the last step of interpreter_resolver.h, shared by run, check, graph
-// and mcp; docs/cli.md): the first of these that imports torch:
+// and mcp; docs/cli.md): the first of these that can find torch (each probed
+// once by its pin, interpreter_pin.h: `-I`, cwd `/`, under a limit):
 // $TVIS_PYTHON (set by pip's `tvis` console script), the interpreter this
 // tvis's recorder module was built for (a build tree's build/venv/bin/python),
 // python3 beside the tvis executable (a venv's bin/), each PATH entry's python3
@@ -22,11 +23,8 @@ struct PythonSearch {
   static PythonSearch from_environment();
 };
 
-/// The interpreters to try, in order (duplicates kept: probing is cheap).
+/// The interpreters to try, in order (duplicates kept: a probe is short and bounded).
 std::vector<std::string> python_candidates(const PythonSearch& s);
-
-/// True when `python` is executable and can import torch (runs it once).
-bool has_torch(const std::string& python);
 
 /// The interpreter discovery will most likely choose, found without running
 /// anything: `explicit_python`, else the first candidate that is an
