@@ -1,11 +1,15 @@
 #include "tvis/profiles/profile_writer.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace tvis::profiles {
@@ -191,6 +195,74 @@ std::string splice_generated_profile(const std::string& text, const std::string&
   return out + eol + block;
 }
 
+namespace {
+
+// Where the save writes: `path` itself, or the file its link leads to when that file is inside the workspace.
+// A link leading outside is refused (rather than written through, or replaced by a plain file): the
+// workspace is outside input (a cloned repository), and its tensorviz.toml must never aim the save at one of
+// the user's files elsewhere (~/.bashrc); a link inside it (a config kept in a subfolder) is the project's own
+// layout and keeps working. Every link on the way is resolved, so the rename below replaces a real path.
+bool save_target(const std::string& path, const std::string& root, fs::path* target, std::string* error) {
+  std::error_code ec;
+  *target = path;
+  if (!fs::is_symlink(*target, ec)) return true;
+  // Followed link by link (weakly_canonical alone stops at a dangling link and would call it inside).
+  fs::path resolved = *target;
+  for (int hops = 0; !ec && fs::is_symlink(resolved, ec) && hops < 40; ++hops) {
+    const fs::path to = fs::read_symlink(resolved, ec);
+    resolved = to.is_absolute() ? to : resolved.parent_path() / to;
+  }
+  if (!ec && fs::is_symlink(resolved, ec)) ec = std::make_error_code(std::errc::too_many_symbolic_link_levels);
+  if (!ec) resolved = fs::weakly_canonical(resolved, ec);
+  std::error_code root_ec;
+  const fs::path workspace = fs::weakly_canonical(root, root_ec);
+  const std::string r = resolved.string(), w = workspace.string();
+  if (ec || root_ec || r.rfind(w == "/" ? w : w + "/", 0) != 0) {
+    *error = path + " is a symbolic link to " + (ec ? std::string("a path that cannot be resolved") : r) +
+             ", outside the workspace " + root + ": not written (replace the link with the file)";
+    return false;
+  }
+  *target = resolved;
+  return true;
+}
+
+// write(2) all of `text`, retried on EINTR.
+bool write_all(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Creates a new temporary file beside `target` (O_CREAT | O_EXCL | O_NOFOLLOW: never an existing file, never
+// through a link planted under a guessed name) holding `text`, with the permission bits `mode` exactly, or
+// (`mode` < 0) those of a new file the user creates (0666 less the umask); its path, or "" with `error`.
+std::string write_temporary(const fs::path& target, const std::string& text, int mode, std::string* error) {
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, ".tvis-save-%d-%08x", static_cast<int>(::getpid()), random());
+    const std::string tmp = target.string() + suffix;
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode < 0 ? 0666 : 0600);
+    if (fd < 0 && errno == EEXIST) continue;
+    if (fd < 0) return *error = "cannot create " + tmp + ": " + std::strerror(errno), "";
+    const bool ok = write_all(fd, text) && (mode < 0 || ::fchmod(fd, static_cast<mode_t>(mode)) == 0) && ::fsync(fd) == 0;
+    const int saved = errno;
+    if (::close(fd) != 0 || !ok) {
+      ::unlink(tmp.c_str());
+      return *error = "cannot write " + tmp + ": " + std::strerror(ok ? errno : saved), "";
+    }
+    return tmp;
+  }
+  return *error = "cannot create a temporary file beside " + target.string() + ": every name tried exists", "";
+}
+
+}  // namespace
+
 ProfileWrite write_generated_profile(const std::string& path, const std::string& root, const std::string& wanted,
                                      const json& profile) {
   ProfileWrite w;
@@ -199,11 +271,8 @@ ProfileWrite write_generated_profile(const std::string& path, const std::string&
     return w;
   }
   std::error_code ec;
-  fs::path target = path;
-  if (fs::is_symlink(target, ec)) {  // write through the link: the link stays
-    const fs::path resolved = fs::weakly_canonical(target, ec);
-    if (!ec) target = resolved;
-  }
+  fs::path target;
+  if (!save_target(path, root, &target, &w.error)) return w;
   std::string old;
   w.created = !fs::exists(target, ec);
   if (!w.created && (fs::is_directory(target, ec) || !read_text(target.string(), &old))) {
@@ -219,23 +288,15 @@ ProfileWrite write_generated_profile(const std::string& path, const std::string&
     w.problems = after.all_problems();
     return w;
   }
-  const fs::path tmp = target.string() + ".tvis-save-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      fs::remove(tmp, ec);
-      w.error = "cannot write " + tmp.string();
-      return w;
-    }
-  }
   struct stat st {};
-  if (!w.created && ::stat(target.c_str(), &st) == 0) ::chmod(tmp.c_str(), st.st_mode & 07777);
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    w.error = "cannot replace " + path + ": " + ec.message();
+  int mode = -1;  // a new file: as any file the user creates; an existing one keeps its permission bits
+  if (!w.created && ::stat(target.c_str(), &st) == 0) mode = static_cast<int>(st.st_mode & 07777);
+  const std::string tmp = write_temporary(target, text, mode, &w.error);
+  if (tmp.empty()) return w;
+  // rename(2) is atomic: a reader sees the old file or the new one, never a part.
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    w.error = "cannot replace " + path + ": " + std::strerror(errno);
+    ::unlink(tmp.c_str());
     return w;
   }
   w.ok = true;

@@ -188,6 +188,60 @@ TEST_CASE("a save that would make the file invalid leaves the old bytes and name
   fs::remove_all(dir);
 }
 
+// Issue 46 (finding 7): a link planted where the save's temporary file goes is never followed; the file it
+// points to stays as it was, and the save still replaces tensorviz.toml.
+TEST_CASE("the save's temporary file never follows a planted link") {
+  const std::string dir = temp_dir(), elsewhere = temp_dir();
+  const std::string path = dir + "/tensorviz.toml", victim = elsewhere + "/victim";
+  spill(path, kHand);
+  spill(victim, "precious\n");
+  // The name the save used to take (its pid), and a few more in case the name changes shape.
+  for (const std::string suffix : {".tvis-save-" + std::to_string(::getpid()), std::string(".tvis-save"), std::string(".tmp")})
+    fs::create_symlink(victim, path + suffix);
+  const ProfileWrite w = write_generated_profile(path, dir, "probe", tensor_profile({2, 4}));
+  REQUIRE(w.error.empty());
+  REQUIRE(w.ok);
+  CHECK(slurp(victim) == "precious\n");
+  CHECK_FALSE(fs::is_symlink(path));
+  CHECK(find_generated_blocks(slurp(path)).size() == 1);
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += !e.is_symlink();
+  CHECK(files == 1);  // no temporary file left behind
+  fs::remove_all(dir);
+  fs::remove_all(elsewhere);
+}
+
+// Issue 46 (finding 7): a tensorviz.toml that links out of the workspace is refused, not written through.
+TEST_CASE("a tensorviz.toml linking outside the workspace is refused; one linking inside is written through") {
+  const std::string dir = temp_dir(), elsewhere = temp_dir();
+  const std::string path = dir + "/tensorviz.toml", outside = elsewhere + "/config.toml";
+  spill(outside, kHand);
+  fs::create_symlink(outside, path);
+  ProfileWrite w = write_generated_profile(path, dir, "probe", tensor_profile({2, 4}));
+  CHECK_FALSE(w.ok);
+  CHECK(w.error == path + " is a symbolic link to " + fs::canonical(outside).string() + ", outside the workspace " + dir +
+                       ": not written (replace the link with the file)");
+  CHECK(slurp(outside) == kHand);
+  CHECK(fs::is_symlink(path));
+  // A dangling link out of the workspace would be created there: refused alike.
+  fs::remove(path);
+  fs::create_symlink(elsewhere + "/not_yet.toml", path);
+  CHECK_FALSE(write_generated_profile(path, dir, "probe", tensor_profile({2, 4})).ok);
+  CHECK_FALSE(fs::exists(elsewhere + "/not_yet.toml"));
+  // A link to a file inside the workspace (a config kept in a subfolder): written through, the link stays.
+  fs::remove(path);
+  fs::create_directory(dir + "/configs");
+  spill(dir + "/configs/tvis.toml", kHand);
+  fs::create_symlink("configs/tvis.toml", path);
+  w = write_generated_profile(path, dir, "probe", tensor_profile({2, 4}));
+  REQUIRE(w.error.empty());
+  CHECK(w.ok);
+  CHECK(fs::is_symlink(path));
+  CHECK(find_generated_blocks(slurp(dir + "/configs/tvis.toml")).size() == 1);
+  fs::remove_all(dir);
+  fs::remove_all(elsewhere);
+}
+
 TEST_CASE("TOML inline values round-trip through the file, strings escaped") {
   const json v = {{"s", "a \"quoted\"\\ line\nnext\ttab"}, {"f", 0.5}, {"whole", 2.0}, {"i", -3},
                   {"list", {1, 2}}, {"t", {{"odd key", true}}}};

@@ -74,8 +74,13 @@ struct ProfileWrite {
 
 /// Saves `profile` as `wanted` (see setup_profile_name) into the
 /// tensorviz.toml at `path` of workspace `root`: splice, parse_config, then
-/// write a temporary file beside it and rename it over (a symlinked file is
-/// written through its link; the file keeps its permission bits).
+/// write a new temporary file beside it (created with O_EXCL | O_NOFOLLOW
+/// under an unguessable name, so a link planted there is never followed) and
+/// rename it over, atomically; the file keeps its permission bits. A
+/// tensorviz.toml that is a symbolic link is written through only when it
+/// leads to a file inside `root` (the link stays); a link leading outside
+/// the workspace is refused (`error`: "PATH is a symbolic link to TARGET,
+/// outside the workspace ROOT: not written ...") and nothing is written.
 ProfileWrite write_generated_profile(const std::string& path, const std::string& root, const std::string& wanted,
                                      const nlohmann::json& profile);
 
