@@ -1,5 +1,6 @@
 // capture_json() / capture_text(): how `tvis check` reports a Capture
-// (INTERFACES.md pins the JSON keys ok, profile, stage, outputs, diagnostics).
+// (docs/profiles.md, `tvis check`'s "`--json`", pins the JSON keys ok, profile, stage,
+// outputs, diagnostics: front ends and `tvis mcp`'s outputSchema rely on them).
 #include "tvis/profiles/capture.h"
 #include "tvis/profiles/shape_diagnostics.h"
 

@@ -41,7 +41,7 @@ for m in ast json tokenize; do printf 'open(__file__ + ".imported", "w").write("
   done
 } > "$ws/tensorviz.toml"
 
-# Valid: exit 0, found upward from a subfolder, the JSON keys of INTERFACES.md.
+# Valid: exit 0, found upward from a subfolder, the JSON keys of docs/profiles.md (`tvis profiles`'s "`--json`").
 (cd "$ws/sub" && "$TVIS" profiles --python "$PY" --json) > "$WORK/out.json" || fail "valid workspace exited $?"
 ls "$ws"/*.imported 2>/dev/null && fail "a workspace module was imported"
 "$PY" - "$WORK/out.json" "$ws" <<'PY'

@@ -2,8 +2,8 @@
 // graph`, shared by their command files (which print it) and by `tvis mcp`'s
 // tools of the same names (which return it). One request in, one outcome
 // out: the command's exit status, its `--json` object, its text for people
-// and its stderr lines. docs/profiles.md lists the JSON keys; INTERFACES
-// pins ok, profile, stage, outputs, diagnostics.
+// and its stderr lines. docs/profiles.md lists the JSON keys and fixes ok,
+// profile, stage, outputs, diagnostics (`tvis check`'s "`--json`").
 //
 // Contracts:
 //   - Nothing here prints; the caller decides where each part goes.
