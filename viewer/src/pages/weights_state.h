@@ -1,6 +1,8 @@
 // weights_state.h: what the Weights page remembers between frames
 // (its PageState, replaced when another run opens). The page's files:
-// weights_page.cpp (layout, one parameter, view and commands),
+// weights_page.cpp (layout, registration), weights_one_param.cpp (one
+// parameter), weights_figures.cpp, weights_values.cpp, weights_view.cpp
+// (view and commands) with weights_parts.h between them,
 // weights_all_layers.cpp (the thumbnail grid), weights_image.cpp (a
 // parameter's values as the image drawn: conv kernels as a filter x
 // input-channel grid, matrices, vectors; thumbnails block-reduced).
