@@ -2,6 +2,8 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "app_state.h"
 #include "page.h"
@@ -23,6 +25,23 @@ void resolve_jump(AppState& s) {
     s.selection.select_event(*id);
   } else if (exhausted) {
     s.selection.jump_pending = false;  // nothing recorded there
+  }
+}
+
+// The top bar's followed sample: "sample 3", with its label at the shown step when it has one ("sample 3:
+// cat"); the keys that switch it ([ and ]) are in its tooltip, not in the text, where they read as empty
+// brackets.
+void draw_followed_sample(AppState& s, int sample) {
+  std::vector<SampleEntry> here;
+  s.model.samples().step_samples(s.selection.step, &here);
+  std::string label;
+  for (const auto& e : here)
+    if (e.id == sample) label = e.label;
+  if (label.empty()) ImGui::TextDisabled("sample %d", sample);
+  else ImGui::TextDisabled("sample %d: %s", sample, label.c_str());
+  if (ImGui::IsItemHovered()) {
+    const size_t count = s.model.samples().followed().size();
+    ImGui::SetTooltip("the followed sample the pages show (%zu followed)\n[ and ]: the previous / next one", count);
   }
 }
 
@@ -70,7 +89,7 @@ void draw_navigator(AppState& s) {
   }
   if (const int sample = s.followed_sample(); sample >= 0) {
     ImGui::SameLine(0, ImGui::GetFontSize() * 2);
-    ImGui::TextDisabled("sample %d ([ / ])", sample);
+    draw_followed_sample(s, sample);
   }
   if (s.selection.jump_pending) {
     ImGui::SameLine();
