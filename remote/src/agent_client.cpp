@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <new>
 
 #include "tvis/process/spawn.h"
 #include "tvis/process/wait.h"
@@ -184,6 +185,9 @@ void AgentClient::read_loop() {
     if (!skipped.empty() && skipped.size() >= kMaxPreamble) ::kill(-pid_, SIGTERM);
   }
   bytes_received_ += skipped.size() + (error.empty() ? sizeof kSyncLine - 1 : 0);
+  // A reply of up to kMaxReplyBytes is assembled here: an allocation that
+  // fails ends this connection (its calls fail), never the process.
+  try {
   for (; error.empty();) {
     Frame f;
     uint64_t got = 0;
@@ -226,6 +230,10 @@ void AgentClient::read_loop() {
     p.reply = std::move(f);
     p.done = true;
     cv_.notify_all();
+  }
+  } catch (const std::bad_alloc&) {
+    error = "out of memory holding the agent's reply";
+    ::kill(-pid_, SIGTERM);
   }
   // Reap the agent so the exit status can be reported: it normally exits
   // with its stdout; one that closed stdout and lingers is ended after 2 s,
