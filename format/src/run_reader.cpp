@@ -209,7 +209,8 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
     reader_->header_ = previous_->header_;
   }
 
-  void start_grow() {
+  void start_grow(std::function<bool()> cancelled) {
+    cancelled_ = std::move(cancelled);
     auto self = shared_from_this();
     reader_->source_->recheck_size([self](Result<uint64_t> r) { self->on_size(std::move(r)); });
   }
@@ -258,6 +259,7 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
       chunks_end = last.offset + kChunkHeaderSize + last.compressed_size;
     }
     if (file_size() < chunks_end + kChunkHeaderSize + kTrailerSize) return start_scan("footer missing");
+    if (cancelled()) return fail(cancelled_status());
     auto self = shared_from_this();
     reader_->source_->read(file_size() - kTrailerSize, kTrailerSize,
                            [self](Result<Bytes> t) { self->on_trailer(std::move(t)); });
@@ -295,6 +297,7 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
     if (trailer_.footer_size - kChunkHeaderSize > kMaxChunkCompressedSize)
       return fail(Status::error(ErrorCode::TooLarge, "trailer: footer size " + std::to_string(trailer_.footer_size) +
                                                          " exceeds the 1 GiB chunk limit"));
+    if (cancelled()) return fail(cancelled_status());
     auto self = shared_from_this();
     reader_->source_->read(trailer_.footer_offset, trailer_.footer_size,
                            [self](Result<Bytes> f) { self->on_footer(std::move(f)); });
@@ -397,6 +400,11 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
         stop_scan("too many chunks");
         continue;
       }
+      if (cancelled()) {
+        fatal_ = cancelled_status();
+        scan_done_ = true;
+        continue;
+      }
       in_read_ = true;
       completed_inline_ = false;
       auto self = shared_from_this();
@@ -470,6 +478,12 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
     succeed();
   }
 
+  // grow(): the caller no longer wants the answer (run_reader.h).
+  bool cancelled() const { return cancelled_ && cancelled_(); }
+  Status cancelled_status() const {
+    return Status::error(ErrorCode::Cancelled, reader_->source_->name() + ": the recheck was cancelled");
+  }
+
   void fail(Status s) {
     if (s.is_ok()) s = Status::error(ErrorCode::Corrupt, "unknown error");
     OpenDone done = std::move(done_);
@@ -485,6 +499,7 @@ class RunOpener : public std::enable_shared_from_this<RunOpener> {
   OpenDone done_;
   std::shared_ptr<RunReader> previous_;  // grow(): the reader grown from
   std::optional<ChunkEntry> expect_;     // grow(): the header the scan must read first
+  std::function<bool()> cancelled_;      // grow(): asked before each read after the size
   Trailer trailer_;
   // Scan state.
   std::string scan_why_, stop_reason_;
@@ -504,12 +519,12 @@ void RunReader::open(std::shared_ptr<ByteSource> source, OpenDone done) {
   std::make_shared<RunOpener>(std::move(source), std::move(done))->start();
 }
 
-void RunReader::grow(OpenDone done) {
+void RunReader::grow(OpenDone done, std::function<bool()> cancelled) {
   if (complete_) {
     done(shared_from_this());
     return;
   }
-  std::make_shared<RunOpener>(shared_from_this(), std::move(done))->start_grow();
+  std::make_shared<RunOpener>(shared_from_this(), std::move(done))->start_grow(std::move(cancelled));
 }
 
 namespace {

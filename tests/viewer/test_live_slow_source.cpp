@@ -239,3 +239,35 @@ TEST_CASE("RunModel: a recheck over a slow synchronous source returns at once an
   CHECK(model.step_count() > steps_before);
   CHECK(model.live_problem().empty());
 }
+
+TEST_CASE("RunModel: closing a run whose recheck crosses a slow link waits for one read, not the whole scan",
+          "[live]") {
+  const Written w = complete_run("live_slow_close_full.tvis", 4);
+  const std::string path = tvis::test::write_synthetic_run("live_slow_close.tvis", 1);
+  tvis::test::write_file(path, w.bytes.substr(0, end_of_step(w, 0)));
+  auto source = std::make_shared<GatedSource>(tvis::test::file_source_for(path));
+  tvis::viewer::RunModel model(64ull << 20);
+  model.set_decode_in_background(true);
+  model.open(source);
+  REQUIRE(model.live());
+  model.cache().wait_for_decodes();
+  size_t added = 0;  // chunks the recheck must scan, one read each
+  for (const auto& c : w.chunks)
+    if (c.offset >= end_of_step(w, 0) && c.offset < end_of_step(w, 3)) ++added;
+  REQUIRE(added >= 4);
+  append(path, w, end_of_step(w, 0), end_of_step(w, 3));  // no footer: the recheck scans
+
+  source->hold(false, true);  // the size answers; every header read waits kGiveUp
+  const int asked = source->size_asked();
+  model.recheck_growth();
+  const auto until = Clock::now() + std::chrono::seconds(5);
+  while (source->size_asked() == asked && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(source->size_asked() > asked);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the scan's first read is under way
+  const auto t0 = Clock::now();
+  model.clear();
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  // One held read at most (kGiveUp), where the whole scan holds one per new chunk.
+  CHECK(ms < std::chrono::duration<double, std::milli>(kGiveUp).count() * 2);
+  CHECK(model.status() == tvis::viewer::RunStatus::Empty);
+}

@@ -20,6 +20,7 @@ GrowWorker::~GrowWorker() {
     shared_->stop = true;
     shared_->queued.reset();
   }
+  shared_->cancel = true;
   shared_->wake.notify_all();
   if (thread_.joinable()) thread_.join();
 }
@@ -61,15 +62,20 @@ void GrowWorker::loop(std::shared_ptr<Shared> shared) {
     // The recheck's reads, off the frame. The answer is kept under the lock
     // whenever it comes (a synchronous source: before grow() returns).
     std::weak_ptr<Shared> weak = shared;
-    reader->grow([weak](Grown grown) {
-      auto s = weak.lock();
-      if (!s) return;
-      {
-        std::lock_guard<std::mutex> answer_lock(s->mutex);
-        s->answer = std::move(grown);
-      }
-      s->answered.notify_all();
-    });
+    reader->grow(
+        [weak](Grown grown) {
+          auto s = weak.lock();
+          if (!s) return;
+          {
+            std::lock_guard<std::mutex> answer_lock(s->mutex);
+            s->answer = std::move(grown);
+          }
+          s->answered.notify_all();
+        },
+        [weak] {
+          auto s = weak.lock();
+          return !s || s->cancel.load();
+        });
     reader.reset();
     lock.lock();
   }

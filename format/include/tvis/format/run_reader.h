@@ -102,7 +102,11 @@ class RunReader : public std::enable_shared_from_this<RunReader> {
 
   /// A live run: the run as the source holds it now (see the header
   /// comment). On a complete reader it answers this reader at once.
-  void grow(OpenDone done);
+  /// `cancelled`, when given, is asked before each read after the size:
+  /// once it answers true the grow reads no further and answers
+  /// ErrorCode::Cancelled (the viewer closing a run whose recheck crosses a
+  /// slow link waits for one read, not for the whole scan).
+  void grow(OpenDone done, std::function<bool()> cancelled = {});
 
   /// Fetches, verifies and decodes chunk `ordinal`.
   void read_chunk(uint32_t ordinal, ChunkDone done);

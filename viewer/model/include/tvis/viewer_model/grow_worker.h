@@ -18,12 +18,15 @@
 //     threads (the file source: pread; the store source: the store is).
 //   - A source that answers later than grow() returns (none in native
 //     builds) still lands: the answer is kept whenever it arrives.
-//   - The destructor waits for the grow in progress (one answer of the
-//     source) and joins; an answer not yet taken is dropped.
+//   - The destructor cancels the grow in progress (RunReader::grow's
+//     `cancelled`: it reads no further), waits for the one read under way
+//     (one answer of the source) and joins; an answer not yet taken is
+//     dropped.
 //   - Native only: supported() is false in the browser build, whose sources
 //     are asynchronous (RunModel::recheck_growth calls grow() there).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -62,6 +65,7 @@ class GrowWorker {
     bool outstanding = false;  // submitted, answer not yet taken
     std::optional<Grown> answer;
     bool stop = false;
+    std::atomic<bool> cancel{false};  // read by the grow between its reads, without the mutex
   };
   static void loop(std::shared_ptr<Shared> shared);
 
