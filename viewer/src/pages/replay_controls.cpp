@@ -1,6 +1,6 @@
 // Replay's controls: play/pause (Space), step back/on (left/right), phase
 // jumps (up/down, or a phase's button), step size, speed, the followed
-// sample ([ / ]), and the timeline strip: one cell per (step, phase), the
+// sample ([ and ] switch it), and the timeline strip: one cell per (step, phase), the
 // current one outlined, a click goes there.
 #include <imgui.h>
 
@@ -150,8 +150,12 @@ void draw_replay_controls(AppState& s, ReplayState& r) {
   }
   const int sample = replay_sample(s);
   ImGui::SameLine(0, em);
-  if (sample >= 0) ImGui::TextDisabled("sample %d  [ / ]", sample);
-  else ImGui::TextDisabled("no followed samples");
+  if (sample >= 0) {
+    ImGui::TextDisabled("sample %d", sample);  // the keys in its tooltip: as text they read as empty brackets
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the sample Replay follows\n[ and ]: the previous / next one");
+  } else {
+    ImGui::TextDisabled("no followed samples");
+  }
   draw_timeline_strip(s, r);
   // Where the run is incomplete, say so here.
   if (!s.model.complete()) {
