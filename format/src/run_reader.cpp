@@ -546,22 +546,29 @@ Result<std::shared_ptr<RunReader>> RunReader::open_sync(std::shared_ptr<ByteSour
 
 // ---------------------------------------------------------------- chunks ---
 
-void RunReader::read_chunk(uint32_t ordinal, ChunkDone done) {
+void RunReader::read_stored_chunk(uint32_t ordinal, StoredChunkDone then) {
   if (ordinal >= chunks_.size()) {
-    done(Status::error(ErrorCode::Corrupt, "no chunk " + std::to_string(ordinal) + " (the run has " +
-                                               std::to_string(chunks_.size()) + ")"));
+    then({}, Status::error(ErrorCode::Corrupt, "no chunk " + std::to_string(ordinal) + " (the run has " +
+                                                   std::to_string(chunks_.size()) + ")"));
     return;
   }
   const ChunkEntry entry = chunks_[ordinal];
   Status s = check_chunk_sizes(entry, source_->size());
   if (!s) {
-    done(s);
+    then(entry, s);
     return;
   }
-  source_->read(entry.offset, kChunkHeaderSize + entry.compressed_size, [entry, done](Result<Bytes> r) {
-    if (!r.ok()) return done(Status::error(r.status().code, describe_chunk(entry) + ": " + r.status().message));
+  source_->read(entry.offset, kChunkHeaderSize + entry.compressed_size, [entry, then](Result<Bytes> r) {
+    if (!r.ok()) return then(entry, Status::error(r.status().code, describe_chunk(entry) + ": " + r.status().message));
     Status s = check_stored_header(entry, r.value());
-    if (!s) return done(s);
+    if (!s) return then(entry, s);
+    then(entry, std::move(r));
+  });
+}
+
+void RunReader::read_chunk(uint32_t ordinal, ChunkDone done) {
+  read_stored_chunk(ordinal, [done](const ChunkEntry& entry, Result<Bytes> r) {
+    if (!r.ok()) return done(r.status());
     Result<DecodedChunk> d = decode_chunk_payload(entry, r.value().data() + kChunkHeaderSize, entry.compressed_size);
     if (!d.ok()) return done(d.status());
     done(std::shared_ptr<const DecodedChunk>(std::make_shared<DecodedChunk>(std::move(d.value()))));
@@ -569,21 +576,8 @@ void RunReader::read_chunk(uint32_t ordinal, ChunkDone done) {
 }
 
 void RunReader::verify_chunk(uint32_t ordinal, std::function<void(Status)> done) {
-  if (ordinal >= chunks_.size()) {
-    done(Status::error(ErrorCode::Corrupt, "no chunk " + std::to_string(ordinal) + " (the run has " +
-                                               std::to_string(chunks_.size()) + ")"));
-    return;
-  }
-  const ChunkEntry entry = chunks_[ordinal];
-  Status s = check_chunk_sizes(entry, source_->size());
-  if (!s) {
-    done(s);
-    return;
-  }
-  source_->read(entry.offset, kChunkHeaderSize + entry.compressed_size, [entry, done](Result<Bytes> r) {
-    if (!r.ok()) return done(Status::error(r.status().code, describe_chunk(entry) + ": " + r.status().message));
-    Status s = check_stored_header(entry, r.value());
-    if (!s) return done(s);
+  read_stored_chunk(ordinal, [done](const ChunkEntry& entry, Result<Bytes> r) {
+    if (!r.ok()) return done(r.status());
     done(verify_chunk_payload(entry, r.value().data() + kChunkHeaderSize, entry.compressed_size));
   });
 }

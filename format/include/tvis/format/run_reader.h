@@ -120,6 +120,12 @@ class RunReader : public std::enable_shared_from_this<RunReader> {
   Status verify_chunk_sync(uint32_t ordinal);
 
  private:
+  /// Reads chunk `ordinal`'s stored bytes (its header, then its payload) after
+  /// the size checks, and checks the stored header against the index entry;
+  /// `then` gets the entry and the bytes, or the first failure.
+  using StoredChunkDone = std::function<void(const ChunkEntry&, Result<Bytes>)>;
+  void read_stored_chunk(uint32_t ordinal, StoredChunkDone then);
+
   std::shared_ptr<ByteSource> source_;
   FileHeader header_;
   std::vector<ChunkEntry> chunks_;
