@@ -37,35 +37,45 @@ _TVIS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
 
 
+_wrappers_final = None
+
+
 def _wrapper_classes():
-    """(class, attribute holding the wrapped model) of the wrappers this torch has."""
+    """(class, attribute holding the wrapped model) of the wrappers this torch has.
+
+    torch.compile's wrapper (OptimizedModule) is looked up in sys.modules, never
+    imported: importing torch._dynamo costs every run about 1.5 CPU seconds of
+    start-up (sympy, torch.distributed.tensor, ...) that a plain run of the
+    script does not pay, and a compiled model exists only once the program has
+    imported it itself. Until then (and always on torch 1.x) the list is
+    looked up again on each call, a dictionary lookup."""
+    global _wrappers_final
+    if _wrappers_final is not None:
+        return _wrappers_final
     found = []
-    try:
-        from torch._dynamo.eval_frame import OptimizedModule
-        found.append((OptimizedModule, "_orig_mod"))
-    except ImportError:  # torch 1.x: no torch.compile
-        pass
+    compiled = getattr(sys.modules.get("torch._dynamo.eval_frame"), "OptimizedModule", None)
+    if compiled is not None:
+        found.append((compiled, "_orig_mod"))
     found.append((torch.nn.DataParallel, "module"))
     try:
         from torch.nn.parallel import DistributedDataParallel
         found.append((DistributedDataParallel, "module"))
     except ImportError:
         pass
+    if compiled is not None:
+        _wrappers_final = tuple(found)
     return tuple(found)
-
-
-_WRAPPERS = _wrapper_classes()
 
 
 def is_compiled(module):
     """True for torch.compile's wrapper (OptimizedModule)."""
-    return any(isinstance(module, cls) for cls, attr in _WRAPPERS if attr == "_orig_mod")
+    return any(isinstance(module, cls) for cls, attr in _wrapper_classes() if attr == "_orig_mod")
 
 
 def unwrap(module):
     """The user's model inside wrappers (compiled, data-parallel), else `module`."""
     for _ in range(8):  # DDP around a compiled model, and so on
-        for cls, attr in _WRAPPERS:
+        for cls, attr in _wrapper_classes():
             if isinstance(module, cls) and isinstance(getattr(module, attr, None), torch.nn.Module):
                 module = getattr(module, attr)
                 break
