@@ -23,6 +23,11 @@ path segment: the model inside is the root of the paths (``layer1.0.conv1``,
 not ``_orig_mod.layer1.0.conv1`` or ``module.layer1.0.conv1``), and the
 wrapper's own call is named by its class.
 
+A Lightning ``training_step`` that calls a submodule directly
+(``self.net(x)``) never calls its LightningModule: the LightningModule that
+holds the called model (a calling frame's ``self``) is then the root of the
+paths (``net.0``, not ``0``), as when the LightningModule itself is called.
+
 Entries hold weak references: the id of a freed module may be reused by
 another, which then gets its own name.
 """
@@ -126,6 +131,24 @@ def visible_roots(root, frame):
     return {i: rn for i, rn in found.items() if i not in inside}
 
 
+def _is_lightning_module(v):
+    return isinstance(v, torch.nn.Module) and any(
+        c.__name__ == "LightningModule" and c.__module__.startswith(("lightning", "pytorch_lightning"))
+        for c in type(v).__mro__)
+
+
+def lightning_owner(root, frame):
+    """The LightningModule (a calling frame's ``self``) holding `root` as a
+    submodule, or None."""
+    f = frame
+    while f is not None:
+        owner = f.f_locals.get("self")
+        if owner is not root and _is_lightning_module(owner) and any(m is root for m in owner.modules()):
+            return owner
+        f = f.f_back
+    return None
+
+
 class ModuleNames:
     def __init__(self):
         self._names = {}        # id(module) -> (weak reference to it, path)
@@ -134,6 +157,7 @@ class ModuleNames:
         self.decided = False
         self._labels = {}       # id(root) -> (weak reference, its qualifying name)
         self.late_root = None   # name of a root qualified after a one-model decision
+        self._owners = {}       # id(root) -> weak reference to the LightningModule holding it
 
     def decide(self, root, frame):
         """Called at the first top-level training forward (`root`, called from
@@ -176,8 +200,8 @@ class ModuleNames:
         if not any(r() is root for r in self.roots):
             self._new_root(root, frame)
         prefix = self.label_of(root) if self.qualified else None
-        model = unwrap(root)
-        if model is not root:  # the wrapper's own call: its class, after its root's label
+        model = self._model_of(root)
+        if unwrap(root) is not root:  # the wrapper's own call: its class, after its root's label
             self._keep(root, prefix + "." + type(root).__name__ if prefix else type(root).__name__)
         for sub_name, sub in model.named_modules():
             if prefix is None:
@@ -186,8 +210,18 @@ class ModuleNames:
                 self._keep(sub, prefix + "." + sub_name if sub_name else prefix)
         return self._keep(module, type(module).__name__)
 
+    def _model_of(self, root):
+        """What the paths of `root`'s call are named in: the LightningModule holding it, else the model inside
+        its wrappers."""
+        owner = self._owners.get(id(root))
+        owner = owner() if owner is not None else None
+        return owner if owner is not None else unwrap(root)
+
     def _new_root(self, root, frame):
         self.roots = [r for r in self.roots if r() is not None]
+        owner = lightning_owner(unwrap(root), frame)
+        if owner is not None:
+            self._owners[id(root)] = weakref.ref(owner)
         if self.decided and self.qualified and self.label_of(root) is None:
             self._label(root, self._held_as(root, frame))
         elif self.decided and not self.qualified and self.roots and _is_root_candidate(root):
@@ -217,6 +251,6 @@ class ModuleNames:
         names = {}
         for root in self.live_roots():
             prefix = self.label_of(root) if self.qualified else None
-            for n, p in unwrap(root).named_parameters():
+            for n, p in self._model_of(root).named_parameters():
                 names.setdefault(id(p), prefix + "." + n if prefix else n)
         return names

@@ -190,6 +190,11 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, on_sigterm)
     session.install()
+    # Ranks the script starts itself (Lightning, torchrun in accelerate launch, mp.spawn): child_ranks.py.
+    from tvis.session import child_ranks
+    child_ranks.install(session, child_ranks.LaunchConfig(
+        os.path.dirname(os.path.abspath(opts["run_file"])), abs_script, opts["steps"], opts["max_elems"],
+        opts["samples"], project, opts["max_run_bytes"], opts["options"], added, native_dirs))
     session.mark("installed")
     try:
         exec(code, main_mod.__dict__)

@@ -1009,6 +1009,26 @@ class Session:
                 pass
         return stats
 
+    def hand_over(self):
+        """This process only launches the ranks (child_ranks.py): its recording
+        stops and its run file is removed, for rank 0's process to record
+        into. Later finalize calls do nothing."""
+        if self.finalized:
+            return
+        self.finalized = True
+        self.active = False
+        self.rec.stop_profile()
+        self.rec.set_paused(True)
+        for undo in reversed(self._undo):
+            try:
+                undo()
+            except Exception:
+                pass
+        try:
+            os.unlink(self.run_file)
+        except OSError:
+            pass
+
     def stop(self):
         """The N-th step has ended and the script reached step N+1: end here."""
         self.finalize()

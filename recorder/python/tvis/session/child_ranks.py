@@ -1,0 +1,361 @@
+"""Ranks a recorded script starts itself: Lightning's launcher, torchrun as
+``accelerate launch`` runs it, ``torch.multiprocessing.spawn``.
+
+Contract: under ``tvis run``, every process such a launcher starts as a rank
+of a distributed world is recorded into the same run folder as the launching
+process, with the layout of ``tvis run --nproc-per-node`` (run.tvis is rank
+0, rank<k>.tvis the others: runs/include/tvis/runs/rank_files.h), or the run
+says which rank was not recorded and why (a notice ``rank_not_recorded`` in
+the launching process's run, and one line on stderr). Nothing leaves tvis's
+own process tree: no sitecustomize, usercustomize or .pth file; the
+launching process hands its children what they need in their command line
+and environment.
+
+Two doors, both installed by ``install`` in the process ``tvis run``
+started (and in every rank it leads to, so a rank launching ranks works too):
+
+- ``subprocess.Popen`` of this interpreter running a script (``python [-u]
+  SCRIPT ARGS``) with a rank in the child's environment (``RANK`` and
+  ``WORLD_SIZE``, as torchrun's agent sets them; or ``LOCAL_RANK``,
+  ``WORLD_SIZE`` and ``NODE_RANK`` 0, as Lightning's launcher does): the
+  command becomes ``python [-u] -m tvis._runner --run-file FOLDER/<rank file>
+  ... -- SCRIPT ARGS`` with PYTHONPATH as ``tvis run`` sets it (the runner
+  restores the child's own, so the script sees its environment unchanged).
+  The interpreter's flags are kept. ``python -m MODULE`` and ``python -c``
+  children are not recorded (the runner runs scripts); they are named.
+- ``torch.multiprocessing.start_processes`` (``mp.spawn``) with the ``spawn``
+  start method: the function each child runs is wrapped (``SpawnedRank``, a
+  picklable object) so the child opens its own recording as rank ``i`` of
+  ``nprocs`` before calling it and finalizes it after. The child imports
+  tvis while unpickling it: while these processes start, multiprocessing's
+  preparation data carries tvis's folders at the end of the child's
+  ``sys.path`` (removed again before the function runs). ``fork`` and
+  ``forkserver`` children are not recorded; they are named.
+
+Who is rank 0: when the launching process is itself a rank of that world
+(Lightning: it trains as rank 0 and starts the others), its own recording
+is rank 0's and gets the rank options. When it only launches (torchrun's
+agent inside ``accelerate launch``, the parent of ``mp.spawn``), its own
+recording is handed over before the first rank starts: the run file is
+removed and its recording stops (``Session.hand_over``), so rank 0's process
+records run.tvis; a launcher that already recorded a step keeps its file and
+the ranks are not recorded (said as above).
+"""
+
+import inspect
+import os
+import sys
+import traceback
+
+_RANK_KEYS = ("rank", "world_size", "local_rank", "launcher")
+
+
+class LaunchConfig:
+    """What a rank's runner needs, from the runner of ``tvis run``: the run
+    folder, the runner's options, the interpreter paths tvis added and the
+    native module folders."""
+
+    def __init__(self, folder, script, steps, max_elems, samples, project, max_run_bytes, options, added,
+                 native_dirs):
+        self.folder, self.script = folder, script
+        self.steps, self.max_elems, self.samples = steps, max_elems, samples
+        self.project, self.max_run_bytes = project, max_run_bytes
+        self.options = [(k, v) for k, v in options if k not in _RANK_KEYS and k not in (
+            "steps", "max_elems", "samples", "max_run_bytes")]
+        self.added, self.native_dirs = list(added), list(native_dirs)
+
+    def run_file(self, rank):
+        """rank_files.h's name for `rank` in the run folder."""
+        return os.path.join(self.folder, "run.tvis" if rank <= 0 else "rank%d.tvis" % rank)
+
+    def runner_args(self, rank, world, local_rank, launcher):
+        a = ["--run-file", self.run_file(rank), "--steps", str(self.steps), "--max-elems", str(self.max_elems),
+             "--samples", str(self.samples), "--project", self.project, "--max-run-bytes", str(self.max_run_bytes)]
+        for k, v in self.options + [("rank", str(rank)), ("world_size", str(world)),
+                                    ("local_rank", str(local_rank)), ("launcher", launcher)]:
+            a += ["--option", "%s=%s" % (k, v)]
+        return a
+
+    def child_environment(self, env):
+        """`env` (the child's) with what ``tvis run`` adds for its runner (tools/cli/runner_launch.cpp)."""
+        env = dict(env)
+        orig = env.get("PYTHONPATH", "")
+        env["TVIS_ORIG_PYTHONPATH"] = orig
+        added = os.pathsep.join(self.added)
+        env["PYTHONPATH"] = added + (os.pathsep + orig if orig else "")
+        env["TVIS_ADDED_PATHS"] = added
+        env["TVIS_NATIVE_DIRS"] = os.pathsep.join(self.native_dirs)
+        return env
+
+
+class ChildRanks:
+    """The two doors of the module docstring for one recording session."""
+
+    def __init__(self, session, config):
+        self.session, self.config = session, config
+        self.world = None        # the world size of the ranks started so far
+        self.role = None         # "rank" (this process is one), "launcher" (handed over), "refused"
+        self.preparing = 0       # inside a wrapped start_processes: children get tvis's folders
+        self._undo = []
+
+    # ----------------------------------------------------------- install --
+    def install(self):
+        import subprocess
+        self._patch(subprocess.Popen, "__init__", self._wrap_popen)
+        import torch.multiprocessing as tmp
+        tms = sys.modules["torch.multiprocessing.spawn"]  # the attribute `spawn` is the function
+        orig = tms.start_processes
+        wrapped = self._wrap_start_processes(orig)
+        self._patch(tms, "start_processes", lambda _: wrapped)
+        if getattr(tmp, "start_processes", None) is orig:
+            self._patch(tmp, "start_processes", lambda _: wrapped)
+        import multiprocessing.spawn as mps
+        self._patch(mps, "get_preparation_data", self._wrap_preparation)
+
+    def _patch(self, owner, attr, make_wrapper):
+        orig = getattr(owner, attr)
+        setattr(owner, attr, make_wrapper(orig))
+        self._undo.append(lambda: setattr(owner, attr, orig))
+
+    def uninstall(self):
+        for undo in reversed(self._undo):
+            undo()
+        self._undo = []
+
+    # ------------------------------------------------------------- roles --
+    def _missing(self, ranks, why):
+        """Ranks that will not be recorded: a notice in this run and a line on stderr."""
+        text = "rank%s %s of a world of %s %s not recorded: %s" % (
+            "s" if len(ranks) > 1 else "", ", ".join(str(r) for r in ranks), self.world or "?",
+            "were" if len(ranks) > 1 else "was", why)
+        if self.session.active:
+            self.session.notice("rank_not_recorded", text)
+        sys.stderr.write("tvis run: %s\n" % text)
+        sys.stderr.flush()
+
+    def _take_role(self, world, launcher):
+        """Before the first rank starts: this process is rank 0 of `world`
+        (its recording gets the rank options), or a launcher whose recording
+        is handed over. False when the ranks cannot be recorded (said by the
+        caller): a launcher that recorded steps itself. Decided once."""
+        if self.role is None:
+            self.world = self.world or world
+            own = self._own_rank()
+            s = self.session
+            if own is not None:
+                self.role = "rank"
+                keys = {k for k, _ in s.options}
+                for k, v in (("rank", own), ("world_size", world), ("local_rank", own), ("launcher", launcher)):
+                    if k not in keys:
+                        s.options.append((k, str(v)))
+            elif s.steps_done > 0 or not s.active:
+                self.role = "refused"
+            else:
+                s.hand_over()
+                self.role = "launcher"
+        return self.role != "refused"
+
+    def _own_rank(self):
+        """This process's rank when its own environment names one (Lightning's rank 0)."""
+        rank, _ = _rank_of(os.environ)
+        return rank
+
+    # -------------------------------------------------------------- Popen --
+    def _wrap_popen(self, orig):
+        doors = self
+
+        def __init__(popen, args, *a, **kw):
+            try:
+                args, kw = doors._rank_command(args, a, kw)
+            except Exception as e:  # noqa: BLE001: the child starts as the script asked
+                sys.stderr.write("tvis run: a child process is not recorded: %s: %s\n" % (type(e).__name__, e))
+            return orig(popen, args, *a, **kw)
+
+        return __init__
+
+    def _rank_command(self, args, a, kw):
+        """(args, kw) of a Popen: rewritten to record the child when it is a rank (module docstring)."""
+        if a or kw.get("shell") or not isinstance(args, (list, tuple)) or not args:
+            return args, kw
+        env = kw.get("env")
+        rank, world = _rank_of(os.environ if env is None else env)
+        if rank is None or not _same_interpreter(str(args[0])):
+            return args, kw
+        env = os.environ if env is None else env
+        launcher = "torchrun" if "TORCHELASTIC_RUN_ID" in env else _caller_package()
+        flags, rest = _split_interpreter_flags([str(x) for x in args[1:]])
+        if not rest or rest[0] in ("-m", "-c") or rest[0].startswith("-"):
+            self.world = self.world or world
+            self._missing([rank], "started as `python %s ...` by %s; tvis records a process that runs a script "
+                          "(python SCRIPT ARGS)" % (" ".join(rest[:2]), launcher))
+            return args, kw
+        if not self._take_role(world, launcher):
+            self._missing([rank], "the launching process recorded steps itself before starting the ranks")
+            return args, kw
+        local = int(env.get("LOCAL_RANK", rank) or rank)
+        cmd = [str(args[0])] + flags + ["-m", "tvis._runner"] + self.config.runner_args(rank, world, local, launcher)
+        cmd += ["--"] + rest
+        kw = dict(kw, env=self.config.child_environment(env))
+        if "-u" in flags:
+            kw["env"]["PYTHONUNBUFFERED"] = kw["env"].get("PYTHONUNBUFFERED", "1")
+        return cmd, kw
+
+    # ---------------------------------------------------------- mp.spawn --
+    def _wrap_start_processes(self, orig):
+        doors = self
+        try:
+            sig = inspect.signature(orig)
+        except (TypeError, ValueError):
+            sig = None
+
+        def start_processes(*a, **kw):
+            if sig is None:
+                return orig(*a, **kw)
+            bound = sig.bind(*a, **kw)
+            bound.apply_defaults()
+            b = bound.arguments
+            nprocs, method = int(b.get("nprocs", 1)), b.get("start_method", "spawn")
+            if nprocs < 2 or isinstance(b["fn"], SpawnedRank):
+                return orig(*a, **kw)
+            doors.world = doors.world or nprocs
+            if method != "spawn":
+                doors._missing(list(range(nprocs)), "started by torch.multiprocessing with start_method=%r; tvis "
+                               "records the ranks of start_method='spawn' (mp.spawn's default)" % method)
+                return orig(*a, **kw)
+            if not doors._take_role(nprocs, "torch.multiprocessing.spawn") or doors.role != "launcher":
+                doors._missing(list(range(nprocs)), "the launching process recorded steps itself, or is a rank "
+                               "itself, before torch.multiprocessing started them")
+                return orig(*a, **kw)
+            b["fn"] = SpawnedRank(b["fn"], doors.config, nprocs)
+            doors.preparing += 1
+            try:
+                return orig(*bound.args, **bound.kwargs)
+            finally:
+                doors.preparing -= 1
+
+        return start_processes
+
+    def _wrap_preparation(self, orig):
+        doors = self
+
+        def get_preparation_data(*a, **kw):
+            d = orig(*a, **kw)
+            if doors.preparing and "sys_path" in d:
+                d["sys_path"] = list(d["sys_path"]) + [p for p in doors.config.added if p not in d["sys_path"]]
+            return d
+
+        return get_preparation_data
+
+
+class SpawnedRank:
+    """The function of a ``mp.spawn`` child, recorded: ``fn(i, *args)`` as
+    rank ``i`` of ``nprocs`` into the run folder (module docstring)."""
+
+    def __init__(self, fn, config, nprocs):
+        self.fn, self.config, self.nprocs = fn, config, nprocs
+
+    def __call__(self, i, *args):
+        for p in self.config.added:  # the script's sys.path as the parent's was
+            while p in sys.path:
+                sys.path.remove(p)
+        session = start_session(self.config, rank=i, world=self.nprocs, local_rank=i,
+                                launcher="torch.multiprocessing.spawn")
+        if session is None:
+            return self.fn(i, *args)
+        try:
+            result = self.fn(i, *args)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            session.finalize(exit_code=code, exception="" if code == 0 else "SystemExit(%r)" % (e.code,))
+            raise
+        except BaseException as e:
+            tb = e.__traceback__.tb_next
+            session.finalize(exit_code=1, exception="%s: %s" % (type(e).__name__, e),
+                             traceback_text="".join(traceback.format_exception(type(e), e, tb)))
+            raise
+        session.finalize(exit_code=0)
+        return result
+
+
+def start_session(config, rank, world, local_rank, launcher):
+    """A recording session of this process as `rank`, installed; None (said on
+    stderr) when it cannot start."""
+    try:
+        import tvis.native
+        from tvis.session.session import Session
+        native = tvis.native.load(config.native_dirs)
+        options = [("steps", str(config.steps)), ("max_elems", str(config.max_elems)),
+                   ("samples", str(config.samples)), ("max_run_bytes", str(config.max_run_bytes))] + config.options + [
+            ("rank", str(rank)), ("world_size", str(world)), ("local_rank", str(local_rank)), ("launcher", launcher)]
+        session = Session(native, config.run_file(rank), config.steps, config.max_elems, config.samples,
+                          config.project, config.script, options)
+        session.install()
+        install(session, config)
+        return session
+    except Exception as e:  # noqa: BLE001: the rank trains unrecorded, and says so
+        sys.stderr.write("tvis run: rank %d of %d is not recorded: %s: %s\n" % (rank, world, type(e).__name__, e))
+        return None
+
+
+def install(session, config):
+    """The doors for `session`'s process; undone when it finalizes."""
+    doors = ChildRanks(session, config)
+    doors.install()
+    session.child_ranks = doors
+    return doors
+
+
+def _rank_of(env):
+    """(rank, world size) the environment names, or (None, None): RANK and
+    WORLD_SIZE (torchrun), or LOCAL_RANK and WORLD_SIZE on node 0 (Lightning)."""
+    try:
+        world = int(env.get("WORLD_SIZE", "") or 0)
+        if world < 2:
+            return None, None
+        if env.get("RANK", "") != "":
+            rank = int(env["RANK"])
+        elif env.get("LOCAL_RANK", "") != "" and env.get("NODE_RANK", "0") in ("", "0"):
+            rank = int(env["LOCAL_RANK"])
+        else:
+            return None, None
+    except ValueError:
+        return None, None
+    return (rank, world) if 0 <= rank < world else (None, None)
+
+
+def _same_interpreter(exe):
+    try:
+        return os.path.samefile(exe, sys.executable)
+    except OSError:
+        return False
+
+
+# Interpreter options that take a value (python --help).
+_VALUE_FLAGS = ("-W", "-X", "--check-hash-based-pycs")
+
+
+def _split_interpreter_flags(args):
+    """(interpreter flags, the rest: SCRIPT ARGS, or -m/-c ...)."""
+    flags = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-m", "-c") or not a.startswith("-") or a == "-":
+            break
+        flags.append(a)
+        if a in _VALUE_FLAGS and i + 1 < len(args):
+            flags.append(args[i + 1])
+            i += 1
+        i += 1
+    return flags, args[i:]
+
+
+def _caller_package():
+    """The top-level package of the code that called Popen (``lightning``), else ``subprocess``."""
+    f = sys._getframe(3)
+    while f is not None:
+        name = f.f_globals.get("__name__", "")
+        if name and not name.startswith(("subprocess", "tvis")):
+            return name.split(".")[0]
+        f = f.f_back
+    return "subprocess"
