@@ -153,14 +153,22 @@ pid_t launch(WaitingRunner* early, const std::string& guess, const RunnerLaunch&
 }
 
 /// The last lines: where the run is and how to open it; or, when the script
-/// never started, the empty run folder removed.
-void report(const std::string& folder, const std::string& run_file, const std::string& runs_abs) {
+/// never started, the empty run folder removed. `every_rank`: this tvis run
+/// is not one rank of a launch, so the ranks in the folder are the ones its
+/// script started itself (Lightning, accelerate launch, mp.spawn: the
+/// recorder's child_ranks.py): each is named, as each rank's own tvis run
+/// names its file under --nproc-per-node.
+void report(const std::string& folder, const std::string& run_file, const std::string& runs_abs, bool every_rank) {
   if (!is_file(run_file)) {
     rmdir(folder.c_str());  // only when empty: another rank's file keeps it
     return;
   }
   std::fflush(stderr);
-  std::printf("tvis run: recorded %s\n", run_file.c_str());
+  if (every_rank)
+    for (const auto& [rank, file] : runs::rank_files_in(folder))
+      std::printf("tvis run: recorded %s\n", file.c_str());
+  else
+    std::printf("tvis run: recorded %s\n", run_file.c_str());
   // The command that shows the runs folder (from a laptop: HOST:<runs folder>).
   std::printf("tvis open %s\n", runs_abs.c_str());
   std::fflush(stdout);
@@ -264,14 +272,14 @@ int run(RunOptions o, const std::vector<std::string>& rest) {
   const std::string run_file = folder + "/" + runs::rank_file_name(dist.rank);
   const pid_t pid = launch(&early, guess, l, python, run_file, &error);
   if (pid < 0) {
-    report(folder, run_file, runs_abs);  // nothing ran: the empty run folder removed
+    report(folder, run_file, runs_abs, false);  // nothing ran: the empty run folder removed
     return fail(error);
   }
   const int status = tvis::process::wait_forwarding_signals(pid);
   // Recorded already: a change while it ran is said, the script's exit status kept.
   if (const std::string why = profiles::pin_change(resolved.pin, "(while the script ran)"); !why.empty())
     std::fprintf(stderr, "tvis run: %s; the run was recorded in the changed interpreter\n", why.c_str());
-  report(folder, run_file, runs_abs);
+  report(folder, run_file, runs_abs, !dist.distributed());
   return tvis::process::exit_like(status);
 }
 
