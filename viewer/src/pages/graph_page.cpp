@@ -333,6 +333,9 @@ json graph_view(AppState& s) {
             {"stale_reasons", stale_reasons(g)}, {"freshness", g.freshness}, {"ok", c->ok},
             {"stage", c->ok ? json(nullptr) : json(c->stage)}, {"label", c->label},
             {"partial", c->partial}, {"layout", c->layout}, {"zoom", g.zoom}, {"boxes", g.boxes}};
+  json output_shapes = json::array();  // the capture's output shapes, [[3, 2]]: what the summary line shows
+  for (const CaptureOperand& o : c->outputs) output_shapes.push_back(o.shape);
+  j["outputs"] = output_shapes;
   j["setup"] = g.setup_class.empty() ? json(nullptr)
                                      : json{{"class", g.setup_class}, {"profile", g.setup_profile},
                                             {"label", failed_in_setup(c) ? "Set up..." : "Change inputs"},

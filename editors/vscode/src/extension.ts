@@ -1,0 +1,89 @@
+// extension.ts: the tvis extension's entry point. Registers the commands
+// (tvis.openAsGraph, tvis.openRun, tvis.forgetChoice), the CodeLens above
+// model classes, the Problems collection for tensorviz.toml and the "tvis"
+// Output channel, and returns the API the extension's own tests drive.
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { ModelLensProvider } from './codelens';
+import { resolveInterpreter } from './interpreter';
+import { CHOICE_KEY, GraphContext, openAsGraph } from './open_as_graph';
+import { publishConfigDiagnostics, readProfiles } from './profiles';
+import { RunPanel } from './run_panel';
+import { Refusal, findTvis } from './tvis_cli';
+
+export interface TvisApi {
+  graph: GraphContext;
+  openAsGraph: typeof openAsGraph;
+  openRun(file: string): Promise<RunPanel>;
+  refreshLenses(): Promise<void>;
+  lenses: ModelLensProvider;
+}
+
+export function activate(context: vscode.ExtensionContext): TvisApi {
+  const out = vscode.window.createOutputChannel('tvis');
+  const diagnostics = vscode.languages.createDiagnosticCollection('tvis');
+  const lenses = new ModelLensProvider();
+  const graph: GraphContext = { ext: context, out, diagnostics, panels: new Map(),
+                                onProfiles: (root, j) => lenses.update(root, j.classes) };
+  context.subscriptions.push(out, diagnostics,
+    vscode.languages.registerCodeLensProvider({ language: 'python', scheme: 'file' }, lenses));
+
+  // The classes for the CodeLens, re-read on save; refusals are logged only
+  // (a lens is a hint, not a request).
+  const refreshLenses = async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder || !vscode.workspace.isTrusted) { lenses.update('', []); return; }
+    try {
+      const tvis = findTvis();
+      const python = await resolveInterpreter(context.workspaceState, folder.uri);
+      const j = await readProfiles(out, tvis, folder.uri.fsPath, python.path);
+      publishConfigDiagnostics(diagnostics, j);
+      lenses.update(folder.uri.fsPath, j.classes);
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+      out.appendLine(`model classes not read: ${e.message}`);
+      lenses.update('', []);
+    }
+  };
+  context.subscriptions.push(vscode.workspace.onDidSaveTextDocument((d) => {
+    if (d.languageId === 'python' || path.basename(d.uri.fsPath) === 'tensorviz.toml') void refreshLenses();
+  }));
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void refreshLenses()));
+  void refreshLenses();
+
+  const openRun = async (file: string): Promise<RunPanel> => {
+    const st = fs.statSync(file);
+    const run = st.isDirectory() ? path.join(file, 'run.tvis') : file;
+    if (!fs.existsSync(run)) throw new Refusal(`${file}: no run.tvis in this folder.`);
+    const panel = new RunPanel(context.extensionUri, out, `Run: ${path.basename(path.dirname(run))}`);
+    await panel.open(run);
+    return panel;
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('tvis.openAsGraph', (uri?: vscode.Uri, cls?: string) =>
+      openAsGraph(graph, uri instanceof vscode.Uri ? uri : undefined, typeof cls === 'string' ? cls : undefined)),
+    vscode.commands.registerCommand('tvis.openRun', async (uri?: vscode.Uri) => {
+      let file = uri instanceof vscode.Uri ? uri.fsPath : undefined;
+      if (!file) {
+        const picked = await vscode.window.showOpenDialog({ canSelectFiles: true, canSelectFolders: true,
+          filters: { 'tvis runs': ['tvis'] }, openLabel: 'Open Run' });
+        file = picked?.[0]?.fsPath;
+      }
+      if (!file) return undefined;
+      try { return await openRun(file); } catch (e) {
+        if (!(e instanceof Refusal)) throw e;
+        void vscode.window.showErrorMessage(e.message);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('tvis.forgetChoice', async (cls?: string) => {
+      const keys = context.workspaceState.keys().filter((k) => k.startsWith(CHOICE_KEY('')));
+      for (const k of keys) if (!cls || k === CHOICE_KEY(cls)) await context.workspaceState.update(k, undefined);
+    }),
+  );
+  return { graph, openAsGraph, openRun, refreshLenses, lenses };
+}
+
+export function deactivate(): void { /* panels and channels are disposed with the context */ }

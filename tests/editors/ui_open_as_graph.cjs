@@ -1,0 +1,111 @@
+// ui_open_as_graph.cjs CS_URL FOLDER OUT_DIR: the seed's flow in a real
+// VS Code (code-server) through its UI, in headless Chromium:
+//   open audit_models.py → the "tvis: Open as Graph" CodeLens above GoodNet
+//   → VS Code's QuickPick lists audit_small and audit_large → audit_large
+//   → the panel's viewer (the wasm build) is on its Graph page and its
+//   state().view.outputs is [[3, 2]]; the second click on the CodeLens asks
+//   nothing and draws the graph again (tvis graph reopens the unchanged
+//   capture's run).
+// Screenshots: OUT_DIR/ui_*.png. Writes OUT_DIR/ui_timings.json: the seconds
+// from each click to the graph drawn. Exit 0 only when every check passed.
+const { chromium } = require('playwright-core');
+const fs = require('fs');
+const path = require('path');
+const [base, folder, out] = process.argv.slice(2);
+const t0 = Date.now();
+const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+
+// The viewer runs in the webview's inner iframe: the frame with window.tvisViewer.
+// With it, how many runs the extension handed to the panel (window.tvisPanelOpens).
+async function viewerState(page) {
+  for (const f of page.frames()) {
+    const s = await f.evaluate(() => (window.tvisViewer && window.tvisViewer.ready
+      ? Object.assign(window.tvisViewer.state(), { opens: window.tvisPanelOpens || 0 }) : null)).catch(() => null);
+    if (s) return s;
+  }
+  return null;
+}
+
+// Waits for the Graph page of the panel's run number `opens` or later, drawn (node boxes on screen).
+async function waitForGraph(page, opens, timeout = 90000) {
+  const end = Date.now() + timeout;
+  let s = null;
+  while (Date.now() < end) {
+    s = await viewerState(page);
+    if (s && s.opens >= opens && s.page === 'Graph' && s.view && Array.isArray(s.view.outputs) && s.view.outputs.length &&
+        s.run && s.view.boxes && s.view.boxes.length) return s;
+    await page.waitForTimeout(100);
+  }
+  throw new Error('the panel never showed a Graph with outputs; last state: ' + JSON.stringify(s && { page: s.page, run: s.run, view: s.view, errors: s.errors }));
+}
+
+async function clickLens(page) {
+  const lens = page.locator('.contentWidgets .codelens-decoration a', { hasText: 'tvis: Open as Graph' }).first();
+  await lens.waitFor({ timeout: 60000 });
+  await lens.click();
+}
+
+(async () => {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+  const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+  let failed = false;
+  const timings = {};
+  try {
+    await page.goto(`${base}/?folder=${encodeURIComponent(folder)}`);
+    await page.locator('.monaco-workbench .statusbar').waitFor({ timeout: 60000 });
+    log('workbench visible');
+    // Quick Open: audit_models.py
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input.input');
+    await input.waitFor({ state: 'visible', timeout: 15000 });
+    await input.fill('audit_models.py');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'audit_models.py' }).first().waitFor({ timeout: 30000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.monaco-editor .view-lines', { hasText: 'class GoodNet' }).first().waitFor({ timeout: 30000 });
+    log('audit_models.py open');
+    const lenses = page.locator('.contentWidgets .codelens-decoration a', { hasText: 'tvis: Open as Graph' });
+    await lenses.first().waitFor({ timeout: 60000 });
+    log(`CodeLens shown (${await lenses.count()} lenses)`);
+    await page.screenshot({ path: path.join(out, 'ui_1_codelens.png') });
+
+    let c0 = Date.now();
+    await clickLens(page);
+    const row = page.locator('.quick-input-list .monaco-list-row');
+    await row.filter({ hasText: 'audit_large' }).first().waitFor({ timeout: 30000 });
+    const items = await row.allInnerTexts();
+    log('QuickPick:', JSON.stringify(items));
+    if (!items.some((t) => t.includes('audit_small')) || !items.some((t) => t.includes('audit_large')))
+      throw new Error('the QuickPick should list audit_small and audit_large: ' + JSON.stringify(items));
+    await page.screenshot({ path: path.join(out, 'ui_2_quickpick.png') });
+    await row.filter({ hasText: 'audit_large' }).first().click();
+    let s = await waitForGraph(page, 1);
+    timings.first_open_s = (Date.now() - c0) / 1000;   // includes the time the QuickPick was open
+    log('graph shown:', JSON.stringify(s.view.outputs), 'source', s.run.source);
+    if (JSON.stringify(s.view.outputs) !== '[[3,2]]') throw new Error('outputs ' + JSON.stringify(s.view.outputs) + ', want [[3,2]]');
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(out, 'ui_3_graph.png') });
+
+    // The second opening asks nothing: no QuickPick, a new capture drawn.
+    const opens = s.opens;
+    c0 = Date.now();
+    await clickLens(page);
+    const asked = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'audit_small' });
+    s = await waitForGraph(page, opens + 1);
+    timings.second_open_s = (Date.now() - c0) / 1000;
+    if (await asked.isVisible().catch(() => false)) throw new Error('the second opening showed the QuickPick');
+    if (JSON.stringify(s.view.outputs) !== '[[3,2]]') throw new Error('second: outputs ' + JSON.stringify(s.view.outputs));
+    log(`second opening: no question, graph of ${s.run.source} drawn in ${timings.second_open_s} s`);
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(out, 'ui_4_second.png') });
+    fs.writeFileSync(path.join(out, 'ui_timings.json'), JSON.stringify(timings));
+    log('PASS');
+  } catch (e) {
+    failed = true;
+    console.error('FAIL', e);
+    await page.screenshot({ path: path.join(out, 'ui_fail.png') }).catch(() => {});
+  } finally {
+    await browser.close();
+    process.exit(failed ? 1 : 0);
+  }
+})();
