@@ -1,5 +1,6 @@
 """Lightning's own launcher on 2 CPU ranks: `python launch_lightning.py
-STRATEGY STEPS` (ddp or fsdp). Rank 0 runs here and Lightning starts rank 1
+STRATEGY STEPS` (ddp; Lightning refuses strategy="fsdp" without a GPU).
+Rank 0 runs here and Lightning starts rank 1
 by running this script again. training_step calls the submodule `net`
 directly (the LightningModule itself is called only by the DDP wrapper)."""
 import sys
