@@ -16,6 +16,16 @@ t0=$(date +%s.%N)
   --log "$WORK/check.log" > "$OUT/check.txt" 2>&1 || fail "tvis check failed: $(cat "$OUT/check.txt")"
 check_s=$(echo "$(date +%s.%N) - $t0" | bc)
 
+# The packaged extension, installed as a user would: the .vsix tools/vsix writes.
+t0=$SECONDS
+VSIX="$("$ROOT/tools/vsix")" || fail "tools/vsix failed"
+mkdir -p "$WORK/cs/ud"
+"$CS_BIN" --user-data-dir "$WORK/cs/ud" --extensions-dir "$WORK/cs/exts" --install-extension "$VSIX" --force \
+  > "$OUT/install_vsix.log" 2>&1 || { cat "$OUT/install_vsix.log"; fail "code-server --install-extension $VSIX"; }
+"$CS_BIN" --user-data-dir "$WORK/cs/ud" --extensions-dir "$WORK/cs/exts" --list-extensions --show-versions \
+  | grep -qx 'tvis.tvis@0.1.0' || fail "tvis.tvis@0.1.0 not listed after installing $VSIX"
+echo "packaged and installed: $((SECONDS - t0)) s" >&2
+
 t0=$SECONDS
 start_code_server "$WORK/cs/ud" "$WORK/ws" trusted
 node "$ROOT/tests/editors/ui_open_as_graph.cjs" "$CS_URL" "$WORK/ws" "$OUT" > "$OUT/ui.log" 2>&1 \

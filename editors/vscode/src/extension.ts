@@ -10,7 +10,7 @@ import { resolveInterpreter } from './interpreter';
 import { CHOICE_KEY, GraphContext, openAsGraph } from './open_as_graph';
 import { publishConfigDiagnostics, readProfiles } from './profiles';
 import { RunPanel } from './run_panel';
-import { Refusal, findTvis } from './tvis_cli';
+import { LogChannel, Refusal, findTvis } from './tvis_cli';
 
 export interface TvisApi {
   graph: GraphContext;
@@ -21,7 +21,7 @@ export interface TvisApi {
 }
 
 export function activate(context: vscode.ExtensionContext): TvisApi {
-  const out = vscode.window.createOutputChannel('tvis');
+  const out = new LogChannel('tvis');
   const diagnostics = vscode.languages.createDiagnosticCollection('tvis');
   const lenses = new ModelLensProvider();
   const graph: GraphContext = { ext: context, out, diagnostics, panels: new Map(),

@@ -16,13 +16,13 @@ import * as vscode from 'vscode';
 import { resolveInterpreter } from './interpreter';
 import { ProfilesJson, configProblems, problemText, publishConfigDiagnostics, readProfiles } from './profiles';
 import { RunPanel } from './run_panel';
-import { Refusal, findTvis, runTvis } from './tvis_cli';
+import { LogChannel, Refusal, findTvis, runTvis } from './tvis_cli';
 
 export const CHOICE_KEY = (cls: string) => `tvis.choice:${cls}`;
 
 export interface GraphContext {
   ext: vscode.ExtensionContext;
-  out: vscode.OutputChannel;
+  out: LogChannel;
   diagnostics: vscode.DiagnosticCollection;
   panels: Map<string, RunPanel>;            // one panel per class
   onProfiles?: (root: string, j: ProfilesJson) => void;

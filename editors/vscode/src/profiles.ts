@@ -4,7 +4,7 @@
 // fixed ones of docs/profiles.md "--json".
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { Refusal, runTvis } from './tvis_cli';
+import { LogChannel, Refusal, runTvis } from './tvis_cli';
 
 export interface ProblemJson { message: string; text?: string; field?: string | null; line?: number | null; column?: number | null }
 export interface ProfileJson { name: string; model: string; kind: string; valid: boolean; errors: ProblemJson[]; line: number;
@@ -15,7 +15,7 @@ export interface RequestJson { request: { class?: string; profile?: string };
 export interface ProfilesJson { workspace: string; config: string | null; valid: boolean; errors: ProblemJson[];
                                 profiles: ProfileJson[]; classes: ClassJson[]; requests: RequestJson[] }
 
-export async function readProfiles(out: vscode.OutputChannel, tvis: string, root: string, python: string): Promise<ProfilesJson> {
+export async function readProfiles(out: LogChannel, tvis: string, root: string, python: string): Promise<ProfilesJson> {
   const r = await runTvis(out, tvis, ['profiles', '--json', '--workspace', root, '--python', python], root);
   let j: ProfilesJson;
   try { j = JSON.parse(r.stdout); } catch {

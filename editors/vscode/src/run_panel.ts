@@ -15,6 +15,7 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { LogChannel } from './tvis_cli';
 
 export const MAX_READ = 64 * 1024 * 1024;   // the largest range one request may ask for
 
@@ -33,7 +34,7 @@ export class RunPanel {
   private readonly onDisposedEmitter = new vscode.EventEmitter<void>();
   readonly onDisposed = this.onDisposedEmitter.event;
 
-  constructor(private readonly extUri: vscode.Uri, private readonly out: vscode.OutputChannel, title: string,
+  constructor(private readonly extUri: vscode.Uri, private readonly out: LogChannel, title: string,
               private readonly onSourceLink?: (file: string, line: number) => void) {
     const viewerDir = vscode.Uri.joinPath(extUri, 'media', 'viewer');
     this.panel = vscode.window.createWebviewPanel('tvis.viewer', title, vscode.ViewColumn.Beside,

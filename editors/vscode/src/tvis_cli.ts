@@ -9,6 +9,21 @@ import * as vscode from 'vscode';
 
 export class Refusal extends Error {}   // a request refused with a message for the user
 
+// The "tvis" Output channel; the last lines are also kept in memory, so the
+// extension's tests can read what the user would see there.
+export class LogChannel implements vscode.Disposable {
+  readonly lines: string[] = [];
+  private readonly channel: vscode.OutputChannel;
+  constructor(name: string) { this.channel = vscode.window.createOutputChannel(name); }
+  appendLine(text: string): void {
+    this.channel.appendLine(text);
+    this.lines.push(...text.split('\n'));
+    if (this.lines.length > 5000) this.lines.splice(0, this.lines.length - 5000);
+  }
+  show(preserveFocus?: boolean): void { this.channel.show(preserveFocus); }
+  dispose(): void { this.channel.dispose(); }
+}
+
 export function isExecutableFile(p: string): boolean {
   try {
     const st = fs.statSync(p);
@@ -45,7 +60,7 @@ export function quoteArgs(args: string[]): string {
 // Runs tvis with `args` in `cwd`, logging the command line; `token` cancels
 // it (SIGTERM: tvis kills its worker and exits 130; SIGINT may be ignored
 // by a process started in the background, and is inherited so).
-export function runTvis(out: vscode.OutputChannel, tvis: string, args: string[], cwd: string,
+export function runTvis(out: LogChannel, tvis: string, args: string[], cwd: string,
                         token?: vscode.CancellationToken): Promise<RunResult> {
   out.appendLine(`$ ${quoteArgs([tvis, ...args])}`);
   return new Promise((resolve) => {

@@ -24,6 +24,28 @@ suite('tvis extension', () => {
     for (const c of ['tvis.openAsGraph', 'tvis.openRun', 'tvis.forgetChoice']) assert.ok(all.includes(c), c);
   });
 
+  test('tvis: the tvis.path setting, else PATH; neither refuses clearly', async () => {
+    const a = await api();
+    const configured = vscode.workspace.getConfiguration('tvis').get<string>('path')!;
+    assert.ok(configured && fs.existsSync(configured), 'the test sets tvis.path to the build\'s tvis');
+    const savedPath = process.env.PATH;
+    try {
+      await setSetting('tvis', 'path', '/nonexistent/bin/tvis');
+      let r = await a.openAsGraph(a.graph, modelUri(), CLS);
+      assert.strictEqual(r.status, 'refused');
+      assert.match(r.message!, /^tvis\.path: \/nonexistent\/bin\/tvis: no such executable/);
+      await setSetting('tvis', 'path', '');
+      process.env.PATH = '/nonexistent-dir';
+      r = await a.openAsGraph(a.graph, modelUri(), CLS);
+      assert.strictEqual(r.status, 'refused');
+      assert.match(r.message!, /^tvis not found: it is not on PATH and the tvis\.path setting is empty/);
+    } finally {
+      process.env.PATH = savedPath;
+      await setSetting('tvis', 'path', undefined);
+    }
+    assert.strictEqual(vscode.workspace.getConfiguration('tvis').get<string>('path'), configured);
+  });
+
   test('interpreter: remembered choice, then tensorviz.pythonPath; a set missing path refuses naming it', async () => {
     const a = await api();
     const state = a.graph.ext.workspaceState;
@@ -71,6 +93,24 @@ suite('tvis extension', () => {
       assert.strictEqual(asked.length, 1);
       assert.strictEqual(r2.profile, 'audit_large');
     } finally { a.graph.pick = undefined; }
+  });
+
+  test('a shape bug: the bounded explanation in the panel, the full traceback and the command line in Output', async () => {
+    const a = await api();
+    const from = a.graph.out.lines.length;
+    const r = await a.openAsGraph(a.graph, modelUri(), 'audit_models:ShapeBug');
+    assert.strictEqual(r.status, 'shown', r.message);
+    assert.strictEqual(r.graph.ok, false);
+    assert.strictEqual(r.graph.stage, 'forward');
+    const s = await until(async () => { const v = await r.panel!.state(); return v && v.view && v.view.failed ? v : null; });
+    assert.ok(s, 'the panel never showed the failed capture');
+    assert.strictEqual(s.view.failed, 'fc');
+    assert.match(s.view.diagnostic, /inner dims 4 ≠ 8/);
+    assert.deepStrictEqual(s.view.outputs, []);
+    const logged = a.graph.out.lines.slice(from).join('\n');
+    assert.ok(logged.includes(`graph audit_models:ShapeBug --profile shape_bug --workspace ${root()} --python ${PYTHON} --out `), logged);
+    assert.match(logged, /Traceback \(most recent call last\):[\s\S]*audit_models\.py", line \d+, in forward/);
+    r.panel!.dispose();
   });
 
   test('a removed or retargeted remembered choice refuses, never substitutes', async () => {
