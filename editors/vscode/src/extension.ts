@@ -1,5 +1,5 @@
 // extension.ts: the tvis extension's entry point. Registers the commands
-// (tvis.openAsGraph, tvis.openRun, tvis.forgetChoice), the CodeLens above
+// (tvis.openAsGraph, tvis.recordScript, tvis.openRun, tvis.forgetChoice), the CodeLens above
 // model classes, the Problems collection for tensorviz.toml and the "tvis"
 // Output channel, and returns the API the extension's own tests drive.
 import * as fs from 'fs';
@@ -9,6 +9,7 @@ import { ModelLensProvider } from './codelens';
 import { resolveInterpreter } from './interpreter';
 import { CHOICE_KEY, GraphContext, openAsGraph } from './open_as_graph';
 import { publishConfigDiagnostics, readProfiles } from './profiles';
+import { recordScript } from './record_script';
 import { RunPanel } from './run_panel';
 import { LogChannel, Refusal, findTvis } from './tvis_cli';
 
@@ -16,6 +17,7 @@ export interface TvisApi {
   graph: GraphContext;
   openAsGraph: typeof openAsGraph;
   openRun(file: string): Promise<RunPanel>;
+  recordScript: typeof recordScript;
   refreshLenses(): Promise<void>;
   lenses: ModelLensProvider;
 }
@@ -78,12 +80,18 @@ export function activate(context: vscode.ExtensionContext): TvisApi {
         return undefined;
       }
     }),
+    vscode.commands.registerCommand('tvis.recordScript', async (uri?: vscode.Uri) => {
+      const r = await recordScript(context, out, uri instanceof vscode.Uri ? uri : undefined);
+      if (r.status === 'recorded' && r.run) return openRun(r.run);
+      if (r.status === 'failed') void vscode.window.showErrorMessage(r.message || 'tvis run failed');
+      return undefined;
+    }),
     vscode.commands.registerCommand('tvis.forgetChoice', async (cls?: string) => {
       const keys = context.workspaceState.keys().filter((k) => k.startsWith(CHOICE_KEY('')));
       for (const k of keys) if (!cls || k === CHOICE_KEY(cls)) await context.workspaceState.update(k, undefined);
     }),
   );
-  return { graph, openAsGraph, openRun, refreshLenses, lenses };
+  return { graph, openAsGraph, openRun, recordScript, refreshLenses, lenses };
 }
 
 export function deactivate(): void { /* panels and channels are disposed with the context */ }

@@ -192,6 +192,23 @@ suite('tvis extension', () => {
     assert.strictEqual(a.graph.panels.get(slow), undefined, 'no panel reopened by the late result');
   });
 
+  test('Record This Script: tvis run in a terminal, then the run in the panel (Replay)', async () => {
+    const a = await api();
+    const script = vscode.Uri.file(wsFile('train_tiny.py'));
+    const r = await a.recordScript(a.graph.ext, a.graph.out, script);
+    assert.strictEqual(r.status, 'recorded', r.message);
+    assert.ok(r.run && fs.existsSync(r.run) && r.run.endsWith('run.tvis'), r.run);
+    assert.ok(vscode.window.terminals.some((t) => t.name === 'tvis run train_tiny.py'));
+    assert.ok(a.graph.out.lines.some((l) => l.startsWith('$ ') && l.includes(` run --python ${PYTHON} --out `) && l.endsWith(script.fsPath)));
+    const panel = await a.openRun(r.run!);
+    const s = await until(async () => { const v = await panel.state(); return v && v.run && v.run.steps > 0 && v.page ? v : null; });
+    assert.ok(s, 'the recorded run never opened in the panel');
+    assert.strictEqual(s.page, 'Replay');
+    assert.strictEqual(s.run.steps, 3);
+    assert.deepStrictEqual(s.errors, []);
+    panel.dispose();
+  });
+
   test('the panel answers ranges of its own run only', async () => {
     const a = await api();
     await a.graph.ext.workspaceState.update(CHOICE_KEY(CLS), 'audit_small');
