@@ -8,10 +8,13 @@ build/pip-<abi>/, so a rerun is incremental.
 
 The laptop install (no torch, no compiler) is the wheel tools/wheel
 makes, tested in tests/e2e/test_laptop_wheel.sh."""
+import fcntl
 import json
 import os
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from conftest import PYTHON, ROOT, SCRIPTS, load_run, run_file_of
 
@@ -21,6 +24,8 @@ def site_packages_of(python):
                           capture_output=True, text=True, check=True).stdout.strip()
 
 
+# a fresh clone compiles the module and the CLI here, possibly after waiting for tools/wheel's build
+@pytest.mark.timeout(1800)
 def test_editable_install_with_build_isolation(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run(["/usr/bin/python3", "-m", "venv", str(venv)], check=True)
@@ -29,9 +34,13 @@ def test_editable_install_with_build_isolation(tmp_path):
     Path(site_packages_of(vpy), "suite_torch.pth").write_text(site_packages_of(PYTHON) + "\n")
     torch_version = subprocess.run([vpy, "-c", "import torch; print(torch.__version__)"], capture_output=True,
                                    text=True, check=True).stdout.strip()
-    # build isolation is pip's default: nothing here turns it off or the index away
-    pip = subprocess.run([vpy, "-m", "pip", "install", "--disable-pip-version-check", "-e", str(ROOT)],
-                         capture_output=True, text=True, timeout=1800)
+    # build isolation is pip's default: nothing here turns it off or the index away. setuptools
+    # builds in the source tree (build/, the egg-info folder): one such build at a time, under the
+    # lock tools/wheel takes too (tools/test runs suites side by side)
+    with open(ROOT / "build" / ".setuptools.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        pip = subprocess.run([vpy, "-m", "pip", "install", "--disable-pip-version-check", "-e", str(ROOT)],
+                             capture_output=True, text=True, timeout=1800)
     out = pip.stdout + pip.stderr
     assert pip.returncode == 0, out[-4000:]
     assert "Installing build dependencies" in out, out[-2000:]  # isolation: setuptools came from the index
