@@ -10,11 +10,25 @@
 //   on every rank, the gradient the optimizer used equals that rank's own
 //   local gradient (the LocalGrad of the step's backward): the all-reduce did
 //   not take effect for it (the model called without its DDP wrapper, or
-//   parameters replaced after wrapping); case "gradients_differ" otherwise
+//   parameters replaced after wrapping), or when neither rank recorded an
+//   all-reduce in that step at all (every backward of the step bypassed the
+//   wrapper); case "gradients_differ" otherwise
 //   (a gradient changed on one rank after the all-reduce: clipping or scaling
 //   on one rank); case "weights_differ" when the weights before a step
 //   differ with no gradient difference seen first. The first step and
 //   parameter are reported.
+// ranks_diverge, case "step_counts_differ": every rank's recording ended
+//   normally (complete, no exception) but they recorded different numbers of
+//   steps: one rank trained on after another stopped (uneven data per rank,
+//   a rank leaving its loop early), so from the shorter rank's last step on
+//   the replicas' collectives no longer pair up. Judged only when no
+//   parameter diverged first. The step is the first one the shorter rank
+//   lacks; no parameter is named.
+// ranks_missing (a note, judged when rank 0's file leads, as for a run folder):
+//   ranks of the world size the rank files record that have no file among
+//   those read, with the reasons the recordings give (notices
+//   "rank_not_recorded": a rank the script started in a way tvis does not
+//   record, recorder/python/tvis/session/child_ranks.py).
 // duplicate_rank_data: every rank's batch had the same statistics at every
 //   step compared: each rank trains on the same data (no DistributedSampler),
 //   so the job does one rank's work N times.
@@ -60,6 +74,12 @@ const TensorFact* local_grad(const RunFacts& f, int step, const std::string& par
   return found;
 }
 
+/// Whether `f` recorded an all-reduce in step `step` (a backward through the DDP wrapper).
+bool all_reduced_at(const RunFacts& f, int step) {
+  return std::any_of(f.events().begin(), f.events().end(),
+                     [step](const EventFact& e) { return e.kind == EventKind::AllReduce && e.step == step; });
+}
+
 struct Divergence {
   std::string case_name, param;
   int step = -1;
@@ -84,11 +104,13 @@ bool first_divergence(const std::vector<const RunFacts*>& ranks, Divergence* d) 
         const RunFacts &a = *ranks[0], &b = *ranks[r];
         const TensorFact *wa = a.tensor(int64_t(p.weight)), *wb = b.tensor(int64_t(q->weight));
         if (wa && wb && wa->shape != wb->shape) continue;  // sharded, not replicated
+        if (a.meta().is_sharded(p.name) || b.meta().is_sharded(q->name)) continue;  // each rank its own part
         *d = {"", p.name, key.first, s0->event, a.meta().rank, b.meta().rank};
         if (!same_stats(wa, wb)) return d->case_name = "weights_differ", true;
         if (same_stats(a.tensor(p.grad), b.tensor(q->grad))) continue;
         const TensorFact *la = local_grad(a, key.first, p.name), *lb = local_grad(b, key.first, p.name);
-        const bool own = la && lb && same_stats(a.tensor(p.grad), la) && same_stats(b.tensor(q->grad), lb);
+        const bool own = (la && lb && same_stats(a.tensor(p.grad), la) && same_stats(b.tensor(q->grad), lb)) ||
+                         (!all_reduced_at(a, key.first) && !all_reduced_at(b, key.first));
         d->case_name = own ? "not_all_reduced" : "gradients_differ";
         return true;
       }
@@ -139,6 +161,33 @@ void report_divergence(const std::vector<const RunFacts*>& ranks, const Divergen
   out.push_back(std::move(f));
 }
 
+/// The ranks with the fewest and the most recorded steps, when every rank ended normally and they differ.
+bool unequal_steps(const std::vector<const RunFacts*>& ranks, const RunFacts** fewest, const RunFacts** most) {
+  for (const RunFacts* f : ranks)
+    if (!f->meta().complete || !f->meta().exception.empty()) return false;
+  auto by_steps = [](const RunFacts* a, const RunFacts* b) { return a->meta().steps_recorded < b->meta().steps_recorded; };
+  *fewest = *std::min_element(ranks.begin(), ranks.end(), by_steps);
+  *most = *std::max_element(ranks.begin(), ranks.end(), by_steps);
+  return (*fewest)->meta().steps_recorded != (*most)->meta().steps_recorded;
+}
+
+void report_unequal_steps(const std::vector<const RunFacts*>& ranks, const RunFacts& fewest, const RunFacts& most,
+                          std::vector<Finding>& out) {
+  const int a = fewest.meta().steps_recorded, b = most.meta().steps_recorded;
+  const std::string ra = std::to_string(fewest.meta().rank), rb = std::to_string(most.meta().rank);
+  Finding f = finding("ranks_diverge", Severity::Error,
+                      "rank " + ra + " recorded " + std::to_string(a) + " steps and rank " + rb + " recorded " +
+                          std::to_string(b) + ", each ending normally: from step " + std::to_string(a) + " on, rank " +
+                          rb + " trained while rank " + ra + " did not (uneven data per rank, or a loop left early "
+                          "on one rank), so their all-reduces no longer pair up and the replicas drift or hang.",
+                      a, 0);
+  f.evidence = {{"case", 0, "step_counts_differ"}, {"rank_a", double(fewest.meta().rank)},
+                {"rank_b", double(most.meta().rank)}, {"ranks", double(ranks.size())},
+                {"steps_a", double(a)}, {"steps_b", double(b)}};
+  f.where.page = "Weights", f.where.step = a, f.where.phase = "optimizer";
+  out.push_back(std::move(f));
+}
+
 void check_duplicate_data(const std::vector<const RunFacts*>& ranks, std::vector<Finding>& out) {
   int compared = 0;
   const BatchFact* first = nullptr;
@@ -171,13 +220,43 @@ void check_duplicate_data(const std::vector<const RunFacts*>& ranks, std::vector
   out.push_back(std::move(f));
 }
 
+void check_missing(const std::vector<const RunFacts*>& ranks, std::vector<Finding>& out) {
+  int world = 0;
+  std::vector<bool> present;
+  std::string why;
+  for (const RunFacts* f : ranks) world = std::max(world, f->meta().world_size);
+  present.assign(size_t(std::max(world, 1)), false);
+  for (const RunFacts* f : ranks) {
+    if (f->meta().rank >= 0 && f->meta().rank < world) present[size_t(f->meta().rank)] = true;
+    for (const NoticeFact& n : f->meta().notices)
+      if (n.code == "rank_not_recorded") why += (why.empty() ? "" : "; ") + n.message;
+  }
+  std::string missing;
+  int count = 0;
+  for (int r = 0; r < world; ++r)
+    if (!present[size_t(r)]) missing += (count++ ? ", " : "") + std::to_string(r);
+  if (!count && why.empty()) return;
+  std::string message = count ? "no recording of rank" + std::string(count > 1 ? "s " : " ") + missing + " of the world of " +
+                                    std::to_string(world) + " was read"
+                              : "the recording names ranks it could not record";
+  message += why.empty() ? ": the cross-rank checks compared the ranks there are." : " (" + why + ").";
+  Finding f = finding("ranks_missing", Severity::Note, std::move(message), 0, 0);
+  f.evidence = {{"missing", double(count)}, {"world_size", double(world)}, {"ranks", double(ranks.size())}};
+  out.push_back(std::move(f));
+}
+
 }  // namespace
 
 void check_ranks(const std::vector<const RunFacts*>& ranks, std::vector<Finding>& out) {
+  if (!ranks.empty() && ranks.front()->meta().rank == 0) check_missing(ranks, out);  // a rank<N>.tvis alone: not
   if (ranks.size() < 2 || !std::any_of(ranks.begin(), ranks.end(), [](const RunFacts* f) { return data_parallel(*f); }))
     return;
   Divergence d;
-  if (first_divergence(ranks, &d)) report_divergence(ranks, d, out);
+  const RunFacts *fewest = nullptr, *most = nullptr;
+  if (first_divergence(ranks, &d))
+    report_divergence(ranks, d, out);
+  else if (unequal_steps(ranks, &fewest, &most))
+    report_unequal_steps(ranks, *fewest, *most, out);
   check_duplicate_data(ranks, out);
 }
 

@@ -43,7 +43,7 @@ const std::vector<std::string>& check_kinds() {
       "mode",                "probabilities_as_logits", "target_out_of_range", "constant_targets",
       "unnormalized_inputs", "repeated_batch",      "loss_trend",          "not_optimized",
       "loss_scale",          "optimizer_no_effect", "eval_output_scale",   "lr_schedule",
-      "loss_shape",          "ranks_diverge",       "duplicate_rank_data"};
+      "loss_shape",          "ranks_diverge",       "duplicate_rank_data", "ranks_missing"};
   return kinds;
 }
 

@@ -2,7 +2,7 @@
 // judged by the optimizer's family (a gradient step, an adaptive step, a
 // closure's inner iterations, a weight that was zero), optimizer_no_effect,
 // lr_schedule, nothing_to_judge, and the cross-rank checks (ranks_diverge,
-// duplicate_rank_data) over several ranks' records. Each finds its mistake
+// duplicate_rank_data, ranks_missing) over several ranks' records. Each finds its mistake
 // and stays quiet on the healthy twin.
 #include <catch2/catch.hpp>
 
@@ -248,8 +248,10 @@ namespace {
 
 /// One rank's run: "fc.weight" before step 0 with ||w|| = 1, its gradient of
 /// l2 `grad_l2`, its local (pre-all-reduce) gradient `local_l2`, a batch of
-/// mean `batch_mean`, and an AllReduce event (a DDP model).
-an::RunFacts rank_run(int rank, double grad_l2, double local_l2, double batch_mean) {
+/// mean `batch_mean`, and an AllReduce event (a DDP model); its RunMeta says
+/// `steps` steps recorded and whether it ended normally (`complete`).
+an::RunFacts rank_run(int rank, double grad_l2, double local_l2, double batch_mean, int steps = 1,
+                      bool complete = false) {
   an::RunFacts facts;
   add_tensors(facts, {{1, sc::TensorRole::Weight, "fc.weight", 0, {8, 8}, 1.0},
                       {2, sc::TensorRole::Grad, "fc.weight", 0, {8, 8}, grad_l2},
@@ -279,7 +281,7 @@ an::RunFacts rank_run(int rank, double grad_l2, double local_l2, double batch_me
     auto key = b.CreateString("rank"), value = b.CreateString(std::to_string(rank));
     auto options = b.CreateVector(std::vector<flatbuffers::Offset<sc::KeyValue>>{sc::CreateKeyValue(b, key, value)});
     sc::RunMetaBuilder mb(b);
-    mb.add_steps_recorded(1), mb.add_options(options);
+    mb.add_steps_recorded(steps), mb.add_complete(complete), mb.add_options(options);
     b.Finish(sc::CreateChunk(b, sc::Body::RunMeta, mb.Finish().Union()));
     add(facts, b, fmt::ChunkKind::RunMeta);
   }
@@ -310,6 +312,43 @@ TEST_CASE("ranks_diverge: gradients that were not all-reduced, or changed on one
   CHECK(evidence_text(*find(fs, "ranks_diverge"), "case") == "gradients_differ");
   // One rank alone says nothing about ranks.
   CHECK_FALSE(find(an::diagnose(rank_run(0, 0.8, 0.8, 0.1)), "ranks_diverge"));
+}
+
+TEST_CASE("ranks_diverge: ranks that ended normally after different numbers of steps") {
+  const an::RunFacts r0 = rank_run(0, 1.0, 0.8, 0.1, 3, true), r1 = rank_run(1, 1.0, 1.3, -0.2, 5, true);
+  auto fs = both(r0, r1);
+  const an::Finding* f = find(fs, "ranks_diverge");
+  REQUIRE(f);
+  CHECK(evidence_text(*f, "case") == "step_counts_differ");
+  CHECK(f->where.step == 3);
+  CHECK(f->message.find("rank 0 recorded 3 steps and rank 1 recorded 5") != std::string::npos);
+  // Equal counts, or a rank that did not end normally (killed, raised): nothing said of the counts.
+  CHECK_FALSE(find(both(rank_run(0, 1.0, 0.8, 0.1, 3, true), rank_run(1, 1.0, 1.3, -0.2, 3, true)), "ranks_diverge"));
+  CHECK_FALSE(find(both(rank_run(0, 1.0, 0.8, 0.1, 3, false), rank_run(1, 1.0, 1.3, -0.2, 5, true)), "ranks_diverge"));
+}
+
+TEST_CASE("ranks_missing: rank 0 of a world of 2 read alone, with the reason its recording gives") {
+  an::RunFacts r0 = one_weight("SGD", "0.1", 0.01);
+  flatbuffers::FlatBufferBuilder b;
+  auto notice = sc::CreateNotice(b, b.CreateString("rank_not_recorded"),
+                                 b.CreateString("rank 1 of a world of 2 was not recorded: started as `python -m x`"));
+  auto notices = b.CreateVector(std::vector<flatbuffers::Offset<sc::Notice>>{notice});
+  auto options = b.CreateVector(std::vector<flatbuffers::Offset<sc::KeyValue>>{
+      sc::CreateKeyValue(b, b.CreateString("rank"), b.CreateString("0")),
+      sc::CreateKeyValue(b, b.CreateString("world_size"), b.CreateString("2"))});
+  sc::RunMetaBuilder mb(b);
+  mb.add_steps_recorded(1), mb.add_notices(notices), mb.add_options(options);
+  b.Finish(sc::CreateChunk(b, sc::Body::RunMeta, mb.Finish().Union()));
+  add(r0, b, fmt::ChunkKind::RunMeta);
+  r0.finish();
+  const auto fs = an::diagnose(std::vector<const an::RunFacts*>{&r0});
+  const an::Finding* f = find(fs, "ranks_missing");
+  REQUIRE(f);
+  CHECK(f->severity == an::Severity::Note);
+  CHECK(f->message.find("no recording of rank 1 of the world of 2") != std::string::npos);
+  CHECK(f->message.find("started as `python -m x`") != std::string::npos);
+  // Every rank there, nothing said.
+  CHECK_FALSE(find(both(rank_run(0, 1.0, 0.8, 0.1), rank_run(1, 1.0, 1.3, -0.2)), "ranks_missing"));
 }
 
 TEST_CASE("duplicate_rank_data: every rank trained on the same batch") {
