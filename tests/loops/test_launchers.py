@@ -116,6 +116,25 @@ def test_ddp_bypassed_at_the_first_step_is_ranks_diverge_at_step_0(tvis, tmp_pat
     assert f["param"] == "0.weight" and (f["evidence"]["rank_a"], f["evidence"]["rank_b"]) == (0, 1), f
 
 
+def test_ranks_started_by_fork_are_named_as_not_recorded(tvis, tmp_path):
+    """mp.start_processes(start_method="fork") (accelerate's notebook_launcher on the CPU): the forked ranks
+    train unrecorded, as plainly, and the run says which ranks were not recorded and why: on stderr, in the
+    launching process's recording (a notice inspect lists) and as diagnose's ranks_missing note."""
+    cmd = [str(SCRIPTS / "launch_spawn.py"), "3", "--fork"]
+    lines = plain([PYTHON] + cmd, tmp_path)
+    p = subprocess.run([tvis, "run", "--steps", str(STEPS), "--out", str(tmp_path / "runs"), *cmd],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert step_lines(p.stdout) == lines, "training differs under tvis run"
+    why = "ranks 0, 1 of a world of 2 were not recorded: started by torch.multiprocessing with start_method='fork'"
+    assert "tvis run: " + why in p.stderr, p.stderr[-2000:]
+    files = re.findall(r"tvis run: recorded (\S+)$", p.stdout, re.M)
+    assert [os.path.basename(f) for f in files] == ["run.tvis"], p.stdout[-2000:]
+    assert [n for n in inspect_json(tvis, files[0])["notices"] if why in n]
+    notices = load_run(files[0]).meta.get("notices", [])
+    assert [n for n in notices if n.get("code") == "rank_not_recorded" and why in n.get("message", "")], notices
+
+
 def _free_port():
     import socket
     with socket.socket() as s:

@@ -1,5 +1,7 @@
 """torch.multiprocessing.spawn of 2 DDP ranks (gloo, CPU):
-`launch_spawn.py STEPS [--bypass]`. With --bypass, the first step calls the
+`launch_spawn.py STEPS [--bypass] [--fork]`. With --fork the ranks are
+started by mp.start_processes(start_method="fork") (as accelerate's
+notebook_launcher does on the CPU). With --bypass, the first step calls the
 model inside the wrapper (`model.module(x)`, a "warm-up" path) on every rank:
 its gradients are never all-reduced and the replicas part at step 0."""
 import socket
@@ -36,4 +38,8 @@ if __name__ == "__main__":
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    mp.spawn(train, args=(2, port, int(sys.argv[1]), "--bypass" in sys.argv), nprocs=2)
+    args = (2, port, int(sys.argv[1]), "--bypass" in sys.argv)
+    if "--fork" in sys.argv:
+        mp.start_processes(train, args=args, nprocs=2, start_method="fork")
+    else:
+        mp.spawn(train, args=args, nprocs=2)
