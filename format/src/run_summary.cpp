@@ -105,6 +105,9 @@ struct RunSummaryBuilder::State {
     s.exception = bounded(m.exception(), kSummaryListBytes);
     final_meta = m.complete() || m.finished_unix_ms() != 0;
     meta_steps = m.steps_recorded();
+    s.device_reads.clear();
+    if (const auto* reads = m.step_device_reads())  // bounded like the lists above
+      for (size_t i = 0; i < reads->size() && i < kSummaryListItems; ++i) s.device_reads.push_back(reads->Get(i));
     run_notices.clear();
     if (const auto* notices = m.notices()) {
       size_t bytes = 0;

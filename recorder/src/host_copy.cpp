@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "device_reads.h"
+
 namespace tvis::recorder {
 
 namespace {
@@ -32,6 +34,7 @@ at::Tensor host_copy(const at::Tensor& t_in) {
   at::Tensor out = at::empty(t.sizes(), t.options().device(at::kCPU).memory_format(at::MemoryFormat::Contiguous));
   if (t.numel() == 0) return out;
   if (!t.is_cuda()) {
+    if (!t.device().is_cpu()) note_device_read();
     out.copy_(t);
     return out;
   }
@@ -40,6 +43,7 @@ at::Tensor host_copy(const at::Tensor& t_in) {
   char* dst = static_cast<char*>(out.data_ptr());
   for_each_slice(t, kPinnedPoolBytes / esize, [&](const at::Tensor& slice) {
     const int64_t bytes = slice.numel() * esize;
+    note_device_read();  // each slice's copy waits for the device
     if (pool.defined() && bytes <= kPinnedPoolBytes) {
       at::Tensor stage = at::from_blob(pool.data_ptr(), {slice.numel()}, out.options());
       stage.copy_(slice);  // synchronous: the pinned buffer is free again when it returns

@@ -12,6 +12,7 @@
 
 #include <xxhash.h>
 
+#include "device_reads.h"
 #include "host_copy.h"
 #include "tensor_capture.h"
 #include "tvis/recorder/value_stats.h"
@@ -144,6 +145,11 @@ void Recorder::add_detail(uint64_t id, std::vector<std::unique_ptr<schema::KeyVa
 
 void Recorder::set_step(int step) {
   close_phase_timing();
+  if (step_ >= 0) {  // the reads since the last set_step() belong to the step that ends
+    if (step_reads_.size() <= static_cast<size_t>(step_)) step_reads_.resize(step_ + 1, 0);
+    step_reads_[step_] += static_cast<uint32_t>(device_reads() - reads_mark_);
+  }
+  reads_mark_ = device_reads();
   step_ = step;
   budget_.begin_step(step);
   dedup_.clear();
@@ -194,6 +200,7 @@ int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std
         it->second.version == impl->version_counter().current_version() && (it->second.values || stats_only) &&
         (it->second.whole || !whole_rows)) {
       last_l2_ = it->second.l2;
+      last_stats_ = it->second.stats;
       return static_cast<int64_t>(it->second.id);
     }
   }
@@ -202,7 +209,7 @@ int64_t Recorder::tensor(const at::Tensor& t, int role, int64_t event, const std
     dedup->insert_or_assign(impl, DedupEntry{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(
                                                  t.getIntrusivePtr()),
                                              impl->version_counter().current_version(), static_cast<uint64_t>(id),
-                                             last_l2_, !stats_only, whole_rows});
+                                             last_l2_, last_stats_, !stats_only, whole_rows});
   }
   return id;
 }
@@ -234,6 +241,7 @@ int64_t Recorder::add_record(const at::Tensor& t, int role, int64_t event, const
     o.min_rows = followed_rows_;
   }
   o.stats_only = stats_only;
+  o.batch = &batch_;
   if (!stats_only) apply_budget(t, role, &o);
   Captured c = capture_tensor(t, o);
   c.rec->event = event;
@@ -242,6 +250,7 @@ int64_t Recorder::add_record(const at::Tensor& t, int role, int64_t event, const
   c.rec->name = name;
   c.rec->step = step;
   last_l2_ = c.rec->stats->l2;
+  last_stats_ = c.rec->stats.get();  // owned by the builder until flush()
   return static_cast<int64_t>(builder_->add_tensor(std::move(c.rec), c.values, c.size, c.f32, c.mostly_zero));
 }
 
@@ -264,10 +273,17 @@ void Recorder::on_grad(uint64_t event, const at::Tensor& grad) {
       tensor(grad, static_cast<int>(schema::TensorRole::GradOutput), static_cast<int64_t>(event), "", 0);
   schema::EventT* ev = builder_->find_event(event);
   ev->grad_outputs.push_back(static_cast<uint64_t>(id));
-  const double l2 = last_l2_;
-  ev->grad_norm = ev->grad_norm < 0 ? l2 : std::sqrt(ev->grad_norm * ev->grad_norm + l2 * l2);
+  // After the step's device statistics are read (at once on the CPU path).
+  batch_.then([this, event, stats = last_stats_, l2 = last_l2_] {
+    const double v = stats ? stats->l2 : l2;
+    if (schema::EventT* e = builder_->find_event(event))
+      e->grad_norm = e->grad_norm < 0 ? v : std::sqrt(e->grad_norm * e->grad_norm + v * v);
+  });
   if (grad.dim() > 0 && grad.size(0) == batch_rows_ && ev->sample_grad_norms.empty())
-    ev->sample_grad_norms = leading_row_norms(grad, samples_);
+    leading_row_norms(grad, samples_, batch_, [this, event](std::vector<double> norms) {
+      schema::EventT* e = builder_->find_event(event);
+      if (e && e->sample_grad_norms.empty()) e->sample_grad_norms = std::move(norms);
+    });
 }
 
 int64_t Recorder::update(int64_t event, const std::string& name, const at::Tensor& after, const at::Tensor& before) {
@@ -489,6 +505,11 @@ void Recorder::add_insights(std::unique_ptr<schema::InsightBatchT> r) {
 }
 
 void Recorder::add_phase_timings(schema::RunMetaT* meta) const {
+  meta->step_device_reads = step_reads_;
+  if (step_ >= 0) {  // the current step's so far
+    if (meta->step_device_reads.size() <= static_cast<size_t>(step_)) meta->step_device_reads.resize(step_ + 1, 0);
+    meta->step_device_reads[step_] += static_cast<uint32_t>(device_reads() - reads_mark_);
+  }
   for (auto& [k, t] : timings_) {
     auto pt = std::make_unique<schema::PhaseTimingT>();
     pt->step = k.first;
@@ -523,6 +544,10 @@ size_t Recorder::relabel_as_evaluation(const std::vector<uint64_t>& roots) {
 
 void Recorder::flush() {
   OwnScope own(own_);
+  batch_.resolve();  // the step's records get their device statistics before they are written
+  dedup_.clear();    // their statistics' pointers (DedupEntry::stats) go with them
+  dedup_grads_.clear();
+  last_stats_ = nullptr;
   builder_->flush();
   schema::SourceFilesT fresh = new_sources();
   if (!fresh.files.empty()) builder_->write_sources(std::move(fresh));
@@ -550,6 +575,8 @@ RecorderStats Recorder::finalize(schema::RunMetaT meta) {
   if (finalized_) return stats();
   finalized_ = true;
   spill_.reset();
+  batch_.resolve();  // the last records' device statistics (counted in the meta below)
+  last_stats_ = nullptr;
   add_phase_timings(&meta);
   const int64_t t_end = now();
   const int64_t own_end = own_.total();

@@ -4,6 +4,7 @@
 #include <ATen/Parallel.h>
 #include <c10/core/GradMode.h>
 
+#include "device_stats.h"
 #include "host_copy.h"
 #include "tvis/recorder/value_stats.h"
 
@@ -71,67 +72,6 @@ ValueStats host_stats(const at::Tensor& x) {
   }
 }
 
-// Device path: reductions where the tensor lives, a slice of
-// kDeviceSliceElems at a time (host_copy.h) so that the double-precision
-// temporaries stay bounded; small host copies of the per-slice sums.
-ValueStats device_stats(const at::Tensor& t) {
-  ValueStats s;
-  s.count = static_cast<uint64_t>(t.numel());
-  auto as_values = [](const at::Tensor& slice) {
-    return at::isFloatingType(slice.scalar_type()) ? slice : slice.to(at::kDouble);
-  };
-  auto finite_doubles = [&](const at::Tensor& slice, int64_t finite) {
-    const at::Tensor x = as_values(slice);
-    return (finite == x.numel() ? x : x.masked_select(at::isfinite(x))).to(at::kDouble);
-  };
-  double sum = 0, sum_abs = 0, sum_sq = 0;
-  bool any = false;
-  std::vector<int64_t> finite_of;  // per slice, for the second pass
-  for_each_slice(t, kDeviceSliceElems, [&](const at::Tensor& slice) {
-    const at::Tensor x = as_values(slice);
-    const at::Tensor counts = at::stack({at::isfinite(x).sum(), at::isnan(x).sum()}).cpu();
-    const int64_t finite = counts[0].item<int64_t>();
-    finite_of.push_back(finite);
-    s.finite_count += static_cast<uint64_t>(finite);
-    s.nan_count += static_cast<uint64_t>(counts[1].item<int64_t>());
-    if (finite == 0) return;
-    const at::Tensor xd = finite_doubles(slice, finite);
-    auto [mn, mx] = at::aminmax(xd);
-    const at::Tensor sums = at::stack({mn, mx, xd.sum(), xd.abs().sum(), (xd * xd).sum()}).cpu();
-    auto a = sums.accessor<double, 1>();
-    s.min = any ? std::min(s.min, a[0]) : a[0];
-    s.max = any ? std::max(s.max, a[1]) : a[1];
-    sum += a[2];
-    sum_abs += a[3];
-    sum_sq += a[4];
-    any = true;
-  });
-  s.inf_count = s.count - s.finite_count - s.nan_count;
-  if (s.finite_count == 0) return s;
-  const double m = static_cast<double>(s.finite_count);
-  s.mean = sum / m;
-  s.mean_abs = sum_abs / m;
-  s.l2 = std::sqrt(sum_sq);
-  s.hist_lo = s.min;
-  s.hist_hi = s.max;
-  s.histogram.assign(kHistogramBins, 0);
-  double deviations = 0;
-  size_t i = 0;
-  for_each_slice(t, kDeviceSliceElems, [&](const at::Tensor& slice) {
-    const int64_t finite = finite_of[i++];
-    if (finite == 0) return;
-    const at::Tensor xd = finite_doubles(slice, finite);
-    deviations += ((xd - s.mean) * (xd - s.mean)).sum().item<double>();
-    if (s.max > s.min) {
-      const at::Tensor h = at::histc(xd, kHistogramBins, s.min, s.max).to(at::kLong).cpu();
-      for (int b = 0; b < kHistogramBins; ++b) s.histogram[b] += static_cast<uint32_t>(h[b].item<int64_t>());
-    }
-  });
-  s.std = std::sqrt(deviations / m);
-  if (!(s.max > s.min)) s.histogram[0] = static_cast<uint32_t>(s.finite_count);
-  return s;
-}
-
 }  // namespace
 
 schema::DType to_schema_dtype(c10::ScalarType st) {
@@ -165,20 +105,25 @@ int64_t kept_rows_of(const at::Tensor& t, const CaptureOptions& options) {
 namespace {
 
 /// Block means of `t` as [dim 0, rest] at most kThumbnailSide a side (a
-/// vector as one row); non-finite values make their block non-finite.
-void add_thumbnail(const at::Tensor& t, schema::TensorRecordT& r) {
+/// vector as one row); non-finite values make their block non-finite. A
+/// device tensor's (or any, forced) comes through `batch` when there is one.
+void add_thumbnail(const at::Tensor& t, schema::TensorRecordT& r, DeviceBatch* batch) {
   if (t.dim() == 0 || t.numel() == 0 || !(t.is_floating_point() || t.scalar_type() == at::kLong ||
                                           t.scalar_type() == at::kInt || t.scalar_type() == at::kByte))
     return;
   const int64_t rows = t.dim() == 1 ? 1 : t.size(0);
   const int64_t cols = t.numel() / rows;
   const at::Tensor grid = t.reshape({1, 1, rows, cols}).to(at::kFloat);
-  const at::Tensor small = at::adaptive_avg_pool2d(grid, {std::min(rows, kThumbnailSide), std::min(cols, kThumbnailSide)})
-                               .contiguous()
-                               .cpu();
-  const float* v = small.data_ptr<float>();
-  r.thumbnail.assign(v, v + small.numel());
+  const at::Tensor small = at::adaptive_avg_pool2d(grid, {std::min(rows, kThumbnailSide), std::min(cols, kThumbnailSide)});
   r.thumbnail_shape = {static_cast<int32_t>(small.size(2)), static_cast<int32_t>(small.size(3))};
+  if (batch && (!t.device().is_cpu() || device_stats_forced())) {
+    std::vector<float>* out = &r.thumbnail;  // the record outlives the batch's resolve()
+    batch->add(small, [out](const double* v, int64_t n) { out->assign(v, v + n); });  // float values: exact
+    return;
+  }
+  const at::Tensor host = small.contiguous().cpu();
+  const float* v = host.data_ptr<float>();
+  r.thumbnail.assign(v, v + host.numel());
 }
 
 Captured header_of(const at::Tensor& t) {
@@ -214,11 +159,21 @@ Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
   }
   const bool on_cpu = t.device().is_cpu();
   at::Tensor host = on_cpu ? t.contiguous() : at::Tensor();
-  const ValueStats vs = on_cpu ? host_stats(host) : device_stats(t);
-  fill_stats(*r.stats, vs);
-  c.mostly_zero = vs.count > 0 && vs.zero_count * 2 >= vs.count;
+  if (on_cpu && !device_stats_forced()) {
+    const ValueStats vs = host_stats(host);
+    fill_stats(*r.stats, vs);
+    c.mostly_zero = vs.count > 0 && vs.zero_count * 2 >= vs.count;
+  } else {
+    // Queued on the device; the record (owned by the run builder until the
+    // step's records are written) gets its numbers at the batch's resolve().
+    DeviceBatch local;
+    schema::StatsT* out = r.stats.get();
+    queue_device_stats(t, options.batch ? *options.batch : local, [out](const ValueStats& vs) { fill_stats(*out, vs); });
+    if (local.pending()) local.resolve();
+    c.stats_pending = options.batch && options.batch->pending();
+  }
 
-  if (options.thumbnail) add_thumbnail(t, r);
+  if (options.thumbnail) add_thumbnail(t, r, options.batch);
   // What is kept of the values.
   if (options.stats_only) {
     r.kept = schema::ValuesKept::None;
@@ -250,17 +205,22 @@ void param_delta_into(at::Tensor& before, const at::Tensor& after) {
   at::sub_out(before, after.detach(), before);
 }
 
-std::vector<double> leading_row_norms(const at::Tensor& t, int64_t k) {
+void leading_row_norms(const at::Tensor& t, int64_t k, DeviceBatch& batch,
+                       std::function<void(std::vector<double>)> use) {
   c10::NoGradGuard no_grad;
-  std::vector<double> out;
-  if (t.dim() == 0 || k <= 0 || !at::isFloatingType(t.scalar_type())) return out;
+  if (t.dim() == 0 || k <= 0 || !at::isFloatingType(t.scalar_type())) return use({});
   k = std::min<int64_t>(k, t.size(0));
-  if (k == 0) return out;
+  if (k == 0) return use({});
   at::Tensor rows = t.detach().narrow(0, 0, k).reshape({k, -1}).to(at::kDouble);
-  at::Tensor norms = rows.pow(2).sum(1).sqrt().cpu();
+  at::Tensor norms = rows.pow(2).sum(1).sqrt();
+  if (!t.device().is_cpu() || device_stats_forced()) {
+    batch.add(norms, [use = std::move(use)](const double* v, int64_t n) { use(std::vector<double>(v, v + n)); });
+    return;
+  }
   auto a = norms.accessor<double, 1>();
+  std::vector<double> out;
   for (int64_t i = 0; i < k; ++i) out.push_back(a[i]);
-  return out;
+  use(std::move(out));
 }
 
 }  // namespace tvis::recorder

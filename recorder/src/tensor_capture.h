@@ -5,8 +5,11 @@
 //   - Never modifies `t`, its autograd state, any RNG or flag; runs under a
 //     no-grad guard. Statistics are computed where the tensor lives: a CPU
 //     tensor in one pass pair over its memory (value_stats.h), any other
-//     device with ATen reductions on that device; only the scalars and the
-//     kept values are copied to the host.
+//     device with ATen reductions on that device queued in
+//     `options.batch` (device_stats.h): the record's statistics (and
+//     thumbnail) are filled at the batch's resolve(), before the step's
+//     records are written (`stats_pending`); without a batch they are read
+//     at once. Only the scalars and the kept values come to the host.
 //   - Budget: numel <= max_elems keeps every value (ValuesKept::Full);
 //     otherwise the leading rows along dim 0 that fit (at least one row and at
 //     least `min_rows` when dim 0 has them; ValuesKept::LeadingRows);
@@ -25,6 +28,7 @@
 
 #include <tvis/schema/recording_generated.h>
 
+#include "tvis/recorder/device_batch.h"
 #include "tvis/recorder/value_stats.h"
 
 namespace tvis::recorder {
@@ -40,6 +44,7 @@ struct CaptureOptions {
   int64_t min_rows = 0;  // rows kept at least (the followed samples)
   bool stats_only = false;  // keep no values (ValuesKept::None): statistics and histogram only
   bool thumbnail = false;   // also a block-mean thumbnail (TensorRecord.thumbnail)
+  DeviceBatch* batch = nullptr;  // where device statistics are queued (nullptr: read at once)
 };
 
 struct Captured {
@@ -49,6 +54,7 @@ struct Captured {
   uint64_t size = 0;
   bool f32 = false;
   bool mostly_zero = false;  // at least half the values are exactly 0 (CPU tensors; stored unshuffled)
+  bool stats_pending = false;  // rec->stats is filled at options.batch's resolve()
 };
 
 Captured capture_tensor(const at::Tensor& t, const CaptureOptions& options);
@@ -58,8 +64,11 @@ Captured capture_tensor(const at::Tensor& t, const CaptureOptions& options);
 /// a piece at a time).
 Captured capture_summary(const at::Tensor& like, const ValueStats& stats);
 
-/// L2 norms of the first k rows (dim 0) of `t`, in double, computed on its device.
-std::vector<double> leading_row_norms(const at::Tensor& t, int64_t k);
+/// L2 norms of the first k rows (dim 0) of `t`, in double, computed on its
+/// device, handed to `use`: at once for a CPU tensor, at `batch`'s resolve()
+/// for a device tensor (or every tensor under device_stats_forced()).
+void leading_row_norms(const at::Tensor& t, int64_t k, DeviceBatch& batch,
+                       std::function<void(std::vector<double>)> use);
 
 /// after - before in their dtype (no grad): the exact optimizer update.
 at::Tensor param_delta(const at::Tensor& after, const at::Tensor& before);

@@ -69,6 +69,11 @@ void print_human(const std::string& path, const fmt::RunSummary& s) {
     for (double v : s.losses) l.push_back(fmt::python_float_repr(v));
     std::printf("  losses     %s\n", join(l, ", ", 10).c_str());
   }
+  if (!s.device_reads.empty()) {  // the recorder's waits on the device, per step
+    std::vector<std::string> r;
+    for (uint32_t v : s.device_reads) r.push_back(std::to_string(v));
+    std::printf("  dev reads  %s per step\n", join(r, ", ", 10).c_str());
+  }
   uint64_t chunks = 0, raw = 0, stored = 0;
   std::string kinds;
   for (const auto& [name, t] : s.chunks_by_kind) {

@@ -68,6 +68,7 @@ std::string inspect_json(const fmt::RunSummary& s, const std::vector<RankSummary
   field("losses", losses);
   field("step_losses", step_losses);
   if (!s.all_reduce_ms.empty()) field("all_reduce_ms", float_list(s.all_reduce_ms));
+  if (!s.device_reads.empty()) field("device_reads", dump(Json(s.device_reads)));
   field("notices", dump(Json(s.notices)));
   field("exception", s.has_exception ? dump(Json(s.exception)) : "null");
   if (!ranks.empty()) {

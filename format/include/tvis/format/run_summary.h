@@ -75,6 +75,7 @@ struct RunSummary {
   std::vector<double> losses;          // per step (ascending): the first LossRecord's value
   std::vector<std::vector<double>> step_losses;  // per step (ascending): every LossRecord's value, in order
   std::vector<double> all_reduce_ms;   // per step from 0: DDP's AllReduce time (ms); empty without DDP
+  std::vector<uint32_t> device_reads;  // per step from 0: the recorder's device->host reads; empty when not recorded
   std::vector<std::string> notices;    // recovery notice first, then the run's notices
   bool has_exception = false;
   std::string exception;

@@ -27,7 +27,11 @@
 //   - Source files: file_id() numbers paths densely from 0 in first-use
 //     order; flush() writes the files first seen since the last flush, with
 //     their text when they are project code (project_paths.h).
-//   - Phase timings (ns per step and phase) go into every RunMeta written.
+//   - Phase timings (ns per step and phase) go into every RunMeta written,
+//     and so do the device reads per step (RunMeta.step_device_reads,
+//     device_reads.h): device tensors' statistics are queued in one
+//     DeviceBatch per step and read back by flush() (and finalize()), so a
+//     step's records get their numbers before they are written.
 //   - Own time (own_time.h): the work tvis does is bracketed by own_enter()
 //     / own_exit() (the Python hooks) and by the calls here that capture,
 //     copy or write (tensor(), on_grad(), params_before/after(), flush(),
@@ -51,6 +55,7 @@
 #include <tvis/schema/recording_generated.h>
 
 #include "tvis/recorder/byte_budget.h"
+#include "tvis/recorder/device_batch.h"
 #include "tvis/recorder/own_time.h"
 #include "tvis/recorder/project_paths.h"
 #include "tvis/recorder/run_builder.h"
@@ -225,6 +230,7 @@ class Recorder {
     uint32_t version;
     uint64_t id;
     double l2;     // of the recorded values (grad norms of later users)
+    const schema::StatsT* stats;  // the record's statistics (filled by batch_.resolve() when pending)
     bool values;   // the record kept values (a statistics-only one is recorded again where values are kept)
     bool whole;    // not cut to the followed rows (a whole_rows request records again otherwise)
   };
@@ -278,6 +284,10 @@ class Recorder {
   bool paused_ = false;
   bool finalized_ = false;
   double last_l2_ = 0;
+  const schema::StatsT* last_stats_ = nullptr;  // the last record's (tensor()), valid until flush()
+  DeviceBatch batch_;  // this step's device-side statistics (device_batch.h), resolved by flush()
+  uint64_t reads_mark_ = 0;               // device_reads() when the current step began
+  std::vector<uint32_t> step_reads_;      // device reads of the steps before the current one
   uint64_t late_grads_ = 0;
   std::vector<Open> stack_;
   std::unordered_map<std::string, uint32_t> files_;
