@@ -201,11 +201,26 @@ suite('tvis extension', () => {
     assert.ok(vscode.window.terminals.some((t) => t.name === 'tvis run train_tiny.py'));
     assert.ok(a.graph.out.lines.some((l) => l.startsWith('$ ') && l.includes(` run --python ${PYTHON} --out `) && l.endsWith(script.fsPath)));
     const panel = await a.openRun(r.run!);
-    const s = await until(async () => { const v = await panel.state(); return v && v.run && v.run.steps > 0 && v.page ? v : null; });
-    assert.ok(s, 'the recorded run never opened in the panel');
+    let last: any = null;
+    const s = await until(async () => { const v = last = await panel.state(); return v && v.run && v.run.steps > 0 && v.page ? v : null; });
+    assert.ok(s, 'the recorded run never opened in the panel: ' + JSON.stringify(last && { run: last.run, page: last.page, errors: last.errors }));
     assert.strictEqual(s.page, 'Replay');
     assert.strictEqual(s.run.steps, 3);
     assert.deepStrictEqual(s.errors, []);
+    panel.dispose();
+  });
+
+  test('a 200 MB run: the panel draws its first frame from a small share of its bytes', async () => {
+    const a = await api();
+    const big = process.env.TVIS_TEST_BIG_RUN!;   // tvis-synth's, about 200 MB (test_vscode_extension.sh)
+    const size = fs.statSync(big).size;
+    const panel = await a.openRun(big);
+    const s = await until(async () => { const v = await panel.state(); return v && v.run && v.run.steps > 0 && v.view && v.frame_ms.frames > 0 ? v : null; });
+    assert.ok(s, 'the big run never opened');
+    assert.deepStrictEqual(s.errors, []);
+    const sent = panel.bytesSent;
+    console.log(`tvis: bytes handed to the panel for the first frame of a ${size}-byte run: ${sent} (${(100 * sent / size).toFixed(2)}%)`);
+    assert.ok(sent > 0 && sent < size / 20, `${sent} of ${size} bytes`);
     panel.dispose();
   });
 

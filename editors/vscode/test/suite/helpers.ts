@@ -20,7 +20,7 @@ export async function setSetting(section: string, key: string, value: unknown): 
 }
 
 // Polls `get` until it returns a truthy value (the webview answers asynchronously).
-export async function until<T>(get: () => Promise<T>, ms = 30000): Promise<T> {
+export async function until<T>(get: () => Promise<T>, ms = 60000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await get();
