@@ -10,6 +10,8 @@
 
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include "py_recorder.h"
 
 namespace py = pybind11;
@@ -48,8 +50,8 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("set_followed_rows", [](PyRecorder& r, int64_t rows) { r.core().set_followed_rows(rows); })
       .def("set_parameter_bytes", [](PyRecorder& r, uint64_t bytes) { r.core().set_parameter_bytes(bytes); })
       .def("tensor",
-           [](PyRecorder& r, const at::Tensor& t, int role, int64_t event, const std::string& name, int slot) {
-             return r.core().tensor(t, role, event, name, slot);
+           [](PyRecorder& r, py::handle t, int role, int64_t event, const std::string& name, int slot) {
+             return r.tensor(t, role, event, name, slot);
            },
            py::arg("t"), py::arg("role"), py::arg("event"), py::arg("name") = "", py::arg("slot") = 0)
       .def("tensors", &PyRecorder::tensors, py::arg("event"), py::arg("role"), py::arg("value"),
@@ -57,8 +59,16 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("on_grad", &PyRecorder::on_grad)
       .def("update", [](PyRecorder& r, int64_t event, const std::string& name, const at::Tensor& after,
                         const at::Tensor& before) { return r.core().update(event, name, after, before); })
-      .def("params_before", [](PyRecorder& r, int64_t event, const std::vector<std::string>& names,
-                               const std::vector<at::Tensor>& params) { return r.core().params_before(event, names, params); })
+      .def(
+          "params_before",
+          [](PyRecorder& r, int64_t event, const std::vector<std::string>& names, const std::vector<at::Tensor>& params,
+             const std::optional<std::vector<std::optional<at::Tensor>>>& grads) {
+            if (!grads) return r.core().params_before(event, names, params);
+            std::vector<at::Tensor> given;  // None: no gradient (an undefined tensor)
+            for (const auto& g : *grads) given.push_back(g ? *g : at::Tensor());
+            return r.core().params_before(event, names, params, &given);
+          },
+          py::arg("event"), py::arg("names"), py::arg("params"), py::arg("grads") = py::none())
       .def("params_after", [](PyRecorder& r, int64_t event, const std::vector<at::Tensor>& params) {
         return r.core().params_after(event, params);
       })

@@ -1,6 +1,7 @@
 #include "py_recorder.h"
 
 #include <limits>
+#include <optional>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
@@ -13,6 +14,33 @@ namespace tvis::recorder {
 namespace {
 
 PyRecorder* g_profiled = nullptr;  // the recorder whose profile function is installed
+
+/// The tensor whose values `obj` (a torch.Tensor) holds on this rank: itself,
+/// or for a tensor without data of its own (a wrapper subclass) what it
+/// wraps: a DTensor's local part `_local_tensor`, an AsyncCollectiveTensor's
+/// result (its wait(): the collective the program already started, waited
+/// for as the program's next use of it would; its own state is left as it
+/// was); nullopt when there is no readable data (a parameter FSDP freed:
+/// storage resized to 0). Starts no collective.
+std::optional<at::Tensor> readable(py::handle obj) {
+  at::Tensor t = THPVariable_Unpack(obj.ptr());
+  auto has_data = [](const at::Tensor& x) {  // (sparse and other layouts: read as before)
+    if (x.layout() != at::kStrided || x.numel() == 0) return true;
+    return x.has_storage() && x.storage().data() != nullptr &&
+           x.storage().nbytes() >= static_cast<size_t>((x.storage_offset() + 1) * x.element_size());
+  };
+  if (has_data(t)) return t;
+  py::object inner;
+  if (PyObject_HasAttrString(obj.ptr(), "_local_tensor"))
+    inner = py::reinterpret_borrow<py::object>(obj).attr("_local_tensor");
+  else if (PyObject_HasAttrString(obj.ptr(), "elem") && PyObject_HasAttrString(obj.ptr(), "wait"))
+    inner = py::reinterpret_borrow<py::object>(obj).attr("wait")();
+  if (inner && THPVariable_Check(inner.ptr())) {
+    at::Tensor l = THPVariable_Unpack(inner.ptr());
+    if (has_data(l)) return l;
+  }
+  return std::nullopt;
+}
 
 int profile_fn(PyObject*, PyFrameObject* frame, int what, PyObject*) {
   if ((what == PyTrace_CALL || what == PyTrace_RETURN) && g_profiled) g_profiled->on_profile(frame, what);
@@ -121,7 +149,8 @@ std::unique_ptr<schema::LossRecordT> loss_from(const py::dict& d, int default_st
 
 /// {script, argv, cwd, project_dir, python_version, torch_version, device, hostname, tvis_version,
 ///  started_unix_ms, finished_unix_ms, steps_requested, steps_recorded, complete, exit_code,
-///  exception, traceback, optimizer_class, notices: [(code, message)], options: [(k, v)]}
+///  exception, traceback, optimizer_class, notices: [(code, message)], options: [(k, v)],
+///  param_shards: [ParamShard dicts (records.param_shard)]}
 schema::RunMetaT meta_from(const py::dict& d) {
   check_run_meta_keys(d);
   schema::RunMetaT m;
@@ -153,6 +182,21 @@ schema::RunMetaT meta_from(const py::dict& d) {
       m.notices.push_back(std::move(e));
     }
   if (d.contains("options")) m.options = key_values(d["options"]);
+  if (d.contains("param_shards") && !d["param_shards"].is_none())
+    for (py::handle h : d["param_shards"]) {
+      auto s = py::reinterpret_borrow<py::dict>(h);
+      auto e = std::make_unique<schema::ParamShardT>();
+      e->name = get<std::string>(s, "name", "");
+      e->global_shape = get<std::vector<int64_t>>(s, "global_shape", {});
+      e->local_shape = get<std::vector<int64_t>>(s, "local_shape", {});
+      e->offsets = get<std::vector<int64_t>>(s, "offsets", {});
+      e->flat_offset = get<int64_t>(s, "flat_offset", -1);
+      e->mesh_shape = get<std::vector<int32_t>>(s, "mesh_shape", {});
+      e->mesh_coord = get<std::vector<int32_t>>(s, "mesh_coord", {});
+      e->placements = get<std::string>(s, "placements", "");
+      e->source = get<std::string>(s, "source", "");
+      m.param_shards.push_back(std::move(e));
+    }
   return m;
 }
 
@@ -198,11 +242,22 @@ std::vector<int64_t> PyRecorder::tensors(uint64_t event, int role, py::handle ob
   return ids;
 }
 
+int64_t PyRecorder::tensor(py::handle obj, int role, int64_t event, const std::string& name, int slot) {
+  if (!THPVariable_Check(obj.ptr())) throw py::type_error("tvis: Recorder.tensor takes a torch.Tensor");
+  std::optional<at::Tensor> t = readable(obj);
+  if (!t) return -1;  // no data on this rank
+  return core_.tensor(*t, role, event, name, slot);
+}
+
 void PyRecorder::walk(py::handle obj, int role, uint64_t event, std::vector<int64_t>& ids, int& slot, int depth,
                       bool whole_rows) {
   if (THPVariable_Check(obj.ptr())) {
-    ids.push_back(
-        core_.tensor(THPVariable_Unpack(obj.ptr()), role, static_cast<int64_t>(event), "", slot++, whole_rows));
+    std::optional<at::Tensor> t = readable(obj);
+    if (!t) {  // no data on this rank (a freed FSDP parameter): its slot stays empty
+      ++slot;
+      return;
+    }
+    ids.push_back(core_.tensor(*t, role, static_cast<int64_t>(event), "", slot++, whole_rows));
   } else if (depth < 3 && (py::isinstance<py::tuple>(obj) || py::isinstance<py::list>(obj))) {
     for (py::handle x : obj) walk(x, role, event, ids, slot, depth + 1, whole_rows);
   } else if (depth < 3 && py::isinstance<py::dict>(obj)) {
@@ -218,7 +273,8 @@ void PyRecorder::on_grad(uint64_t event, int64_t output_nr, py::handle /*grad_in
   if (output_nr < 0 || output_nr >= static_cast<int64_t>(py::len(seq))) return;
   py::handle g = seq[output_nr];
   if (!THPVariable_Check(g.ptr())) return;
-  core_.on_grad(event, THPVariable_Unpack(g.ptr()));
+  std::optional<at::Tensor> t = readable(g);
+  if (t) core_.on_grad(event, *t);
 }
 
 void PyRecorder::add_optimizer_step(const py::dict& d) {

@@ -39,6 +39,10 @@ class PyRecorder {
   /// and Output (1) roles.
   /// `whole_rows`: Recorder::tensor's (the top-level call's inputs).
   std::vector<int64_t> tensors(uint64_t event, int role, py::handle obj, bool whole_rows = false);
+  /// Recorder::tensor of one torch.Tensor (TypeError otherwise), read as
+  /// tensors() reads each (a wrapper subclass's data: DTensor's local part);
+  /// -1 when it has no data on this rank.
+  int64_t tensor(py::handle obj, int role, int64_t event, const std::string& name, int slot);
   /// Autograd node hook: grad_outputs[output_nr] is dL/d(module output).
   void on_grad(uint64_t event, int64_t output_nr, py::handle grad_inputs, py::handle grad_outputs);
 

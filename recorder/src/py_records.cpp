@@ -79,7 +79,12 @@ void check_run_meta_keys(const py::dict& d) {
   check_keys(d, "RunMeta",
              {"script", "argv", "cwd", "project_dir", "python_version", "torch_version", "device", "hostname",
               "tvis_version", "started_unix_ms", "finished_unix_ms", "steps_requested", "steps_recorded",
-              "complete", "exit_code", "exception", "traceback", "notices", "options", "optimizer_class"});
+              "complete", "exit_code", "exception", "traceback", "notices", "options", "optimizer_class",
+              "param_shards"});
+  each(d, "param_shards", [](const py::dict& s) {
+    check_keys(s, "ParamShard", {"name", "global_shape", "local_shape", "offsets", "flat_offset", "mesh_shape",
+                                 "mesh_coord", "placements", "source"});
+  });
 }
 
 std::vector<std::unique_ptr<schema::KeyValueT>> key_values(py::handle seq) {

@@ -264,6 +264,10 @@ void Recorder::list_on_event(uint64_t event, int role, const std::vector<int64_t
 
 void Recorder::on_grad(uint64_t event, const at::Tensor& grad) {
   if (paused_ || !grad.defined()) return;
+  // A gradient without data of its own (a DTensor's: a wrapper subclass) is not read here, where
+  // there is no Python object to take its local part from (PyRecorder::on_grad does).
+  if (grad.layout() == at::kStrided && grad.numel() > 0 && !(grad.has_storage() && grad.storage().data() != nullptr))
+    return;
   OwnScope own(own_);
   if (!builder_->find_event(event)) {
     ++late_grads_;
@@ -294,9 +298,11 @@ int64_t Recorder::update(int64_t event, const std::string& name, const at::Tenso
 // ---- optimizer step ------------------------------------------------------------
 
 std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, const std::vector<std::string>& names,
-                                                                  const std::vector<at::Tensor>& params) {
+                                                                  const std::vector<at::Tensor>& params,
+                                                                  const std::vector<at::Tensor>* grads) {
   OwnScope own(own_);
   if (names.size() != params.size()) throw std::invalid_argument("params_before: one name per parameter");
+  if (grads && grads->size() != params.size()) throw std::invalid_argument("params_before: one grad per parameter");
   std::vector<std::pair<int64_t, int64_t>> ids;
   pending_.clear();
   uint64_t all_bytes = 0;
@@ -306,7 +312,7 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, 
     const at::Tensor& p = params[i];
     int64_t wid = unchanged_weight(p);
     if (wid < 0) wid = tensor(p, static_cast<int>(schema::TensorRole::Weight), event, names[i], 0);
-    const at::Tensor& g = p.grad();
+    const at::Tensor g = grads ? (*grads)[i] : p.grad();
     const int64_t gid = g.defined() ? tensor(g, static_cast<int>(schema::TensorRole::Grad), event, names[i], 0) : -1;
     ids.emplace_back(wid, gid);
     int64_t offset = -1;

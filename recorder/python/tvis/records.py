@@ -113,6 +113,15 @@ def param_group(*, hyper, params):
 # -------------------------------------------------------------------- run --
 def run_meta(*, script, argv, cwd, project_dir, python_version, torch_version, device, hostname, tvis_version,
              started_unix_ms, finished_unix_ms, steps_requested, steps_recorded, complete, exit_code, exception,
-             traceback, notices, options, optimizer_class):
-    """RunMeta (``notices``: [(code, message)]; ``options``: [(key, value)])."""
+             traceback, notices, options, optimizer_class, param_shards=()):
+    """RunMeta (``notices``: [(code, message)]; ``options``: [(key, value)];
+    ``param_shards``: [param_shard()])."""
+    return _given(locals())
+
+
+def param_shard(*, name, global_shape, local_shape, offsets, flat_offset, mesh_shape, mesh_coord, placements,
+                source):
+    """ParamShard: where this rank's part of parameter ``name`` lies in the
+    whole (``offsets`` per dim of a box part, else ``flat_offset`` of a flat
+    part and ``offsets`` empty)."""
     return _given(locals())

@@ -165,8 +165,12 @@ class Recorder {
   /// the params_after() that recorded its weight after the previous step
   /// (same TensorImpl alive, same version and, on the CPU, the same bytes by
   /// xxh64) gets that record's id instead of a new record.
+  /// `grads`, when given (one per parameter, undefined for none), are the
+  /// gradients recorded instead of each p.grad(): a sharded parameter's local
+  /// tensor (DTensor, FSDP1 flat views) has no .grad of its own.
   std::vector<std::pair<int64_t, int64_t>> params_before(int64_t event, const std::vector<std::string>& names,
-                                                          const std::vector<at::Tensor>& params);
+                                                          const std::vector<at::Tensor>& params,
+                                                          const std::vector<at::Tensor>* grads = nullptr);
   /// After optimizer.step(), for the same parameter list (else throws
   /// std::invalid_argument): each update Δw = p_after − p_before, computed in
   /// the parameter's dtype (role Update; statistics only unless

@@ -21,7 +21,12 @@ A wrapper that only holds the user's model (``torch.compile``'s
 OptimizedModule, DistributedDataParallel, DataParallel: ``unwrap``) adds no
 path segment: the model inside is the root of the paths (``layer1.0.conv1``,
 not ``_orig_mod.layer1.0.conv1`` or ``module.layer1.0.conv1``), and the
-wrapper's own call is named by its class.
+wrapper's own call is named by its class. FSDP1's FullyShardedDataParallel
+is such a wrapper too; inside the model, the segments wrappers add
+(``_fsdp_wrapped_module``, ``_checkpoint_wrapped_module``, ``_orig_mod``) are
+left out of every path (``user_path``), and an inner wrapper's own call is
+named by the path of the module it wraps and its class
+(``blocks.0 [CheckpointWrapper]``).
 
 A Lightning ``training_step`` that calls a submodule directly
 (``self.net(x)``) never calls its LightningModule: the LightningModule that
@@ -67,9 +72,40 @@ def _wrapper_classes():
         found.append((DistributedDataParallel, "module"))
     except ImportError:
         pass
-    if compiled is not None:
+    # FSDP1, once the program imported it (torch 1.x has it too)
+    fsdp1 = getattr(sys.modules.get("torch.distributed.fsdp.fully_sharded_data_parallel"),
+                    "FullyShardedDataParallel", None)
+    if fsdp1 is not None:
+        found.append((fsdp1, "_fsdp_wrapped_module"))
+    if compiled is not None and fsdp1 is not None:
         _wrappers_final = tuple(found)
     return tuple(found)
+
+
+# Path segments that wrappers inside a model add (FSDP1, checkpoint_wrapper, torch.compile)
+_WRAPPER_SEGMENTS = ("_fsdp_wrapped_module", "_checkpoint_wrapped_module", "_orig_mod")
+
+
+def user_path(path):
+    """`path` without the segments wrappers add (``blocks.0._fsdp_wrapped_module.up`` -> ``blocks.0.up``)."""
+    if "_wrapped_module" not in path and "_orig_mod" not in path:
+        return path
+    return ".".join(s for s in path.split(".") if s not in _WRAPPER_SEGMENTS)
+
+
+def user_class_name(module):
+    """The class name of `module` as the user wrote it: FSDP2's fully_shard
+    swaps a module's class for a subclass named FSDP<class> (FSDPNet for Net)."""
+    cls = type(module)
+    name = cls.__name__
+    if name.startswith("FSDP") and len(cls.__bases__) == 2 and cls.__bases__[0].__name__ == "FSDPModule":
+        return cls.__bases__[1].__name__
+    return name
+
+
+def _inner_wrapper(module):
+    """Whether `module` is a wrapper inside the model (its wrapped module under one of the segments)."""
+    return any(isinstance(getattr(module, s, None), torch.nn.Module) for s in _WRAPPER_SEGMENTS)
 
 
 def is_compiled(module):
@@ -204,8 +240,12 @@ class ModuleNames:
         if unwrap(root) is not root:  # the wrapper's own call: its class, after its root's label
             self._keep(root, prefix + "." + type(root).__name__ if prefix else type(root).__name__)
         for sub_name, sub in model.named_modules():
+            if sub_name:
+                sub_name = user_path(sub_name)
+                if _inner_wrapper(sub):
+                    sub_name = "%s [%s]" % (sub_name, type(sub).__name__)
             if prefix is None:
-                self._keep(sub, sub_name or type(model).__name__)
+                self._keep(sub, sub_name or user_class_name(model))
             else:
                 self._keep(sub, prefix + "." + sub_name if sub_name else prefix)
         return self._keep(module, type(module).__name__)
@@ -252,5 +292,6 @@ class ModuleNames:
         for root in self.live_roots():
             prefix = self.label_of(root) if self.qualified else None
             for n, p in self._model_of(root).named_parameters():
+                n = user_path(n)
                 names.setdefault(id(p), prefix + "." + n if prefix else n)
         return names

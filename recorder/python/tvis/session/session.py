@@ -65,6 +65,7 @@ from .loss import analyze_loss, feeds, grad_fn_name
 from .modes import mode_detail
 from .names import ModuleNames, is_compiled, unwrap
 from .project_code import ProjectFiles
+from .shards import Shards, local_numel, local_values
 from .unoptimized import unoptimized_detail
 
 _LOSS_FUNCTIONS = (
@@ -160,6 +161,8 @@ class Session:
         self._frames = []           # the call frame of each entry of _stack
         self._thread = threading.get_ident()
         self.names = ModuleNames()  # module and parameter paths (names.py)
+        self.shards = Shards()      # sharded parameters' local parts and placements (shards.py)
+        self._group_names = {}      # id(parameter) -> [recorded names] of the last snapshot (FSDP1 flat: several)
         self._class_defs = {}       # class -> (file id, line)
         self._loss_candidates = []  # [(output tensor, info dict)] of this step
         # This step's top-level forwards: event id -> "pending" (its output not
@@ -294,7 +297,10 @@ class Session:
     # The project-code profile function is suspended while they run (PyRecorder::suspend_profile):
     # per module call, the hooks' own Python calls would otherwise each pay the profiler's frame cost.
     def _pre(self, module, args):
-        if self.active and not self._fetch_depth and not self.stop_pending:
+        # A module call inside backward() with no call open is a forward recomputed by activation
+        # checkpointing (torch.utils.checkpoint, checkpoint_wrapper): the same call the forward recorded,
+        # so it is not recorded again (nor the calls inside it: the stack stays empty).
+        if self.active and not self._fetch_depth and not self.stop_pending and not (self._bw_depth and not self._stack):
             rec = self.rec
             rec.own_enter()
             rec.suspend_profile()
@@ -375,7 +381,7 @@ class Session:
             self._model_batches.append(eid)
         self._stack.append((module, eid))
         self._frames.append(call)
-        self.ext.call("on_module_pre", module, eid, args, kwargs or {})
+        self.ext.call("on_module_pre", module, eid, local_values(args), local_values(kwargs or {}))
         return None
 
     def _post_impl(self, module, args, output):
@@ -390,7 +396,7 @@ class Session:
             return None
         self.rec.tensors(eid, P.OUTPUT, output)
         if self.rec.phase() == P.FORWARD:
-            self.dead_units.after_call(module, eid, output)
+            self.dead_units.after_call(module, eid, local_values(output))
         out = output
         if isinstance(out, (tuple, list)) and out:
             out = out[0]
@@ -398,7 +404,7 @@ class Session:
             out.grad_fn.register_hook(functools.partial(self.rec.on_grad, eid, out.output_nr))
         if eid in self._top_forwards:
             self._watch_forward(eid, output)
-        self.ext.call("on_module_post", module, eid, args, output)
+        self.ext.call("on_module_post", module, eid, local_values(args), local_values(output))
         self.rec.end(eid)
         if isinstance(module, torch.nn.modules.loss._Loss) and isinstance(output, torch.Tensor):
             info = {"call": "torch.nn." + type(module).__name__, "event": eid, "args": args,
@@ -448,7 +454,7 @@ class Session:
         if id(root) in self._budgeted_roots:
             return
         self._budgeted_roots.add(id(root))
-        self._parameter_bytes += sum(p.numel() * p.element_size() for p in root.parameters())
+        self._parameter_bytes += sum(local_numel(p) * p.element_size() for p in root.parameters())
         self.rec.set_parameter_bytes(self._parameter_bytes)
 
     @staticmethod
@@ -760,8 +766,29 @@ class Session:
         for k, v in self._extra_names.items():
             names.setdefault(k, v)
         pnames = [names.get(id(p), "param%d" % i) for i, p in enumerate(params)]
-        ids = self.rec.params_before(eid, pnames, params)
+        self._group_names = {id(p): [n] for p, n in zip(params, pnames)}
+        if Shards.any_sharded(params):  # DTensor / FSDP1 parameters: this rank's parts (shards.py)
+            parts = []
+            for name, p in zip(pnames, params):
+                mine = self.shards.locals([name], [p], self.names.live_roots(), self._fsdp2())
+                self._group_names[id(p)] = [n for n, _, _ in mine]
+                parts += mine
+            pnames = [n for n, _, _ in parts]
+            params = [w for _, w, _ in parts]
+            if self.shards.unsplit:
+                self.notice("fsdp_flat_parameters", "FullyShardedDataParallel(use_orig_params=False) on torch %s: "
+                            "its FlatParameters (%s) are recorded as this rank's flat range, not split into the "
+                            "model's parameters and with no placement (that needs FSDP's per-parameter shard "
+                            "metadata, torch 2.1 or later)" % (torch.__version__, ", ".join(self.shards.unsplit)))
+            ids = self.rec.params_before(eid, pnames, params, [g for _, _, g in parts])
+        else:
+            ids = self.rec.params_before(eid, pnames, params)
         return [(name, p, None, wid, gid) for name, p, (wid, gid) in zip(pnames, params, ids)]
+
+    def _fsdp2(self):
+        """Whether a root model holds an FSDP2 (fully_shard) module: its DTensors are FSDP's shards."""
+        cls = getattr(sys.modules.get("torch.distributed.fsdp"), "FSDPModule", None)
+        return cls is not None and any(isinstance(m, cls) for r in self.names.live_roots() for m in r.modules())
 
     def _before_step(self, opt, has_closure):
         """The step about to run; its event opens now or, with a closure, when
@@ -791,7 +818,7 @@ class Session:
             self.notice("closure_not_called", "%s.step(closure) returned without calling the closure: its "
                         "parameters' gradients and updates are not recorded" % type(opt).__name__)
         eid, snap = state.eid, state.snap
-        self._record_update(eid, snap, self.optimizer_class, _param_groups(opt, snap))
+        self._record_update(eid, snap, self.optimizer_class, _param_groups(opt, self._group_names))
         self.optimizer_steps_taken += 1
         self._stepped.append(weakref.ref(opt))
         if self._iteration_complete():
@@ -810,7 +837,8 @@ class Session:
             self.rec.end(state.eid)
             self.rec.add_optimizer_step(R.optimizer_step(
                 step=self.steps_done, event=state.eid, optimizer_class=type(opt).__name__,
-                groups=_param_groups(opt, snap), params=[(n, wid, gid, -1, wid) for n, _, _, wid, gid in snap],
+                groups=_param_groups(opt, self._group_names),
+                params=[(n, wid, gid, -1, wid) for n, _, _, wid, gid in snap],
                 skipped=True, grad_scale=scale))
             self.rec.set_phase(P.NONE)
             self.notice("grad_scaler_skipped", "GradScaler skipped the optimizer's update in a step whose gradients "
@@ -935,6 +963,7 @@ class Session:
             notices=list(self.notices),
             options=list(self.options),
             optimizer_class=self.optimizer_class,
+            param_shards=self.shards.records(),
         )
 
     def _notice_budget(self):
@@ -1040,11 +1069,11 @@ class Session:
             os._exit(0)
 
 
-def _param_groups(opt, snap):
-    """The optimizer's param groups as records: hyperparameters and parameter names."""
-    names = {id(p): n for n, p, _, _, _ in snap}
+def _param_groups(opt, names):
+    """The optimizer's param groups as records: hyperparameters and parameter names
+    (`names`: id(parameter) -> its recorded names, several for an FSDP1 FlatParameter)."""
     return [R.param_group(hyper=[(k, repr(v)) for k, v in g.items() if k != "params"],
-                          params=[names.get(id(p), "?") for p in g["params"]]) for g in opt.param_groups]
+                          params=[n for p in g["params"] for n in names.get(id(p), ["?"])]) for g in opt.param_groups]
 
 
 def _closure_of(args, kwargs):
