@@ -113,6 +113,27 @@ suite('tvis extension', () => {
     r.panel!.dispose();
   });
 
+  test('from the palette in a file with one model class and no profile: that class, its declared input', async () => {
+    const a = await api();
+    const uri = vscode.Uri.file(wsFile('declared_models.py'));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    let asked = 0;
+    a.graph.pick = async () => { asked++; return undefined; };
+    try {
+      const r = await vscode.commands.executeCommand<any>('tvis.openAsGraph');   // as the palette runs it: no arguments
+      assert.strictEqual(r.status, 'shown', r.message);
+      assert.strictEqual(r.graph.model, 'declared_models:Declared');
+      assert.strictEqual(r.graph.source, 'declaration');
+      const s = await until(async () => { const v = await r.panel.state(); return v && v.view && v.view.outputs ? v : null; });
+      assert.deepStrictEqual(s.view.outputs, [[2, 3]]);
+      assert.strictEqual(asked, 0);
+      r.panel.dispose();
+    } finally {
+      a.graph.pick = undefined;
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
   test('a removed or retargeted remembered choice refuses, never substitutes', async () => {
     const a = await api();
     await a.graph.ext.workspaceState.update(CHOICE_KEY(CLS), 'audit_large');
