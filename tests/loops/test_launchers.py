@@ -77,6 +77,19 @@ def test_lightning_ddp_records_both_ranks_with_the_lightning_modules_paths(tvis,
     assert weights == {"net.0.weight", "net.0.bias", "net.2.weight", "net.2.bias"}, weights
 
 
+def test_lightning_single_process_paths_start_at_the_lightning_module(tvis, tmp_path):
+    """training_step calls self.net directly and nothing calls the LightningModule: the paths are still
+    the LightningModule's (they were `0, 1, 2`, the called Sequential's own)."""
+    cmd = [str(SCRIPTS / "launch_lightning.py"), "single", "3"]
+    p = subprocess.run([tvis, "run", "--steps", str(STEPS), "--out", str(tmp_path / "runs"), *cmd],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-3000:]
+    path = re.findall(r"tvis run: recorded (\S+)$", p.stdout, re.M)[0]
+    assert inspect_json(tvis, path)["modules"] == ["net", "net.0", "net.1", "net.2"]
+    weights = {t["name"] for t in load_run(path).tensors.values() if t.get("role") == "Weight"}
+    assert weights == {"net.0.weight", "net.0.bias", "net.2.weight", "net.2.bias"}, weights
+
+
 def test_accelerate_launch_records_both_ranks_not_the_launcher(tvis, tmp_path):
     """`tvis run accelerate launch ...`: the recorded process is accelerate's launcher (torchrun's agent),
     which trains nothing; its recording is handed over to rank 0 (run.tvis is rank 0's)."""

@@ -1,5 +1,5 @@
 """Lightning's own launcher on 2 CPU ranks: `python launch_lightning.py
-STRATEGY STEPS` (ddp; Lightning refuses strategy="fsdp" without a GPU).
+STRATEGY STEPS` (ddp, or single: one process; Lightning refuses strategy="fsdp" without a GPU).
 Rank 0 runs here and Lightning starts rank 1
 by running this script again. training_step calls the submodule `net`
 directly (the LightningModule itself is called only by the DDP wrapper)."""
@@ -37,7 +37,9 @@ def main():
     L.seed_everything(0, verbose=False)
     x, y = launch_report.data(0)
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=8)
-    trainer = L.Trainer(max_steps=steps, accelerator="cpu", devices=2, strategy=strategy, logger=False,
+    devices = 1 if strategy == "single" else 2  # "single": one process, no launcher
+    strategy = "auto" if strategy == "single" else strategy
+    trainer = L.Trainer(max_steps=steps, accelerator="cpu", devices=devices, strategy=strategy, logger=False,
                         enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
                         callbacks=[Printer()])
     trainer.fit(Net(), loader)
