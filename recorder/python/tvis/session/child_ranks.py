@@ -186,6 +186,8 @@ class ChildRanks:
         flags, rest = _split_interpreter_flags([str(x) for x in args[1:]])
         if not rest or rest[0] in ("-m", "-c") or rest[0].startswith("-"):
             self.world = self.world or world
+            if self._own_rank() is not None:  # this process is rank 0: its run records the world it lacks
+                self._take_role(world, launcher)
             self._missing([rank], "started as `python %s ...` by %s; tvis records a process that runs a script "
                           "(python SCRIPT ARGS)" % (" ".join(rest[:2]), launcher))
             return args, kw
