@@ -34,8 +34,7 @@ export class RunPanel {
   private readonly onDisposedEmitter = new vscode.EventEmitter<void>();
   readonly onDisposed = this.onDisposedEmitter.event;
 
-  constructor(private readonly extUri: vscode.Uri, private readonly out: LogChannel, title: string,
-              private readonly onSourceLink?: (file: string, line: number) => void) {
+  constructor(private readonly extUri: vscode.Uri, private readonly out: LogChannel, title: string) {
     const viewerDir = vscode.Uri.joinPath(extUri, 'media', 'viewer');
     this.panel = vscode.window.createWebviewPanel('tvis.viewer', title, vscode.ViewColumn.Beside,
       { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [viewerDir] });
@@ -99,10 +98,6 @@ export class RunPanel {
       const done = this.pending.get(m.id);
       this.pending.delete(m.id);
       done?.(m.value ?? null);
-      return;
-    }
-    if (m.type === 'source_link' && typeof m.file === 'string' && Number.isInteger(m.line)) {
-      this.onSourceLink?.(m.file, m.line);
       return;
     }
     if (m.type === 'read') {
