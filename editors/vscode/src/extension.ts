@@ -1,12 +1,13 @@
 // extension.ts: the tvis extension's entry point. Registers the commands
-// (tvis.openAsGraph, tvis.recordScript, tvis.openRun, tvis.forgetChoice), the CodeLens above
+// (tvis.openAsGraph, tvis.recordScript, tvis.openRun, tvis.selectInterpreter,
+// tvis.forgetChoice), the CodeLens above
 // model classes, the Problems collection for tensorviz.toml and the "tvis"
 // Output channel, and returns the API the extension's own tests drive.
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { ModelLensProvider } from './codelens';
-import { resolveInterpreter } from './interpreter';
+import { resolveInterpreter, selectInterpreter } from './interpreter';
 import { CHOICE_KEY, GraphContext, openAsGraph } from './open_as_graph';
 import { publishConfigDiagnostics, readProfiles } from './profiles';
 import { recordScript } from './record_script';
@@ -85,6 +86,11 @@ export function activate(context: vscode.ExtensionContext): TvisApi {
       if (r.status === 'recorded' && r.run) return openRun(r.run);
       if (r.status === 'failed') void vscode.window.showErrorMessage(r.message || 'tvis run failed');
       return undefined;
+    }),
+    vscode.commands.registerCommand('tvis.selectInterpreter', async () => {
+      const chosen = await selectInterpreter(context.workspaceState);
+      if (chosen !== undefined) { out.appendLine(`interpreter for this workspace: ${chosen || '(forgotten)'}`); void refreshLenses(); }
+      return chosen;
     }),
     vscode.commands.registerCommand('tvis.forgetChoice', async (cls?: string) => {
       const keys = context.workspaceState.keys().filter((k) => k.startsWith(CHOICE_KEY('')));

@@ -52,3 +52,27 @@ export async function resolveInterpreter(state: vscode.Memento, folder: vscode.U
   }
   throw new Refusal('No Python interpreter: set tensorviz.pythonPath, or select one with the Python extension.');
 }
+
+// Remembers `python` as this workspace's interpreter (undefined forgets it).
+// Refuses a path that is not an executable file: a remembered choice is
+// never a guess.
+export async function rememberInterpreter(state: vscode.Memento, python: string | undefined): Promise<void> {
+  if (python !== undefined && !isExecutableFile(python))
+    throw new Refusal(`${python}: no such executable; nothing was remembered.`);
+  await state.update(REMEMBERED_PYTHON_KEY, python);
+}
+
+// "tvis: Select Interpreter": an input box for the path (empty: forget the
+// remembered one, so tensorviz.pythonPath and then the Python extension decide).
+export async function selectInterpreter(state: vscode.Memento): Promise<string | undefined> {
+  const current = state.get<string>(REMEMBERED_PYTHON_KEY) || '';
+  const typed = await vscode.window.showInputBox({
+    title: 'tvis: the Python interpreter for this workspace',
+    prompt: 'Path of a Python with torch (empty: forget the remembered one; tensorviz.pythonPath, then the Python extension decide)',
+    value: current,
+    validateInput: (v) => (v.trim() && !isExecutableFile(v.trim()) ? `${v.trim()}: no such executable` : undefined),
+  });
+  if (typed === undefined) return undefined;   // cancelled: nothing changes
+  await rememberInterpreter(state, typed.trim() || undefined);
+  return typed.trim();
+}

@@ -5,7 +5,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as vscode from 'vscode';
-import { resolveInterpreter, REMEMBERED_PYTHON_KEY } from '../../src/interpreter';
+import { rememberInterpreter, resolveInterpreter, REMEMBERED_PYTHON_KEY } from '../../src/interpreter';
 import { CHOICE_KEY } from '../../src/open_as_graph';
 import { api, modelUri, read, root, setSetting, until, wsFile } from './helpers';
 
@@ -21,7 +21,7 @@ suite('tvis extension', () => {
   test('commands are contributed and registered', async () => {
     await api();
     const all = await vscode.commands.getCommands(true);
-    for (const c of ['tvis.openAsGraph', 'tvis.openRun', 'tvis.forgetChoice']) assert.ok(all.includes(c), c);
+    for (const c of ['tvis.openAsGraph', 'tvis.recordScript', 'tvis.openRun', 'tvis.selectInterpreter', 'tvis.forgetChoice']) assert.ok(all.includes(c), c);
   });
 
   test('tvis: the tvis.path setting, else PATH; neither refuses clearly', async () => {
@@ -51,7 +51,9 @@ suite('tvis extension', () => {
     const state = a.graph.ext.workspaceState;
     const folder = vscode.Uri.file(root());
     assert.deepStrictEqual(await resolveInterpreter(state, folder), { path: PYTHON, origin: 'tensorviz.pythonPath' });
-    await state.update(REMEMBERED_PYTHON_KEY, '/bin/sh');   // any existing executable: the remembered one wins
+    await assert.rejects(rememberInterpreter(state, '/nonexistent/python'), /no such executable; nothing was remembered/);
+    assert.strictEqual(state.get(REMEMBERED_PYTHON_KEY), undefined);
+    await rememberInterpreter(state, '/bin/sh');   // any existing executable: the remembered one wins
     try {
       assert.deepStrictEqual(await resolveInterpreter(state, folder), { path: '/bin/sh', origin: 'remembered choice' });
       await state.update(REMEMBERED_PYTHON_KEY, '/nonexistent/python');
