@@ -54,11 +54,12 @@ def _wrapper_classes():
     """(class, attribute holding the wrapped model) of the wrappers this torch has.
 
     torch.compile's wrapper (OptimizedModule) is looked up in sys.modules, never
-    imported: importing torch._dynamo costs every run about 1.5 CPU seconds of
-    start-up (sympy, torch.distributed.tensor, ...) that a plain run of the
-    script does not pay, and a compiled model exists only once the program has
-    imported it itself. Until then (and always on torch 1.x) the list is
-    looked up again on each call, a dictionary lookup."""
+    imported: importing torch._dynamo costs about 1.5 CPU seconds of start-up
+    (sympy, torch.distributed.tensor, ...) that a plain run of a script without
+    a torch.optim optimizer does not pay (on torch 2.x constructing one imports
+    it), and a compiled model exists only once the program has imported it.
+    Until then (and always on torch 1.x) the list is looked up again on each
+    call, a dictionary lookup."""
     global _wrappers_final
     if _wrappers_final is not None:
         return _wrappers_final
