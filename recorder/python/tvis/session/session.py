@@ -767,7 +767,7 @@ class Session:
             names.setdefault(k, v)
         pnames = [names.get(id(p), "param%d" % i) for i, p in enumerate(params)]
         self._group_names = {id(p): [n] for p, n in zip(params, pnames)}
-        if Shards.any_sharded(params):  # DTensor / FSDP1 parameters: this rank's parts (shards.py)
+        if self.shards.any_sharded(params, self.names.live_roots()):  # DTensor / FSDP1: this rank's parts
             parts = []
             for name, p in zip(pnames, params):
                 mine = self.shards.locals([name], [p], self.names.live_roots(), self._fsdp2())

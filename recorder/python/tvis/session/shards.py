@@ -133,15 +133,31 @@ class Shards:
         # (_shard_param_infos, torch >= 2.1); the session says so in a notice
         self.unsplit = []
 
-    @staticmethod
-    def any_sharded(params):
-        """Whether `params` (an optimizer's list) holds a DTensor or FlatParameter
-        (else the caller records them as they are)."""
+    def any_sharded(self, params, roots):
+        """Whether `params` (an optimizer's list) holds a DTensor, a FlatParameter
+        or a parameter FSDP1 shards in place (use_orig_params=True, held by a
+        FlatParameter of `roots`' modules); else the caller records them as they are."""
         dt, flat = dtensor_class(), _flat_param_class()
         if dt is None and flat is None:
             return False
-        return any((dt is not None and isinstance(p, dt)) or (flat is not None and isinstance(p, flat))
-                   for p in params)
+        if any((dt is not None and isinstance(p, dt)) or (flat is not None and isinstance(p, flat)) for p in params):
+            return True
+        orig = self._fsdp1_params(roots)
+        return bool(orig) and any(id(p) in orig for p in params)
+
+    def _fsdp1_params(self, roots):
+        """{id(parameter): (FlatParameter, index)} of use_orig_params=True parameters, found once."""
+        if self._fsdp1 is None:
+            self._fsdp1 = {}
+            flat_cls = _flat_param_class()
+            for root in roots if flat_cls is not None else ():
+                for m in root.modules():
+                    fp = getattr(getattr(m, "_handle", None), "flat_param", None)
+                    if isinstance(fp, flat_cls) and getattr(fp, "_params", None) is not None \
+                            and hasattr(fp, "_shard_param_infos"):
+                        for i, orig in enumerate(fp._params):
+                            self._fsdp1[id(orig)] = (fp, i)
+        return self._fsdp1
 
     def locals(self, names, params, roots, fsdp2):
         """[(name, local weight, local grad or None)] for `params` with names
@@ -193,20 +209,7 @@ class Shards:
         comes from the FlatParameter holding it."""
         if name in self.placements:
             return
-        if self._fsdp1 is None:
-            self._fsdp1 = {}
-            flat_cls = _flat_param_class()
-            if flat_cls is None:
-                return
-            for root in roots:
-                for m in root.modules():
-                    handle = getattr(m, "_handle", None)
-                    fp = getattr(handle, "flat_param", None)
-                    if isinstance(fp, flat_cls) and getattr(fp, "_params", None) is not None \
-                            and hasattr(fp, "_shard_param_infos"):
-                        for i, orig in enumerate(fp._params):
-                            self._fsdp1[id(orig)] = (fp, i)
-        entry = self._fsdp1.get(id(p))
+        entry = self._fsdp1_params(roots).get(id(p))
         if entry is None:
             return
         fp, i = entry
