@@ -16,7 +16,7 @@ def digest(module):
 
 def report(rank, step, loss, module):
     # one write per line: the ranks share the console, and an unbuffered print writes the newline apart
-    sys.stdout.write("rank %d step %d loss %r weights %s\n" % (rank, step, float(loss), digest(module)))
+    sys.stdout.write("rank %d step %d loss %r weights %s\n" % (rank, step, float(loss.detach()), digest(module)))
     sys.stdout.flush()
 
 
