@@ -8,7 +8,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { ModelLensProvider } from './codelens';
 import { resolveInterpreter, selectInterpreter } from './interpreter';
-import { CHOICE_KEY, GraphContext, openAsGraph } from './open_as_graph';
+import { CHOICE_KEY, GraphContext, openAsGraph, recheckFreshness } from './open_as_graph';
 import { publishConfigDiagnostics, readProfiles } from './profiles';
 import { recordScript } from './record_script';
 import { RunPanel } from './run_panel';
@@ -51,6 +51,11 @@ export function activate(context: vscode.ExtensionContext): TvisApi {
   };
   context.subscriptions.push(vscode.workspace.onDidSaveTextDocument((d) => {
     if (d.languageId === 'python' || path.basename(d.uri.fsPath) === 'tensorviz.toml') void refreshLenses();
+    // A saved file may be one a shown capture read: its Graph page is rechecked.
+    if (!vscode.workspace.isTrusted) return;
+    for (const panel of graph.panels.values()) {
+      try { void recheckFreshness(graph, findTvis(), panel); } catch (e) { if (!(e instanceof Refusal)) throw e; }
+    }
   }));
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void refreshLenses()));
   void refreshLenses();

@@ -173,6 +173,29 @@ async function capture(g: GraphContext, tvis: string, root: string, python: stri
   }
   await panel.open(j.run, { page: 'Graph' });
   panel.panel.reveal(undefined, true);
+  panel.workspace = root;
+  void recheckFreshness(g, tvis, panel);   // the banner follows; the command does not wait for it
   return { status: 'shown', profile: j.profile || profile, graph: j, panel,
            seconds: { total: (Date.now() - t0) / 1000, tvis: tvisSeconds } };
+}
+
+// The Graph page's freshness, as the browser gets it from tvis open: `tvis
+// inspect --json RUN` run in the capture's workspace rechecks the files the
+// capture read (docs/profiles.md "Freshness") and its `freshness` object goes
+// to the viewer as a {freshness} command, so a file changed since (or during)
+// the capture shows the page's stale banner and state().view.stale.
+export async function recheckFreshness(g: GraphContext, tvis: string, panel: RunPanel): Promise<void> {
+  if (panel.disposed || !panel.run || !panel.workspace) return;
+  const r = await runTvis(g.out, tvis, ['inspect', '--json', panel.run], panel.workspace);
+  let f: any = null;
+  try { f = JSON.parse(r.stdout).freshness; } catch { f = null; }
+  if (!f || typeof f !== 'object' || Array.isArray(f)) return;
+  // The viewer takes the command once the capture is open (its Graph page
+  // no longer loading): until then it would be dropped.
+  for (let i = 0; i < 200 && !panel.disposed; i++) {
+    const s = await panel.state();
+    if (s && s.page === 'Graph' && s.view && !s.view.loading) break;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  if (!panel.disposed) await panel.command({ freshness: f });
 }

@@ -31,6 +31,7 @@ export class RunPanel {
   bytesSent = 0;          // bytes handed to the webview since the run was opened
   refused: string[] = []; // why each refused webview request was refused
   disposed = false;
+  workspace = '';         // the workspace a capture shown here was made in ('' for a run opened otherwise)
   private readonly onDisposedEmitter = new vscode.EventEmitter<void>();
   readonly onDisposed = this.onDisposedEmitter.event;
 

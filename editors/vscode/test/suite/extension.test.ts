@@ -136,6 +136,27 @@ suite('tvis extension', () => {
     }
   });
 
+  test('a saved change to a file the capture read marks the panel\'s graph stale', async () => {
+    const a = await api();
+    await a.graph.ext.workspaceState.update(CHOICE_KEY(CLS), 'audit_small');
+    const r = await a.openAsGraph(a.graph, modelUri(), CLS);
+    assert.strictEqual(r.status, 'shown', r.message);
+    let s = await until(async () => { const v = await r.panel!.state(); return v && v.view && v.view.freshness ? v : null; });
+    assert.ok(s, 'the panel never got the capture\'s freshness');
+    assert.strictEqual(s.view.freshness.checked, true);
+    assert.strictEqual(s.view.stale, false);
+    const doc = await vscode.workspace.openTextDocument(modelUri());
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(modelUri(), new vscode.Position(doc.lineCount, 0), '# edited after the capture\n');
+    assert.ok(await vscode.workspace.applyEdit(edit));
+    assert.ok(await doc.save());
+    s = await until(async () => { const v = await r.panel!.state(); return v && v.view && v.view.stale ? v : null; });
+    assert.ok(s, 'the graph was not marked stale after the save');
+    assert.deepStrictEqual(s.view.stale_reasons, ['audit_models.py changed']);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    r.panel!.dispose();
+  });
+
   test('a removed or retargeted remembered choice refuses, never substitutes', async () => {
     const a = await api();
     await a.graph.ext.workspaceState.update(CHOICE_KEY(CLS), 'audit_large');
