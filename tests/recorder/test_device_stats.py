@@ -120,3 +120,30 @@ def test_forced_device_path_reads_at_most_twice_a_step(tvis, tmp_path, monkeypat
     assert any(a > 0 for a, _ in norms)
     for a, b in norms:
         assert (a < 0) == (b < 0) and math.isclose(a, b, rel_tol=BOUND, abs_tol=1e-30), (a, b)
+
+
+FILL = r"""
+import sys, torch
+sys.path.insert(0, sys.argv[2])
+import _tvis_native
+rec = _tvis_native.Recorder(sys.argv[1], 2000000, 4, ".", [])
+for i in range(15000):  # 73 values each: the batch fills (2^20 values) once
+    rec.tensor(torch.full((3,), float(i)), 4, -1, "t")
+rec.finalize({"script": "x.py"})
+"""
+
+
+def test_a_full_batch_is_read_before_it_grows(tmp_path):
+    """The step's buffer holds at most 2^20 values (device_batch.h): past
+    that it is read early, and every record still gets its own numbers."""
+    import conftest
+    out = tmp_path / "fill.tvis"
+    p = subprocess.run([PYTHON, "-c", FILL, str(out), str(conftest.NATIVE_PY)], capture_output=True, text=True,
+                       env=dict(os.environ, **{FORCE: "1"}), timeout=600)
+    assert p.returncode == 0, p.stderr
+    run = load_run(out)
+    assert run.meta["step_device_reads"] == [2]
+    assert len(run.tensors) == 15000
+    for i in (0, 14363, 14364, 14999):
+        st = run.tensors[i]["stats"]
+        assert st.get("min", 0.0) == st.get("max", 0.0) == float(i) and st["histogram"][0] == 3, (i, st)
