@@ -90,6 +90,8 @@ format::Status RunFacts::add_chunk(const format::DecodedChunk& chunk) {
       if (k == "rank") meta.rank = static_cast<int>(x);
       if (k == "world_size" && x >= 1) meta.world_size = static_cast<int>(x);
     }
+    if (m->param_shards())
+      for (const auto* s : *m->param_shards()) meta.sharded.push_back(str(s->name()));
     meta_ = std::move(meta);
   }
   if (const auto* b = root->body_as_EventBatch(); b && b->events())

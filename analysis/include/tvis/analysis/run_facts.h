@@ -109,6 +109,12 @@ struct RunMetaFact {
   std::string exception;
   std::vector<NoticeFact> notices;
   int rank = 0, world_size = 1;  // options "rank" / "world_size" of a distributed rank
+  std::vector<std::string> sharded;  // RunMeta.param_shards' names: parameters this rank holds a part of
+  bool is_sharded(const std::string& param) const {
+    for (const std::string& s : sharded)
+      if (s == param) return true;
+    return false;
+  }
 };
 
 struct LossFact {
