@@ -4,7 +4,8 @@
 # GoodNet with audit_small and audit_large → the CodeLens → the QuickPick →
 # audit_large → the panel's viewer shows output [3, 2] on its Graph page; the
 # second opening asks nothing (ui_open_as_graph.cjs). Screenshots in $OUT
-# (look at them). Prints the seconds from the second click (an unchanged
+# (look at them); a saved edit of the model then marks the graph stale.
+# Prints the seconds from the second click (an unchanged
 # saved profile) to the graph drawn, next to `tvis check`'s own time.
 source "$(dirname "$0")/lib.sh"
 prepare_editor_tests

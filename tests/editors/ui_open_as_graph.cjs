@@ -5,7 +5,7 @@
 //   → the panel's viewer (the wasm build) is on its Graph page and its
 //   state().view.outputs is [[3, 2]]; the second click on the CodeLens asks
 //   nothing and draws the graph again (tvis graph reopens the unchanged
-//   capture's run).
+//   capture's run); a saved edit of the model's file marks the graph stale.
 // Screenshots: OUT_DIR/ui_*.png. Writes OUT_DIR/ui_timings.json: the seconds
 // from each click to the graph drawn. Exit 0 only when every check passed.
 const { chromium } = require('playwright-core');
@@ -98,6 +98,18 @@ async function clickLens(page) {
     log(`second opening: no question, graph of ${s.run.source} drawn in ${timings.second_open_s} s`);
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(out, 'ui_4_second.png') });
+
+    // A saved edit of the model's file: the panel's graph says it is stale.
+    await page.locator('.monaco-editor .view-lines', { hasText: 'class GoodNet' }).first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n# edited after the capture\n');
+    await page.keyboard.press('Control+S');
+    const end = Date.now() + 30000;
+    while (Date.now() < end && !((s = await viewerState(page)) && s.view && s.view.stale)) await page.waitForTimeout(100);
+    if (!s || !s.view || !s.view.stale) throw new Error('the graph was not marked stale after the save: ' + JSON.stringify(s && s.view));
+    log('stale after the save:', JSON.stringify(s.view.stale_reasons));
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(out, 'ui_5_stale.png') });
     fs.writeFileSync(path.join(out, 'ui_timings.json'), JSON.stringify(timings));
     log('PASS');
   } catch (e) {
