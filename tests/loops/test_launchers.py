@@ -2,7 +2,8 @@
 (recorder/python/tvis/session/child_ranks.py): Lightning's launcher
 (`Trainer(devices=2, strategy="ddp")` runs the script again for rank 1),
 `accelerate launch --num_processes 2` (torchrun inside accelerate's process)
-and `torch.multiprocessing.spawn`. 2 ranks, gloo on the CPU, a tiny model.
+and `torch.multiprocessing.spawn` (and `start_processes` with fork, as accelerate's
+notebook_launcher starts ranks on the CPU). 2 ranks, gloo on the CPU, a tiny model.
 
 Each launch runs plainly first; under `tvis run --steps 2` every rank prints
 the plain run's lines (loss as repr(float), a digest of the parameter bytes
@@ -129,17 +130,24 @@ def test_ddp_bypassed_at_the_first_step_is_ranks_diverge_at_step_0(tvis, tmp_pat
     assert f["param"] == "0.weight" and (f["evidence"]["rank_a"], f["evidence"]["rank_b"]) == (0, 1), f
 
 
-def test_ranks_started_by_fork_are_named_as_not_recorded(tvis, tmp_path):
-    """mp.start_processes(start_method="fork") (accelerate's notebook_launcher on the CPU): the forked ranks
-    train unrecorded, as plainly, and the run says which ranks were not recorded and why: on stderr, in the
-    launching process's recording (a notice inspect lists) and as diagnose's ranks_missing note."""
+def test_mp_start_processes_with_fork_records_each_forked_rank(tvis, tmp_path):
+    """start_method="fork" (accelerate's notebook_launcher on the CPU): each forked rank takes out what it
+    inherited of the launcher and records itself."""
     cmd = [str(SCRIPTS / "launch_spawn.py"), "3", "--fork"]
+    recorded(tvis, tmp_path, cmd, plain([PYTHON] + cmd, tmp_path), "torch.multiprocessing.spawn")
+
+
+def test_ranks_started_by_forkserver_are_named_as_not_recorded(tvis, tmp_path):
+    """start_method="forkserver": the ranks train unrecorded, as plainly, and the run says which ranks were
+    not recorded and why: on stderr and in the launching process's recording (a notice inspect lists)."""
+    cmd = [str(SCRIPTS / "launch_spawn.py"), "3", "--forkserver"]
     lines = plain([PYTHON] + cmd, tmp_path)
     p = subprocess.run([tvis, "run", "--steps", str(STEPS), "--out", str(tmp_path / "runs"), *cmd],
                        capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     assert step_lines(p.stdout) == lines, "training differs under tvis run"
-    why = "ranks 0, 1 of a world of 2 were not recorded: started by torch.multiprocessing with start_method='fork'"
+    why = ("ranks 0, 1 of a world of 2 were not recorded: started by torch.multiprocessing with "
+           "start_method='forkserver'")
     assert "tvis run: " + why in p.stderr, p.stderr[-2000:]
     files = re.findall(r"tvis run: recorded (\S+)$", p.stdout, re.M)
     assert [os.path.basename(f) for f in files] == ["run.tvis"], p.stdout[-2000:]

@@ -1,7 +1,8 @@
 """torch.multiprocessing.spawn of 2 DDP ranks (gloo, CPU):
-`launch_spawn.py STEPS [--bypass] [--fork]`. With --fork the ranks are
-started by mp.start_processes(start_method="fork") (as accelerate's
-notebook_launcher does on the CPU). With --bypass, the first step calls the
+`launch_spawn.py STEPS [--bypass] [--fork | --forkserver]`. With --fork
+the ranks are started by mp.start_processes(start_method="fork") (as
+accelerate's notebook_launcher does on the CPU), with --forkserver by
+start_method="forkserver". With --bypass, the first step calls the
 model inside the wrapper (`model.module(x)`, a "warm-up" path) on every rank:
 its gradients are never all-reduced and the replicas part at step 0."""
 import socket
@@ -39,7 +40,7 @@ if __name__ == "__main__":
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     args = (2, port, int(sys.argv[1]), "--bypass" in sys.argv)
-    if "--fork" in sys.argv:
-        mp.start_processes(train, args=args, nprocs=2, start_method="fork")
+    if "--fork" in sys.argv or "--forkserver" in sys.argv:
+        mp.start_processes(train, args=args, nprocs=2, start_method=sys.argv[-1][2:])
     else:
         mp.spawn(train, args=args, nprocs=2)

@@ -24,13 +24,16 @@ started (and in every rank it leads to, so a rank launching ranks works too):
   The interpreter's flags are kept. ``python -m MODULE`` and ``python -c``
   children are not recorded (the runner runs scripts); they are named.
 - ``torch.multiprocessing.start_processes`` (``mp.spawn``) with the ``spawn``
-  start method: the function each child runs is wrapped (``SpawnedRank``, a
+  or ``fork`` start method (accelerate's ``notebook_launcher`` forks on the
+  CPU): the function each child runs is wrapped (``SpawnedRank``, a
   picklable object) so the child opens its own recording as rank ``i`` of
-  ``nprocs`` before calling it and finalizes it after. The child imports
-  tvis while unpickling it: while these processes start, multiprocessing's
-  preparation data carries tvis's folders at the end of the child's
-  ``sys.path`` (removed again before the function runs). ``fork`` and
-  ``forkserver`` children are not recorded; they are named.
+  ``nprocs`` before calling it and finalizes it after. A spawned child
+  imports tvis while unpickling it: while these processes start,
+  multiprocessing's preparation data carries tvis's folders at the end of
+  the child's ``sys.path`` (removed again before the function runs). A
+  forked child first takes these doors out of what it inherited (the
+  launcher's recording was handed over before the fork, so nothing else of
+  it is live). ``forkserver`` children are not recorded; they are named.
 
 Who is rank 0: when the launching process is itself a rank of that world
 (Lightning: it trains as rank 0 and starts the others), its own recording
@@ -48,6 +51,7 @@ import sys
 import traceback
 
 _RANK_KEYS = ("rank", "world_size", "local_rank", "launcher")
+_DOORS = None  # the ChildRanks installed in this process (a forked rank takes them out)
 
 
 class LaunchConfig:
@@ -220,15 +224,15 @@ class ChildRanks:
             if nprocs < 2 or isinstance(b["fn"], SpawnedRank):
                 return orig(*a, **kw)
             doors.world = doors.world or nprocs
-            if method != "spawn":
+            if method not in ("spawn", "fork"):
                 doors._missing(list(range(nprocs)), "started by torch.multiprocessing with start_method=%r; tvis "
-                               "records the ranks of start_method='spawn' (mp.spawn's default)" % method)
+                               "records the ranks of start_method 'spawn' (mp.spawn's default) and 'fork'" % method)
                 return orig(*a, **kw)
             if not doors._take_role(nprocs, "torch.multiprocessing.spawn") or doors.role != "launcher":
                 doors._missing(list(range(nprocs)), "the launching process recorded steps itself, or is a rank "
                                "itself, before torch.multiprocessing started them")
                 return orig(*a, **kw)
-            b["fn"] = SpawnedRank(b["fn"], doors.config, nprocs)
+            b["fn"] = SpawnedRank(b["fn"], doors.config, nprocs, forked=method == "fork")
             doors.preparing += 1
             try:
                 return orig(*bound.args, **bound.kwargs)
@@ -253,10 +257,14 @@ class SpawnedRank:
     """The function of a ``mp.spawn`` child, recorded: ``fn(i, *args)`` as
     rank ``i`` of ``nprocs`` into the run folder (module docstring)."""
 
-    def __init__(self, fn, config, nprocs):
-        self.fn, self.config, self.nprocs = fn, config, nprocs
+    def __init__(self, fn, config, nprocs, forked=False):
+        self.fn, self.config, self.nprocs, self.forked = fn, config, nprocs, forked
 
     def __call__(self, i, *args):
+        global _DOORS
+        if self.forked and _DOORS is not None:  # the launcher's doors, inherited by the fork
+            _DOORS.uninstall()
+            _DOORS = None
         for p in self.config.added:  # the script's sys.path as the parent's was
             while p in sys.path:
                 sys.path.remove(p)
@@ -300,10 +308,12 @@ def start_session(config, rank, world, local_rank, launcher):
 
 
 def install(session, config):
-    """The doors for `session`'s process; undone when it finalizes."""
+    """The doors for `session`'s process (they stay for the process's life: a launcher's later ranks need them)."""
+    global _DOORS
     doors = ChildRanks(session, config)
     doors.install()
     session.child_ranks = doors
+    _DOORS = doors
     return doors
 
 
