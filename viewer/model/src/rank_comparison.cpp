@@ -96,11 +96,19 @@ WeightAcrossRanks weight_across_ranks(const std::vector<RankModel>& models, cons
   }
   if (loading) return out;
   std::vector<const TensorValues*> compared;
+  std::vector<const ParamShardInfo*> shards;
+  for (const auto& [rank, model] : models) {
+    const ParamShardInfo* s = model && model->status() == RunStatus::Open
+                                  ? find_shard(model->info().param_shards, param) : nullptr;
+    shards.push_back(s);
+    if (s) out.sharded = true;
+  }
   for (size_t i = 0; i < models.size(); ++i) {
     RankWeight w;
     w.rank = models[i].first;
     RunModel* model = models[i].second;
     const schema::ParamRecord* p = records[i];
+    if (shards[i]) w.shard = shard_words(*shards[i]);
     if (!model || model->status() != RunStatus::Open) {
       w.error = model && !model->error().empty() ? model->error() : "the rank's file is not open";
     } else if (!p) {
@@ -116,6 +124,16 @@ WeightAcrossRanks weight_across_ranks(const std::vector<RankModel>& models, cons
   }
   if (loading) return out;
   out.state = ChunkRead::Ready;
+  if (out.sharded) {  // the parts put back together; parts of different places are not compared
+    std::vector<ShardPart> parts;
+    for (size_t i = 0; i < out.ranks.size(); ++i) {
+      const RankWeight& w = out.ranks[i];
+      parts.push_back({w.rank, shards[i], w.error.empty() && w.tensor ? &w.tensor->values : nullptr});
+    }
+    out.assembled = assemble_shards(parts);
+    out.difference.why = "sharded: each rank holds a different part of " + param;
+    return out;
+  }
   for (const RankWeight& w : out.ranks) {
     if (!w.error.empty()) {
       out.difference.why = "rank " + std::to_string(w.rank) + ": " + w.error;

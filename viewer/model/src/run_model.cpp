@@ -230,6 +230,26 @@ const RunInfo& RunModel::info() {
   info_.optimizer_class = str(meta->optimizer_class());
   if (meta->options())
     for (const auto* kv : *meta->options()) info_.options.emplace_back(str(kv->key()), str(kv->value()));
+  if (meta->param_shards())
+    for (const auto* s : *meta->param_shards()) {
+      ParamShardInfo p;
+      p.name = str(s->name());
+      auto longs = [](const flatbuffers::Vector<int64_t>* v) {
+        return v ? std::vector<int64_t>(v->begin(), v->end()) : std::vector<int64_t>{};
+      };
+      auto ints = [](const flatbuffers::Vector<int32_t>* v) {
+        return v ? std::vector<int32_t>(v->begin(), v->end()) : std::vector<int32_t>{};
+      };
+      p.global_shape = longs(s->global_shape());
+      p.local_shape = longs(s->local_shape());
+      p.offsets = longs(s->offsets());
+      p.flat_offset = s->flat_offset();
+      p.mesh_shape = ints(s->mesh_shape());
+      p.mesh_coord = ints(s->mesh_coord());
+      p.placements = str(s->placements());
+      p.source = str(s->source());
+      info_.param_shards.push_back(std::move(p));
+    }
   return info_;
 }
 

@@ -142,6 +142,10 @@ void draw_one_param(AppState& s, WeightsState& w) {
   t.update = tensor_at(s, p->update, step, &t.loading);
   const std::optional<OptimizerStepInfo> orec = opt.step_info(step, name);
   draw_header(s, name, *p, t, orec);
+  if (const ParamShardInfo* part = find_shard(s.model.info().param_shards, name))  // a sharded parameter
+    ImGui::TextWrapped("This rank's part of %s: %s%s", name.c_str(), shard_words(*part).c_str(),
+                       s.ranks.single() ? " (open the run folder to see the whole, assembled from every rank)"
+                                        : "; the whole, assembled from every rank, is below");
   draw_across_ranks(s, w, name, step);
   const TensorRef& shown = t.shown(w.show);
   if (!shown) {

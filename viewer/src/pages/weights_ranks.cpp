@@ -18,6 +18,9 @@ namespace tvis::viewer {
 
 using nlohmann::json;
 
+// state()'s across_ranks.assembled.values: the whole's values up to this many elements (else null).
+constexpr size_t kAssembledValuesInState = 1 << 16;
+
 const RanksImage* ranks_image(AppState& s, WeightsState& w, const std::string& param, int step) {
   if (s.ranks.single() || param.empty()) return nullptr;
   const std::string key = param + "/" + std::to_string(step);
@@ -36,6 +39,13 @@ const RanksImage* ranks_image(AppState& s, WeightsState& w, const std::string& p
     ri.images.push_back(reduce_image(weight_image(r.tensor->values), kRankSide));
     all.insert(all.end(), r.values().begin(), r.values().end());
   }
+  if (across.sharded && across.assembled.ok) {
+    TensorValues whole;
+    whole.values = across.assembled.values;
+    whole.shape = across.assembled.shape;
+    ri.assembled = reduce_image(weight_image(whole), kShownSide);
+    all.insert(all.end(), whole.values.begin(), whole.values.end());
+  }
   ri.range = widgets::color_range_of(widgets::ValueSpan(all), true);
   ri.across = std::move(across);
   return &ri;
@@ -43,8 +53,25 @@ const RanksImage* ranks_image(AppState& s, WeightsState& w, const std::string& p
 
 namespace {
 
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+// A sharded parameter: the whole put back from the rank files' parts, or why not.
+std::string assembled_words(const WeightAcrossRanks& a) {
+  const AssembledTensor& t = a.assembled;
+  if (!t.ok) return "sharded; the whole cannot be put back: " + t.why;
+  return "sharded: the whole " + shape_text(t.shape) + " assembled from " + std::to_string(t.parts) +
+         " ranks' parts: ‖w‖ " + widgets::format_number(t.l2, 6) + ", mean " +
+         widgets::format_number(t.mean, 4) + ", min " + widgets::format_number(t.min, 4) + ", max " +
+         widgets::format_number(t.max, 4);
+}
+
 // The difference in words: what a user checks under DDP.
 std::string difference_words(const WeightAcrossRanks& a) {
+  if (a.sharded) return assembled_words(a);
   const ValuesDifference& d = a.difference;
   if (!d.comparable) return "cannot compare: " + d.why;
   if (d.differing == 0)
@@ -68,10 +95,21 @@ void draw_across_ranks(AppState& s, WeightsState& w, const std::string& param, i
   ImGui::Text("Across %zu ranks, the weight %s step %d:", a.ranks.size(), a.tensor[0] == 'a' ? "after" : "before",
               step);
   ImGui::SameLine();
-  const bool same = a.difference.comparable && a.difference.differing == 0;
+  const bool same = a.sharded ? a.assembled.ok : a.difference.comparable && a.difference.differing == 0;
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(same ? colors::kAccent : colors::kWarning), "%s",
                      difference_words(a).c_str());
   const float em = ImGui::GetFontSize();
+  if (a.sharded && ri->assembled.rows > 0 && ri->assembled.cols > 0) {
+    ImGui::TextDisabled("the whole %s, assembled from %d ranks' parts:", shape_text(a.assembled.shape).c_str(),
+                        a.assembled.parts);
+    widgets::HeatmapOptions o;
+    o.size = ImVec2(0, em * 8);
+    o.colormap = widgets::Colormap::Diverging;
+    o.has_range = true;
+    o.range = ri->range;
+    widgets::heatmap("##assembled", widgets::ValueSpan(ri->assembled.values), ri->assembled.rows,
+                     ri->assembled.cols, o);
+  }
   const int n = static_cast<int>(a.ranks.size());
   if (!ImGui::BeginTable("wranks", std::max(1, n), ImGuiTableFlags_SizingStretchSame)) return;
   for (int i = 0; i < n; ++i) {
@@ -79,6 +117,7 @@ void draw_across_ranks(AppState& s, WeightsState& w, const std::string& param, i
     ImGui::TableNextColumn();
     ImGui::PushID(i);
     ImGui::Text("rank %d%s", r.rank, r.rank == shown_rank(s) ? " (shown)" : "");
+    if (!r.shard.empty()) ImGui::TextWrapped("%s", r.shard.c_str());
     if (!r.error.empty()) {
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kMuted), "%s", r.error.c_str());
     } else {
@@ -107,7 +146,8 @@ json across_ranks_view(AppState& s, WeightsState& w, const std::string& param, i
   const WeightAcrossRanks& a = ri->across;
   json ranks = json::array();
   for (const RankWeight& r : a.ranks) {
-    json e = {{"rank", r.rank}, {"error", r.error.empty() ? json(nullptr) : json(r.error)}};
+    json e = {{"rank", r.rank}, {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+              {"shard", r.shard.empty() ? json(nullptr) : json(r.shard)}};
     if (r.error.empty()) {
       e["l2"] = r.l2;
       e["mean"] = r.mean;
@@ -116,7 +156,23 @@ json across_ranks_view(AppState& s, WeightsState& w, const std::string& param, i
     ranks.push_back(e);
   }
   const ValuesDifference& d = a.difference;
+  json assembled = nullptr;
+  if (a.sharded) {
+    const AssembledTensor& t = a.assembled;
+    assembled = {{"ok", t.ok}, {"why", t.ok ? json(nullptr) : json(t.why)}, {"shape", t.shape}, {"parts", t.parts}};
+    if (t.ok) {
+      assembled["count"] = t.values.size();
+      assembled["l2"] = t.l2;
+      assembled["mean"] = t.mean;
+      assembled["min"] = t.min;
+      assembled["max"] = t.max;
+      // the whole's values for a test to compare with the model's parameter (small tensors only)
+      assembled["values"] = t.values.size() <= kAssembledValuesInState ? json(t.values) : json(nullptr);
+    }
+  }
   return {{"state", "ready"},
+          {"sharded", a.sharded},
+          {"assembled", assembled},
           {"param", param},
           {"step", step},
           {"tensor", a.tensor},

@@ -65,6 +65,7 @@ struct RanksImage {
   WeightAcrossRanks across;
   std::vector<WeightImage> images;  // per rank, reduced to kRankSide a side (empty: no values)
   widgets::ColorRange range;        // one range over every rank
+  WeightImage assembled;            // a sharded parameter's whole, reduced to kShownSide a side (empty: none)
 };
 constexpr int kRankSide = 64;
 

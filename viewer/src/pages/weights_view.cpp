@@ -92,6 +92,13 @@ json view(AppState& s) {
   for (const ParamRow& r : param_rows(s, w)) order.push_back(r.name);
   v["thumbnails"] = {{"visible", w.thumbs_visible}, {"drawn", w.thumbs_drawn}, {"order", order}};
   v["across_ranks"] = across_ranks_view(s, w, name, step);
+  // a sharded parameter: where the shown rank's part lies (else null)
+  const ParamShardInfo* part = name.empty() ? nullptr : find_shard(s.model.info().param_shards, name);
+  v["shard"] = part ? json{{"words", shard_words(*part)}, {"global_shape", part->global_shape},
+                           {"local_shape", part->local_shape}, {"offsets", part->offsets},
+                           {"flat_offset", part->flat_offset}, {"placements", part->placements},
+                           {"source", part->source}}
+                    : json(nullptr);
   return v;
 }
 

@@ -20,6 +20,7 @@
 
 #include "tvis/viewer_model/chunk_body.h"
 #include "tvis/viewer_model/decoded_values.h"
+#include "tvis/viewer_model/param_shards.h"
 #include "tvis/viewer_model/tensor_index.h"
 
 namespace tvis::viewer {
@@ -67,11 +68,16 @@ struct RankWeight {
   }
   double l2 = 0;        // over the kept values
   double mean = 0;
+  /// A sharded parameter: where this rank's part lies (shard_words()); "" when the rank holds it whole.
+  std::string shard;
 };
 
 /// A parameter's weight on every rank at one step: the weight after the
 /// step (ParamRecord.after) where every rank recorded it, else the weight
-/// before the step (`tensor` says which).
+/// before the step (`tensor` says which). A sharded parameter (a rank
+/// recorded a placement of it: FSDP2, DTensor, FSDP1) is each rank's part:
+/// `assembled` is the whole put back from them (param_shards.h), and the
+/// parts are not compared with each other (`difference.why` says so).
 struct WeightAcrossRanks {
   ChunkRead state = ChunkRead::Loading;
   std::string param;
@@ -79,6 +85,8 @@ struct WeightAcrossRanks {
   const char* tensor = "after";  // "after" | "before"
   std::vector<RankWeight> ranks;
   ValuesDifference difference;
+  bool sharded = false;
+  AssembledTensor assembled;  // when sharded
 };
 
 WeightAcrossRanks weight_across_ranks(const std::vector<RankModel>& models, const std::string& param, int step);

@@ -60,6 +60,7 @@
 #include "tvis/viewer_model/losses.h"
 #include "tvis/viewer_model/module_diagram.h"
 #include "tvis/viewer_model/optimizer_steps.h"
+#include "tvis/viewer_model/param_shards.h"
 #include "tvis/viewer_model/run_diagnosis.h"
 #include "tvis/viewer_model/parameters.h"
 #include "tvis/viewer_model/profile_capture.h"
@@ -105,6 +106,8 @@ struct RunInfo {
   /// RunMeta.options as recorded (key, value): --max-elems, and for a rank
   /// of a distributed launch rank, world_size, local_rank, launcher, backend.
   std::vector<std::pair<std::string, std::string>> options;
+  /// RunMeta.param_shards: the parameters this rank held a part of (param_shards.h).
+  std::vector<ParamShardInfo> param_shards;
 };
 
 /// An Events chunk's place in the dense event-id space.
