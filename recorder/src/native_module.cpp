@@ -57,6 +57,13 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("tensors", &PyRecorder::tensors, py::arg("event"), py::arg("role"), py::arg("value"),
            py::arg("whole_rows") = false)
       .def("on_grad", &PyRecorder::on_grad)
+      .def("module_output", &PyRecorder::module_output)
+      .def("set_grads_quiet", &PyRecorder::set_grads_quiet)
+      .def("hook_enter", &PyRecorder::hook_enter)
+      .def("dead_units", [](PyRecorder&, const at::Tensor& output, int64_t unit_dim) {
+        return PyRecorder::dead_units(output, unit_dim);
+      })
+      .def("hook_exit", &PyRecorder::hook_exit)
       .def("update", [](PyRecorder& r, int64_t event, const std::string& name, const at::Tensor& after,
                         const at::Tensor& before) { return r.core().update(event, name, after, before); })
       .def(

@@ -2,6 +2,9 @@
 
 #include <limits>
 #include <optional>
+#include <c10/core/GradMode.h>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/function_hook.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
@@ -217,6 +220,11 @@ py::dict stats_dict(const RecorderStats& s) {
   d["peak_spilled_bytes"] = s.peak_spilled_bytes;
   d["spill_error"] = s.spill_error;
   d["spill_lost_updates"] = s.spill_lost_updates;
+  d["writer_spilled_chunks"] = s.writer_spilled_chunks;
+  d["writer_spilled_bytes"] = s.writer_spilled_bytes;
+  d["encoder_threads"] = s.encoder_threads;
+  d["shared_records"] = s.shared_records;
+  d["shared_bytes"] = s.shared_bytes;
   return d;
 }
 
@@ -275,6 +283,71 @@ void PyRecorder::on_grad(uint64_t event, int64_t output_nr, py::handle /*grad_in
   if (!THPVariable_Check(g.ptr())) return;
   std::optional<at::Tensor> t = readable(g);
   if (t) core_.on_grad(event, *t);
+}
+
+namespace {
+
+/// The native form of `grad_fn.register_hook(partial(rec.on_grad, event, output_nr))`.
+struct GradHook : torch::autograd::FunctionPostHook {
+  GradHook(PyRecorder* rec, std::shared_ptr<bool> alive, uint64_t event, int64_t output_nr)
+      : rec(rec), alive(std::move(alive)), event(event), output_nr(output_nr) {}
+  torch::autograd::variable_list operator()(const torch::autograd::variable_list& grad_inputs,
+                                            const torch::autograd::variable_list& grad_outputs) override {
+    if (output_nr < static_cast<int64_t>(grad_outputs.size()) && grad_outputs[output_nr].defined()) {
+      py::gil_scoped_acquire gil;
+      if (*alive) rec->on_node_grad(event, grad_outputs[output_nr]);
+    }
+    return grad_inputs;
+  }
+  PyRecorder* rec;
+  std::shared_ptr<bool> alive;  // read under the GIL
+  uint64_t event;
+  int64_t output_nr;
+};
+
+}  // namespace
+
+void PyRecorder::module_output(uint64_t event, py::handle output) {
+  tensors(event, 1, output);
+  py::handle first = output;
+  if (py::isinstance<py::tuple>(output) || py::isinstance<py::list>(output)) {
+    if (py::len(output) == 0) return;
+    first = output[py::int_(0)];
+  }
+  if (!THPVariable_Check(first.ptr())) return;
+  const at::Tensor& t = THPVariable_Unpack(first.ptr());
+  const auto& node = t.grad_fn();
+  if (!node) return;
+  node->add_post_hook(std::make_unique<GradHook>(this, alive_, event, static_cast<int64_t>(t.output_nr())));
+}
+
+void PyRecorder::on_node_grad(uint64_t event, const at::Tensor& grad) {
+  if (core_.paused() || grads_quiet_) return;
+  OwnScope own(core_.own_clock());
+  try {
+    core_.on_grad(event, grad);
+  } catch (const std::exception&) {
+    // never into the user's backward: the event keeps no dL/d(output), as for a late gradient
+  }
+}
+
+at::Tensor PyRecorder::dead_units(const at::Tensor& output, int64_t unit_dim) {
+  c10::NoGradGuard no_grad;
+  const at::Tensor x = output.detach();
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < x.dim(); ++i)
+    if (i != unit_dim) dims.push_back(i);
+  return x.amax(dims).eq(0).sum();
+}
+
+void PyRecorder::hook_enter() {
+  core_.own_enter();
+  suspend_profile();
+}
+
+void PyRecorder::hook_exit() {
+  resume_profile();
+  core_.own_exit();
 }
 
 void PyRecorder::add_optimizer_step(const py::dict& d) {

@@ -29,7 +29,10 @@ class PyRecorder {
              std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
              py::object dense_zstd_level, bool evaluation_values, bool update_values, uint64_t max_run_bytes,
              int budget_steps, uint64_t spill_snapshot_bytes);
-  ~PyRecorder() { stop_profile(); }
+  ~PyRecorder() {
+    stop_profile();
+    *alive_ = false;
+  }
 
   Recorder& core() { return core_; }
 
@@ -45,6 +48,25 @@ class PyRecorder {
   int64_t tensor(py::handle obj, int role, int64_t event, const std::string& name, int slot);
   /// Autograd node hook: grad_outputs[output_nr] is dL/d(module output).
   void on_grad(uint64_t event, int64_t output_nr, py::handle grad_inputs, py::handle grad_outputs);
+  /// A module call's output: tensors(event, Output, output), then, when its
+  /// first tensor (the output, or the first element of a tuple/list) has a
+  /// grad_fn, a native post hook on that node records grad_outputs[output_nr]
+  /// as on_grad() does, taking the GIL: no Python runs for it, neither here
+  /// nor in the backward. The hook returns the node's gradients unchanged.
+  void module_output(uint64_t event, py::handle output);
+  /// While set, the native grad hooks record nothing: an extra gradient pass
+  /// a capture runs over the user's graph (Grad-CAM's, in on_backward).
+  void set_grads_quiet(bool quiet) { grads_quiet_ = quiet; }
+  /// own_enter() + suspend_profile(), and resume_profile() + own_exit(): the
+  /// module hooks' brackets, one call each.
+  void hook_enter();
+  void hook_exit();
+  /// Dead units of a ReLU output (session/dead_units.py): a 0-dim int64
+  /// tensor on its device, the count of indices along `unit_dim` whose
+  /// maximum over every other dimension is exactly 0; no autograd, no sync.
+  static at::Tensor dead_units(const at::Tensor& output, int64_t unit_dim);
+  /// The native grad hook's call (GIL held): on_grad's recording of `grad`.
+  void on_node_grad(uint64_t event, const at::Tensor& grad);
 
   /// Record dicts; shapes in py_records.h and py_recorder.cpp.
   void add_optimizer_step(const py::dict& d);
@@ -79,6 +101,8 @@ class PyRecorder {
   CodeFilter filter_;
   PyThreadState* profiled_thread_ = nullptr;  // where start_profile() installed the function
   bool suspended_ = false;
+  bool grads_quiet_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // false once destroyed (the hooks outlive it)
 };
 
 }  // namespace tvis::recorder

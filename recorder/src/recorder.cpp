@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -39,6 +40,9 @@ std::unique_ptr<RunBuilder> create_builder(const RecorderOptions& options) {
   o.zstd_level = options.zstd_level;
   if (options.dense_zstd_level) o.dense_zstd_level = *options.dense_zstd_level;
   o.data_chunk_bytes = static_cast<uint64_t>(options.data_chunk_bytes);
+  // TVIS_WRITER_BACKLOG_BYTES: the writer's in-memory bound before chunks spill beside the run
+  // (run_writer.h; tests force 0: every chunk goes through the spill file).
+  if (const char* b = std::getenv("TVIS_WRITER_BACKLOG_BYTES"); b && *b) o.max_backlog_bytes = std::strtoull(b, nullptr, 10);
   auto b = RunBuilder::create(o);
   if (!b.ok()) throw std::runtime_error(b.status().message);
   return std::move(b.value());
@@ -602,6 +606,11 @@ RecorderStats Recorder::stats() const {
   s.backlog_bytes = w.backlog_bytes;
   s.peak_backlog_bytes = w.peak_backlog_bytes;
   s.compress_seconds = w.compress_seconds;
+  s.writer_spilled_chunks = w.spilled_chunks;
+  s.writer_spilled_bytes = w.spilled_bytes;
+  s.encoder_threads = w.encoder_threads;
+  s.shared_records = builder_->shared_records();
+  s.shared_bytes = builder_->shared_bytes();
   s.bytes_kept = builder_->bytes_kept();
   s.events = builder_->events_begun();
   s.tensors = builder_->tensors_added();

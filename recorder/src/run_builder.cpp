@@ -6,6 +6,8 @@
 
 #include "tvis/format/chunk_kind.h"
 
+#include <xxhash.h>
+
 namespace tvis::recorder {
 
 using format::ChunkInfo;
@@ -53,17 +55,24 @@ RunBuilder::~RunBuilder() = default;
 template <typename T>
 uint32_t RunBuilder::append_table(ChunkKind kind, T&& body, int32_t step_first, int32_t step_last,
                                   uint64_t event_first, uint64_t event_last) {
-  flatbuffers::FlatBufferBuilder fbb(1024);
-  using Table = typename std::remove_reference_t<T>::TableType;
-  auto off = Table::Pack(fbb, &body);
-  auto bytes = finish(fbb, schema::BodyUnionTraits<std::remove_reference_t<T>>::enum_value, off.Union());
+  using Object = std::remove_reference_t<T>;
   ChunkInfo info;
   info.kind = static_cast<uint16_t>(kind);
   info.step_first = step_first;
   info.step_last = step_last;
   info.event_first = event_first;
   info.event_last = event_last;
-  return writer_->append(info, std::move(bytes));
+  // Packed on an encoder thread (run_writer.h): the records move into the
+  // closure, which is their only owner from here on.
+  auto held = std::make_shared<Object>(std::move(body));
+  return writer_->append_deferred(
+      info,
+      [held]() {
+        flatbuffers::FlatBufferBuilder fbb(1024);
+        auto off = Object::TableType::Pack(fbb, held.get());
+        return finish(fbb, schema::BodyUnionTraits<Object>::enum_value, off.Union());
+      },
+      options_.zstd_level);
 }
 
 uint64_t RunBuilder::begin_event(std::unique_ptr<schema::EventT> ev) {
@@ -128,11 +137,34 @@ RunBuilder::DataBuffer& RunBuilder::buffer(Data d) {
 uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, const void* data, uint64_t size, bool f32,
                                 bool sparse) {
   rec->id = next_tensor_id_++;
+  std::tuple<uint64_t, uint64_t, uint64_t> key{0, 0, 0};
+  const uint64_t align = f32 ? 4 : 8;
+  if (data && size >= kShareMinBytes) {
+    const XXH128_hash_t h = XXH3_128bits(data, size);
+    key = {size, h.high64, h.low64};
+    auto it = copies_.find(key);
+    if (it != copies_.end() && it->second.step == rec->step && it->second.offset % align == 0) {
+      const StoredCopy& c = it->second;
+      rec->data_offset = c.offset;
+      rec->data_size = size;
+      if (c.ordinal != UINT32_MAX) {
+        rec->data_chunk = c.ordinal;
+      } else {
+        buffer(c.data).records.push_back(rec.get());
+      }
+      ++shared_records_;
+      shared_bytes_ += size;
+      const uint64_t id = rec->id;
+      tensors_.push_back(std::move(rec));
+      return id;
+    }
+  }
   if (data && size) {
     const Data d = data_class(*rec, f32, sparse);
     DataBuffer& buf = buffer(d);
     if (!buf.chunk.empty() && buf.chunk.value_bytes() + size > options_.data_chunk_bytes) cut_buffer(d);
     rec->data_offset = buf.chunk.append(data, size, f32 ? 4 : 8);  // 8: keep 8-byte elements aligned
+    if (size >= kShareMinBytes) copies_.emplace(key, StoredCopy{d, rec->data_offset, UINT32_MAX, rec->step});
     rec->data_size = size;
     buf.records.push_back(rec.get());
     buf.step_first = std::min(buf.step_first, rec->step);
@@ -157,6 +189,8 @@ void RunBuilder::cut_buffer(Data d) {
   const uint32_t ordinal = writer_->append(info, buf.chunk.finish(), level);
   for (auto* r : buf.records) r->data_chunk = ordinal;
   buf.records.clear();
+  for (auto& [k, c] : copies_)
+    if (c.data == d && c.ordinal == UINT32_MAX) c.ordinal = ordinal;
   buf.step_first = INT32_MAX;
   buf.step_last = -1;
 }
@@ -175,6 +209,7 @@ void RunBuilder::flush() {
   cut_buffer(Data::F32Grad);
   cut_buffer(Data::F32Dense);
   cut_buffer(Data::Raw);
+  copies_.clear();
   if (!tensors_.empty()) {
     schema::TensorBatchT batch;
     int32_t s0 = INT32_MAX, s1 = -1;

@@ -2,6 +2,7 @@
 // before allocation, files over 4 GiB, asynchronous sources, the writer's
 // backpressure, python_float_repr.
 #include <catch2/catch.hpp>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <atomic>
@@ -414,10 +415,93 @@ TEST_CASE("open and recovery work with a source that answers later", "[container
   late->pump();  // the abandoned open finishes harmlessly
 }
 
+namespace {
+
+/// A run of `n` TensorData chunks (distinct values) and `n` deferred Tensors
+/// tables written with `o`; each chunk's decoded bytes, in file order.
+std::vector<Bytes> write_mixed_run(const std::string& path, const fmt::WriterOptions& o, int n,
+                                   fmt::WriterStats* stats) {
+  auto w = fmt::RunWriter::create(path, o);
+  REQUIRE(w.ok());
+  for (int i = 0; i < n; ++i) {
+    std::vector<float> values(64 * 1024 + i);
+    tvis::synth::fill_activations(values.data(), values.size(), 3 + i, 0);
+    fmt::ChunkInfo info;
+    info.kind = uint16_t(fmt::ChunkKind::TensorData);
+    info.filter = fmt::ChunkFilter::Shuffle4;
+    info.step_first = info.step_last = i;
+    CHECK(w.value()->append(info, fmt::make_tensor_data_chunk(reinterpret_cast<const uint8_t*>(values.data()),
+                                                              values.size() * 4)) == uint32_t(2 * i));
+    fmt::ChunkInfo table;
+    table.kind = uint16_t(fmt::ChunkKind::Tensors);
+    table.step_first = table.step_last = i;
+    auto batch = std::make_shared<tvis::schema::TensorBatchT>();
+    auto rec = std::make_unique<tvis::schema::TensorRecordT>();
+    rec->id = uint64_t(i);
+    rec->name = "t" + std::to_string(i);
+    rec->data_chunk = uint32_t(2 * i);
+    batch->tensors.push_back(std::move(rec));
+    CHECK(w.value()->append_deferred(table, [batch] {
+      flatbuffers::FlatBufferBuilder fbb;
+      auto off = tvis::schema::TensorBatch::Pack(fbb, batch.get());
+      tvis::schema::FinishChunkBuffer(fbb, tvis::schema::CreateChunk(fbb, tvis::schema::Body::TensorBatch,
+                                                                     off.Union()));
+      return Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+    }, 1) == uint32_t(2 * i + 1));
+  }
+  REQUIRE(w.value()->finalize().is_ok());
+  *stats = w.value()->stats();
+  auto reader = fmt::RunReader::open_sync(fmt::open_file_source(path).value());
+  REQUIRE(reader.ok());
+  CHECK(reader.value()->complete());
+  std::vector<Bytes> chunks;
+  for (uint32_t c = 0; c < reader.value()->chunks().size(); ++c) {
+    auto d = reader.value()->read_chunk_sync(c);
+    REQUIRE(d.ok());
+    CHECK(d.value()->entry().info.kind ==
+          (c % 2 ? uint16_t(fmt::ChunkKind::Tensors) : uint16_t(fmt::ChunkKind::TensorData)));
+    chunks.push_back(d.value()->bytes());
+  }
+  return chunks;
+}
+
+}  // namespace
+
+TEST_CASE("writer: past the memory bound chunks spill beside the run and the run is the same", "[writer]") {
+  const std::string dir = tvis::test::temp_path("spill");
+  ::mkdir(dir.c_str(), 0755);
+  fmt::WriterStats kept, spilled;
+  fmt::WriterOptions o;
+  o.encoder_threads = 3;
+  const auto in_memory = write_mixed_run(dir + "/memory.tvis", o, 12, &kept);
+  CHECK(kept.spilled_chunks == 0);
+  CHECK(kept.encoder_threads == 3);
+  o.max_backlog_bytes = 0;  // every chunk goes through the spill file
+  o.encoder_threads = 2;
+  const auto through_spill = write_mixed_run(dir + "/spill.tvis", o, 12, &spilled);
+  CHECK(spilled.spilled_chunks == 24);  // deferred tables are packed on the caller and spill too
+  CHECK(spilled.spilled_bytes == spilled.raw_bytes);
+  CHECK(spilled.peak_backlog_bytes == 0);  // nothing held in memory
+  REQUIRE(in_memory.size() == 24);
+  CHECK(through_spill == in_memory);
+  // The spill file is unlinked as soon as it is opened: the folder holds the runs alone.
+  std::set<std::string> names;
+  for (auto* d = ::opendir(dir.c_str()); d;) {
+    auto* e = ::readdir(d);
+    if (!e) {
+      ::closedir(d);
+      break;
+    }
+    if (e->d_name[0] != '.') names.insert(e->d_name);
+  }
+  CHECK(names == std::set<std::string>{"memory.tvis", "spill.tvis"});
+}
+
 TEST_CASE("writer: backpressure bounds the queue; stats add up; errors are reported", "[writer]") {
   const std::string path = tvis::test::temp_path("backpressure.tvis");
   fmt::WriterOptions o;
   o.max_backlog_bytes = 1 << 20;
+  o.spill = false;  // append blocks for room (the spill path: the next test)
   auto w = fmt::RunWriter::create(path, o);
   REQUIRE(w.ok());
   std::vector<float> values(256 * 1024);

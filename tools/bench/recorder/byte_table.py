@@ -9,7 +9,9 @@ every other chunk kind (events, tensor records, insights, sources, ...) as
 one row each. Columns: raw MB (bytes before compression) and file MB (the
 record's share of its chunk's compressed size, in proportion to its raw
 bytes), each divided by --steps (MB a step; 1 gives the run's totals), and
-the count of records. bench.py prints it for every recorded case.
+the count of records. A stored copy several records point at (the same
+chunk range: run_builder.h) counts once, for the first record by id; the
+others are counted in rows `ROLE (shared copy)`, with no bytes. bench.py prints it for every recorded case.
 """
 import argparse
 import sys
@@ -24,13 +26,21 @@ def rows_of(run):
     chunks = {c[0]: c for c in run.chunks}
     table = defaultdict(lambda: [0.0, 0.0, 0])
     data_raw = defaultdict(int)  # TensorData ordinal -> raw bytes its records account for
-    for t in run.tensors.values():
-        if t["data_size"]:
-            data_raw[t["data_chunk"]] += t["data_size"]
-    for t in run.tensors.values():
-        size = t["data_size"]
-        if not size:
+    stored = set()  # (chunk, offset, size): a stored copy several records may point at (run_builder.h)
+    owners = []     # the records that own a stored copy (the first by id); the others share it
+    for _, t in sorted(run.tensors.items()):
+        if not t["data_size"]:
             continue
+        where = (t["data_chunk"], t["data_offset"], t["data_size"])
+        if where in stored:
+            ev = run.events.get(t["event"])
+            table[("%s (shared copy)" % t["role"], ev["phase"] if ev else "-")][2] += 1
+            continue
+        stored.add(where)
+        owners.append(t)
+        data_raw[t["data_chunk"]] += t["data_size"]
+    for t in owners:
+        size = t["data_size"]
         ev = run.events.get(t["event"])
         phase = ev["phase"] if ev else "-"
         c = chunks.get(t["data_chunk"])
@@ -61,7 +71,7 @@ def format_table(table, steps, title=""):
     for (kind, phase), (raw, comp, n) in sorted(table.items(), key=lambda kv: -kv[1][1]):
         total_raw += raw
         total_file += comp
-        if comp < 5e3 * steps and raw < 5e3 * steps:
+        if comp < 5e3 * steps and raw < 5e3 * steps and not kind.endswith("(shared copy)"):
             continue  # under 5 kB a step: in the total only
         lines.append("| %s | %s | %.2f | %.2f | %d |" % (kind, phase, raw / 1e6 / steps, comp / 1e6 / steps, n))
     lines.append("| **total** | | %.2f | %.2f | |" % (total_raw / 1e6 / steps, total_file / 1e6 / steps))

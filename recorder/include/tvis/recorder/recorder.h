@@ -95,6 +95,9 @@ struct RecorderStats {
   uint64_t peak_spilled_bytes = 0;  // the most weight-before bytes one optimizer step kept in the spill file
   std::string spill_error;          // why the spill file was given up ("" when it never failed)
   uint64_t spill_lost_updates = 0;  // Δw records left with their count only by a failed read
+  uint64_t writer_spilled_chunks = 0, writer_spilled_bytes = 0;  // run_writer.h: chunks past the memory bound
+  int encoder_threads = 0;                                        // the writer's encoder pool
+  uint64_t shared_records = 0, shared_bytes = 0;  // run_builder.h: records pointing at an earlier stored copy
 };
 
 class Recorder {

@@ -24,9 +24,18 @@
 //       other float32 (weights, activations; 1.1-1.3x): Shuffle4, at the
 //         faster dense_zstd_level;
 //       everything else: unfiltered, zstd_level.
-//     Each buffer becomes a chunk when it//     exceeds the chunk size or at flush(); the TensorRecords pointing into it
-//     are completed with the chunk ordinal then and written (TensorBatch) at
-//     the next flush().
+//     Each buffer becomes a chunk when it exceeds the chunk size or at
+//     flush(); the TensorRecords pointing into it are completed with the
+//     chunk ordinal then and written (TensorBatch) at the next flush().
+//   - One stored copy per value within a step: a tensor of at least
+//     kShareMinBytes whose kept bytes equal, bit for bit, those of a tensor
+//     added earlier in the same step (the logits recorded as a module's output
+//     and again as the loss input; an embedding table and its weight) points
+//     at the same chunk range (data_chunk, data_offset, data_size) instead of
+//     storing them again. Equality: same size and the same XXH3 128-bit hash
+//     (a collision is below 2^-100 for any run); the earlier copy's offset
+//     must suit the new record's alignment. Readers need nothing new: a
+//     record's range is read with its own shape and dtype, as before.
 //   - Chunk order in the file: RunMeta (started), then per flush: TensorData,
 //     TensorBatch, EventBatch, OptimizerStep / Loss / SampleBatch / InsightBatch records; SourceFiles
 //     (each step's new files, write_sources(); the rest at finalize()) and the final RunMeta at finalize(). The last RunMeta wins (chunk_kind.h).
@@ -37,6 +46,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <tvis/schema/recording_generated.h>
@@ -102,6 +112,10 @@ class RunBuilder {
 
   format::WriterStats writer_stats() const;
   uint64_t bytes_kept() const { return bytes_kept_; }
+  /// Tensors whose values point at an earlier record's stored copy, and the bytes that saved.
+  uint64_t shared_records() const { return shared_records_; }
+  uint64_t shared_bytes() const { return shared_bytes_; }
+  static constexpr uint64_t kShareMinBytes = 4096;
 
  private:
   struct DataBuffer {
@@ -134,6 +148,16 @@ class RunBuilder {
   std::vector<std::unique_ptr<schema::SampleBatchT>> samples_;
   std::vector<std::unique_ptr<schema::InsightBatchT>> insights_;
   DataBuffer f32_sparse_, f32_grad_, f32_dense_, raw_;
+  // This step's stored copies by (size, XXH3-128): where their bytes are. `ordinal`
+  // UINT32_MAX while their buffer is not cut yet. Cleared at flush() (one step).
+  struct StoredCopy {
+    Data data;
+    uint64_t offset;
+    uint32_t ordinal;
+    int32_t step;
+  };
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, StoredCopy> copies_;
+  uint64_t shared_records_ = 0, shared_bytes_ = 0;
 };
 
 }  // namespace tvis::recorder

@@ -164,6 +164,7 @@ class Session:
         self.shards = Shards()      # sharded parameters' local parts and placements (shards.py)
         self._group_names = {}      # id(parameter) -> [recorded names] of the last snapshot (FSDP1 flat: several)
         self._class_defs = {}       # class -> (file id, line)
+        self._code_files = {}       # code object -> file id of its co_filename (call sites)
         self._loss_candidates = []  # [(output tensor, info dict)] of this step
         # This step's top-level forwards: event id -> "pending" (its output not
         # seen yet), "built" (a graph a backward may reach), "reached" (one did),
@@ -302,28 +303,24 @@ class Session:
         # so it is not recorded again (nor the calls inside it: the stack stays empty).
         if self.active and not self._fetch_depth and not self.stop_pending and not (self._bw_depth and not self._stack):
             rec = self.rec
-            rec.own_enter()
-            rec.suspend_profile()
+            rec.hook_enter()  # own_enter + suspend_profile
             try:
                 self._pre_impl(module, args)
             except Exception as e:  # noqa: BLE001: as _guard
                 self._internal_error("a module pre-hook", e)
             finally:
-                rec.resume_profile()
-                rec.own_exit()
+                rec.hook_exit()  # resume_profile + own_exit
 
     def _post(self, module, args, output):
         if self.active and not self._fetch_depth and self._stack:
             rec = self.rec
-            rec.own_enter()
-            rec.suspend_profile()
+            rec.hook_enter()
             try:
                 self._post_impl(module, args, output)
             except Exception as e:  # noqa: BLE001: as _guard
                 self._internal_error("a module hook", e)
             finally:
-                rec.resume_profile()
-                rec.own_exit()
+                rec.hook_exit()
 
     def _pre_impl(self, module, args):
         call = sys._getframe(2)  # torch's module call (_call_impl; 2.x: its inner), or a custom __call__
@@ -353,7 +350,9 @@ class Session:
         elif isinstance(module, torch.nn.modules.loss._Loss) and self._loss_in_model_forward():
             self.rec.set_phase(P.LOSS)  # nn.CrossEntropyLoss in the model's own forward body (BERT's labels=)
         site = _call_site(call)
-        cf = self.rec.file_id(site.f_code.co_filename)
+        cf = self._code_files.get(site.f_code)
+        if cf is None:  # the file id of each calling code object, asked once
+            cf = self._code_files[site.f_code] = self.rec.file_id(site.f_code.co_filename)
         df, dl = self._class_def(type(module))
         eid = self.rec.begin(P.MODULE_CALL, self._module_name(module), type(module).__name__, cf, site.f_lineno,
                              df, dl)
@@ -394,14 +393,10 @@ class Session:
                 break
         if eid is None:
             return None
-        self.rec.tensors(eid, P.OUTPUT, output)
+        # the output's tensors, and a native hook on its first tensor's grad_fn recording dL/d(output)
+        self.rec.module_output(eid, output)
         if self.rec.phase() == P.FORWARD:
             self.dead_units.after_call(module, eid, local_values(output))
-        out = output
-        if isinstance(out, (tuple, list)) and out:
-            out = out[0]
-        if isinstance(out, torch.Tensor) and out.grad_fn is not None:
-            out.grad_fn.register_hook(functools.partial(self.rec.on_grad, eid, out.output_nr))
         if eid in self._top_forwards:
             self._watch_forward(eid, output)
         self.ext.call("on_module_post", module, eid, local_values(args), local_values(output))
@@ -675,7 +670,11 @@ class Session:
         if rec is not None:
             self.rec.add_loss(rec)
         self._loss_candidates = []
-        self.ext.call("on_backward", loss, cand)
+        self.rec.set_grads_quiet(True)  # a capture's extra gradient pass (Grad-CAM's) records no dL/d(output)
+        try:
+            self.ext.call("on_backward", loss, cand)
+        finally:
+            self.rec.set_grads_quiet(False)
 
     # -------------------------------------------------------- optimizer ---
     def _wrap_optimizer_init(self, orig):

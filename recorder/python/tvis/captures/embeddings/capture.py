@@ -152,8 +152,11 @@ class EmbeddingsCapture:
         rows = batch_rows_of(self.batch_rows, positions)
         with torch.no_grad():
             every = pooled(out, rows)
-            index = {r: k for k, r in enumerate(rows)}
-            vectors = every[[index[p] for p in positions]]
+            if positions == rows[:len(positions)]:  # the leading rows (every batch row followed): a view
+                vectors = every[:len(positions)]
+            else:
+                index = {r: k for k, r in enumerate(rows)}
+                vectors = every[[index[p] for p in positions]]
             narrow = narrowed(every)
         tid = self.s.rec.tensor(vectors, P.EMBEDDING, eid, "embedding")
         batch_tid = self.s.rec.tensor(narrow, P.EMBEDDING, eid, "embedding rows")
