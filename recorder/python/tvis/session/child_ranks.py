@@ -99,6 +99,7 @@ class ChildRanks:
         self.session, self.config = session, config
         self.world = None        # the world size of the ranks started so far
         self.role = None         # "rank" (this process is one), "launcher" (handed over), "refused"
+        self.children = []       # the Popen objects of the ranks this process started through the door
         self.preparing = 0       # inside a wrapped start_processes: children get tvis's folders
         self._undo = []
 
@@ -169,11 +170,15 @@ class ChildRanks:
         doors = self
 
         def __init__(popen, args, *a, **kw):
+            given = args
             try:
                 args, kw = doors._rank_command(args, a, kw)
             except Exception as e:  # noqa: BLE001: the child starts as the script asked
                 sys.stderr.write("tvis run: a child process is not recorded: %s: %s\n" % (type(e).__name__, e))
-            return orig(popen, args, *a, **kw)
+            result = orig(popen, args, *a, **kw)
+            if args is not given:
+                doors.children.append(popen)
+            return result
 
         return __init__
 
@@ -205,6 +210,23 @@ class ChildRanks:
         if "-u" in flags:
             kw["env"]["PYTHONUNBUFFERED"] = kw["env"].get("PYTHONUNBUFFERED", "1")
         return cmd, kw
+
+    def wait_children(self, timeout=120.0):
+        """Before this process ends (its last step recorded, or its script done): the rank processes it
+        started through the door, which record their own last step at the same point, end first, so
+        `tvis run` names complete rank files and prints their output before its own last lines. A rank
+        still running after `timeout` seconds is left running, and said."""
+        import subprocess
+        import time
+        deadline = time.monotonic() + timeout
+        for p in self.children:
+            try:
+                p.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                sys.stderr.write("tvis run: a rank process (pid %d) still runs %.0f s after this one ended\n"
+                                 % (p.pid, timeout))
+            except Exception:  # noqa: BLE001: a rank that cannot be waited for is not ours to end
+                pass
 
     # ---------------------------------------------------------- mp.spawn --
     def _wrap_start_processes(self, orig):
@@ -305,6 +327,13 @@ def start_session(config, rank, world, local_rank, launcher):
     except Exception as e:  # noqa: BLE001: the rank trains unrecorded, and says so
         sys.stderr.write("tvis run: rank %d of %d is not recorded: %s: %s\n" % (rank, world, type(e).__name__, e))
         return None
+
+
+def wait_children(session):
+    """ChildRanks.wait_children for `session`'s doors, when it has any."""
+    doors = getattr(session, "child_ranks", None)
+    if doors is not None:
+        doors.wait_children()
 
 
 def install(session, config):

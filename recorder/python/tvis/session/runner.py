@@ -202,6 +202,7 @@ def main(argv=None):
         status, text = _exit_code_of(e)
         session.finalize(exit_code=status,
                          exception="" if status == 0 else "SystemExit(%r)" % (e.code,))
+        child_ranks.wait_children(session)
         if text is not None:
             sys.stderr.write(text + "\n")
         return status
@@ -221,9 +222,11 @@ def main(argv=None):
         e.__traceback__ = tb
         text = "".join(traceback.format_exception(type(e), e, tb))
         session.finalize(exit_code=1, exception="%s: %s" % (type(e).__name__, e), traceback_text=text)
+        child_ranks.wait_children(session)
         sys.excepthook(type(e), e, tb)
         return 1
     session.finalize(exit_code=0)
+    child_ranks.wait_children(session)
     return 0
 
 

@@ -1061,6 +1061,8 @@ class Session:
         """The N-th step has ended and the script reached step N+1: end here."""
         self.finalize()
         try:
+            if getattr(self, "child_ranks", None) is not None:  # ranks it started end first (child_ranks.py)
+                self.child_ranks.wait_children()
             _end_daemonic_children()
             sys.stdout.flush()
             sys.stderr.flush()
