@@ -263,8 +263,8 @@ std::string write_temporary(const fs::path& target, const std::string& text, int
 
 }  // namespace
 
-ProfileWrite write_generated_profile(const std::string& path, const std::string& root, const std::string& wanted,
-                                     const json& profile) {
+ProfileWrite plan_generated_profile(const std::string& path, const std::string& root, const std::string& wanted,
+                                    const json& profile, std::string* text_out, std::string* target_out) {
   ProfileWrite w;
   if (!valid_profile_name(wanted)) {
     w.error = "'" + wanted + "' is not a profile name: 1 to 64 letters, digits, '_' or '-'";
@@ -288,6 +288,19 @@ ProfileWrite write_generated_profile(const std::string& path, const std::string&
     w.problems = after.all_problems();
     return w;
   }
+  *text_out = text;
+  *target_out = target.string();
+  w.ok = true;
+  return w;
+}
+
+ProfileWrite write_generated_profile(const std::string& path, const std::string& root, const std::string& wanted,
+                                     const json& profile) {
+  std::string text, target_path;
+  ProfileWrite w = plan_generated_profile(path, root, wanted, profile, &text, &target_path);
+  if (!w.ok) return w;
+  w.ok = false;
+  const fs::path target = target_path;
   struct stat st {};
   int mode = -1;  // a new file: as any file the user creates; an existing one keeps its permission bits
   if (!w.created && ::stat(target.c_str(), &st) == 0) mode = static_cast<int>(st.st_mode & 07777);

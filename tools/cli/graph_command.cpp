@@ -27,7 +27,8 @@ struct GraphArgs {
   CaptureRequestArgs request;
   std::string out;
   bool json = false;
-  bool setup = false, no_browser = false;
+  bool setup = false, no_browser = false, setup_model = false;
+  std::string setup_splice;
   std::vector<std::string> argv;
 };
 
@@ -57,7 +58,24 @@ void add_graph_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "one JSON object: tvis check's, plus run and layout");
   cmd->add_flag("--setup", a->setup, "open the browser setup form for MODULE:CLASS (setup_session.h) instead of capturing");
   cmd->add_flag("--no-browser", a->no_browser, "with --setup: print the form's URL on stdout's first line");
+  cmd->add_flag("--setup-model", a->setup_model,
+                "print the setup form's model of MODULE:CLASS as JSON (for editors showing the form; setup_session.h)");
+  cmd->add_option("--setup-splice", a->setup_splice,
+                  "the setup form's fields (a JSON file, - for stdin): print the save's answer with the new "
+                  "tensorviz.toml text, writing nothing");
   cmd->callback([a, cmd] {
+    if (a->setup_model || !a->setup_splice.empty()) {
+      if (a->setup || a->json || a->no_browser || a->request.timeout_ms || (a->setup_model && !a->setup_splice.empty())) {
+        std::fprintf(stderr, "tvis graph: --setup-model / --setup-splice take no other mode flag (--setup, --json, "
+                             "--no-browser, --timeout-ms) nor each other\n");
+        set_exit_code(2);
+        return;
+      }
+      set_exit_code(print_setup({a->request.target, a->request.profile, a->request.workspace, a->request.python, a->out,
+                                 true},
+                                a->setup_splice));
+      return;
+    }
     if (a->setup) {
       if (a->json || a->request.timeout_ms) {
         std::fprintf(stderr, "tvis graph: --setup takes neither --json nor --timeout-ms (the form sets the timeout)\n");

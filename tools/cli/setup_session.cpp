@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -143,7 +144,10 @@ class SetupSession {
     for (const auto& m : catalog(&catalog_error).classes)
       if (m.ref == cls && m.framework != "torch") profile["framework"] = m.framework;
     std::lock_guard<std::mutex> lock(save_mutex_);  // one splice at a time
-    const profiles::ProfileWrite w = profiles::write_generated_profile(config_path_, root_, wanted, profile);
+    std::string text, target;
+    const profiles::ProfileWrite w = print_only_
+                                         ? profiles::plan_generated_profile(config_path_, root_, wanted, profile, &text, &target)
+                                         : profiles::write_generated_profile(config_path_, root_, wanted, profile);
     if (!w.error.empty()) return refusal("save " + wanted, {w.error});
     if (!w.ok) {
       // The saved profile's own problems first: they are what the form can fix.
@@ -157,6 +161,9 @@ class SetupSession {
       log("save " + w.name + ": " + config_path_ + " would be invalid; nothing was written", detail);
       return reply({{"ok", false}, {"message", bounded(lines, log_)}, {"log", log_}});
     }
+    if (print_only_)  // nothing written: the editor applies `text` to `file` itself
+      return reply({{"ok", true}, {"profile", w.name}, {"file", target}, {"created", w.created}, {"replaced", w.replaced},
+                    {"text", text}});
     log("saved profile " + w.name + " into " + config_path_, {});
     return reply({{"ok", true}, {"profile", w.name}, {"file", config_path_}, {"created", w.created}, {"replaced", w.replaced}});
   }
@@ -186,12 +193,56 @@ class SetupSession {
     return reply({{"ok", true}, {"exit_code", o.exit_code}, {"run", rel}, {"viewer", viewer}, {"result", o.json}});
   }
 
+ public:
+  bool print_only_ = false;  // save() splices and answers the text; it writes nothing
+
+ private:
   SetupRequest r_;
   std::string root_, config_path_, runs_, log_;
   std::mutex log_mutex_, save_mutex_;
 };
 
 }  // namespace
+
+int print_setup(const SetupRequest& request, const std::string& form_file) {
+  if (request.target.find(':') == std::string::npos)
+    return fail(request.target.empty() ? "name the model class to set up: tvis graph MODULE:CLASS --setup-model"
+                                       : "'" + request.target + "' is not MODULE:CLASS");
+  const profiles::Workspace w = profiles::find_workspace(request.workspace, fs::current_path().string());
+  if (!w.error.empty()) return fail(w.error);
+  const std::string log = default_log_path("setup");
+  if (log.empty()) return fail("no folder for the session log (~/.cache/tvis/logs)");
+  SetupSession session(request, w.root, w.config_path, "", log);
+  session.print_only_ = true;
+  serve::RouteRequest q;
+  std::string path = "/api/setup/model";
+  if (form_file.empty()) {
+    q.params["class"] = request.target;
+  } else {
+    std::string form_text;
+    if (form_file == "-") {
+      std::stringstream ss;
+      ss << std::cin.rdbuf();
+      form_text = ss.str();
+    } else {
+      std::error_code ec;
+      if (!fs::is_regular_file(form_file, ec)) return fail("--setup-splice " + form_file + ": no such file");
+      form_text = read_text(form_file);
+    }
+    const json form = json::parse(form_text, nullptr, false);
+    if (!form.is_object()) return fail("--setup-splice " + form_file + ": not a JSON object (the form's fields)");
+    q.body = tvis::safe_json::text(json{{"class", request.target}, {"form", form}});
+    path = "/api/setup/save";
+  }
+  for (auto& route : session.routes())
+    if (route.path == path) {
+      const serve::RouteReply r = route.handle(q);
+      std::printf("%s\n", r.body.c_str());
+      const json j = json::parse(r.body, nullptr, false);
+      return j.is_object() && j.value("ok", false) ? 0 : 1;
+    }
+  return fail("internal: no route " + path);
+}
 
 int run_setup(const SetupRequest& request) {
   if (request.target.find(':') == std::string::npos)

@@ -30,4 +30,13 @@ struct SetupRequest {
 /// Runs the session; exit 0 after a stop signal, 2 when it cannot start (one line on stderr).
 int run_setup(const SetupRequest& request);
 
+/// The form's endpoints without a server, for editors that show the form
+/// themselves (editors/vscode): `form_file` "" prints the form's model (what
+/// GET /api/setup/model answers); else the form's fields are read from
+/// `form_file` ("-": stdin) and the save's answer is printed, with nothing
+/// written: {ok, profile, file, created, replaced, text (the whole new
+/// tensorviz.toml)} or {ok: false, message, log}. Exit 0 ok, 1 refused,
+/// 2 cannot start (one line on stderr).
+int print_setup(const SetupRequest& request, const std::string& form_file);
+
 }  // namespace tvis::cli

@@ -84,4 +84,12 @@ struct ProfileWrite {
 ProfileWrite write_generated_profile(const std::string& path, const std::string& root, const std::string& wanted,
                                      const nlohmann::json& profile);
 
+/// write_generated_profile without writing: the same checks (name, a link
+/// leading outside the workspace, the spliced text must parse), `ok` with the
+/// whole new file text in `*text` and the file the save would replace (the
+/// link's target inside the workspace, else `path`) in `*target`. Editors
+/// apply `*text` themselves (VS Code: one undoable WorkspaceEdit).
+ProfileWrite plan_generated_profile(const std::string& path, const std::string& root, const std::string& wanted,
+                                    const nlohmann::json& profile, std::string* text, std::string* target);
+
 }  // namespace tvis::profiles
