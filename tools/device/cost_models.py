@@ -12,6 +12,14 @@ batch 2 x 32). TVIS_GPU_CHECK_CPU=1 runs on the CPU.
 Each step prints `step k loss L` (repr, compared bit for bit), `timing k MS`
 (the GPU synchronized at both ends) and `memory k BYTES`
 (torch.cuda.max_memory_allocated() so far; 0 on the CPU).
+
+On CUDA, torch.cuda.set_sync_debug_mode("warn") is on from the first step:
+every implicit device synchronization (the script's own loss.item() and
+whatever the recorder does) prints torch's "synchronizing CUDA operation"
+warning on stderr, which record_cost.py counts (run with
+PYTHONWARNINGS=always so that Python repeats them). TVIS_COST_PROFILE=PATH:
+the last step runs under torch.profiler and its Chrome trace is written to
+PATH (record_cost.py measures the copy stream's overlap from it).
 """
 import argparse
 import os
@@ -84,6 +92,7 @@ def main():
     p.add_argument("--model", choices=["resnet50", "gpt2"], required=True)
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--small", action="store_true")
+    p.add_argument("--profile-step", type=int, default=-1, help="the step TVIS_COST_PROFILE profiles")
     args = p.parse_args()
     dev = torch.device("cpu" if on_cpu() else "cuda")
     torch.manual_seed(0)
@@ -104,9 +113,18 @@ def main():
     model = model.to(dev)
     print("parameters %d" % sum(p.numel() for p in model.parameters()), flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    if dev.type == "cuda":
+        torch.cuda.set_sync_debug_mode("warn")
+    trace = os.environ.get("TVIS_COST_PROFILE")
     for step in range(args.steps):
         x, y = data()
         sync(dev)
+        prof = None
+        if trace and step == args.profile_step:
+            acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA]
+                                                            if dev.type == "cuda" else [])
+            prof = torch.profiler.profile(activities=acts)
+            prof.__enter__()
         t0 = time.perf_counter()
         logits = model(x)
         loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
@@ -115,6 +133,9 @@ def main():
         opt.step()
         sync(dev)
         ms = (time.perf_counter() - t0) * 1e3
+        if prof is not None:
+            prof.__exit__(None, None, None)
+            prof.export_chrome_trace(trace)
         peak = torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else 0
         print("step %d loss %r" % (step, loss.item()), flush=True)
         print("timing %d %.3f" % (step, ms), flush=True)
