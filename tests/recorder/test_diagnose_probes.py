@@ -8,10 +8,17 @@ from tvis.session.modes import mode_detail, mode_sensitive
 
 
 class _Details:
-    """A stand-in for the native Recorder: the details it was given."""
+    """The native Recorder's dead-unit reduction (a real Recorder writing
+    into `folder`), keeping the details it was given."""
 
-    def __init__(self):
+    def __init__(self, folder):
+        from conftest import NATIVE_PY  # noqa: F401 (the build's module is loaded)
+        import tvis.native
+        self._rec = tvis.native.load().Recorder(str(folder / "run.tvis"), 1000, 1, str(folder), [])
         self.details = {}
+
+    def dead_units(self, output, unit_dim):
+        return self._rec.dead_units(output, unit_dim)
 
     def add_detail(self, eid, kvs):
         self.details.setdefault(eid, []).extend(kvs)
@@ -37,8 +44,8 @@ def test_unit_dim():
     assert [unit_dim(r) for r in (2, 3, 4, 5)] == [1, 2, 1, 1]
 
 
-def test_dead_units_of_a_known_output():
-    rec = _Details()
+def test_dead_units_of_a_known_output(tmp_path):
+    rec = _Details(tmp_path)
     probe = DeadUnitProbe(rec)
     x = torch.relu(torch.randn(8, 6, 3, 3))
     x[:, 2] = 0  # channel 2 off for every sample and position
