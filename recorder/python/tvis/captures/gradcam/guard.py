@@ -2,8 +2,10 @@
 
 An extra ``torch.autograd.grad`` over the user's graph would run every hook on
 the nodes it executes (PyTorch 1.13): tensor hooks (``Tensor.register_hook``),
-node hooks (``grad_fn.register_hook``, module backward hooks, tvis's own
-per-module hooks) and ``retain_grad()``'s hook, which writes ``.grad``.
+node hooks (``grad_fn.register_hook``, module backward hooks) and
+``retain_grad()``'s hook, which writes ``.grad``. (tvis's own dL/d(output)
+hooks are native post hooks, which this guard cannot see: the session turns
+them off around the captures' ``on_backward``, ``rec.set_grads_quiet``.)
 
 ``HookGuard.install()`` wraps the Python entry points that create those hooks;
 each wrapper calls the original with the same arguments and returns its result,
