@@ -1,5 +1,5 @@
 // extension.ts: the tvis extension's entry point. Registers the commands
-// (tvis.openAsGraph, tvis.recordScript, tvis.openRun, tvis.selectInterpreter,
+// (tvis.openAsGraph, tvis.changeInputs (the setup form), tvis.recordScript, tvis.openRun, tvis.selectInterpreter,
 // tvis.forgetChoice), the CodeLens above
 // model classes, the Problems collection for tensorviz.toml and the "tvis"
 // Output channel, and returns the API the extension's own tests drive.
@@ -72,6 +72,8 @@ export function activate(context: vscode.ExtensionContext): TvisApi {
   context.subscriptions.push(
     vscode.commands.registerCommand('tvis.openAsGraph', (uri?: vscode.Uri, cls?: string) =>
       openAsGraph(graph, uri instanceof vscode.Uri ? uri : undefined, typeof cls === 'string' ? cls : undefined)),
+    vscode.commands.registerCommand('tvis.changeInputs', (uri?: vscode.Uri, cls?: string) =>
+      openAsGraph(graph, uri instanceof vscode.Uri ? uri : undefined, typeof cls === 'string' ? cls : undefined, true)),
     vscode.commands.registerCommand('tvis.openRun', async (uri?: vscode.Uri) => {
       let file = uri instanceof vscode.Uri ? uri.fsPath : undefined;
       if (!file) {

@@ -16,6 +16,7 @@ import * as vscode from 'vscode';
 import { resolveInterpreter } from './interpreter';
 import { ProfilesJson, configProblems, problemText, publishConfigDiagnostics, readProfiles } from './profiles';
 import { RunPanel } from './run_panel';
+import { SetupPanel } from './setup_panel';
 import { LogChannel, Refusal, findTvis, runTvis } from './tvis_cli';
 
 export const CHOICE_KEY = (cls: string) => `tvis.choice:${cls}`;
@@ -28,9 +29,11 @@ export interface GraphContext {
   onProfiles?: (root: string, j: ProfilesJson) => void;
   // Tests: answers the QuickPick instead of showing it (undefined = cancelled).
   pick?: (items: string[], placeHolder: string) => Promise<string | undefined>;
+  setupPanels?: Map<string, SetupPanel>;     // the setup form shown per class
+  lastSetupCapture?: GraphResult;           // the capture a form's Save started (tests)
 }
 
-export interface GraphResult { status: 'shown' | 'refused' | 'cancelled'; message?: string; profile?: string;
+export interface GraphResult { status: 'shown' | 'refused' | 'cancelled' | 'setup'; setup?: SetupPanel; message?: string; profile?: string;
                                graph?: any; panel?: RunPanel; seconds?: { total: number; tvis: number } }
 
 export function workspaceRootFor(uri: vscode.Uri): string {
@@ -86,7 +89,10 @@ async function chooseProfile(g: GraphContext, j: ProfilesJson, cls: string): Pro
   return undefined;
 }
 
-export async function openAsGraph(g: GraphContext, uri: vscode.Uri | undefined, cls?: string): Promise<GraphResult> {
+// `changeInputs`: tvis.changeInputs — the setup form for the class, started
+// from its remembered (else its one) profile; a new setup when it has none.
+export async function openAsGraph(g: GraphContext, uri: vscode.Uri | undefined, cls?: string,
+                                  changeInputs = false): Promise<GraphResult> {
   const t0 = Date.now();
   // Closing the panel shown when the request started cancels it, at any
   // stage: the capture is interrupted and a late result is dropped.
@@ -111,7 +117,16 @@ export async function openAsGraph(g: GraphContext, uri: vscode.Uri | undefined, 
     }
     cls = cls || await chooseClass(j, root, uri);
     if (!cls) return { status: 'cancelled' };
+    if (changeInputs) {
+      const remembered = g.ext.workspaceState.get<string>(CHOICE_KEY(cls));
+      const matching = j.profiles.filter((p) => p.model === cls && p.kind === 'model');
+      const start = matching.find((p) => p.name === remembered) || (matching.length === 1 ? matching[0] : undefined);
+      return openSetup(g, root, tvis, python.path, cls, start?.name);
+    }
     const profile = await chooseProfile(g, j, cls);
+    // None matches and the class declares no input: the setup form, never a guess.
+    const declared = j.classes.find((c) => c.class === cls)?.declaration;
+    if (profile === undefined && !declared) return openSetup(g, root, tvis, python.path, cls, undefined);
     if (profile === null) return { status: 'cancelled', message: 'no profile picked' };
     if (profile) {
       // Resolved again after the picker: the file may have changed meanwhile.
@@ -134,6 +149,32 @@ export async function openAsGraph(g: GraphContext, uri: vscode.Uri | undefined, 
     closed?.dispose();
     cancel.dispose();
   }
+}
+
+// The setup form (setup_panel.ts) for `cls`; its Save remembers the saved
+// profile as the class's choice and captures it into the class's graph panel.
+function openSetup(g: GraphContext, root: string, tvis: string, python: string, cls: string,
+                   profile: string | undefined): GraphResult {
+  g.setupPanels = g.setupPanels || new Map();
+  g.setupPanels.get(cls)?.panel.dispose();
+  const panel = new SetupPanel(g.ext.extensionUri, g.out, { root, tvis, python, cls, profile }, async (saved) => {
+    await g.ext.workspaceState.update(CHOICE_KEY(cls), saved);
+    const cancel = new vscode.CancellationTokenSource();
+    try {
+      const r = await capture(g, tvis, root, python, cls, saved, Date.now(), cancel);
+      g.lastSetupCapture = r;
+      return { ok: r.status === 'shown', message: r.message };
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+      g.out.appendLine(`refused: ${e.message}`);
+      g.lastSetupCapture = { status: 'refused', message: e.message };
+      return { ok: false, message: e.message };
+    } finally { cancel.dispose(); }
+  });
+  g.setupPanels.set(cls, panel);
+  panel.panel.onDidDispose(() => { if (g.setupPanels?.get(cls) === panel) g.setupPanels.delete(cls); });
+  g.out.appendLine(`setup form for ${cls}${profile ? ` (from profile ${profile})` : ' (a new setup)'}`);
+  return { status: 'setup', setup: panel, profile };
 }
 
 function cancelled(g: GraphContext, cls: string): GraphResult {

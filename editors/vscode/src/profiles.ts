@@ -9,7 +9,7 @@ import { LogChannel, Refusal, runTvis } from './tvis_cli';
 export interface ProblemJson { message: string; text?: string; field?: string | null; line?: number | null; column?: number | null }
 export interface ProfileJson { name: string; model: string; kind: string; valid: boolean; errors: ProblemJson[]; line: number;
                                factory?: { file?: string } | null; input_factory?: { file?: string } | null; inputs?: unknown }
-export interface ClassJson { class: string; module: string; name: string; file: string; line: number }
+export interface ClassJson { class: string; module: string; name: string; file: string; line: number; declaration?: unknown }
 export interface RequestJson { request: { class?: string; profile?: string };
                                resolution: { status: string; profile?: string | null; candidates?: string[]; reason?: string | null } }
 export interface ProfilesJson { workspace: string; config: string | null; valid: boolean; errors: ProblemJson[];

@@ -61,13 +61,14 @@ export function quoteArgs(args: string[]): string {
 // it (SIGTERM: tvis kills its worker and exits 130; SIGINT may be ignored
 // by a process started in the background, and is inherited so).
 export function runTvis(out: LogChannel, tvis: string, args: string[], cwd: string,
-                        token?: vscode.CancellationToken): Promise<RunResult> {
+                        token?: vscode.CancellationToken, stdin?: string): Promise<RunResult> {
   out.appendLine(`$ ${quoteArgs([tvis, ...args])}`);
   return new Promise((resolve) => {
-    const child = cp.spawn(tvis, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = cp.spawn(tvis, args, { cwd, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (stdin !== undefined) child.stdin!.end(stdin);
     let stdout = '', stderr = '', cancelled = false;
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout!.on('data', (d) => { stdout += d; });
+    child.stderr!.on('data', (d) => { stderr += d; });
     const sub = token?.onCancellationRequested(() => { cancelled = true; child.kill('SIGTERM'); });
     child.on('error', (err) => {
       sub?.dispose();

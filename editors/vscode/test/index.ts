@@ -11,6 +11,7 @@ export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 120000 });
   if (process.env.TVIS_TEST_GREP) mocha.grep(process.env.TVIS_TEST_GREP);   // one test while working on it
   mocha.addFile(path.join(__dirname, 'suite', `${suite}.test.js`));
+  if (suite === 'extension') mocha.addFile(path.join(__dirname, 'suite', 'setup_form.test.js'));   // the setup form
   return new Promise((resolve, reject) => {
     mocha.run((failures: number) => (failures ? reject(new Error(`${failures} tests failed`)) : resolve()));
   });

@@ -21,7 +21,7 @@ suite('tvis extension', () => {
   test('commands are contributed and registered', async () => {
     await api();
     const all = await vscode.commands.getCommands(true);
-    for (const c of ['tvis.openAsGraph', 'tvis.recordScript', 'tvis.openRun', 'tvis.selectInterpreter', 'tvis.forgetChoice']) assert.ok(all.includes(c), c);
+    for (const c of ['tvis.openAsGraph', 'tvis.changeInputs', 'tvis.recordScript', 'tvis.openRun', 'tvis.selectInterpreter', 'tvis.forgetChoice']) assert.ok(all.includes(c), c);
   });
 
   test('tvis: the tvis.path setting, else PATH; neither refuses clearly', async () => {
