@@ -356,3 +356,36 @@ TEST_CASE("an existing profile comes back as the form's fields") {
   CHECK(p["inputs"]["kwargs"]["flag"] == true);
   CHECK(p["seed"] == 7);
 }
+
+TEST_CASE("plan_generated_profile: the save's text and target, nothing written (editors apply it themselves)") {
+  const std::string dir = temp_dir(), elsewhere = temp_dir();
+  const std::string path = dir + "/tensorviz.toml";
+  spill(path, kHand);
+  std::string text, target;
+  ProfileWrite w = plan_generated_profile(path, dir, "two_blocks", tensor_profile({3, 4}), &text, &target);
+  REQUIRE(w.ok);
+  CHECK(w.name == "two_blocks_setup");  // a hand-written name: a new profile, as write_generated_profile
+  CHECK(target == path);
+  CHECK(slurp(path) == kHand);          // nothing written
+  CHECK(text.substr(0, kHand.size()) == kHand);
+  REQUIRE(write_generated_profile(path, dir, "two_blocks", tensor_profile({3, 4})).ok);
+  CHECK(slurp(path) == text);           // the same bytes the save writes
+  // A link inside the workspace: the target is the file it leads to; one leading outside is refused.
+  fs::remove(path);
+  fs::create_directory(dir + "/configs");
+  spill(dir + "/configs/tvis.toml", kHand);
+  fs::create_symlink("configs/tvis.toml", path);
+  w = plan_generated_profile(path, dir, "probe", tensor_profile({2, 4}), &text, &target);
+  REQUIRE(w.ok);
+  CHECK(target == fs::canonical(dir + "/configs/tvis.toml").string());
+  fs::remove(path);
+  spill(elsewhere + "/config.toml", kHand);
+  fs::create_symlink(elsewhere + "/config.toml", path);
+  text.clear();
+  w = plan_generated_profile(path, dir, "probe", tensor_profile({2, 4}), &text, &target);
+  CHECK_FALSE(w.ok);
+  CHECK(w.error.find("outside the workspace") != std::string::npos);
+  CHECK(text.empty());
+  fs::remove_all(dir);
+  fs::remove_all(elsewhere);
+}
