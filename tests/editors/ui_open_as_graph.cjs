@@ -5,7 +5,9 @@
 //   → the panel's viewer (the wasm build) is on its Graph page and its
 //   state().view.outputs is [[3, 2]]; the second click on the CodeLens asks
 //   nothing and draws the graph again (tvis graph reopens the unchanged
-//   capture's run); a saved edit of the model's file marks the graph stale.
+//   capture's run); a saved edit of the model's file marks the graph stale;
+//   WideNet (no profile, no declared input): the CodeLens opens the setup
+//   form, a typed shape and Save write tensorviz.toml and show [[2, 3]].
 // Screenshots: OUT_DIR/ui_*.png. Writes OUT_DIR/ui_timings.json: the seconds
 // from each click to the graph drawn. Exit 0 only when every check passed.
 const { chromium } = require('playwright-core');
@@ -110,6 +112,41 @@ async function clickLens(page) {
     log('stale after the save:', JSON.stringify(s.view.stale_reasons));
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(out, 'ui_5_stale.png') });
+
+    // A class with no profile and no declared input: the CodeLens opens the setup form (tvis's page in a
+    // webview); typing a shape and Save writes tensorviz.toml and shows the class's graph.
+    const before = fs.readFileSync(path.join(folder, 'tensorviz.toml'), 'utf8');
+    await page.keyboard.press('Control+P');
+    await input.waitFor({ state: 'visible', timeout: 15000 });
+    await input.fill('wide_models.py');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'wide_models.py' }).first().waitFor({ timeout: 30000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.monaco-editor .view-lines', { hasText: 'class WideNet' }).first().waitFor({ timeout: 30000 });
+    await clickLens(page);
+    let form = null;
+    for (const end2 = Date.now() + 60000; !form && Date.now() < end2; await page.waitForTimeout(200))
+      for (const f of page.frames())
+        if (await f.evaluate(() => document.body && document.body.dataset.ready === '1' && !!document.getElementById('save')).catch(() => false)) form = f;
+    if (!form) throw new Error('the setup form never loaded');
+    const shape = form.locator('#shape-x');
+    await shape.fill('2, 6');
+    log('setup form shown; name', await form.locator('#name').inputValue());
+    await page.screenshot({ path: path.join(out, 'ui_6_setup_form.png') });
+    await form.locator('#save').click();
+    // The class's own panel (GoodNet's may still be open): any viewer frame drawing [[2, 3]].
+    s = null;
+    for (const end3 = Date.now() + 90000; !s && Date.now() < end3; await page.waitForTimeout(200))
+      for (const f of page.frames()) {
+        const v = await f.evaluate(() => (window.tvisViewer && window.tvisViewer.ready ? window.tvisViewer.state() : null)).catch(() => null);
+        if (v && v.page === 'Graph' && v.view && JSON.stringify(v.view.outputs) === '[[2,3]]' && v.view.boxes && v.view.boxes.length) s = v;
+      }
+    if (!s) throw new Error('setup form: no Graph with outputs [[2,3]] after Save');
+    const after = fs.readFileSync(path.join(folder, 'tensorviz.toml'), 'utf8');
+    if (after.slice(0, before.length) !== before || !after.includes('[profiles.wide_net]'))
+      throw new Error('tensorviz.toml after Save: hand-written bytes changed or no wide_net profile');
+    log('setup form saved wide_net; graph', JSON.stringify(s.view.outputs));
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(out, 'ui_7_setup_graph.png') });
     fs.writeFileSync(path.join(out, 'ui_timings.json'), JSON.stringify(timings));
     log('PASS');
   } catch (e) {
