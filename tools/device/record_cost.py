@@ -65,9 +65,10 @@ def copy_overlap(trace_path):
     time during which a kernel ran on another stream; None without copies."""
     import json
     try:
-        events = json.loads(Path(trace_path).read_text()).get("traceEvents", [])
+        data = json.loads(Path(trace_path).read_text())
     except (OSError, ValueError):
         return None
+    events = data if isinstance(data, list) else data.get("traceEvents", [])  # torch 1.x: a bare list
     copies, kernels = [], {}
     for e in events:
         if e.get("ph") != "X" or "dur" not in e:
