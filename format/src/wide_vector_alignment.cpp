@@ -47,6 +47,14 @@ const char* check(const schema::GraphEdgeRecord* e) {
   return e && !aligned(e->shape()) ? "GraphEdgeRecord.shape" : nullptr;
 }
 
+const char* check(const schema::ParamShard* p) {
+  if (!p) return nullptr;
+  if (!aligned(p->global_shape())) return "ParamShard.global_shape";
+  if (!aligned(p->local_shape())) return "ParamShard.local_shape";
+  if (!aligned(p->offsets())) return "ParamShard.offsets";
+  return nullptr;
+}
+
 const char* check(const schema::GraphNode* n);
 const char* check(const schema::Diagnostic* d);
 
@@ -86,6 +94,8 @@ const char* misaligned_wide_vector(const schema::Chunk& chunk) {
     case schema::Body::InsightBatch:
       return chunk.body_as_InsightBatch() ? check_all(chunk.body_as_InsightBatch()->attention()) : nullptr;
     case schema::Body::ProfileCapture: return check(chunk.body_as_ProfileCapture());
+    case schema::Body::RunMeta:
+      return chunk.body_as_RunMeta() ? check_all(chunk.body_as_RunMeta()->param_shards()) : nullptr;
     default: return nullptr;  // no 8-byte vectors in the other bodies
   }
 }

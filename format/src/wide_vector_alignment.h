@@ -27,6 +27,7 @@ inline constexpr const char* kWideVectorFields[] = {
     "Event.inputs",      "Event.outputs",         "Event.grad_outputs", "Event.sample_grad_norms",
     "TensorRecord.shape", "SampleBatch.batch",    "TokenLayout.ignored", "AttentionRecord.shape",
     "AttentionRecord.tokens", "AttentionRecord.full", "Operand.shape", "GraphEdgeRecord.shape",
+    "ParamShard.global_shape", "ParamShard.local_shape", "ParamShard.offsets",
 };
 
 const char* misaligned_wide_vector(const schema::Chunk& chunk);
