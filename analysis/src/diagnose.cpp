@@ -47,17 +47,13 @@ const std::vector<std::string>& check_kinds() {
   return kinds;
 }
 
-namespace {
-
-void worst_first(std::vector<Finding>& out) {
+void order_worst_first(std::vector<Finding>& out) {
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity < b.severity;
     if (a.order_step != b.order_step) return a.order_step < b.order_step;
     return a.order_event < b.order_event;
   });
 }
-
-}  // namespace
 
 std::vector<Finding> diagnose(const RunFacts& facts) {
   std::vector<Finding> out;
@@ -75,7 +71,7 @@ std::vector<Finding> diagnose(const RunFacts& facts) {
   check_eval_scale(facts, out);
   check_lr_schedule(facts, out);
   check_loss_shape(facts, out);
-  worst_first(out);
+  order_worst_first(out);
   return out;
 }
 
@@ -83,7 +79,7 @@ std::vector<Finding> diagnose(const std::vector<const RunFacts*>& ranks) {
   if (ranks.empty()) return {};
   std::vector<Finding> out = diagnose(*ranks.front());
   check_ranks(ranks, out);
-  worst_first(out);
+  order_worst_first(out);
   return out;
 }
 

@@ -35,7 +35,7 @@ record_ddp() {  # record_ddp OUT ARGS...: a 2-rank launch, 3 steps; prints the r
 
 view() {  # view NAME RUN ARGS...: tvis-view in its own Xvfb display
   local name="$1" run="$2"; shift 2
-  xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$run" "$@" --size 1400x900 --frames 30 \
+  xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN/tvis-view" "$run" "$@" --size 1400x900 --frames "${FRAMES:-30}" \
     --screenshot "$OUT/$name.png" --state-json "$OUT/$name.json" 2>"$OUT/$name.stderr" \
     || fail "tvis-view ($name) exited $?: $(cat "$OUT/$name.stderr")"
 }
@@ -85,6 +85,32 @@ view mixed "$MIXED" --page Weights --param 0.weight --step 1
 check weights "$OUT/mixed.json" "$MIXED/run.tvis" "$MIXED/rank1.tvis" 0.weight 1
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["view"]["across_ranks"]; sys.exit(0 if a["max_abs_difference"] > 0 and a["differing"] > 0 else 1)' \
   "$OUT/mixed.json" || fail "a rank with other weights: no difference reported"
+
+# 4b. The Diagnosis page runs the cross-rank checks over every rank file, as
+# `tvis diagnose` of the folder does: nothing across the healthy launch's
+# ranks, ranks_diverge across the mixed one (the CLI's finding, same step).
+diag_view() {  # diag_view NAME RUN: the Diagnosis page's view once every rank's facts are in
+  FRAMES=120 view "$1" "$2" --page Diagnosis
+  python3 - "$OUT/$1.json" <<'PY' || fail "$1: the Diagnosis page did not read every rank file"
+import json, sys
+v = json.load(open(sys.argv[1]))["view"]
+sys.exit(0 if v["ready"] and v["ranks"]["count"] == 2 and v["ranks"]["read"] == 2 else 1)
+PY
+}
+diag_view diag_healthy "$RUN"
+python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["view"]; sys.exit(0 if v["ranks"]["cross_rank"] == 0 and not any(f["kind"] == "ranks_diverge" for f in v["findings"]) else 1)' \
+  "$OUT/diag_healthy.json" || fail "a healthy DDP launch: cross-rank findings on the Diagnosis page"
+diag_view diag_mixed "$MIXED"
+"$TVIS" diagnose --json "$MIXED" > "$WORK/diag_mixed_cli.json" || true
+python3 - "$OUT/diag_mixed.json" "$WORK/diag_mixed_cli.json" <<'PY' || fail "the mixed ranks: the Diagnosis page's ranks_diverge differs from tvis diagnose's"
+import json, sys
+view = [f for f in json.load(open(sys.argv[1]))["view"]["findings"] if f["kind"] == "ranks_diverge"]
+cli = [f for f in json.load(open(sys.argv[2]))["findings"] if f["kind"] == "ranks_diverge"]
+if not view or not cli:
+    print("ranks_diverge: page %d, cli %d" % (len(view), len(cli)))
+    sys.exit(1)
+sys.exit(0 if view[0]["message"] == cli[0]["message"] and view[0]["link"] == cli[0]["link"] else 1)
+PY
 
 # 5. The browser through tvis open: the run list, the picker, the same figures.
 command -v chromium >/dev/null || skip "browser half: chromium not installed (the tvis-view half passed)"

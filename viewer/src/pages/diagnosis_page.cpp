@@ -7,7 +7,9 @@
 //
 // view(): {ready, findings: [{kind, severity, message, evidence, link}],
 // counts: {error, warning, note}, read: {chunks, bytes}, problem,
-// nothing_to_judge (the reason, or null: tvis diagnose's exit 2)}.
+// nothing_to_judge (the reason, or null: tvis diagnose's exit 2), ranks:
+// {count, read (how many ranks' facts are in), cross_rank (findings of the
+// cross-rank checks)}}.
 // Commands: {"finding": I} opens finding I's link. State key `diagnosis`:
 // {ready, count, errors} (the badge), always present.
 #include <imgui.h>
@@ -19,9 +21,12 @@
 #include "app_state.h"
 #include "link.h"
 #include "page.h"
+#include "ranks.h"
 #include "theme.h"
 
 namespace tvis::viewer {
+
+extern const PageSpec kDiagnosisPage;
 
 namespace {
 
@@ -29,6 +34,47 @@ using nlohmann::json;
 namespace an = tvis::analysis;
 
 json link_of(const an::Position& w) { return an::position_json(w); }
+
+/// The findings shown: the shown rank's, merged with the cross-rank checks'
+/// once every rank's facts are read. Kept until a rank's diagnosis is redone
+/// (a live run grew), so the checks run once, not every frame.
+struct DiagnosisState : PageState {
+  std::vector<std::pair<const RunModel*, uint64_t>> key;  // each rank's model and its chunks read
+  std::vector<an::Finding> merged;
+  size_t cross_rank = 0;  // how many of `merged` came from check_ranks
+  size_t ranks_read = 0;  // ranks whose facts are in
+};
+
+std::unique_ptr<PageState> make_diagnosis_state(AppState&) { return std::make_unique<DiagnosisState>(); }
+
+/// The findings to show, or nullptr while the shown rank's chunks load. For
+/// one file, the model's own; for a run of several rank files, the shown
+/// rank's plus check_ranks over every rank whose facts are read (the others
+/// keep loading: `ranks_read` says how many are in).
+const std::vector<an::Finding>* shown_findings(AppState& s, DiagnosisState** state_out = nullptr) {
+  const std::vector<an::Finding>* own = s.model.diagnosis().findings();
+  if (!own || s.ranks.single()) return own;
+  DiagnosisState& st = page_state<DiagnosisState>(s, kDiagnosisPage);
+  if (state_out) *state_out = &st;
+  std::vector<std::pair<const RunModel*, uint64_t>> key;
+  std::vector<const an::RunFacts*> facts;
+  for (const RankModel& rm : rank_models(s)) {
+    const an::RunFacts* f = rm.second ? rm.second->diagnosis().facts() : nullptr;
+    if (!f) return own;  // a rank still loading: its own findings meanwhile
+    key.emplace_back(rm.second, rm.second->diagnosis().chunks_read());
+    facts.push_back(f);
+  }
+  if (key != st.key) {
+    st.key = std::move(key);
+    st.merged = *own;
+    const size_t before = st.merged.size();
+    an::check_ranks(facts, st.merged);
+    st.cross_rank = st.merged.size() - before;
+    st.ranks_read = facts.size();
+    an::order_worst_first(st.merged);
+  }
+  return &st.merged;
+}
 
 /// Why the run gives the checks nothing to judge, as `tvis diagnose` decides
 /// it (exit 2): the recorder stopped after an internal error, or no step was
@@ -85,13 +131,21 @@ void draw_finding(AppState& s, size_t i, const an::Finding& f) {
 
 void draw_diagnosis_page(AppState& s) {
   RunDiagnosis& d = s.model.diagnosis();
-  const std::vector<an::Finding>* findings = d.findings();
+  DiagnosisState* st = nullptr;
+  const std::vector<an::Finding>* findings = shown_findings(s, &st);
   if (!findings) {
     ImGui::TextDisabled("reading the run's statistics ...");
     return;
   }
   ImGui::TextDisabled("%zu checks over the run's statistics and indexes (%llu chunks, %.1f kB; tensor values not read)",
                       an::check_kinds().size(), (unsigned long long)d.chunks_read(), double(d.bytes_read()) / 1e3);
+  if (!s.ranks.single()) {
+    if (st && st->ranks_read == s.ranks.size())
+      ImGui::TextDisabled("rank %d's checks, and the cross-rank checks over all %zu rank files (%zu finding%s)",
+                          shown_rank(s), s.ranks.size(), st->cross_rank, st->cross_rank == 1 ? "" : "s");
+    else
+      ImGui::TextDisabled("rank %d's checks; reading the other rank files for the cross-rank checks ...", shown_rank(s));
+  }
   if (!d.problem().empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::kWarning), "%s", d.problem().c_str());
   ImGui::Separator();
   const std::string unjudged = nothing_to_judge(*d.facts(), *findings);
@@ -110,7 +164,8 @@ void draw_diagnosis_page(AppState& s) {
 
 json diagnosis_view(AppState& s) {
   RunDiagnosis& d = s.model.diagnosis();
-  const std::vector<an::Finding>* findings = d.findings();
+  DiagnosisState* st = nullptr;
+  const std::vector<an::Finding>* findings = shown_findings(s, &st);
   json out = {{"ready", findings != nullptr}, {"findings", json::array()}, {"problem", d.problem()}};
   out["nothing_to_judge"] = findings && !nothing_to_judge(*d.facts(), *findings).empty()
                                 ? json(nothing_to_judge(*d.facts(), *findings))
@@ -123,12 +178,16 @@ json diagnosis_view(AppState& s) {
     }
   out["counts"] = {{"error", counts[0]}, {"warning", counts[1]}, {"note", counts[2]}};
   out["read"] = {{"chunks", d.chunks_read()}, {"bytes", d.bytes_read()}};
+  const bool all_ranks = st && st->ranks_read == s.ranks.size();
+  out["ranks"] = {{"count", s.ranks.single() ? 1 : s.ranks.size()},
+                  {"read", s.ranks.single() ? 1 : all_ranks ? st->ranks_read : 1},
+                  {"cross_rank", all_ranks ? json(st->cross_rank) : json(nullptr)}};
   return out;
 }
 
 json diagnosis_command(AppState& s, const json& cmd) {
   if (!cmd.contains("finding")) return nullptr;
-  const std::vector<an::Finding>* findings = s.model.diagnosis().findings();
+  const std::vector<an::Finding>* findings = shown_findings(s);
   if (!cmd["finding"].is_number_integer() || !findings) return false;
   const int64_t i = cmd["finding"].get<int64_t>();
   if (i < 0 || size_t(i) >= findings->size()) return false;
@@ -137,7 +196,7 @@ json diagnosis_command(AppState& s, const json& cmd) {
 
 void diagnosis_state_keys(AppState& s, json& state) {
   const std::vector<an::Finding>* findings =
-      s.model.status() == RunStatus::Open ? s.model.diagnosis().findings() : nullptr;
+      s.model.status() == RunStatus::Open ? shown_findings(s) : nullptr;
   int errors = 0;
   if (findings)
     for (const an::Finding& f : *findings) errors += f.severity == an::Severity::Error;
@@ -148,7 +207,7 @@ void diagnosis_state_keys(AppState& s, json& state) {
 
 void draw_diagnosis_badge(AppState& s) {
   if (!training_run(s)) return;
-  const std::vector<an::Finding>* findings = s.model.diagnosis().findings();
+  const std::vector<an::Finding>* findings = shown_findings(s);
   if (!findings || findings->empty()) return;
   size_t errors = 0;
   for (const an::Finding& f : *findings) errors += f.severity == an::Severity::Error;
@@ -165,9 +224,8 @@ void draw_diagnosis_badge(AppState& s) {
 
 }  // namespace
 
-extern const PageSpec kDiagnosisPage;
 const PageSpec kDiagnosisPage = {"Diagnosis",    draw_diagnosis_page, diagnosis_view, diagnosis_command, false,
-                                 training_run,   nullptr,             diagnosis_state_keys,
+                                 training_run,   make_diagnosis_state, diagnosis_state_keys,
                                  nullptr,        nullptr,             nullptr,        draw_diagnosis_badge};
 
 }  // namespace tvis::viewer

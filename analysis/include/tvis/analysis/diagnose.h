@@ -26,6 +26,11 @@ std::vector<Finding> diagnose(const RunFacts& facts);
 /// (check_ranks); ordered as diagnose(facts).
 std::vector<Finding> diagnose(const std::vector<const RunFacts*>& ranks);
 
+/// Orders findings as diagnose() does: errors, then warnings, then notes;
+/// within one severity, earlier steps and calls first; stable otherwise
+/// (the viewer merges the shown rank's findings with check_ranks' this way).
+void order_worst_first(std::vector<Finding>& findings);
+
 /// Why a run gives the checks nothing to judge, or "" when it does:
 /// recording stopped after an internal error of the recorder (its
 /// "recorder_error" notice: what follows it was not recorded, so silence
