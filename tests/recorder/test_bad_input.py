@@ -75,3 +75,16 @@ def test_no_module_built_for_this_torch(tvis, tmp_path):
     assert "not built for this interpreter's torch" in line and "0.0.1-not-this-torch" in line, line
     assert str(other) in line
     _no_runs(tmp_path / "runs")
+
+
+def test_python_as_a_relative_path(tvis, tmp_path):
+    """``--python`` given relative to the directory tvis was started in (``build/venv/bin/python``)
+    names that file, though the interpreter probe and the runner start elsewhere: the run records.
+    The path is kept as given, links unresolved (a venv's python is a link out of the venv)."""
+    import sys
+    rel = os.path.relpath(sys.executable, tmp_path)
+    assert "/" in rel and not rel.startswith("/")
+    p = run_tvis(tvis, SCRIPTS / "semantics.py", steps=1, out=tmp_path / "runs", opts=["--python", rel],
+                 cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert list((tmp_path / "runs").rglob("run.tvis")), p.stdout

@@ -8,6 +8,7 @@
 #include "tvis/profiles/config.h"
 #include "tvis/profiles/user_config.h"
 #include "tvis/profiles/workspace.h"
+#include "paths.h"
 #include "process.h"
 
 namespace tvis::cli {
@@ -24,7 +25,13 @@ struct Setting {
 std::vector<Setting> explicit_settings(const InterpreterRequest& r, std::string* error,
                                        std::vector<std::string>* ignored) {
   std::vector<Setting> out;
-  if (!r.explicit_python.empty()) out.push_back({r.explicit_python, "--python"});
+  // A relative --python path names a file from the directory tvis was started in (the probe and
+  // the runner start elsewhere); made absolute without resolving links (a venv's python is a link
+  // whose target is another environment). A bare name stays a PATH lookup.
+  if (!r.explicit_python.empty()) {
+    const bool relative_path = r.explicit_python[0] != '/' && r.explicit_python.find('/') != std::string::npos;
+    out.push_back({relative_path ? absolute_path(r.explicit_python) : r.explicit_python, "--python"});
+  }
   const profiles::UserConfig u = profiles::load_user_config();
   if (!u.error.empty()) {
     *error = u.error;
