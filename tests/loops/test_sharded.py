@@ -16,32 +16,16 @@ the newest torch alone."""
 import json
 import os
 import re
-import socket
 import subprocess
 from pathlib import Path
 
 import pytest
 import torch
 
-from recorder_conftest import BUILD_DIR, PYTHON, inspect_json, load_run
+from recorder_conftest import BUILD_DIR, PYTHON, inspect_json, load_run, rank_lines, torchrun
 
 SCRIPT = Path(__file__).parent / "scripts" / "sharded_train.py"
 STEPS = 2
-
-
-def torchrun():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return [PYTHON, "-m", "torch.distributed.run", "--nnodes", "1", "--master_addr", "127.0.0.1", "--master_port",
-            str(port), "--nproc_per_node", "2", "--redirects", "1", "--tee", "1"]
-
-
-def rank_lines(stdout):
-    out = {}
-    for m in re.finditer(r"^\[default(\d+)\]:(step .*)$", stdout, re.M):
-        out.setdefault(int(m.group(1)), []).append(m.group(2))
-    return out
 
 
 def launch(cmd, cwd):

@@ -16,28 +16,9 @@ import sys
 
 import torch
 
-from conftest import NATIVE_PY, PYTHON, ROOT, SCRIPTS, inspect_json, load_run
+from conftest import NATIVE_PY, PYTHON, ROOT, SCRIPTS, inspect_json, load_run, rank_lines, torchrun
 
 SCRIPT = SCRIPTS / "ddp_train.py"
-
-
-def torchrun():
-    """A one-node torchrun of 2 processes on a free port (static rendezvous,
-    as `tvis run --nproc-per-node` starts it; torch 1.13's --standalone
-    always takes port 29400)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return [PYTHON, "-m", "torch.distributed.run", "--nnodes", "1", "--master_addr", "127.0.0.1", "--master_port",
-            str(port), "--nproc_per_node", "2", "--redirects", "1", "--tee", "1"]
-
-
-def rank_lines(stdout):
-    """{rank: [the `step ...` lines it printed]} from torchrun's prefixed output."""
-    out = {}
-    for m in re.finditer(r"^\[default(\d+)\]:(step .*)$", stdout, re.M):
-        out.setdefault(int(m.group(1)), []).append(m.group(2))
-    return out
 
 
 def recorded_files(stdout):
