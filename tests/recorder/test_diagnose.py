@@ -140,6 +140,30 @@ def test_eval_mode_left_on_after_an_evaluation(tvis, runs_dir):
     assert not [g for g in report["findings"] if g["kind"] == "mode" and g["evidence"]["case"] == "train_mode_in_evaluation"]
 
 
+def line_of(text):
+    """The 1-based line of diagnose_train.py holding `text` (exactly one)."""
+    lines = [i + 1 for i, line in enumerate(SCRIPT.read_text().splitlines()) if text in line]
+    assert len(lines) == 1, (text, lines)
+    return lines[0]
+
+
+def test_a_module_finding_carries_its_source_in_the_project(tvis, runs_dir):
+    """`source`: a class the user wrote -> its definition (forward's def line,
+    as the recorder notes it); a torch layer -> the line of the user's forward
+    that calls it."""
+    f = diagnose(tvis, record(tvis, runs_dir, "nan_layer"))["findings"][0]
+    assert f["module"] == "broken", f
+    lines = SCRIPT.read_text().splitlines()
+    forward = next(i + 1 for i in range(line_of("class LogOfShifted"), len(lines)) if "def forward" in lines[i])
+    assert f["source"] == {"file": str(SCRIPT), "display": SCRIPT.name, "line": forward, "site": "definition"}, f["source"]
+    report = diagnose(tvis, record(tvis, runs_dir, "eval_mode"))
+    f = next(f for f in report["findings"] if f["kind"] == "mode")
+    assert f["source"] == {"file": str(SCRIPT), "display": SCRIPT.name, "line": line_of("return self.head(self.drop(x))"),
+                           "site": "call"}, f["source"]
+    unplaced = [g for g in report["findings"] if g["module"] is None and "source" in g]
+    assert not unplaced, unplaced
+
+
 def test_rising_loss_names_the_learning_rate(tvis, runs_dir):
     """lr 3: the loss grows about tenfold a step, still finite over the 3 recorded steps."""
     report = diagnose(tvis, record(tvis, runs_dir, "rising"))

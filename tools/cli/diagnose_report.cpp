@@ -5,15 +5,20 @@
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "tvis/format/byte_source.h"
 #include "tvis/format/run_reader.h"
+#include "tvis/format/chunk_kind.h"
 #include "tvis/format/container_codec.h"
 #include "tvis/remote/store_opener.h"
 #include "tvis/remote/store_source.h"
 #include "tvis/runs/run_resolve.h"
 #include "tvis/analysis/diff_json.h"
 #include "tvis/analysis/finding_json.h"
+#include "tvis/schema/recording_generated.h"
 
 namespace tvis::cli {
 
@@ -106,6 +111,87 @@ bool any_alarm(const std::vector<an::Finding>& findings) {
   return false;
 }
 
+/// Fills out.sources: for each finding naming a module, the module's first
+/// recorded call at the finding's step and phase (else its first call at all), then its callers outward, until one has a site in the
+/// project's own code (its recorded display path is relative and not inside
+/// site-packages): the module's definition when its class is the user's,
+/// else the line of the user's code that calls it (a torch layer called in
+/// the user's forward, or the model called in the training loop). Local runs
+/// only; reads the Events and SourceFiles chunks again (added to the cost).
+void finding_sources(DiagnoseReport& out) {
+  out.sources.assign(out.findings.size(), {});
+  std::set<std::string> wanted;
+  for (const an::Finding& f : out.findings)
+    if (!f.where.module.empty()) wanted.insert(f.where.module);
+  std::error_code ec;
+  if (wanted.empty() || !std::filesystem::is_regular_file(out.path, ec)) return;
+  auto source = fmt::open_file_source(out.path);
+  if (!source.ok()) return;
+  auto reader = fmt::RunReader::open_sync(source.value());
+  if (!reader.ok()) return;
+  struct Site { int64_t parent = -1; uint32_t def_file = 0, def_line = 0, call_file = 0, call_line = 0; };
+  std::map<uint64_t, Site> events;             // module calls by id
+  // (wanted module, step, phase name) -> its lowest event id; step -2 / phase "": any
+  using CallKey = std::tuple<std::string, int, std::string>;
+  std::map<CallKey, uint64_t> first_call;
+  std::map<uint32_t, std::pair<std::string, std::string>> files;  // id -> (path, display path)
+  for (const fmt::ChunkEntry& entry : reader.value()->chunks()) {
+    const auto kind = static_cast<fmt::ChunkKind>(entry.info.kind);
+    if (kind != fmt::ChunkKind::Events && kind != fmt::ChunkKind::SourceFiles) continue;
+    auto chunk = reader.value()->read_chunk_sync(entry.ordinal);
+    if (!chunk.ok() || !chunk.value()->root()) continue;
+    out.cost.chunks_read += 1, out.cost.bytes_read += entry.compressed_size + fmt::kChunkHeaderSize;
+    const auto* root = chunk.value()->root();
+    if (const auto* b = root->body_as_EventBatch(); b && b->events())
+      for (const auto* e : *b->events()) {
+        if (e->kind() != schema::EventKind::ModuleCall) continue;
+        events[e->id()] = {e->parent(), e->def_file(), e->def_line(), e->call_file(), e->call_line()};
+        const std::string name = e->name() ? e->name()->str() : std::string();
+        if (!wanted.count(name)) continue;
+        const std::string phase = an::phase_name(static_cast<an::Phase>(e->phase()));
+        for (const CallKey& key : {CallKey{name, e->step(), phase}, CallKey{name, -2, ""}}) {
+          auto [at, added] = first_call.emplace(key, e->id());
+          if (!added && e->id() < at->second) at->second = e->id();
+        }
+      }
+    if (const auto* s = root->body_as_SourceFiles(); s && s->files())
+      for (const auto* f : *s->files())
+        files.emplace(f->id(), std::make_pair(f->path() ? f->path()->str() : std::string(),
+                                              f->display_path() ? f->display_path()->str() : std::string()));
+  }
+  const auto project_file = [&](uint32_t id) {
+    const auto f = files.find(id);
+    if (f == files.end() || f->second.first.empty()) return false;
+    const std::string& shown = f->second.second;
+    return !shown.empty() && shown[0] != '/' && shown.find("site-packages/") == std::string::npos &&
+           shown.find("dist-packages/") == std::string::npos;
+  };
+  std::map<CallKey, DiagnoseReport::Source> by_module;
+  for (const auto& [module, id] : first_call) {
+    DiagnoseReport::Source found;
+    int64_t at = static_cast<int64_t>(id);
+    for (int depth = 0; at >= 0 && depth < 256; ++depth) {  // bounded: a malformed parent chain cannot loop
+      const auto e = events.find(static_cast<uint64_t>(at));
+      if (e == events.end()) break;
+      const Site& s = e->second;
+      const bool def = s.def_line > 0 && project_file(s.def_file);
+      if (def || (s.call_line > 0 && project_file(s.call_file))) {
+        const uint32_t file = def ? s.def_file : s.call_file;
+        found = {files[file].first, files[file].second, def ? "definition" : "call", def ? s.def_line : s.call_line};
+        break;
+      }
+      at = s.parent;
+    }
+    by_module[module] = found;
+  }
+  for (size_t i = 0; i < out.findings.size(); ++i) {
+    const an::Position& w = out.findings[i].where;
+    auto s = by_module.find({w.module, w.step, w.phase});  // the call at the finding's step and phase,
+    if (s == by_module.end()) s = by_module.find({w.module, -2, ""});  // else the module's first call
+    if (s != by_module.end()) out.sources[i] = s->second;
+  }
+}
+
 }  // namespace
 
 bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::string* error) {
@@ -133,6 +219,7 @@ bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::stri
   std::vector<const an::RunFacts*> ranks = {&facts};
   for (const an::RunFacts& r : others) ranks.push_back(&r);
   out.findings = an::diagnose(ranks);
+  finding_sources(out);
   const std::string why = an::nothing_to_judge(facts);
   if (!why.empty() && (facts.notice("recorder_error") || facts.meta().capture || !any_alarm(out.findings)))
     out.unjudged = why;
@@ -196,9 +283,15 @@ std::string position_flags(const an::Position& w) {
 nlohmann::json diagnose_json(const DiagnoseReport& r) {
   nlohmann::json findings = nlohmann::json::array();
   int counts[3] = {0, 0, 0};
-  for (const an::Finding& f : r.findings) {
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const an::Finding& f = r.findings[i];
     counts[static_cast<int>(f.severity)] += 1;
-    findings.push_back(an::finding_json(f));
+    nlohmann::json j = an::finding_json(f);
+    if (i < r.sources.size() && r.sources[i].line > 0) {
+      const DiagnoseReport::Source& s = r.sources[i];
+      j["source"] = {{"file", s.file}, {"display", s.display}, {"line", s.line}, {"site", s.site}};
+    }
+    findings.push_back(std::move(j));
   }
   return {{"run", r.path},
           {"ranks", r.rank_paths},

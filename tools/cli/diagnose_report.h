@@ -24,6 +24,13 @@ struct DiagnoseReport {
   // then exits 2 with this reason instead of saying "no findings".
   std::string unjudged;
   std::vector<analysis::Finding> findings;
+  // Where in the user's code each finding's module is (finding_sources):
+  // sources[i] belongs to findings[i]; line 0 when not known.
+  struct Source {
+    std::string file, display, site;  // file: absolute on the recording host; site: "definition" | "call"
+    uint32_t line = 0;
+  };
+  std::vector<Source> sources;
   analysis::LoadCost cost;
   double elapsed_ms = 0;  // opening, reading and checking
   bool has_error() const;
