@@ -1,7 +1,8 @@
 // extension.ts: the tvis extension's entry point. Registers the commands
 // (tvis.openAsGraph, tvis.changeInputs (the setup form), tvis.recordScript, tvis.openRun, tvis.selectInterpreter,
-// tvis.forgetChoice), the CodeLens above
-// model classes, the Problems collection for tensorviz.toml and the "tvis"
+// tvis.forgetChoice, tvis.showFinding), the CodeLens above
+// model classes, the Problems collections for tensorviz.toml and for the
+// `tvis diagnose` findings of opened runs (run_findings.ts), and the "tvis"
 // Output channel, and returns the API the extension's own tests drive.
 import * as fs from 'fs';
 import * as path from 'path';
@@ -11,6 +12,7 @@ import { resolveInterpreter, selectInterpreter } from './interpreter';
 import { CHOICE_KEY, GraphContext, openAsGraph, recheckFreshness } from './open_as_graph';
 import { publishConfigDiagnostics, readProfiles } from './profiles';
 import { recordScript } from './record_script';
+import { RunFindings } from './run_findings';
 import { RunPanel } from './run_panel';
 import { LogChannel, Refusal, findTvis } from './tvis_cli';
 
@@ -18,6 +20,8 @@ export interface TvisApi {
   graph: GraphContext;
   openAsGraph: typeof openAsGraph;
   openRun(file: string): Promise<RunPanel>;
+  findings: RunFindings;
+  runPanels: Map<string, RunPanel>;
   recordScript: typeof recordScript;
   refreshLenses(): Promise<void>;
   lenses: ModelLensProvider;
@@ -29,8 +33,11 @@ export function activate(context: vscode.ExtensionContext): TvisApi {
   const lenses = new ModelLensProvider();
   const graph: GraphContext = { ext: context, out, diagnostics, panels: new Map(),
                                 onProfiles: (root, j) => lenses.update(root, j.classes) };
-  context.subscriptions.push(out, diagnostics,
-    vscode.languages.registerCodeLensProvider({ language: 'python', scheme: 'file' }, lenses));
+  const findings = new RunFindings(out);
+  context.subscriptions.push(out, diagnostics, findings,
+    vscode.languages.registerCodeLensProvider({ language: 'python', scheme: 'file' }, lenses),
+    vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, findings,
+      { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }));
 
   // The classes for the CodeLens, re-read on save; refusals are logged only
   // (a lens is a hint, not a request).
@@ -60,12 +67,20 @@ export function activate(context: vscode.ExtensionContext): TvisApi {
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void refreshLenses()));
   void refreshLenses();
 
-  const openRun = async (file: string): Promise<RunPanel> => {
+  // A run's panel (one per run file), its diagnose findings in Problems
+  // while it is open.
+  const runPanels = new Map<string, RunPanel>();
+  const openRun = async (file: string, link?: Record<string, string>): Promise<RunPanel> => {
     const st = fs.statSync(file);
-    const run = st.isDirectory() ? path.join(file, 'run.tvis') : file;
+    const run = path.resolve(st.isDirectory() ? path.join(file, 'run.tvis') : file);
     if (!fs.existsSync(run)) throw new Refusal(`${file}: no run.tvis in this folder.`);
     const panel = new RunPanel(context.extensionUri, out, `Run: ${path.basename(path.dirname(run))}`);
-    await panel.open(run);
+    runPanels.get(run)?.dispose();
+    runPanels.set(run, panel);
+    panel.onDisposed(() => { if (runPanels.get(run) === panel) { runPanels.delete(run); findings.clear(run); } });
+    await panel.open(run, link);
+    await findings.publish(run);
+    panel.projectDir = findings.projectDirs.get(run) || '';
     return panel;
   };
 
@@ -94,6 +109,16 @@ export function activate(context: vscode.ExtensionContext): TvisApi {
       if (r.status === 'failed') void vscode.window.showErrorMessage(r.message || 'tvis run failed');
       return undefined;
     }),
+    // A finding's code action: its run's panel (opened again when closed) at
+    // the finding's position.
+    vscode.commands.registerCommand('tvis.showFinding', async (run: string, position: Record<string, string>) => {
+      if (typeof run !== 'string' || !position || typeof position !== 'object') return undefined;
+      const open = runPanels.get(path.resolve(run));
+      if (!open || open.disposed) return openRun(run, position);
+      open.panel.reveal();
+      await open.command({ link: position });
+      return open;
+    }),
     vscode.commands.registerCommand('tvis.selectInterpreter', async () => {
       const chosen = await selectInterpreter(context.workspaceState);
       if (chosen !== undefined) { out.appendLine(`interpreter for this workspace: ${chosen || '(forgotten)'}`); void refreshLenses(); }
@@ -104,7 +129,7 @@ export function activate(context: vscode.ExtensionContext): TvisApi {
       for (const k of keys) if (!cls || k === CHOICE_KEY(cls)) await context.workspaceState.update(k, undefined);
     }),
   );
-  return { graph, openAsGraph, openRun, recordScript, refreshLenses, lenses };
+  return { graph, openAsGraph, openRun, findings, runPanels, recordScript, refreshLenses, lenses };
 }
 
 export function deactivate(): void { /* panels and channels are disposed with the context */ }

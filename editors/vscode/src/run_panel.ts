@@ -9,6 +9,14 @@
 // (a path, a URL), a range outside the file, or over MAX_READ bytes is
 // refused with an error answer and logged.
 //
+// A call's source link in the viewer (the Inspector's "called from" /
+// "defined at": window.tvisViewer.onSourceLink, wasm/main.cpp) arrives as
+// {type: 'source', file, line}: `file` as the run names it (relative to the
+// recorded project folder, or absolute). It opens in the editor at that line
+// only when it resolves to an existing file inside a workspace folder or the
+// run's recorded project folder (projectDir, when known); anything else is
+// refused and logged to the tvis Output channel.
+//
 // Test surface: state() answers the viewer's window.tvisViewer.state()
 // (docs/viewer_test_surface.md) by a message round trip.
 import * as crypto from 'crypto';
@@ -32,6 +40,8 @@ export class RunPanel {
   refused: string[] = []; // why each refused webview request was refused
   disposed = false;
   workspace = '';         // the workspace a capture shown here was made in ('' for a run opened otherwise)
+  projectDir = '';        // the run's recorded project folder, when known (run_findings.ts learns it)
+  opened: Array<{ file: string; line: number }> = [];   // source links opened in the editor
   private readonly onDisposedEmitter = new vscode.EventEmitter<void>();
   readonly onDisposed = this.onDisposedEmitter.event;
 
@@ -126,7 +136,35 @@ export class RunPanel {
       this.panel.webview.postMessage({ type: 'bytes', id: m.id, data: new Uint8Array(buf.buffer, buf.byteOffset, got) });
       return;
     }
+    if (m.type === 'source') { void this.openSource(m.file, m.line); return; }
     this.out.appendLine(`viewer panel: ignored a message of type ${String(m.type).slice(0, 40)}`);
+  }
+
+  // The file a source link names, resolved as the file comment says, or a
+  // refusal (a string starting "refused").
+  resolveSource(file: unknown, line: unknown): string {
+    if (typeof file !== 'string' || !file || file.includes('\0') || !Number.isSafeInteger(line) || (line as number) < 1) {
+      return `refused a source link: not a file and line (${String(file).slice(0, 200)}:${String(line)})`;
+    }
+    const roots = [...(vscode.workspace.workspaceFolders || []).map((f) => f.uri.fsPath), ...(this.projectDir ? [this.projectDir] : [])];
+    const real = (p: string) => { try { return fs.realpathSync(p); } catch { return ''; } };
+    for (const root of roots) {
+      const base = real(root);
+      const target = real(path.isAbsolute(file) ? file : path.join(root, file));
+      if (!base || !target || !fs.statSync(target).isFile()) continue;
+      const rel = path.relative(base, target);
+      if (rel && rel.split(path.sep)[0] !== '..' && !path.isAbsolute(rel)) return target;
+    }
+    return `refused a source link: ${file} is not a file inside the workspace folders or the run's project folder`;
+  }
+
+  private async openSource(file: unknown, line: unknown): Promise<void> {
+    const target = this.resolveSource(file, line);
+    if (target.startsWith('refused')) { this.refused.push(target); this.out.appendLine(`viewer panel: ${target}`); return; }
+    const at = new vscode.Position((line as number) - 1, 0);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(target));
+    await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(at, at) });
+    this.opened.push({ file: target, line: line as number });
   }
 
   private html(viewerDir: vscode.Uri): string {
@@ -190,7 +228,12 @@ const BRIDGE = `
     }
   });
   const wait = setInterval(() => {
-    if (window.tvisViewer && window.tvisViewer.ready) { clearInterval(wait); vscode.postMessage({ type: 'ready' }); }
+    if (window.tvisViewer && window.tvisViewer.ready) {
+      clearInterval(wait);
+      // A call's source link: the host opens the file in the editor (or refuses it).
+      window.tvisViewer.onSourceLink = (file, line) => vscode.postMessage({ type: 'source', file, line });
+      vscode.postMessage({ type: 'ready' });
+    }
   }, 20);
 })();
 `;
