@@ -5,7 +5,9 @@
 #   1. a trusted copy of tests/editors/goodnet_workspace: interpreter
 #      resolution order, the picker's remembered choice and its refusal,
 #      unsaved edits, a malformed tensorviz.toml, cancellation, the panel's
-#      range-only protocol (real `tvis graph` captures), Record This Script,
+#      range-only protocol (real `tvis graph` captures), Record This Script
+#      (examples/digits_cnn.py), a planted bug's diagnose finding in Problems
+#      and a source link opening the editor,
 #      the bytes a ~200 MB run (tvis-synth) hands over for a first frame;
 #   2. the same workspace untrusted (Workspace Trust on, Restricted Mode):
 #      nothing runs, checked with a tvis.path that leaves a marker when run.
@@ -14,6 +16,7 @@ prepare_editor_tests
 t0=$SECONDS
 
 cp -r "$ROOT/tests/editors/goodnet_workspace" "$WORK/ws"
+cp "$ROOT/examples/digits_cnn.py" "$WORK/ws/"   # what Record This Script records
 # A ~200 MB synthetic run: what the panel reads of it to draw a first frame.
 [ -x "$BIN/tvis-synth" ] || fail "$BIN/tvis-synth missing (run tools/bootstrap)"
 export TVIS_TEST_BIG_RUN="$WORK/big/run.tvis"

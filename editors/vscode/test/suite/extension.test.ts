@@ -238,12 +238,15 @@ suite('tvis extension', () => {
 
   test('Record This Script: tvis run in a terminal, then the run in the panel (Replay)', async () => {
     const a = await api();
-    const script = vscode.Uri.file(wsFile('train_tiny.py'));
-    const r = await a.recordScript(a.graph.ext, a.graph.out, script);
+    // examples/digits_cnn.py (a Dataset, a DataLoader, torchvision transforms), copied into the workspace by
+    // test_vscode_extension.sh; its first 3 steps (tvis run --steps 3).
+    const script = vscode.Uri.file(wsFile('digits_cnn.py'));
+    const r = await a.recordScript(a.graph.ext, a.graph.out, script, ['--steps', '3']);
     assert.strictEqual(r.status, 'recorded', r.message);
     assert.ok(r.run && fs.existsSync(r.run) && r.run.endsWith('run.tvis'), r.run);
-    assert.ok(vscode.window.terminals.some((t) => t.name === 'tvis run train_tiny.py'));
-    assert.ok(a.graph.out.lines.some((l) => l.startsWith('$ ') && l.includes(` run --python ${PYTHON} --out `) && l.endsWith(script.fsPath)));
+    assert.ok(vscode.window.terminals.some((t) => t.name === 'tvis run digits_cnn.py'));
+    assert.ok(a.graph.out.lines.some((l) => l.startsWith('$ ') && l.includes(` run --python ${PYTHON} --out `) &&
+      l.endsWith(` --steps 3 ${script.fsPath}`)));
     const panel = await a.openRun(r.run!);
     let last: any = null;
     const s = await until(async () => { const v = last = await panel.state(); return v && v.run && v.run.steps > 0 && v.page ? v : null; });
