@@ -15,6 +15,7 @@
 #include "tvis/shell/gl_texture_uploader.h"
 #include "tvis/shell/sdl_shell.h"
 #include "tvis/viewer/app.h"
+#include "tvis/viewer/source_opener.h"
 
 namespace {
 
@@ -50,6 +51,12 @@ EM_JS(void, tvis_js_open_url, (const char* url), {
 // AppOptions::recheck_files: asks the page's server to recheck (viewer_glue.js);
 // the answer comes later as a {"freshness": ...} command.
 EM_JS(void, tvis_js_recheck_files, (), { if (Module.tvisRecheckFiles) Module.tvisRecheckFiles(); });
+// viewer::source_opener: a call's source link, handed to the page's
+// window.tvisViewer.onSourceLink(file, line) when the page set one.
+EM_JS(void, tvis_js_source_link, (const char* file, unsigned line), {
+  if (window.tvisViewer && typeof window.tvisViewer.onSourceLink === 'function')
+    window.tvisViewer.onSourceLink(UTF8ToString(file), line);
+});
 EM_JS(int, tvis_js_hold_frames, (), { return Module.tvisHoldFrames ? 1 : 0; });
 EM_JS(void, tvis_js_first_frame, (), { Module.tvisFirstFrame(); });
 EM_JS(void, tvis_js_fatal, (const char* message), {
@@ -189,6 +196,7 @@ int main() {
     tvis_js_recheck_files();
     return std::string("null");  // not an answer: the page keeps what it had until the command arrives
   };
+  tvis::viewer::source_opener() = [](const std::string& file, uint32_t line) { tvis_js_source_link(file.c_str(), line); };
   g_app = std::make_unique<tvis::viewer::App>(app_options);
   g_app->set_welcome_hint(
       "Drop a run file (run.tvis) or a runs folder here, use Open run / Open folder, or add ?url=<run URL> to the "

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "tvis/viewer/source_opener.h"
 #include "../theme.h"
 #include "../page.h"
 #include "explore_state.h"
@@ -73,8 +74,10 @@ void show_source(ExploreState& x, uint32_t file, uint32_t line) {
 }
 
 PanelContext explore_panel_context(AppState& s, ExploreState& x) {
-  return PanelContext{s.model, s.selection, s.options,
-                      [&x](uint32_t file, uint32_t line) { show_source(x, file, line); }};
+  return PanelContext{s.model, s.selection, s.options, [&x, &s](uint32_t file, uint32_t line) {
+                        show_source(x, file, line);
+                        if (const SourceOpener& open = source_opener()) open(s.model.source_files().name(file), line);
+                      }};
 }
 
 // -------------------------------------------------------------- layout ---
