@@ -159,7 +159,8 @@ nlohmann::json explore_view(AppState& s) {
 }
 
 // {"panel": NAME} brings up one of the bottom panels (as a click on its tab).
-// {"panels": true} lists their names.
+// {"panels": true} lists their names. {"source_link": "called_from" |
+// "defined_at"}: the selected call's source link, as a click on it.
 nlohmann::json explore_command(AppState& s, const nlohmann::json& cmd) {
   if (cmd.contains("panels")) {
     nlohmann::json names = nlohmann::json::array();
@@ -176,6 +177,17 @@ nlohmann::json explore_command(AppState& s, const nlohmann::json& cmd) {
   if (cmd.contains("layer_view")) {  // the inspector's Layer view (a module call's On image / Neurons / Stats)
     if (!cmd["layer_view"].is_boolean()) return false;
     explore_state(s).inspector.show_layer = cmd["layer_view"].get<bool>();
+    return true;
+  }
+  if (cmd.contains("source_link")) {  // the selected call's "called from" / "defined at" link, as a click on it
+    const nlohmann::json& which = cmd["source_link"];
+    if (!which.is_string() || (which != "called_from" && which != "defined_at") || !s.selection.event) return false;
+    const CallRef e = s.model.call(*s.selection.event);
+    if (!e) return false;
+    const bool def = which == "defined_at";
+    const uint32_t file = def ? e.def_file() : e.call_file(), line = def ? e.def_line() : e.call_line();
+    if (line == 0) return false;
+    explore_panel_context(s, explore_state(s)).show_source(file, line);
     return true;
   }
   if (!cmd.contains("panel")) return nullptr;

@@ -64,9 +64,16 @@ suite('tvis run findings', () => {
     const panel: any = await a.openRun(recorded);
     const script = wsFile('eval_left_on.py');
     const line = lineOf(script, '# the finding\'s line') + 1;
-    // What the webview posts when the viewer's source link calls window.tvisViewer.onSourceLink:
-    // the file as the run names it (relative to the recorded project folder).
-    panel.onMessage({ type: 'source', file: 'eval_left_on.py', line });
+    // The viewer's own link: the drop call of step 0's forward (the finding's position) selected on
+    // Explore, its "called from" link clicked (the viewer command {source_link}, as a click): the wasm
+    // viewer calls window.tvisViewer.onSourceLink, the webview posts {type: 'source'}, the editor opens.
+    await panel.command({ link: { page: 'Replay', step: 0, phase: 'forward', module: 'drop' } });
+    const at = await until(async () => { const v = await panel.state(); return v && v.view && v.view.module === 'drop' ? v : null; });
+    assert.ok(at && typeof at.view.event === 'number', 'the drop call on Replay');
+    await panel.command({ link: { page: 'Explore' } });
+    await until(async () => { const v = await panel.state(); return v && v.page === 'Explore' ? v : null; });
+    assert.strictEqual(await panel.command({ select: at.view.event }), true);
+    assert.strictEqual(await panel.command({ source_link: 'called_from' }), true);
     const ed = await until(async () => {
       const e = vscode.window.activeTextEditor;
       return e && e.document.uri.fsPath === script && e.selection.active.line === line - 1 ? e : null;
@@ -74,6 +81,7 @@ suite('tvis run findings', () => {
     assert.ok(ed, `the editor did not show eval_left_on.py:${line}: ${vscode.window.activeTextEditor?.document.uri.fsPath}:` +
       `${vscode.window.activeTextEditor?.selection.active.line}`);
     assert.deepStrictEqual(panel.opened, [{ file: script, line }]);
+    // What the webview posts for a link: the file as the run names it; others are refused.
     const before = panel.refused.length;
     panel.onMessage({ type: 'source', file: '/etc/passwd', line: 1 });
     panel.onMessage({ type: 'source', file: '../../../../etc/hostname', line: 1 });
