@@ -35,6 +35,7 @@ namespace {
 
 // Reads the facts of the run `source` holds; `out.path` is already set.
 bool read_source(std::shared_ptr<fmt::ByteSource> source, an::RunFacts& facts, RunRead& out, std::string* error) {
+  out.source = source;
   auto reader = fmt::RunReader::open_sync(std::move(source));
   if (!reader.ok()) return *error = out.path + ": " + reader.status().message, false;
   out.complete = reader.value()->complete();
@@ -58,6 +59,7 @@ bool read_remote(const DiagnoseRequest& r, an::RunFacts& facts, RunRead& out, st
   out.path = store->describe() + " " + path;
   auto source = remote::open_store_source(store, path);
   if (!source.ok()) return *error = out.path + ": " + source.status().message, false;
+  out.connection = opened.value;
   return read_source(source.value(), facts, out, error);
 }
 
@@ -116,18 +118,17 @@ bool any_alarm(const std::vector<an::Finding>& findings) {
 /// project's own code (its recorded display path is relative and not inside
 /// site-packages): the module's definition when its class is the user's,
 /// else the line of the user's code that calls it (a torch layer called in
-/// the user's forward, or the model called in the training loop). Local runs
-/// only; reads the Events and SourceFiles chunks again (added to the cost).
-void finding_sources(DiagnoseReport& out) {
+/// the user's forward, or the model called in the training loop). Reads the
+/// Events and SourceFiles chunks again through the source the facts came
+/// from (a local file or a store's run over the agent: the same answer and
+/// cost either way), added to the cost.
+void finding_sources(DiagnoseReport& out, const std::shared_ptr<fmt::ByteSource>& source) {
   out.sources.assign(out.findings.size(), {});
   std::set<std::string> wanted;
   for (const an::Finding& f : out.findings)
     if (!f.where.module.empty()) wanted.insert(f.where.module);
-  std::error_code ec;
-  if (wanted.empty() || !std::filesystem::is_regular_file(out.path, ec)) return;
-  auto source = fmt::open_file_source(out.path);
-  if (!source.ok()) return;
-  auto reader = fmt::RunReader::open_sync(source.value());
+  if (wanted.empty() || !source) return;
+  auto reader = fmt::RunReader::open_sync(source);
   if (!reader.ok()) return;
   struct Site { int64_t parent = -1; uint32_t def_file = 0, def_line = 0, call_file = 0, call_line = 0; };
   std::map<uint64_t, Site> events;             // module calls by id
@@ -219,7 +220,7 @@ bool diagnose_run(const DiagnoseRequest& request, DiagnoseReport& out, std::stri
   std::vector<const an::RunFacts*> ranks = {&facts};
   for (const an::RunFacts& r : others) ranks.push_back(&r);
   out.findings = an::diagnose(ranks);
-  finding_sources(out);
+  finding_sources(out, read.source);
   const std::string why = an::nothing_to_judge(facts);
   if (!why.empty() && (facts.notice("recorder_error") || facts.meta().capture || !any_alarm(out.findings)))
     out.unjudged = why;

@@ -3,12 +3,14 @@
 // their JSON (docs/diagnose.md).
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
 #include "tvis/analysis/diagnose.h"
+#include "tvis/format/byte_source.h"
 #include "tvis/analysis/run_diff.h"
 
 namespace tvis::cli {
@@ -52,6 +54,12 @@ struct RunRead {
   bool complete = true;
   analysis::LoadCost cost;
   double elapsed_ms = 0;
+  /// What keeps `source` readable: the ssh session and agent of a remote
+  /// run (null for a local file). Declared first, so it outlives `source`.
+  std::shared_ptr<const void> connection;
+  /// The run's bytes as they were read (a local file or a store's run over
+  /// the agent): later reads of the same run go through it.
+  std::shared_ptr<format::ByteSource> source;
 };
 
 /// Reads the facts (statistics and indexes, no tensor values) of the run
