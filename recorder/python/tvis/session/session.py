@@ -164,7 +164,9 @@ class Session:
         self.shards = Shards()      # sharded parameters' local parts and placements (shards.py)
         self._group_names = {}      # id(parameter) -> [recorded names] of the last snapshot (FSDP1 flat: several)
         self._class_defs = {}       # class -> (file id, line)
-        self._code_files = {}       # code object -> file id of its co_filename (call sites)
+        self._code_files = {}       # co_filename -> its file id (call sites); keyed by the name, not the code
+                                    # object: Dynamo traces this hook inside a compiled model and cannot guard
+                                    # on a dict keyed by code objects (InternalTorchDynamoError)
         self._loss_candidates = []  # [(output tensor, info dict)] of this step
         # This step's top-level forwards: event id -> "pending" (its output not
         # seen yet), "built" (a graph a backward may reach), "reached" (one did),
@@ -350,9 +352,10 @@ class Session:
         elif isinstance(module, torch.nn.modules.loss._Loss) and self._loss_in_model_forward():
             self.rec.set_phase(P.LOSS)  # nn.CrossEntropyLoss in the model's own forward body (BERT's labels=)
         site = _call_site(call)
-        cf = self._code_files.get(site.f_code)
-        if cf is None:  # the file id of each calling code object, asked once
-            cf = self._code_files[site.f_code] = self.rec.file_id(site.f_code.co_filename)
+        filename = site.f_code.co_filename
+        cf = self._code_files.get(filename)
+        if cf is None:  # the file id of each calling file, asked once
+            cf = self._code_files[filename] = self.rec.file_id(filename)
         df, dl = self._class_def(type(module))
         eid = self.rec.begin(P.MODULE_CALL, self._module_name(module), type(module).__name__, cf, site.f_lineno,
                              df, dl)
