@@ -103,6 +103,14 @@ TEST_CASE("a whole that cannot be put back says why") {
     CHECK_FALSE(t.ok);
     CHECK(t.why == "rank 1: values not kept in full");
   }
+  SECTION("a crafted whole shape asks for no memory") {
+    const auto huge = box({int64_t(1) << 40, int64_t(1) << 40}, {2, 2}, {0, 0}, 0, "Shard(0)");
+    const vw::AssembledTensor t = vw::assemble_shards({{0, &huge, &va}});
+    CHECK_FALSE(t.ok);
+    CHECK_THAT(t.why, Catch::Contains("larger than the viewer assembles"));
+    const auto negative = box({-4, 2}, {2, 2}, {0, 0}, 0, "Shard(0)");
+    CHECK_THAT(vw::assemble_shards({{0, &negative, &va}}).why, Catch::Contains("negative"));
+  }
   SECTION("a part outside the whole") {
     const auto b = box({4, 2}, {2, 2}, {3, 0}, 1, "Shard(0)");
     const vw::AssembledTensor t = vw::assemble_shards({{0, &a, &va}, {1, &b, &va}});

@@ -73,7 +73,19 @@ AssembledTensor assemble_shards(const std::vector<ShardPart>& parts) {
     return a;
   }
   a.shape = first->global_shape;
-  const int64_t total = numel_of(a.shape);
+  // A run file is untrusted: the whole is allocated only for a sane shape of
+  // at most kMaxAssembledElements, so a crafted global_shape cannot ask for
+  // unbounded memory (or overflow the element count).
+  constexpr int64_t kMaxAssembledElements = int64_t(1) << 26;  // 512 MiB of doubles
+  int64_t total = 1;
+  for (int64_t d : a.shape) {
+    if (d < 0 || (d > 0 && total > kMaxAssembledElements / d)) {
+      a.why = "the recorded whole shape is negative or larger than the viewer assembles (" +
+              std::to_string(kMaxAssembledElements) + " elements)";
+      return a;
+    }
+    total *= d;
+  }
   a.values.assign(static_cast<size_t>(total), 0.0);
   std::vector<bool> covered(static_cast<size_t>(total), false);
   for (const ShardPart& p : parts) {
