@@ -23,6 +23,8 @@ command -v chromium >/dev/null || skip "chromium not installed"
 export NODE_PATH="$(dirname "$0")/node_modules"
 export TVIS_WEB_DIR="$WEB"
 export XDG_CONFIG_HOME="$WORK/config"
+# ssh masters of this test only: other suites run beside it and keep their own in /tmp.
+mkdir -p "$WORK/tmp"; export TMPDIR="$WORK/tmp"
 TVIS="$BIN/tvis"
 
 # --- runs: a real recording (the golden file) and a synthetic run, named as tvis run names them
@@ -255,7 +257,7 @@ grep -q "lost" "$WORK/dead" && grep -q "could not be started" "$WORK/dead" || fa
 rm "$WORK/refuse"
 [ "$(status_of -H "Range: bytes=0-99" "$R")" = 206 ] || fail "no recovery once the agent can start again"
 stop_open "$WORK/alias"
-for d in /tmp/tvis-ssh.*; do [ ! -S "$d/master" ] || fail "ssh master socket left: $d"; done
+for d in "$TMPDIR"/tvis-ssh.*; do [ ! -S "$d/master" ] || fail "ssh master socket left: $d"; done
 echo "ok   remote via ProxyJump alias: run list, viewer, 50 reads, reconnect; one authentication per hop"
 
 # 3b. --via (jump host on the command line), comma form.
@@ -338,7 +340,7 @@ echo "ok   a host starting with '-' is refused before ssh"
 mkdir -p "$WORK/ssh_tmp"
 export TMPDIR="$WORK/ssh_tmp"
 start_open "$WORK/abort" --ssh-config "$SSH_CONFIG" --remote-tvis "$WORK/remote-tvis" "tgt:$RUNS"
-unset TMPDIR
+export TMPDIR="$WORK/tmp"
 MASTER_DIR="$(ls -d "$WORK"/ssh_tmp/tvis-ssh.*)"
 MASTER_PID="$(ssh -F "$SSH_CONFIG" -o ControlPath="$MASTER_DIR/master" -O check tgt 2>&1 | sed -n 's/.*pid=\([0-9]*\).*/\1/p')"
 [ -n "$MASTER_PID" ] && kill -0 "$MASTER_PID" || fail "no ssh master to watch in $MASTER_DIR"
