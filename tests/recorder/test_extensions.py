@@ -1,7 +1,8 @@
-"""The capture-extension dispatcher: an extension that raises is switched off
-with a notice, and its finalize() runs once at once so what it patched is put
-back; the other extensions keep being called."""
-from tvis.captures import CAPTURES, Extensions, names
+"""The session's hook bus (tvis.session.hook_bus): a subscriber that raises is
+switched off with a notice, and its finalize() runs once at once so what it
+patched is put back; the other subscribers keep being called."""
+from tvis.captures import CAPTURES, names
+from tvis.session.hook_bus import HookBus
 
 
 class _Session:
@@ -28,7 +29,7 @@ class _Ext:
 
 def _dispatcher(**exts):
     session = _Session()
-    d = Extensions(session.notice, list(exts.items()))
+    d = HookBus(session.notice, list(exts.items()))
     d.session = session
     return d
 

@@ -51,7 +51,7 @@ def in_process(run_file, steps, script, args):
     session = Session(_tvis_native, run_file, steps, 2000000, 4, project, script, [("max_elems", "2000000")])
     CA.AttentionCapture._consider = timed(spent, session, "attention", CA.AttentionCapture._consider)
     session.install()
-    for hooks in session.ext._by_hook.values():
+    for hooks in session.bus._by_hook.values():
         hooks[:] = [(n, timed(spent, session, n, f) if n in KINDS else f) for n, f in hooks]
     sys.argv = [script] + args
     sys.path.insert(0, project)

@@ -80,7 +80,7 @@ def time_on_backward(case, steps, run_file, batch_bytes):
     sys.path.insert(0, str(script.parent))
     session = Session(_tvis_native, run_file, 10 ** 6, 2000000, 4, str(script.parent), str(script), [])
     session.install()
-    hooks = session.ext._by_hook["on_backward"]
+    hooks = session.bus._by_hook["on_backward"]
     calls = []
     for i, (name, fn) in enumerate(hooks):
         if name == "gradcam":

@@ -32,6 +32,9 @@ except ImportError:  # a torch without distributed support
 
 
 class AllReduceProbe:
+    """Subscriber (hook_bus): on_forward hooks a DDP model's parameters once;
+    on_backward_call_open arms, on_backward_call_close disarms."""
+
     def __init__(self, session):
         self._session = session
         self._models = weakref.WeakSet()  # DDP models whose parameters carry our hook
@@ -41,8 +44,8 @@ class AllReduceProbe:
         self._bytes = 0
         self._names = {}        # {id(parameter): path}, fixed for one backward
 
-    def watch(self, module):
-        """Called at each top-level module call: hooks a DDP model's parameters once."""
+    def on_forward(self, module, eid):
+        """A top-level module call: hooks a DDP model's parameters once."""
         if _DDP is None or not isinstance(module, _DDP) or module in self._models:
             return
         self._models.add(module)
@@ -51,12 +54,12 @@ class AllReduceProbe:
             if p.requires_grad:
                 p.register_hook(functools.partial(self._local_grad, ref, id(p)))
 
-    def arm(self, backward_event):
+    def on_backward_call_open(self, backward_event, loss):
         """Before a recorded backward runs."""
         self._backward, self._event, self._grads, self._bytes = backward_event, None, 0, 0
         self._names = self._session._param_names() if self._models else {}
 
-    def disarm(self):
+    def on_backward_call_close(self, backward_event):
         """After it returned (or raised): the all-reduce ends with it."""
         s = self._session
         if self._event is not None and s.active:
@@ -87,6 +90,10 @@ class AllReduceProbe:
             return
         with s._guard("the all-reduce probe"):
             self._event = s.rec.begin(P.ALL_REDUCE, "all_reduce", "DistributedDataParallel", 0, 0, 0, 0)
+
+
+def attach(session):
+    return AllReduceProbe(session)
 
 
 def _world_size():

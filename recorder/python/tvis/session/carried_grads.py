@@ -22,14 +22,17 @@ import torch
 
 
 class CarriedGradProbe:
+    """Subscriber (hook_bus): on_backward_call_open checks, on_step_end
+    forgets the step's checked parameters."""
+
     def __init__(self, session):
         self._s = session
         self._checked = set()  # ids of the parameters checked in this step
 
-    def step_ended(self):
+    def on_step_end(self, step):
         self._checked = set()
 
-    def before_backward(self, eid, loss):
+    def on_backward_call_open(self, eid, loss):
         """Checks the parameters `loss`'s backward reaches first in this step;
         records the counts on `eid` (the BackwardCall event)."""
         s = self._s
@@ -54,6 +57,10 @@ class CarriedGradProbe:
             name = s._param_names().get(id(worst), "?")
             kvs += [("grads_carried_norm", "%.6g" % sq ** 0.5), ("grads_carried_param", name)]
         s.rec.add_detail(eid, kvs)
+
+
+def attach(session):
+    return CarriedGradProbe(session)
 
 
 def _norm(grad):

@@ -94,7 +94,7 @@ class CaptureContext:
         """Switches capture ``name`` off after ``exc`` raised in ``where``
         outside a hook call (a wrapper of its own): notice, stderr line, its
         finalize() at once."""
-        self._s.ext.disable(name, where, exc)
+        self._s.bus.disable(name, where, exc)
 
     # --------------------------------------------------------- pipeline --
     def set_fetch_observer(self, observer):

@@ -24,6 +24,8 @@ autograd graph), at most _MAX_PENDING calls per step."""
 
 import torch
 
+from .. import schema as P
+
 _MAX_PENDING = 4096
 _RELU = (torch.nn.ReLU, torch.nn.ReLU6)
 
@@ -34,9 +36,23 @@ def unit_dim(rank):
 
 
 class DeadUnitProbe:
+    """Subscriber (hook_bus): on_module_post reduces a training forward's
+    ReLU output in one native call; on_step_end and finalize write the
+    counts. Per other module call: one type check."""
+
     def __init__(self, rec):
         self._rec = rec
         self._pending = []  # [(event id, 0-dim dead count tensor, units, samples per unit)]
+
+    def on_module_post(self, module, eid, args, output):
+        if isinstance(module, _RELU) and self._rec.phase() == P.FORWARD:
+            self.after_call(module, eid, output)
+
+    def on_step_end(self, step):
+        self.resolve()
+
+    def finalize(self):
+        self.resolve()
 
     def after_call(self, module, eid, output):
         """A module call has returned `output` in a training forward."""
@@ -56,3 +72,7 @@ class DeadUnitProbe:
         pending, self._pending = self._pending, []
         for eid, dead, units, samples in pending:
             self._rec.add_detail(eid, [("dead_units", int(dead)), ("units", units), ("unit_samples", samples)])
+
+
+def attach(session):
+    return DeadUnitProbe(session.rec)

@@ -137,7 +137,7 @@ class FetchRecorder:
                                         transforms=trace["transforms"] if trace is not None else None))
         s.rec.add_samples(R.sample_batch(step=s.steps_done, batch_event=eid, batch=ids, samples=samples))
         _set_followed(s, samples)
-        s.ext.call("on_fetch", eid, batch)
+        s.bus.call("on_fetch", eid, batch)
         return ids
 
     def follow_model_input(self, eid, args):

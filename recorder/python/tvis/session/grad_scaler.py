@@ -34,9 +34,12 @@ def _grad_scaler_class():
 
 
 class GradScalerProbe:
+    """Subscriber (hook_bus): install wraps GradScaler.step. While it runs,
+    ``session.grad_scale`` is the scale (0 outside scaler.step), which the
+    session writes into each OptimizerStepRecord."""
+
     def __init__(self, session):
         self._session = session
-        self.scale = 0.0  # the scale of the step in progress; 0 outside scaler.step
 
     def install(self):
         cls = _grad_scaler_class()
@@ -51,14 +54,18 @@ class GradScalerProbe:
             session = probe._session
             if not session.active or session._step_depth or not scaler.is_enabled():
                 return orig(scaler, optimizer, *args, **kwargs)
-            probe.scale = float(scaler.get_scale())
+            session.grad_scale = float(scaler.get_scale())
             taken = session.optimizer_steps_taken
             try:
                 result = orig(scaler, optimizer, *args, **kwargs)
             finally:
-                scale, probe.scale = probe.scale, 0.0
+                scale, session.grad_scale = session.grad_scale, 0.0
             if session.active and session.optimizer_steps_taken == taken:
                 session.skipped_step(optimizer, scale)
             return result
 
         return step
+
+
+def attach(session):
+    return GradScalerProbe(session)

@@ -34,3 +34,22 @@ def mode_detail(module, top):
     if mode_sensitive(module):
         kvs.append(("training", flag))
     return kvs or None
+
+
+class ModeProbe:
+    """Subscriber (hook_bus): each module call's mode detail, added when the
+    call begins. Per call: one type check (mode_sensitive) and, for the
+    top-level call or a mode-sensitive module, one add_detail."""
+
+    def __init__(self, session):
+        self._stack = session._stack  # the session's open calls (this call is on it: the top one when alone)
+        self._rec = session.rec
+
+    def on_module_pre(self, module, eid, args, kwargs):
+        kvs = mode_detail(module, len(self._stack) == 1)
+        if kvs is not None:
+            self._rec.add_detail(eid, kvs)
+
+
+def attach(session):
+    return ModeProbe(session)

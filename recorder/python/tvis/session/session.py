@@ -33,10 +33,13 @@ bracketed by ``rec.own_enter()`` / ``rec.own_exit()``, so each event and
 phase timing carries the part of its wall time that was tvis's (``own_ns``)
 and the timeline shows the user's time apart from it.
 
-Captures (``tvis.captures``: data pipeline, Grad-CAM, attention, embeddings)
-ride on these hooks through ``tvis.captures.Extensions``; see there for the
-calls they get. They see the session only through ``CaptureContext``
-(``context.py``). ``followed`` holds this step's followed samples.
+Session only dispatches its lifecycle (run start, top-level forward, module
+call, fetch, backward, optimizer step, step end, run end) on the hook bus
+(``hook_bus.py``); the diagnose probes and the captures (data pipeline,
+Grad-CAM, attention, embeddings) are its subscribers, registered in one place
+(``tvis.subscribers``). Captures see the session only through
+``CaptureContext`` (``context.py``). ``followed`` holds this step's followed
+samples.
 """
 
 import contextlib
@@ -54,19 +57,14 @@ import torch.nn.functional as F
 
 from .. import records as R
 from .. import schema as P
-from ..captures import Extensions
-from .all_reduce import AllReduceProbe
-from .carried_grads import CarriedGradProbe
-from .dead_units import DeadUnitProbe
-from .grad_scaler import GradScalerProbe
+from ..subscribers import SUBSCRIBERS
 from .context import CaptureContext
 from .fetch import FetchRecorder
+from .hook_bus import HookBus
 from .loss import analyze_loss, feeds, grad_fn_name
-from .modes import mode_detail
 from .names import ModuleNames, is_compiled, unwrap
 from .project_code import ProjectFiles
 from .shards import Shards, local_numel, local_values
-from .unoptimized import unoptimized_detail
 
 _LOSS_FUNCTIONS = (
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -190,12 +188,9 @@ class Session:
         # (label_index None when unknown); set at each recorded batch.
         self.followed = []
         self.followed_step = -1     # the step `followed` was set for
-        self.ext = None             # Extensions, set at install()
+        self.bus = None             # HookBus (hook_bus.py): the probes and captures, set at install()
         self.fetch = None           # FetchRecorder (fetch.py), set at install()
-        self.all_reduce = AllReduceProbe(self)  # DDP's all-reduce in each backward (all_reduce.py)
-        self.grad_scaler = GradScalerProbe(self)  # mixed precision's scale and skipped steps (grad_scaler.py)
-        self.carried = CarriedGradProbe(self)  # .grad left from an earlier step at a backward (carried_grads.py)
-        self.dead_units = DeadUnitProbe(self.rec)  # ReLU units zero for the whole batch (dead_units.py)
+        self.grad_scale = 0.0       # the scale of GradScaler.step in progress, 0 outside it (grad_scaler.py)
         self.optimizer_steps_taken = 0  # optimizer.step() calls recorded so far (skipped ones not)
         # Benchmarks: where to write the writer's statistics at finalize (JSON).
         self.stats_file = os.environ.pop("TVIS_STATS_FILE", None)
@@ -207,14 +202,13 @@ class Session:
 
     # ------------------------------------------------------------ install --
     def install(self):
-        self.ext = Extensions.attach_all(CaptureContext(self))
+        self.bus = HookBus.attach_all(self, SUBSCRIBERS, CaptureContext(self))
         mm = torch.nn.modules.module
         h1 = mm.register_module_forward_pre_hook(self._pre)
         h2 = mm.register_module_forward_hook(self._post)
         self._undo += [h1.remove, h2.remove]
         self._patch(torch.optim.Optimizer, "__init__", self._wrap_optimizer_init)
         self._patch(torch.Tensor, "backward", self._wrap_backward)
-        self.grad_scaler.install()
         self._patch(torch.autograd, "backward", self._wrap_backward)
         self.fetch = FetchRecorder(self)
         self._patch(torch.utils.data.dataloader._BaseDataLoaderIter, "__next__", self.fetch.wrap_next)
@@ -224,7 +218,7 @@ class Session:
         # modules that did `from torch.nn.functional import cross_entropy` before
         # the script ran (torch.nn.modules.loss uses `F.` and sees the patch)
         os.register_at_fork(after_in_child=self._forked)
-        self.ext.call("install")
+        self.bus.call("install")
         self.rec.write_meta(self._meta(complete=False))
         self.rec.start_profile()
 
@@ -343,7 +337,6 @@ class Session:
                         self._note_compiled(module)
                     self.names.decide(module, call)
                     self._budget_parameters(module)
-                    self.all_reduce.watch(module)
                 for a in args:
                     if isinstance(a, torch.Tensor) and a.dim() > 0 and not isinstance(module, torch.nn.modules.loss._Loss):
                         if self.rec.phase() == P.FORWARD:
@@ -361,9 +354,6 @@ class Session:
                              df, dl)
         kwargs = _call_kwargs(call)
         whole = not self._stack  # the top-level call's inputs are the batch: every row (recorder.h)
-        mode = mode_detail(module, whole)
-        if mode is not None:
-            self.rec.add_detail(eid, mode)
         if kwargs:
             # keyword inputs (global pre-hooks get none): slots after the positional ones
             self.rec.tensors(eid, P.INPUT, (args, kwargs), whole)
@@ -376,6 +366,7 @@ class Session:
             self._kwargs_only += 1
         if top_forward:
             self._top_forwards[eid] = "pending"
+            self.bus.call("on_forward", module, eid)
         if top_forward and not self._training_data and (self.followed_step != self.steps_done or self._model_batches):
             # No DataLoader feeds training (else its batches are followed): each top-level forward's
             # input is followed for now; the step's end keeps the first one a backward reached.
@@ -383,7 +374,7 @@ class Session:
             self._model_batches.append(eid)
         self._stack.append((module, eid))
         self._frames.append(call)
-        self.ext.call("on_module_pre", module, eid, local_values(args), local_values(kwargs or {}))
+        self.bus.call("on_module_pre", module, eid, local_values(args), local_values(kwargs or {}))
         return None
 
     def _post_impl(self, module, args, output):
@@ -398,11 +389,9 @@ class Session:
             return None
         # the output's tensors, and a native hook on its first tensor's grad_fn recording dL/d(output)
         self.rec.module_output(eid, output)
-        if self.rec.phase() == P.FORWARD:
-            self.dead_units.after_call(module, eid, local_values(output))
         if eid in self._top_forwards:
             self._watch_forward(eid, output)
-        self.ext.call("on_module_post", module, eid, local_values(args), local_values(output))
+        self.bus.call("on_module_post", module, eid, local_values(args), local_values(output))
         self.rec.end(eid)
         if isinstance(module, torch.nn.modules.loss._Loss) and isinstance(output, torch.Tensor):
             info = {"call": "torch.nn." + type(module).__name__, "event": eid, "args": args,
@@ -625,17 +614,15 @@ class Session:
                 f = sys._getframe(1)
                 eid = session.rec.begin(P.BACKWARD_CALL, "backward", "", session.rec.file_id(f.f_code.co_filename),
                                         f.f_lineno, 0, 0)
-                session.carried.before_backward(eid, loss)
+                session.bus.call("on_backward_call_open", eid, loss)
             session._bw_depth += 1
-            if eid is not None:
-                session.all_reduce.arm(eid)
             try:
                 return orig(tensors, *args, **kwargs)
             finally:
                 session._bw_depth -= 1
                 if eid is not None and session.active:
                     with session._guard("backward"):
-                        session.all_reduce.disarm()
+                        session.bus.call("on_backward_call_close", eid)
                         session.rec.end(eid)
                         if not session._optimizers_seen and session._step_depth == 0:
                             session._open_manual_step()
@@ -675,7 +662,7 @@ class Session:
         self._loss_candidates = []
         self.rec.set_grads_quiet(True)  # a capture's extra gradient pass (Grad-CAM's) records no dL/d(output)
         try:
-            self.ext.call("on_backward", loss, cand)
+            self.bus.call("on_backward", loss, cand)
         finally:
             self.rec.set_grads_quiet(False)
 
@@ -809,9 +796,7 @@ class Session:
         self.rec.set_phase(P.OPTIMIZER)
         name = type(state.opt).__name__
         state.eid = self.rec.begin(P.OPTIMIZER_STEP, name, name, state.file, state.line, 0, 0)
-        unoptimized = unoptimized_detail(self)
-        if unoptimized is not None:
-            self.rec.add_detail(state.eid, unoptimized)
+        self.bus.call("on_optimizer_step_open", state.eid)
         state.snap = self._snapshot_params(state.eid, state.params) if snapshot else []
 
     def _after_step(self, opt, state):
@@ -915,7 +900,7 @@ class Session:
         self.rec.end(eid)
         self.rec.add_optimizer_step(R.optimizer_step(step=self.steps_done, event=eid, optimizer_class=opt_class,
                                                      groups=groups, params=params,
-                                                     grad_scale=self.grad_scaler.scale))
+                                                     grad_scale=self.grad_scale))
         self.rec.set_phase(P.NONE)
 
     def end_partial_step(self):
@@ -926,10 +911,8 @@ class Session:
 
     def _end_step(self):
         self._stepped = []
-        self.ext.call("on_step_end", self.steps_done)
+        self.bus.call("on_step_end", self.steps_done)
         self._close_forwards()
-        self.dead_units.resolve()
-        self.carried.step_ended()
         self.rec.flush()
         self.mark("step_%d_end" % self.steps_done)
         self.steps_done += 1
@@ -1012,8 +995,8 @@ class Session:
         if self._kwargs_only:
             self.notice("kwargs_only_calls", "%d module calls without positional arguments went through a "
                         "custom __call__; their keyword inputs are not recorded" % self._kwargs_only)
-        if self.ext is not None:
-            self.ext.call("finalize")
+        if self.bus is not None:
+            self.bus.call("finalize")
         if self.steps_done >= self.steps_requested:
             self.notice("stopped", "stopped after %d %s as requested" % (self.steps_done, self._steps_unit()))
         elif not exception:
@@ -1021,7 +1004,6 @@ class Session:
                         % (self.steps_done, self.steps_requested))
         self._notice_budget()
         self._note_process_group()
-        self.dead_units.resolve()
         self.mark("extensions_finalized")
         stats = self.rec.finalize(self._meta(True, exit_code, exception, traceback_text))
         self.mark("run_file_closed")
@@ -1030,7 +1012,7 @@ class Session:
             import json
             import resource
             stats = dict(stats, maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                         timeline=self.timeline, captures=self.ext.counters() if self.ext is not None else {})
+                         timeline=self.timeline, captures=self.bus.counters() if self.bus is not None else {})
             with open(self.stats_file, "w") as f:
                 json.dump(stats, f)
         for undo in reversed(self._undo):

@@ -38,3 +38,19 @@ def unoptimized_detail(session):
     if len(found) > _MAX_NAMES:
         detail.append(("grads_unoptimized_last", known.get(id(found[-1]), "?")))
     return detail
+
+
+class UnoptimizedProbe:
+    """Subscriber (hook_bus): the detail of each optimizer step as it opens."""
+
+    def __init__(self, session):
+        self._s = session
+
+    def on_optimizer_step_open(self, eid):
+        detail = unoptimized_detail(self._s)
+        if detail is not None:
+            self._s.rec.add_detail(eid, detail)
+
+
+def attach(session):
+    return UnoptimizedProbe(session)
