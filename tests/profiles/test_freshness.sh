@@ -128,7 +128,10 @@ kill -INT "$cancel_pid"
 rc=0; wait "$cancel_pid" || rc=$?
 echo "$rc" > "$WORK/out/graph_cancel.rc"
 echo "$(runs_count)" > "$WORK/out/count_after_cancel"
-pgrep -f "profile-capture worker" > "$WORK/out/workers_after_cancel" || true
+# this test's workers only (their cwd is its workspace): suites beside it run captures of their own
+for pid in $(pgrep -f "profile-capture worker"); do
+  case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in "$WORK"/*) echo "$pid";; esac
+done > "$WORK/out/workers_after_cancel"
 # A forward that edits its own module: the evidence changed during the capture.
 cat > self_editing.py <<'PYSRC'
 import torch
