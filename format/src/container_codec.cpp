@@ -58,7 +58,7 @@ void encode_chunk_header(const ChunkEntry& e, uint8_t out[kChunkHeaderSize]) {
   le::put32(out + 0, kChunkMagic);
   le::put16(out + 4, e.info.kind);
   out[6] = uint8_t(e.info.filter);
-  out[7] = 0;
+  out[7] = uint8_t(e.info.encoding);
   le::put32(out + 8, uint32_t(e.info.step_first));
   le::put32(out + 12, uint32_t(e.info.step_last));
   le::put64(out + 16, e.info.event_first);
@@ -78,6 +78,7 @@ Status decode_chunk_header(const uint8_t d[kChunkHeaderSize], uint64_t offset, C
   ChunkEntry e;
   e.info.kind = le::get16(d + 4);
   e.info.filter = ChunkFilter(d[6]);
+  e.info.encoding = ChunkEncoding(d[7]);
   e.info.step_first = int32_t(le::get32(d + 8));
   e.info.step_last = int32_t(le::get32(d + 12));
   e.info.event_first = le::get64(d + 16);
@@ -107,7 +108,7 @@ Status check_chunk_sizes(const ChunkEntry& e, uint64_t file_size) {
 void encode_index_entry(const ChunkEntry& e, uint8_t out[kIndexEntrySize]) {
   le::put16(out + 0, e.info.kind);
   out[2] = uint8_t(e.info.filter);
-  out[3] = 0;
+  out[3] = uint8_t(e.info.encoding);
   le::put32(out + 4, uint32_t(e.info.step_first));
   le::put32(out + 8, uint32_t(e.info.step_last));
   le::put64(out + 12, e.info.event_first);
@@ -125,6 +126,7 @@ ChunkEntry decode_index_entry(const uint8_t d[kIndexEntrySize]) {
   ChunkEntry e;
   e.info.kind = le::get16(d + 0);
   e.info.filter = ChunkFilter(d[2]);
+  e.info.encoding = ChunkEncoding(d[3]);
   e.info.step_first = int32_t(le::get32(d + 4));
   e.info.step_last = int32_t(le::get32(d + 8));
   e.info.event_first = le::get64(d + 12);

@@ -109,6 +109,14 @@ Status check_before_inflating(const ChunkEntry& e, const uint8_t* data, uint64_t
     return chunk_error(ErrorCode::BadChecksum, e, "payload checksum mismatch");
   if (filter_element_size(e.info.filter) == 0)
     return chunk_error(ErrorCode::Corrupt, e, "unknown filter " + std::to_string(int(e.info.filter)));
+  if (e.info.encoding != ChunkEncoding::Plain) {
+    if (e.info.encoding != ChunkEncoding::XorDelta)
+      return chunk_error(ErrorCode::Corrupt, e, "unknown encoding " + std::to_string(int(e.info.encoding)));
+    if (e.info.kind != uint16_t(ChunkKind::TensorData))
+      return chunk_error(ErrorCode::Corrupt, e, "an XOR delta encoding on a chunk that is not tensor_data");
+    if (e.raw_size < kXorDeltaTrailerSize)
+      return chunk_error(ErrorCode::Corrupt, e, "XOR delta chunk shorter than its 16-byte trailer");
+  }
   ZstdFrame f;
   std::string why;
   if (!read_zstd_frame(data, size, &f, &why)) return chunk_error(ErrorCode::Corrupt, e, why);
@@ -143,12 +151,15 @@ bool stream_first(const ChunkEntry& e) {
   return e.raw_size > kStreamCheckAbove && uint64_t(e.raw_size) > uint64_t(e.compressed_size) * kStreamCheckRatio;
 }
 
+Result<Bytes> inflate_payload(const ChunkEntry& e, const uint8_t* data, uint64_t size);
+
 // The chunk header as read with its payload must be the one the index lists.
 Status check_stored_header(const ChunkEntry& entry, const Bytes& b) {
   ChunkEntry h;
   Status s = decode_chunk_header(b.data(), entry.offset, &h);
   if (!s) return Status::error(s.code, describe_chunk(entry) + ": " + s.message);
-  if (h.info.kind != entry.info.kind || h.info.filter != entry.info.filter || h.ordinal != entry.ordinal ||
+  if (h.info.kind != entry.info.kind || h.info.filter != entry.info.filter ||
+      h.info.encoding != entry.info.encoding || h.ordinal != entry.ordinal ||
       h.compressed_size != entry.compressed_size || h.raw_size != entry.raw_size ||
       h.payload_xxh64 != entry.payload_xxh64 || h.info.step_first != entry.info.step_first ||
       h.info.step_last != entry.info.step_last || h.info.event_first != entry.info.event_first ||
@@ -160,6 +171,14 @@ Status check_stored_header(const ChunkEntry& entry, const Bytes& b) {
 }  // namespace
 
 Status verify_chunk_payload(const ChunkEntry& e, const uint8_t* data, uint64_t size) {
+  if (e.info.encoding != ChunkEncoding::Plain) {  // its body needs its base: the delta itself is checked
+    Result<Bytes> raw = inflate_payload(e, data, size);
+    if (!raw.ok()) return raw.status();
+    const uint8_t* t = raw.value().data() + raw.value().size() - kXorDeltaTrailerSize;
+    if (le::get32(t) != kXorDeltaMagic || le::get64(t + 8) != 0)
+      return chunk_error(ErrorCode::Corrupt, e, "XOR delta chunk without its trailer (magic TVXD)");
+    return Status::ok();
+  }
   if (e.raw_size <= kTableChunkFreeSize) {
     Result<DecodedChunk> d = decode_chunk_payload(e, data, size);
     return d.ok() ? Status::ok() : d.status();
@@ -169,10 +188,17 @@ Status verify_chunk_payload(const ChunkEntry& e, const uint8_t* data, uint64_t s
   return stream_check_chunk(e, data, size, uint8_t(body_for_kind(e.info.kind)), true);
 }
 
-Result<DecodedChunk> decode_chunk_payload(const ChunkEntry& e, const uint8_t* data, uint64_t size) {
+namespace {
+
+// The chunk's raw bytes: checks, zstd, the filter undone. A plain chunk far
+// larger decoded than stored is streamed through a window first with its
+// FlatBuffer root checked; an XOR delta (mostly zero bytes by design: no root
+// to check) is bounded by its base instead (raw_size = base's + 16, checked
+// by the caller against the index before its base is read).
+Result<Bytes> inflate_payload(const ChunkEntry& e, const uint8_t* data, uint64_t size) {
   Status s = check_before_inflating(e, data, size);
   if (!s) return s;
-  if (stream_first(e)) {
+  if (e.info.encoding == ChunkEncoding::Plain && stream_first(e)) {
     s = stream_check_chunk(e, data, size, uint8_t(body_for_kind(e.info.kind)), true);
     if (!s) return s;
   }
@@ -186,11 +212,49 @@ Result<DecodedChunk> decode_chunk_payload(const ChunkEntry& e, const uint8_t* da
     unshuffle_bytes(raw.data(), plain.data(), raw.size(), elem);
     raw.swap(plain);
   }
+  return raw;
+}
+
+// An XOR delta chunk's trailer: its base's ordinal, after checking the magic,
+// the reserved bytes and that the base is an earlier tensor_data chunk of
+// the right size in `chunks` (so a chain always ends: no cycle can be named).
+Result<uint32_t> xor_delta_base(const ChunkEntry& e, const Bytes& raw, const std::vector<ChunkEntry>& chunks) {
+  const uint8_t* t = raw.data() + raw.size() - kXorDeltaTrailerSize;
+  if (le::get32(t) != kXorDeltaMagic || le::get64(t + 8) != 0)
+    return chunk_error(ErrorCode::Corrupt, e, "XOR delta chunk without its trailer (magic TVXD)");
+  const uint32_t base = le::get32(t + 4);
+  if (base >= e.ordinal || base >= chunks.size())
+    return chunk_error(ErrorCode::Corrupt, e,
+                       "XOR delta base " + std::to_string(base) + " is not an earlier chunk of the run");
+  const ChunkEntry& b = chunks[base];
+  if (b.info.kind != uint16_t(ChunkKind::TensorData))
+    return chunk_error(ErrorCode::Corrupt, e, "XOR delta base " + describe_chunk(b) + " is not tensor_data");
+  // The base's body: its raw bytes, less the trailer when it is a delta itself.
+  const uint64_t base_body = b.info.encoding == ChunkEncoding::XorDelta && b.raw_size >= kXorDeltaTrailerSize
+                                 ? b.raw_size - kXorDeltaTrailerSize
+                                 : b.raw_size;
+  if (base_body + kXorDeltaTrailerSize != e.raw_size)
+    return chunk_error(ErrorCode::Corrupt, e,
+                       "XOR delta of " + std::to_string(e.raw_size - kXorDeltaTrailerSize) + " bytes against base " +
+                           describe_chunk(b) + " whose body is " + std::to_string(base_body) + " bytes");
+  return base;
+}
+
+}  // namespace
+
+Result<DecodedChunk> decode_chunk_payload(const ChunkEntry& e, const uint8_t* data, uint64_t size) {
+  if (e.info.encoding != ChunkEncoding::Plain) {
+    Status s = check_before_inflating(e, data, size);
+    if (!s) return s;
+    return chunk_error(ErrorCode::Corrupt, e, "an XOR delta chunk is read with its base (RunReader::read_chunk)");
+  }
+  Result<Bytes> raw = inflate_payload(e, data, size);
+  if (!raw.ok()) return raw.status();
   if (e.info.kind != uint16_t(ChunkKind::Index)) {
-    s = verify_flatbuffer(e, raw);
+    Status s = verify_flatbuffer(e, raw.value());
     if (!s) return s;
   }
-  return DecodedChunk(e, std::move(raw));
+  return DecodedChunk(e, std::move(raw.value()));
 }
 
 // ---------------------------------------------------------------- opening --
@@ -566,16 +630,55 @@ void RunReader::read_stored_chunk(uint32_t ordinal, StoredChunkDone then) {
   });
 }
 
-void RunReader::read_chunk(uint32_t ordinal, ChunkDone done) {
-  read_stored_chunk(ordinal, [done](const ChunkEntry& entry, Result<Bytes> r) {
+void RunReader::read_chunk(uint32_t ordinal, ChunkDone done) { read_chunk_in_chain(ordinal, 0, std::move(done)); }
+
+void RunReader::read_chunk_in_chain(uint32_t ordinal, int depth, ChunkDone done) {
+  auto self = shared_from_this();  // a late answer finds the reader alive
+  read_stored_chunk(ordinal, [self, depth, done](const ChunkEntry& entry, Result<Bytes> r) {
     if (!r.ok()) return done(r.status());
-    Result<DecodedChunk> d = decode_chunk_payload(entry, r.value().data() + kChunkHeaderSize, entry.compressed_size);
-    if (!d.ok()) return done(d.status());
-    done(std::shared_ptr<const DecodedChunk>(std::make_shared<DecodedChunk>(std::move(d.value()))));
+    const uint8_t* payload = r.value().data() + kChunkHeaderSize;
+    if (entry.info.encoding == ChunkEncoding::Plain) {
+      Result<DecodedChunk> d = decode_chunk_payload(entry, payload, entry.compressed_size);
+      if (!d.ok()) return done(d.status());
+      return done(std::shared_ptr<const DecodedChunk>(std::make_shared<DecodedChunk>(std::move(d.value()))));
+    }
+    if (self->header_.version_major < 2)
+      return done(chunk_error(ErrorCode::Corrupt, entry,
+                              "chunk encoding " + std::to_string(int(entry.info.encoding)) + " in a format " +
+                                  std::to_string(self->header_.version_major) + " file (encodings are format 2)"));
+    if (depth >= kMaxXorDeltaChain)
+      return done(chunk_error(ErrorCode::Corrupt, entry,
+                              "XOR delta chain longer than " + std::to_string(kMaxXorDeltaChain) + " chunks"));
+    Result<Bytes> raw = inflate_payload(entry, payload, entry.compressed_size);
+    if (!raw.ok()) return done(raw.status());
+    Result<uint32_t> base = xor_delta_base(entry, raw.value(), self->chunks_);
+    if (!base.ok()) return done(base.status());
+    auto delta = std::make_shared<Bytes>(std::move(raw.value()));
+    self->read_chunk_in_chain(base.value(), depth + 1, [entry, delta, done](Result<std::shared_ptr<const DecodedChunk>> b) {
+      if (!b.ok())
+        return done(Status::error(b.status().code, describe_chunk(entry) + ": its XOR delta base: " + b.status().message));
+      const Bytes& from = b.value()->bytes();
+      Bytes body(delta->size() - kXorDeltaTrailerSize);
+      if (from.size() != body.size())  // the index said so; a base that decoded otherwise is corrupt
+        return done(chunk_error(ErrorCode::Corrupt, entry, "XOR delta base decoded to another size"));
+      const uint8_t* d = delta->data();
+      const uint8_t* f = from.data();
+      for (size_t i = 0; i < body.size(); ++i) body[i] = uint8_t(d[i] ^ f[i]);
+      Status s = verify_flatbuffer(entry, body);
+      if (!s) return done(s);
+      done(std::shared_ptr<const DecodedChunk>(std::make_shared<DecodedChunk>(entry, std::move(body))));
+    });
   });
 }
 
 void RunReader::verify_chunk(uint32_t ordinal, std::function<void(Status)> done) {
+  if (ordinal < chunks_.size() && chunks_[ordinal].info.encoding != ChunkEncoding::Plain) {
+    // Only its base makes an XOR delta's body: read it whole (and drop it).
+    read_chunk(ordinal, [done](Result<std::shared_ptr<const DecodedChunk>> r) {
+      done(r.ok() ? Status::ok() : r.status());
+    });
+    return;
+  }
   read_stored_chunk(ordinal, [done](const ChunkEntry& entry, Result<Bytes> r) {
     if (!r.ok()) return done(r.status());
     done(verify_chunk_payload(entry, r.value().data() + kChunkHeaderSize, entry.compressed_size));

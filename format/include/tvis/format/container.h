@@ -16,8 +16,11 @@
 // The trailer locates it. A file without a valid trailer (the writer was
 // killed) is read by scanning chunk headers from the first one.
 //
-// Versioning: a reader accepts any minor version of its major; a newer major
-// is refused naming both versions. Fields are only ever appended.
+// Versioning: a reader accepts any minor version of its major and every
+// older major; a newer major is refused naming both versions. Fields are
+// only ever appended. Major 2 added chunk encodings (ChunkEncoding: a
+// TensorData chunk stored as an XOR delta against an earlier one); a major 1
+// file has none (the byte was reserved, 0) and reads as before.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +30,7 @@ namespace tvis::format {
 inline constexpr char kFileMagic[8] = {'\x89', 'T', 'V', 'I', 'S', '\r', '\n', '\x1a'};
 inline constexpr char kTrailerMagic[8] = {'T', 'V', 'I', 'S', 'E', 'N', 'D', '\n'};
 inline constexpr uint32_t kChunkMagic = 0x4B434754u;  // "TGCK" little-endian
-inline constexpr uint16_t kVersionMajor = 1;
+inline constexpr uint16_t kVersionMajor = 2;
 inline constexpr uint16_t kVersionMinor = 0;
 
 inline constexpr uint64_t kFileHeaderSize = 16;
@@ -53,6 +56,24 @@ enum class ChunkFilter : uint8_t {
   Shuffle8 = 8,  // byte planes of 8-byte elements (f64, i64)
 };
 
+/// How a chunk's raw bytes (after its filter is undone) give its body.
+/// XorDelta (TensorData only; format 2): the raw bytes are
+///   [delta: base_size bytes][kXorDeltaTrailerSize B: u32 kXorDeltaMagic,
+///    u32 base ordinal, u64 0]
+/// and the body is delta XOR the base chunk's body (decoded the same way),
+/// byte by byte. The base is an earlier TensorData chunk (ordinal below this
+/// one's, so chains end) whose body is base_size = raw_size - 16 bytes; a
+/// reader follows at most kMaxXorDeltaChain bases. The recorder stores a step
+/// boundary's weights this way against the previous boundary's (bits that
+/// change little XOR to mostly zero bytes, which zstd then removes).
+enum class ChunkEncoding : uint8_t {
+  Plain = 0,
+  XorDelta = 1,
+};
+inline constexpr uint32_t kXorDeltaMagic = 0x44585654u;  // "TVXD" little-endian
+inline constexpr uint64_t kXorDeltaTrailerSize = 16;
+inline constexpr int kMaxXorDeltaChain = 64;
+
 //   offset size field
 //        0    8 magic = kFileMagic
 //        8    2 version_major
@@ -70,6 +91,7 @@ struct FileHeader {
 struct ChunkInfo {
   uint16_t kind = 0;          // ChunkKind (chunk_kind.h)
   ChunkFilter filter = ChunkFilter::None;
+  ChunkEncoding encoding = ChunkEncoding::Plain;  // format 2; 0 in a major 1 file
   int32_t step_first = -1;
   int32_t step_last = -1;
   uint64_t event_first = UINT64_MAX;
@@ -80,7 +102,7 @@ struct ChunkInfo {
 //        0    4 kChunkMagic
 //        4    2 kind
 //        6    1 filter
-//        7    1 reserved (0)
+//        7    1 encoding (ChunkEncoding; reserved, 0, in format 1)
 //        8    4 step_first (i32)
 //       12    4 step_last (i32)
 //       16    8 event_first
@@ -91,7 +113,8 @@ struct ChunkInfo {
 //       48    4 header_xxh32 over bytes 0..47 (seed 0)
 //       52    4 ordinal (position among chunks, from 0)
 //
-//   IndexEntry (64 B): ChunkInfo fields as in ChunkHeader bytes 4..31, then
+//   IndexEntry (64 B): ChunkInfo fields as in ChunkHeader bytes 4..31 (encoding
+//       at byte 3), then
 //       32    8 offset of the ChunkHeader in the file
 //       40    4 compressed_size
 //       44    4 raw_size

@@ -31,7 +31,11 @@
 //
 // Chunks are fetched on demand with read_chunk(): one read of the chunk,
 // payload checksum verified, zstd-decoded, unshuffled, and (for FlatBuffer
-// kinds) verified against schema/recording.fbs before it is handed out.
+// kinds) verified against schema/recording.fbs before it is handed out. An
+// XOR delta chunk (container.h: ChunkEncoding) is read with its base, and
+// that with its own, and handed out as the body they make: every caller sees
+// plain bodies. A base that is missing, not earlier, not tensor_data, of
+// another size, or a chain deeper than kMaxXorDeltaChain is Corrupt.
 //
 // Failure: every callback receives a Status naming what failed, which chunk
 // (ordinal and kind) and at which byte offset. No size read from the file is
@@ -125,6 +129,8 @@ class RunReader : public std::enable_shared_from_this<RunReader> {
   /// `then` gets the entry and the bytes, or the first failure.
   using StoredChunkDone = std::function<void(const ChunkEntry&, Result<Bytes>)>;
   void read_stored_chunk(uint32_t ordinal, StoredChunkDone then);
+  /// read_chunk() of a chunk `depth` XOR delta bases below the one asked for.
+  void read_chunk_in_chain(uint32_t ordinal, int depth, ChunkDone done);
 
   std::shared_ptr<ByteSource> source_;
   FileHeader header_;
