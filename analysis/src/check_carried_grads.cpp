@@ -41,7 +41,7 @@ void check_carried_grads(const RunFacts& facts, std::vector<Finding>& out) {
                       first->step, first->id);
   f.evidence = {{"parameters", carried}, {"checked", checked}, {"norm", norm}, {"steps", double(steps)},
                 {"parameter", 0, name.empty() ? "?" : name}};
-  f.where.phase = "backward", f.where.page = "Weights", f.where.param = name;
+  f.where.subject = Subject::Parameter, f.where.phase = Phase::Backward, f.where.param = name, f.where.role = Role::Grad;
   out.push_back(std::move(f));
 }
 

@@ -44,7 +44,7 @@ void check_data(const RunFacts& facts, std::vector<Finding>& out) {
                               "model sees it.",
                           b.step, b.event);
       f.evidence = {{"mean", s.mean}, {"std", s.std}, {"min", s.min}, {"max", s.max}, {"part", double(i)}};
-      f.where.phase = "data";
+      f.where.subject = Subject::Batch, f.where.phase = Phase::Data, f.where.role = Role::Batch;
       out.push_back(std::move(f));
     }
     if (previous && !said_repeat && int64_t(previous->step) + 1 == b.step && !b.parts.empty() &&
@@ -64,7 +64,7 @@ void check_data(const RunFacts& facts, std::vector<Finding>& out) {
                                 "batch is reused.",
                             b.step, b.event);
         f.evidence = {{"step", double(b.step)}, {"previous_step", double(previous->step)}};
-        f.where.phase = "data";
+        f.where.subject = Subject::Batch, f.where.phase = Phase::Data, f.where.role = Role::Batch;
         out.push_back(std::move(f));
       }
     }

@@ -73,7 +73,8 @@ void check_dead_units(const RunFacts& facts, std::vector<Finding>& out) {
                       worst->first_step, worst->first_event);
   f.evidence = {{"share", worst->share}, {"dead", worst->dead}, {"units", worst->units},
                 {"layers", double(affected)}, {"module", 0, worst->name}, {"warning_from_share", kDeadWarn}};
-  f.where.phase = "forward", f.where.module = worst->name.substr(0, worst->name.find(" (call "));
+  f.where.subject = Subject::Call, f.where.phase = Phase::Forward, f.where.role = Role::Output;
+  f.where.module = worst->name.substr(0, worst->name.find(" (call "));
   out.push_back(std::move(f));
 }
 

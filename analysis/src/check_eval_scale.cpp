@@ -73,7 +73,8 @@ void check_eval_scale(const RunFacts& facts, std::vector<Finding>& out) {
                         key.first, ev->id);
     f.evidence = {{"eval_rms", a}, {"train_rms", b}, {"ratio", a / b}, {"expected_max_ratio", std::pow(10, kDecades)},
                   {"module", 0, ev->name}};
-    f.where.phase = "evaluation", f.where.module = ev->name;
+    f.where.subject = Subject::Call, f.where.phase = Phase::Evaluation, f.where.module = ev->name;
+    f.where.role = Role::Output;
     out.push_back(std::move(f));
     return;
   }

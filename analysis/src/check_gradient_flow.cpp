@@ -106,7 +106,8 @@ void check_gradient_flow(const RunFacts& facts, std::vector<Finding>& out) {
                   {"layers", double(layers.size())},
                   {"first_layer", 0, in.name},
                   {"last_layer", 0, outl.name}};
-    f.where.phase = "backward", f.where.module = layers[jump - 1].event->name;
+    f.where.subject = Subject::Call, f.where.phase = Phase::Backward, f.where.role = Role::GradOutput;
+    f.where.module = layers[jump - 1].event->name;
     out.push_back(std::move(f));
     return;
   }

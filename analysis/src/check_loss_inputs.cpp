@@ -82,7 +82,7 @@ void check_loss_inputs(const RunFacts& facts, std::vector<Finding>& out) {
                                      "logits to cross_entropy)",
                             l.step, l.event);
         f.evidence = {{"min", s.min}, {"max", s.max}, {"mean_times_classes", s.mean * classes}, {"classes", classes}};
-        f.where.page = "Loss", f.where.phase = "loss";
+        f.where.subject = Subject::Loss, f.where.phase = Phase::Loss, f.where.role = Role::Logits;
         f.message += ".";
         out.push_back(std::move(f));
       }
@@ -99,7 +99,7 @@ void check_loss_inputs(const RunFacts& facts, std::vector<Finding>& out) {
                               (raised ? " (" + l.call + " raised on them)." : "."),
                           l.step, l.event);
       f.evidence = {{"target_min", t.min}, {"target_max", t.max}, {"classes", classes}};
-      f.where.page = "Loss", f.where.phase = "loss";
+      f.where.subject = Subject::Loss, f.where.phase = Phase::Loss, f.where.role = Role::Target;
       out.push_back(std::move(f));
     }
     if (!said_one && t.count > 1 && t.min == t.max && t.min != double(l.ignore_index)) {
@@ -111,7 +111,7 @@ void check_loss_inputs(const RunFacts& facts, std::vector<Finding>& out) {
                               "shuffling).",
                           l.step, l.event);
       f.evidence = {{"class", t.min}, {"targets", double(t.count)}};
-      f.where.page = "Loss", f.where.phase = "loss";
+      f.where.subject = Subject::Loss, f.where.phase = Phase::Loss, f.where.role = Role::Target;
       out.push_back(std::move(f));
     }
   }

@@ -89,7 +89,7 @@ void report_undivided(const RunFacts& facts, int step, double k, std::vector<Fin
                       step, l->event);
   f.evidence = {{"case", 0, "undivided_accumulation"}, {"factor", 1.0}, {"divisor", 1.0}, {"expected_divisor", k},
                 {"reduction", 0, "mean"}, {"backwards", k}};
-  f.where.page = "Loss", f.where.phase = "loss";
+  f.where.subject = Subject::Loss, f.where.phase = Phase::Loss;
   out.push_back(std::move(f));
 }
 
@@ -133,7 +133,7 @@ void check_loss_scale(const RunFacts& facts, std::vector<Finding>& out) {
                         l.step, l.event);
     f.evidence = {{"case", 0, "divisor"}, {"factor", factor}, {"divisor", 1 / factor}, {"expected_divisor", divisor},
                   {"reduction", 0, l.reduction}, {"batch", batch}, {"targets", targets}, {"backwards", k}};
-    f.where.page = "Loss", f.where.phase = "loss";
+    f.where.subject = Subject::Loss, f.where.phase = Phase::Loss;
     out.push_back(std::move(f));
     return;
   }

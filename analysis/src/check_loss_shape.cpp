@@ -66,7 +66,7 @@ void check_loss_shape(const RunFacts& facts, std::vector<Finding>& out) {
                         e.step, e.id);
     f.evidence = {{"input_shape", 0, shape_text(x->shape)}, {"target_shape", 0, shape_text(y->shape)},
                   {"broadcast_shape", 0, shape_text(b)}, {"elements", n}, {"call", 0, e.name}};
-    f.where.page = "Loss", f.where.phase = "loss";
+    f.where.subject = Subject::Loss, f.where.phase = Phase::Loss;
     out.push_back(std::move(f));
     return;
   }

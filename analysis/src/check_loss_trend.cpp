@@ -48,7 +48,7 @@ void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out) {
                           l->step, l->event);
       f.evidence = {{"case", 0, "loss_non_finite"}, {"loss", l->value}, {"value", 0, num(l->value)},
                     {"step", double(l->step)}, {"learning_rate", 0, lr}};
-      f.where.page = "Loss", f.where.phase = "loss";
+      f.where.subject = Subject::Loss, f.where.phase = Phase::Loss;
       out.push_back(std::move(f));
       return;
     }
@@ -76,7 +76,7 @@ void check_loss_trend(const RunFacts& facts, std::vector<Finding>& out) {
                         end.step, end.event);
     f.evidence = {{"case", 0, "loss_rising"}, {"first", first}, {"last", last}, {"steps", double(per_step.size())},
                   {"learning_rate", 0, lr}, {"dataloader", loader ? 1.0 : 0.0}};
-    f.where.page = "Loss", f.where.step = end.step;
+    f.where.subject = Subject::Loss, f.where.step = end.step;
     out.push_back(std::move(f));
   }
 }

@@ -66,7 +66,7 @@ void check_lr_schedule(const RunFacts& facts, std::vector<Finding>& out) {
                         at.step, at.event);
     f.evidence = {{"lr_first", a}, {"lr_now", b}, {"fall", a / b}, {"expected_max_fall", kFall},
                   {"steps", double(at.step - first.step)}, {"group", double(key.second)}};
-    f.where.page = "Weights", f.where.phase = "optimizer";
+    f.where.subject = Subject::OptimizerStep, f.where.phase = Phase::Optimizer;
     out.push_back(std::move(f));
     return;
   }

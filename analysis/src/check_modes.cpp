@@ -51,7 +51,7 @@ std::string classes_of(const std::set<std::string>& classes) {
 }
 
 Finding report(const char* kind, Severity severity, std::string message, const Wrong& w, size_t steps,
-               const char* phase) {
+               Phase phase) {
   // One kind, "mode", for both mistakes; evidence "case" says which (the former kind name).
   Finding f = finding("mode", severity, std::move(message), w.step, w.event);
   f.evidence = {{"case", 0, kind},
@@ -59,7 +59,7 @@ Finding report(const char* kind, Severity severity, std::string message, const W
                 {"steps", double(steps)},
                 {"model_mode_wrong", w.model_wrong ? 1.0 : 0.0},
                 {"module", 0, w.modules.front()}};
-  f.where.phase = phase, f.where.module = w.modules.front();
+  f.where.subject = Subject::Call, f.where.phase = phase, f.where.module = w.modules.front();
   return f;
 }
 
@@ -112,7 +112,7 @@ void check_modes(const RunFacts& facts, std::vector<Finding>& out) {
               " ran in eval mode (" + effect(w.classes, false) +
               "): intended when they are frozen on purpose, a mistake otherwise.";
     out.push_back(report("eval_mode_in_training", w.model_wrong ? Severity::Warning : Severity::Note, std::move(msg),
-                         w, eval_in_training.size(), "forward"));
+                         w, eval_in_training.size(), Phase::Forward));
   }
   if (!train_in_eval.empty()) {
     Wrong w = train_in_eval.begin()->second;
@@ -126,7 +126,7 @@ void check_modes(const RunFacts& facts, std::vector<Finding>& out) {
             (adversarial ? ": usual when a GAN samples its generator under no_grad; otherwise call model.eval() "
                            "before evaluating."
                          : ": call model.eval() before evaluating."),
-        w, train_in_eval.size(), "evaluation"));
+        w, train_in_eval.size(), Phase::Evaluation));
   }
 }
 

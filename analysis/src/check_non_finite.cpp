@@ -101,13 +101,15 @@ void check_non_finite(const RunFacts& facts, std::vector<Finding>& out) {
   Finding f = finding("non_finite", Severity::Error, message + ".", step, static_cast<uint64_t>(std::max<int64_t>(first->event, 0)));
   f.evidence = {{"nan", double(first->stats.nan)}, {"inf", double(first->stats.inf)},
                 {"count", double(first->stats.count)}, {"tensors_non_finite", double(tensors_hit)}};
-  f.where.phase = first->role == Role::GradOutput || first->role == Role::GradInput ? "backward"
-                  : first->role == Role::Grad || first->role == Role::Update ? "optimizer"
-                  : e ? phase_name(e->phase) : "";
+  f.where.phase = first->role == Role::GradOutput || first->role == Role::GradInput ? Phase::Backward
+                  : first->role == Role::Grad || first->role == Role::Update ? Phase::Optimizer
+                  : e ? e->phase : Phase::None;
+  f.where.role = first->role;
   if (param) {
-    f.where.page = "Weights";
+    f.where.subject = Subject::Parameter;
     f.where.param = first->name;
   } else if (e) {
+    f.where.subject = first->role == Role::Batch || first->role == Role::Target ? Subject::Batch : Subject::Call;
     f.where.module = e->name;
   }
   out.push_back(std::move(f));

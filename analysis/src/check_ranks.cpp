@@ -156,8 +156,9 @@ void report_divergence(const std::vector<const RunFacts*>& ranks, const Divergen
   f.evidence = {{"case", 0, d.case_name}, {"parameter", 0, d.param}, {"rank_a", double(d.rank_a)},
                 {"rank_b", double(d.rank_b)}, {"ranks", double(ranks.size())},
                 {"unwrapped_steps", double(unwrapped.size())}};
-  f.where.page = "Weights", f.where.step = d.step, f.where.param = d.param,
-  f.where.phase = d.case_name == "weights_differ" ? "optimizer" : "backward";
+  f.where.subject = Subject::Parameter, f.where.step = d.step, f.where.param = d.param;
+  f.where.phase = d.case_name == "weights_differ" ? Phase::Optimizer : Phase::Backward;
+  f.where.role = d.case_name == "weights_differ" ? Role::Weight : Role::Grad;
   out.push_back(std::move(f));
 }
 
@@ -184,7 +185,7 @@ void report_unequal_steps(const std::vector<const RunFacts*>& ranks, const RunFa
   f.evidence = {{"case", 0, "step_counts_differ"}, {"rank_a", double(fewest.meta().rank)},
                 {"rank_b", double(most.meta().rank)}, {"ranks", double(ranks.size())},
                 {"steps_a", double(a)}, {"steps_b", double(b)}};
-  f.where.page = "Weights", f.where.step = a, f.where.phase = "optimizer";
+  f.where.subject = Subject::OptimizerStep, f.where.step = a, f.where.phase = Phase::Optimizer;
   out.push_back(std::move(f));
 }
 
@@ -216,7 +217,7 @@ void check_duplicate_data(const std::vector<const RunFacts*>& ranks, std::vector
                           " times; give the DataLoader a DistributedSampler (and call set_epoch each epoch).",
                       first->step, first->event);
   f.evidence = {{"comparisons", double(compared)}, {"ranks", double(ranks.size())}};
-  f.where.phase = "data";
+  f.where.subject = Subject::Batch, f.where.phase = Phase::Data, f.where.role = Role::Batch;
   out.push_back(std::move(f));
 }
 

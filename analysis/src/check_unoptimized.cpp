@@ -86,7 +86,8 @@ void check_unoptimized(const RunFacts& facts, std::vector<Finding>& out) {
                       first->step, first->id);
   f.evidence = {{"parameters", count}, {"steps", double(steps)}, {"parameter", 0, names.front()},
                 {"upstream_of_optimized", upstream ? 1.0 : 0.0}};
-  f.where.page = "Weights", f.where.phase = "optimizer", f.where.param = names.front();
+  f.where.subject = Subject::Parameter, f.where.phase = Phase::Optimizer, f.where.param = names.front();
+  f.where.role = Role::Grad;
   out.push_back(std::move(f));
 }
 

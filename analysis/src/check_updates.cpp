@@ -117,7 +117,8 @@ void report_large(const std::vector<Large>& large, std::vector<Finding>& out) {
                       large.front().step, large.front().event);
   f.evidence = {{"ratio", worst.ratio},        {"judged_ratio", worst.judged}, {"expected_max", worst.warn},
                 {"error_above", worst.error},  {"parameters", double(names.size())}, {"parameter", 0, worst.name}};
-  f.where.page = "Weights", f.where.step = worst.step, f.where.param = worst.name, f.where.phase = "optimizer";
+  f.where.subject = Subject::Parameter, f.where.step = worst.step, f.where.param = worst.name;
+  f.where.phase = Phase::Optimizer, f.where.role = Role::Update;
   out.push_back(std::move(f));
 }
 
@@ -161,7 +162,8 @@ void report_no_effect(const RunFacts& facts, const StepFact& s, int with_grad, s
                 {"with_gradient", double(with_grad)},
                 {"trainable_not_held", double(trainable.size())},
                 {"parameter", 0, held.front()}};
-  f.where.page = "Weights", f.where.step = s.step, f.where.phase = "optimizer", f.where.param = held.front();
+  f.where.subject = Subject::Parameter, f.where.step = s.step, f.where.phase = Phase::Optimizer;
+  f.where.param = held.front(), f.where.role = Role::Update;
   out.push_back(std::move(f));
 }
 
@@ -203,7 +205,8 @@ void check_updates(const RunFacts& facts, std::vector<Finding>& out) {
                             " while it updated other parameters (learning rate 0 for that group, frozen by hand, or a gradient too small to change a float).",
                         zero_step, zero_event);
     f.evidence = {{"parameters", double(zero.size())}, {"parameter", 0, zero.front()}};
-    f.where.page = "Weights", f.where.param = zero.front(), f.where.phase = "optimizer";
+    f.where.subject = Subject::Parameter, f.where.param = zero.front(), f.where.phase = Phase::Optimizer;
+    f.where.role = Role::Update;
     out.push_back(std::move(f));
   }
   int step_grads = 0;
@@ -219,7 +222,8 @@ void check_updates(const RunFacts& facts, std::vector<Finding>& out) {
                             std::to_string(judged) + "): an unused branch, or requires_grad turned off by mistake.",
                         s0.step, s0.event);
     f.evidence = {{"parameters", double(never.size())}, {"steps", double(judged)}, {"parameter", 0, never.front()}};
-    f.where.page = "Weights", f.where.param = never.front(), f.where.step = s0.step;
+    f.where.subject = Subject::Parameter, f.where.param = never.front(), f.where.step = s0.step;
+    f.where.role = Role::Grad;
     out.push_back(std::move(f));
   }
 }

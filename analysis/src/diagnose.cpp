@@ -1,7 +1,6 @@
 #include "tvis/analysis/diagnose.h"
 
 #include <algorithm>
-#include <cctype>
 
 namespace tvis::analysis {
 
@@ -13,27 +12,16 @@ const char* severity_name(Severity s) {
   }
 }
 
-namespace {
-
-std::string query_value(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == ':' || c == '/') out += char(c);
-    else out += '%', out += hex[c >> 4], out += hex[c & 15];
+const char* subject_name(Subject s) {
+  switch (s) {
+    case Subject::Run: return "run";
+    case Subject::Call: return "call";
+    case Subject::Batch: return "batch";
+    case Subject::Loss: return "loss";
+    case Subject::Parameter: return "parameter";
+    case Subject::OptimizerStep: return "optimizer_step";
   }
-  return out;
-}
-
-}  // namespace
-
-std::string link_query(const Position& w) {
-  std::string q = "page=" + query_value(w.page);
-  if (w.step >= 0) q += "&step=" + std::to_string(w.step);
-  if (!w.phase.empty()) q += "&phase=" + query_value(w.phase);
-  if (!w.module.empty()) q += "&module=" + query_value(w.module);
-  if (!w.param.empty()) q += "&param=" + query_value(w.param);
-  return q;
+  return "run";
 }
 
 const std::vector<std::string>& check_kinds() {

@@ -112,7 +112,8 @@ RunDiff diff_runs(const RunFacts& a, const RunFacts& b, const DiffOptions& o, si
       d.step = ev->step, d.phase = x->role == Role::GradOutput || x->role == Role::GradInput ? "backward" : phase_name(ev->phase);
       d.module = ev->name, d.role = role_name(x->role), d.name = x->name;
       d.event = int64_t(ev->id), d.what = what_of(x->role, ev->kind);
-      d.where.step = ev->step, d.where.phase = d.phase, d.where.module = ev->name;
+      d.where.subject = Subject::Call, d.where.step = ev->step, d.where.module = ev->name, d.where.role = x->role;
+      d.where.phase = x->role == Role::GradOutput || x->role == Role::GradInput ? Phase::Backward : ev->phase;
       note(r, a, *x, d, per_layer, first_key);
     }
   }
@@ -138,7 +139,7 @@ RunDiff diff_runs(const RunFacts& a, const RunFacts& b, const DiffOptions& o, si
         d.step = s.step, d.phase = x->role == Role::Weight ? "" : "optimizer", d.role = role_name(x->role);
         d.name = p.name;
         d.event = int64_t(s.event), d.what = what_of(x->role, EventKind::OptimizerStep);
-        d.where.page = "Weights", d.where.step = s.step, d.where.param = p.name;
+        d.where.subject = Subject::Parameter, d.where.step = s.step, d.where.param = p.name, d.where.role = x->role;
         note(r, a, *x, d, per_layer, first_key);
       }
     }

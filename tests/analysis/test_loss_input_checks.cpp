@@ -85,7 +85,7 @@ TEST_CASE("a target at or past the class count is an error", "[analysis][loss]")
   REQUIRE(kinds(f) == std::vector<std::string>{"target_out_of_range"});
   CHECK(f[0].severity == an::Severity::Error);
   CHECK(f[0].message.find("5 classes") != std::string::npos);
-  CHECK(f[0].where.page == "Loss");
+  CHECK(f[0].where.subject == tvis::analysis::Subject::Loss);
 }
 
 TEST_CASE("ignore_index below 0 is not out of range; another negative target is", "[analysis][loss]") {

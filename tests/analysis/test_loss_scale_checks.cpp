@@ -107,7 +107,7 @@ TEST_CASE("a summed loss divided by something other than the batch is a warning"
   CHECK(evidence(f[0], "expected_divisor") == Approx(32));
   CHECK(evidence(f[0], "batch") == 32);
   CHECK(evidence(f[0], "backwards") == 1);
-  CHECK(f[0].where.page == "Loss");
+  CHECK(f[0].where.subject == tvis::analysis::Subject::Loss);
   CHECK(f[0].where.step == 0);
   CHECK(f[0].message.find("divided by 4") != std::string::npos);
   CHECK(f[0].message.find("8 times") != std::string::npos);

@@ -16,8 +16,9 @@
 #include "tvis/remote/store_opener.h"
 #include "tvis/remote/store_source.h"
 #include "tvis/runs/run_resolve.h"
-#include "tvis/analysis/diff_json.h"
-#include "tvis/analysis/finding_json.h"
+#include "tvis/links/diff_json.h"
+#include "tvis/links/finding_json.h"
+#include "tvis/links/page_link.h"
 #include "tvis/schema/recording_generated.h"
 
 namespace tvis::cli {
@@ -187,7 +188,7 @@ void finding_sources(DiagnoseReport& out, const std::shared_ptr<fmt::ByteSource>
   }
   for (size_t i = 0; i < out.findings.size(); ++i) {
     const an::Position& w = out.findings[i].where;
-    auto s = by_module.find({w.module, w.step, w.phase});  // the call at the finding's step and phase,
+    auto s = by_module.find({w.module, w.step, an::phase_name(w.phase)});  // the call at the finding's step and phase,
     if (s == by_module.end()) s = by_module.find({w.module, -2, ""});  // else the module's first call
     if (s != by_module.end()) out.sources[i] = s->second;
   }
@@ -234,7 +235,7 @@ bool diagnose_run(const std::string& run, DiagnoseReport& out, std::string* erro
   return diagnose_run(DiagnoseRequest{run, {}, "", ""}, out, error);
 }
 
-using an::delta_json;
+using links::delta_json;
 
 nlohmann::json diff_json(const RunRead& a, const RunRead& b, const an::RunDiff& d, const an::DiffOptions& options) {
   nlohmann::json rows = nlohmann::json::array();
@@ -242,7 +243,7 @@ nlohmann::json diff_json(const RunRead& a, const RunRead& b, const an::RunDiff& 
   for (const auto& row : d.largest) {
     rows.push_back(delta_json(row));
     const std::string module = row.module.empty() ? row.name : row.module;
-    layers.push_back({{"module", module}, {"step", row.step}, {"what", row.what}, {"max_abs", an::delta_max_abs(row)}});
+    layers.push_back({{"module", module}, {"step", row.step}, {"what", row.what}, {"max_abs", links::delta_max_abs(row)}});
   }
   return {{"identical", d.same()},
           {"first", d.has_first ? delta_json(d.first) : nlohmann::json(nullptr)},
@@ -272,22 +273,13 @@ bool diff_json(const std::string& a, const std::string& b, const an::DiffOptions
   return true;
 }
 
-std::string position_flags(const an::Position& w) {
-  std::string s = "--page " + w.page;
-  if (w.step >= 0) s += " --step " + std::to_string(w.step);
-  if (!w.phase.empty()) s += " --phase " + w.phase;
-  if (!w.module.empty()) s += " --module " + w.module;
-  if (!w.param.empty()) s += " --param " + w.param;
-  return s;
-}
-
 nlohmann::json diagnose_json(const DiagnoseReport& r) {
   nlohmann::json findings = nlohmann::json::array();
   int counts[3] = {0, 0, 0};
   for (size_t i = 0; i < r.findings.size(); ++i) {
     const an::Finding& f = r.findings[i];
     counts[static_cast<int>(f.severity)] += 1;
-    nlohmann::json j = an::finding_json(f);
+    nlohmann::json j = links::finding_json(f);
     if (i < r.sources.size() && r.sources[i].line > 0) {
       const DiagnoseReport::Source& s = r.sources[i];
       j["source"] = {{"file", s.file}, {"display", s.display}, {"line", s.line}, {"site", s.site}};
@@ -324,7 +316,7 @@ std::string diagnose_text(const DiagnoseReport& r) {
            ", worst first\n";
     for (const an::Finding& f : r.findings) {
       out += "\n" + std::string(an::severity_name(f.severity)) + "  " + f.kind + "\n  " + f.message + "\n";
-      out += "  open: " + position_flags(f.where) + "\n";
+      out += "  open: " + links::link_flags(f.where) + "\n";
     }
   }
   for (const std::string& p : r.rank_problems) out += "\nnot read: " + p + "\n";

@@ -87,7 +87,4 @@ nlohmann::json diagnose_json(const DiagnoseReport& report);
 /// The findings as a person reads them, worst first, one block each.
 std::string diagnose_text(const DiagnoseReport& report);
 
-/// A finding's position as tvis-view / tvis open flags ("--page Weights --step 1 --param fc.weight").
-std::string position_flags(const analysis::Position& where);
-
 }  // namespace tvis::cli

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "diagnose_report.h"
 #include "tvis/analysis/run_diff.h"
+#include "tvis/links/page_link.h"
 #include "tvis/json/safe.h"
 
 namespace tvis::cli {
@@ -56,7 +57,7 @@ int diff(DiffArgs& args) {
     return 0;
   }
   if (d.has_first) {
-    std::printf("\nfirst difference: %s\n  open: %s\n", delta_text(d.first).c_str(), position_flags(d.first.where).c_str());
+    std::printf("\nfirst difference: %s\n  open: %s\n", delta_text(d.first).c_str(), tvis::links::link_flags(d.first.where).c_str());
     std::printf("\n%llu tensors differ; the largest difference per step and layer:\n",
                 (unsigned long long)d.tensors_differing);
     for (const auto& row : d.largest) std::printf("  %s\n", delta_text(row).c_str());

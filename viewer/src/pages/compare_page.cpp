@@ -23,7 +23,8 @@
 #include "../link.h"
 #include "../theme.h"
 #include "compare_state.h"
-#include "tvis/analysis/diff_json.h"
+#include "tvis/links/diff_json.h"
+#include "tvis/links/page_names.h"
 #include "tvis/widgets/format_number.h"
 
 namespace tvis::viewer {
@@ -140,8 +141,8 @@ void draw_first(AppState& s, CompareState& c, const ComparisonSummary& sum) {
   ImGui::SameLine();
   if (ImGui::SmallButton("Show here")) go_to(s, c, position_of(d.first));
   ImGui::SameLine();
-  const std::string open = "Open in " + d.first.where.page;
-  if (ImGui::SmallButton(open.c_str())) link_command(s, an::position_json(d.first.where));
+  const std::string open = std::string("Open in ") + tvis::links::page_of(d.first.where.subject);
+  if (ImGui::SmallButton(open.c_str())) link_command(s, tvis::links::position_json(d.first.where));
   ImGui::TextDisabled("%llu of %llu compared tensors differ; %llu calls only in A, %llu only in B",
                       (unsigned long long)d.tensors_differing, (unsigned long long)d.tensors_compared,
                       (unsigned long long)d.events_only_a, (unsigned long long)d.events_only_b);
@@ -257,7 +258,7 @@ json compare_view(AppState& s) {
                           : sum.mismatch.empty()                  ? json(nullptr)
                                                                   : json(sum.mismatch)},
               {"identical", sum.ready ? json(sum.diff.same()) : json(nullptr)},
-              {"first", sum.ready && sum.diff.has_first ? an::delta_json(sum.diff.first) : json(nullptr)},
+              {"first", sum.ready && sum.diff.has_first ? tvis::links::delta_json(sum.diff.first) : json(nullptr)},
               {"step", c.position.step},
               {"show", compare_show_name(c.position.show)},
               {"module", param || c.position.module.empty() ? json(nullptr) : json(c.position.module)},
@@ -270,7 +271,7 @@ json compare_view(AppState& s) {
   json layers = json::array();
   for (const an::TensorDelta& d : sum.diff.largest)
     layers.push_back({{"module", d.module.empty() ? d.name : d.module}, {"step", d.step}, {"what", d.what},
-                      {"max_abs", number_or_null(an::delta_max_abs(d))}});
+                      {"max_abs", number_or_null(tvis::links::delta_max_abs(d))}});
   out["layers"] = layers;
   if (!open || !sum.ready) return out;
   const CompareImages* im = compare_images(s, c);
@@ -372,7 +373,7 @@ void compare_link_position(AppState& s, json& link) {
 
 }  // namespace
 
-const PageSpec kComparePage = {"Compare",          draw_compare_page,   compare_view,   compare_command, false,
+const PageSpec kComparePage = {tvis::links::page::kCompare, draw_compare_page,   compare_view,   compare_command, false,
                                compare_present,    make_compare_state,  compare_state_keys,
                                compare_link_position, compare_claims,   nullptr,        nullptr};
 

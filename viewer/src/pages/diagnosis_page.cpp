@@ -16,7 +16,8 @@
 
 #include <cstdio>
 
-#include "tvis/analysis/finding_json.h"
+#include "tvis/links/finding_json.h"
+#include "tvis/links/page_names.h"
 
 #include "app_state.h"
 #include "link.h"
@@ -33,7 +34,8 @@ namespace {
 using nlohmann::json;
 namespace an = tvis::analysis;
 
-json link_of(const an::Position& w) { return an::position_json(w); }
+/// Where a finding shows: links/page_link.h, the mapping `tvis diagnose`'s `link` uses.
+json link_of(const an::Position& w) { return tvis::links::position_json(w); }
 
 /// The findings shown: the shown rank's, merged with the cross-rank checks'
 /// once every rank's facts are read. Kept until a rank's diagnosis is redone
@@ -116,7 +118,7 @@ void draw_finding(AppState& s, size_t i, const an::Finding& f) {
   ImGui::TextUnformatted(f.kind.c_str());
   ImGui::SameLine();
   char label[96];
-  std::snprintf(label, sizeof label, "Open %s%s%s", f.where.page.c_str(), f.where.step >= 0 ? ", step " : "",
+  std::snprintf(label, sizeof label, "Open %s%s%s", tvis::links::page_of(f.where.subject), f.where.step >= 0 ? ", step " : "",
                 f.where.step >= 0 ? std::to_string(f.where.step).c_str() : "");
   if (ImGui::SmallButton(label)) link_command(s, link_of(f.where));
   ImGui::Indent(ImGui::GetFontSize() * 5);
@@ -174,7 +176,7 @@ json diagnosis_view(AppState& s) {
   if (findings)
     for (const an::Finding& f : *findings) {
       counts[static_cast<int>(f.severity)] += 1;
-      out["findings"].push_back(an::finding_json(f));  // the same object as tvis diagnose --json
+      out["findings"].push_back(tvis::links::finding_json(f));  // the same object as tvis diagnose --json
     }
   out["counts"] = {{"error", counts[0]}, {"warning", counts[1]}, {"note", counts[2]}};
   out["read"] = {{"chunks", d.chunks_read()}, {"bytes", d.bytes_read()}};
@@ -215,7 +217,7 @@ void draw_diagnosis_badge(AppState& s) {
   ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(errors ? 0xFF3030A0 : 0xFF206080));
   char label[48];
   std::snprintf(label, sizeof label, "%zu finding%s", findings->size(), findings->size() == 1 ? "" : "s");
-  if (ImGui::SmallButton(label)) link_command(s, json{{"page", "Diagnosis"}});
+  if (ImGui::SmallButton(label)) link_command(s, json{{"page", tvis::links::page::kDiagnosis}});
   ImGui::PopStyleColor();
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%zu error%s; diagnose's checks found what the Diagnosis page lists", errors,
@@ -224,7 +226,7 @@ void draw_diagnosis_badge(AppState& s) {
 
 }  // namespace
 
-const PageSpec kDiagnosisPage = {"Diagnosis",    draw_diagnosis_page, diagnosis_view, diagnosis_command, false,
+const PageSpec kDiagnosisPage = {tvis::links::page::kDiagnosis, draw_diagnosis_page, diagnosis_view, diagnosis_command, false,
                                  training_run,   make_diagnosis_state, diagnosis_state_keys,
                                  nullptr,        nullptr,             nullptr,        draw_diagnosis_badge};
 

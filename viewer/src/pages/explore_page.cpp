@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "tvis/links/page_names.h"
 #include "tvis/viewer/source_opener.h"
 #include "../theme.h"
 #include "../page.h"
@@ -200,7 +201,7 @@ nlohmann::json explore_command(AppState& s, const nlohmann::json& cmd) {
 }  // namespace
 
 extern const PageSpec kExplorePage;
-const PageSpec kExplorePage = {"Explore", draw_explore_page, explore_view, explore_command, false, training_run,
+const PageSpec kExplorePage = {tvis::links::page::kExplore, draw_explore_page, explore_view, explore_command, false, training_run,
                                 make_explore_state};
 
 }  // namespace tvis::viewer

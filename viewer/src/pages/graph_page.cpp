@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "tvis/links/page_names.h"
 #include "../app_state.h"
 #include "../page.h"
 #include "../theme.h"
@@ -398,6 +399,6 @@ bool graph_present(AppState& s) { return has_capture(s); }
 }  // namespace
 
 extern const PageSpec kGraphPage;
-const PageSpec kGraphPage = {"Graph", draw_graph_page, graph_view, graph_command, false, graph_present, make_graph_state};
+const PageSpec kGraphPage = {tvis::links::page::kGraph, draw_graph_page, graph_view, graph_command, false, graph_present, make_graph_state};
 
 }  // namespace tvis::viewer

@@ -10,6 +10,7 @@
 // attention computed inside torch, the modules the note names).
 #include <imgui.h>
 
+#include "tvis/links/page_names.h"
 #include "../page.h"
 #include "attention_shown.h"
 #include "embeddings_shown.h"
@@ -211,7 +212,7 @@ void insights_state_keys(AppState& s, json& state) {
 
 }  // namespace
 
-const PageSpec kInsightsPage = {"Insights",          draw_insights_page,  insights_view, insights_command, false,
+const PageSpec kInsightsPage = {tvis::links::page::kInsights, draw_insights_page,  insights_view, insights_command, false,
                                 insights_present,    make_insights_state, insights_state_keys,
                                 /*link_position=*/nullptr, request_insight_page};
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tvis/links/page_names.h"
 #include "../link.h"
 #include "../page.h"
 #include "../ranks.h"
@@ -401,7 +402,7 @@ json loss_command(AppState& s, const json& cmd) {
 }  // namespace
 
 extern const PageSpec kLossPage;
-const PageSpec kLossPage = {"Loss",          draw_loss_page, loss_view,         loss_command, false, training_run,
+const PageSpec kLossPage = {tvis::links::page::kLoss, draw_loss_page, loss_view,         loss_command, false, training_run,
                              make_loss_state, nullptr,        loss_link_position};
 
 }  // namespace tvis::viewer

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "tvis/links/page_names.h"
 #include "../page.h"
 #include "../theme.h"
 #include "replay_state.h"
@@ -236,7 +237,7 @@ void replay_frame_measured(AppState& s, double ms) {
 
 PanelContext replay_panel_context(AppState& s) { return PanelContext{s.model, s.selection, s.options, nullptr}; }
 
-const PageSpec kReplayPage = {"Replay",          draw_replay_page, replay_view, replay_command, /*keys=*/true, training_run,
+const PageSpec kReplayPage = {tvis::links::page::kReplay, draw_replay_page, replay_view, replay_command, /*keys=*/true, training_run,
                               make_replay_state, nullptr,          nullptr,     nullptr,        replay_frame_measured};
 
 }  // namespace tvis::viewer

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "tvis/links/page_names.h"
 #include "../link.h"
 #include "../page.h"
 #include "../theme.h"
@@ -181,7 +182,7 @@ void draw_weights_page(AppState& s) {
 }  // namespace
 
 extern const PageSpec kWeightsPage;
-const PageSpec kWeightsPage = {"Weights",          draw_weights_page, weights::view,
+const PageSpec kWeightsPage = {tvis::links::page::kWeights, draw_weights_page, weights::view,
                                 weights::command,   false,             training_run,
                                 make_weights_state, nullptr,           weights_link_position};
 

@@ -1,27 +1,48 @@
 // finding.h: one thing diagnose found, with its evidence and where it shows.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "tvis/analysis/run_facts.h"
 
 namespace tvis::analysis {
 
 enum class Severity : int { Error = 0, Warning = 1, Note = 2 };  // worst first
 const char* severity_name(Severity s);
 
-/// A position in the viewer: the link keys page, step, phase, module, param
-/// (docs/viewer_test_surface.md). Empty strings and step -1 are left out.
-struct Position {
-  std::string page = "Replay";
-  int step = -1;
-  std::string phase, module, param;
+/// What a finding (or a difference of two runs) is about. No viewer page is
+/// named here: links/ (tvis/links/page_link.h) maps each subject to the page
+/// that shows it, for the CLI and the viewer alike.
+enum class Subject : int {
+  Run = 0,        // the run as a whole (no one place: ranks missing)
+  Call,           // a module or function call (`module`), in `phase` of `step`
+  Batch,          // the data a step read (phase Data)
+  Loss,           // a loss call or the loss curve
+  Parameter,      // one parameter (`param`): its weight, gradient or update
+  OptimizerStep,  // an optimizer step as a whole (its learning rates, its count)
 };
+/// Every subject, for code (and tests) that must handle each one.
+inline constexpr Subject kSubjects[] = {Subject::Run,  Subject::Call,      Subject::Batch,
+                                        Subject::Loss, Subject::Parameter, Subject::OptimizerStep};
+static_assert(sizeof kSubjects / sizeof kSubjects[0] == size_t(Subject::OptimizerStep) + 1, "list every Subject");
+/// "run", "call", "batch", "loss", "parameter", "optimizer_step".
+const char* subject_name(Subject s);
 
-/// The position as URL query keys, as the viewer reads them from its address
-/// ("page=Replay&step=0&phase=forward&module=layer1.0.conv2"); characters
-/// other than letters, digits and -._~:/ are percent-encoded.
-std::string link_query(const Position& w);
+/// Where a finding shows, in the training's own terms: step, phase, module,
+/// parameter and the tensor's role, each only where it applies (step -1,
+/// Phase::None, "" and no role: not applicable).
+struct Position {
+  Subject subject = Subject::Run;
+  int step = -1;
+  Phase phase = Phase::None;
+  std::string module;         // a call's module path
+  std::string param;          // a parameter's name
+  std::optional<Role> role;   // the tensor the finding judged, where one did
+};
 
 struct Evidence {
   std::string key;
