@@ -18,9 +18,11 @@ namespace py = pybind11;
 using tvis::recorder::PyRecorder;
 
 void register_run_file(py::module_& m);  // run_file.cpp
+void register_schema(py::module_& m);    // py_schema.cpp
 
 PYBIND11_MODULE(_tvis_native, m) {
   register_run_file(m);
+  register_schema(m);
   m.doc() = "tvis recorder core (private; use the tvis package)";
   m.attr("torch_version") = TVIS_TORCH_VERSION;
   py::class_<PyRecorder>(m, "Recorder")

@@ -26,8 +26,8 @@ void each(const py::dict& d, const char* key, Fn&& fn) {
 }
 
 std::unique_ptr<schema::TransformStepT> transform_from(const py::dict& d) {
-  check_keys(d, "TransformStep",
-             {"name", "class_name", "event", "input", "output", "input_kind", "output_kind", "rng_state"});
+  TVIS_CHECK_SCHEMA_KEYS(d, TransformStep,
+             "name", "class_name", "event", "input", "output", "input_kind", "output_kind", "rng_state");
   auto t = std::make_unique<schema::TransformStepT>();
   t->name = get<std::string>(d, "name", "");
   t->class_name = get<std::string>(d, "class_name", "");
@@ -58,32 +58,32 @@ void check_keys(const py::dict& d, const char* record, std::initializer_list<std
 }
 
 void check_loss_keys(const py::dict& d) {
-  check_keys(d, "LossRecord", {"step", "event", "call", "reduction", "args", "value", "value_repr", "targets",
-                               "logits", "samples", "tokens", "outer", "call_value"});
+  TVIS_CHECK_SCHEMA_KEYS(d, LossRecord, "step", "event", "call", "reduction", "args", "value", "value_repr", "targets",
+                               "logits", "samples", "tokens", "outer", "call_value");
   each(d, "samples", [](const py::dict& sd) {
-    check_keys(sd, "SampleLoss",
-               {"sample", "batch_row", "logits", "target", "p_target", "neg_log_p", "loss", "predicted"});
+    TVIS_CHECK_SCHEMA_KEYS(sd, SampleLoss,
+               "sample", "batch_row", "logits", "target", "p_target", "neg_log_p", "loss", "predicted");
   });
   if (d.contains("tokens") && !d["tokens"].is_none())
-    check_keys(as_dict(d["tokens"]), "TokenLayout",
-               {"batch", "tokens", "vocab", "ignore_index", "ignored", "token_losses"});
+    TVIS_CHECK_SCHEMA_KEYS(as_dict(d["tokens"]), TokenLayout,
+               "batch", "tokens", "vocab", "ignore_index", "ignored", "token_losses");
 }
 
 void check_optimizer_step_keys(const py::dict& d) {
-  check_keys(d, "OptimizerStepRecord",
-             {"step", "event", "optimizer_class", "groups", "params", "skipped", "grad_scale"});
-  each(d, "groups", [](const py::dict& g) { check_keys(g, "ParamGroup", {"hyper", "params"}); });
+  TVIS_CHECK_SCHEMA_KEYS(d, OptimizerStepRecord,
+             "step", "event", "optimizer_class", "groups", "params", "skipped", "grad_scale");
+  each(d, "groups", [](const py::dict& g) { TVIS_CHECK_SCHEMA_KEYS(g, ParamGroup, "hyper", "params"); });
 }
 
 void check_run_meta_keys(const py::dict& d) {
-  check_keys(d, "RunMeta",
-             {"script", "argv", "cwd", "project_dir", "python_version", "torch_version", "device", "hostname",
+  TVIS_CHECK_SCHEMA_KEYS(d, RunMeta,
+             "script", "argv", "cwd", "project_dir", "python_version", "torch_version", "device", "hostname",
               "tvis_version", "started_unix_ms", "finished_unix_ms", "steps_requested", "steps_recorded",
               "complete", "exit_code", "exception", "traceback", "notices", "options", "optimizer_class",
-              "param_shards"});
+              "param_shards");
   each(d, "param_shards", [](const py::dict& s) {
-    check_keys(s, "ParamShard", {"name", "global_shape", "local_shape", "offsets", "flat_offset", "mesh_shape",
-                                 "mesh_coord", "placements", "source"});
+    TVIS_CHECK_SCHEMA_KEYS(s, ParamShard, "name", "global_shape", "local_shape", "offsets", "flat_offset", "mesh_shape",
+                                 "mesh_coord", "placements", "source");
   });
 }
 
@@ -101,14 +101,14 @@ std::vector<std::unique_ptr<schema::KeyValueT>> key_values(py::handle seq) {
 }
 
 std::unique_ptr<schema::SampleBatchT> sample_batch_from(const py::dict& d, int default_step) {
-  check_keys(d, "SampleBatch", {"step", "batch_event", "batch", "samples"});
+  TVIS_CHECK_SCHEMA_KEYS(d, SampleBatch, "step", "batch_event", "batch", "samples");
   auto r = std::make_unique<schema::SampleBatchT>();
   r->step = get<int>(d, "step", default_step);
   r->batch_event = get<uint64_t>(d, "batch_event", 0);
   r->batch = list_of<uint64_t>(d, "batch");
   each(d, "samples", [&](const py::dict& sd) {
-    check_keys(sd, "Sample",
-               {"id", "dataset_index", "batch_position", "input", "label", "label_index", "transforms"});
+    TVIS_CHECK_SCHEMA_KEYS(sd, Sample,
+               "id", "dataset_index", "batch_position", "input", "label", "label_index", "transforms");
     auto s = std::make_unique<schema::SampleT>();
     s->id = get<int>(sd, "id", 0);
     s->step = r->step;
@@ -124,12 +124,12 @@ std::unique_ptr<schema::SampleBatchT> sample_batch_from(const py::dict& d, int d
 }
 
 std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int default_step) {
-  check_keys(d, "InsightBatch", {"attention", "gradcam", "embeddings", "tables", "library_attention"});
+  TVIS_CHECK_SCHEMA_KEYS(d, InsightBatch, "attention", "gradcam", "embeddings", "tables", "library_attention");
   auto r = std::make_unique<schema::InsightBatchT>();
   each(d, "attention", [&](const py::dict& a) {
-    check_keys(a, "AttentionRecord",
-               {"step", "module", "event", "sample", "shape", "weights", "tokens", "token_labels", "source", "kind",
-                "mask", "full", "dropout"});
+    TVIS_CHECK_SCHEMA_KEYS(a, AttentionRecord,
+               "step", "module", "event", "sample", "shape", "weights", "tokens", "token_labels", "source", "kind",
+                "mask", "full", "dropout");
     auto x = std::make_unique<schema::AttentionRecordT>();
     x->step = get<int>(a, "step", default_step);
     x->module_ = get<std::string>(a, "module", "");
@@ -147,7 +147,7 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
     r->attention.push_back(std::move(x));
   });
   each(d, "gradcam", [&](const py::dict& g) {
-    check_keys(g, "GradCamRecord", {"step", "module", "sample", "target", "class_index", "map"});
+    TVIS_CHECK_SCHEMA_KEYS(g, GradCamRecord, "step", "module", "sample", "target", "class_index", "map");
     auto x = std::make_unique<schema::GradCamRecordT>();
     x->step = get<int>(g, "step", default_step);
     x->module_ = get<std::string>(g, "module", "");
@@ -158,8 +158,8 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
     r->gradcam.push_back(std::move(x));
   });
   each(d, "embeddings", [&](const py::dict& e) {
-    check_keys(e, "EmbeddingRecord", {"step", "module", "samples", "labels", "vectors", "positions", "rows",
-                                      "row_labels", "batch_vectors", "batch_size"});
+    TVIS_CHECK_SCHEMA_KEYS(e, EmbeddingRecord, "step", "module", "samples", "labels", "vectors", "positions", "rows",
+                                      "row_labels", "batch_vectors", "batch_size");
     auto x = std::make_unique<schema::EmbeddingRecordT>();
     x->step = get<int>(e, "step", default_step);
     x->module_ = get<std::string>(e, "module", "");
@@ -174,7 +174,7 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
     r->embeddings.push_back(std::move(x));
   });
   each(d, "tables", [&](const py::dict& t) {
-    check_keys(t, "EmbeddingTableRecord", {"module", "rows", "labels"});
+    TVIS_CHECK_SCHEMA_KEYS(t, EmbeddingTableRecord, "module", "rows", "labels");
     auto x = std::make_unique<schema::EmbeddingTableRecordT>();
     x->module_ = get<std::string>(t, "module", "");
     x->rows = get<uint64_t>(t, "rows", 0);
@@ -182,7 +182,7 @@ std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int
     r->tables.push_back(std::move(x));
   });
   each(d, "library_attention", [&](const py::dict& l) {
-    check_keys(l, "LibraryAttention", {"module", "kind"});
+    TVIS_CHECK_SCHEMA_KEYS(l, LibraryAttention, "module", "kind");
     auto x = std::make_unique<schema::LibraryAttentionT>();
     x->module_ = get<std::string>(l, "module", "");
     x->kind = get<std::string>(l, "kind", "");

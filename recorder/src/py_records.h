@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include <tvis/schema/recording_fields.h>
 #include <tvis/schema/recording_generated.h>
 
 namespace tvis::recorder {
@@ -35,6 +36,16 @@ T get(const py::dict& d, const char* key, T fallback) {
 /// Raises ValueError when `d` has a key not in `known`, naming it and `record`
 /// (the schema table the dict stands for).
 void check_keys(const py::dict& d, const char* record, std::initializer_list<std::string_view> known);
+
+/// check_keys(d, "Table", {keys...}) whose keys are proven, when this compiles,
+/// to be fields of `Table` in schema/recording.fbs (recording_fields.h,
+/// generated from it): a key the schema lacks, or a table it lacks, fails the build.
+#define TVIS_CHECK_SCHEMA_KEYS(d, Table, ...)                                                          \
+  do {                                                                                                 \
+    static_assert(::tvis::schema_fields::has_all(::tvis::schema_fields::Table, {__VA_ARGS__}),         \
+                  "a key that is not a field of table " #Table " in schema/recording.fbs");            \
+    ::tvis::recorder::check_keys(d, #Table, {__VA_ARGS__});                                            \
+  } while (0)
 
 /// Key checks of the dicts the Recorder converts itself: call first thing in
 /// add_loss (LossRecord, its SampleLoss rows and TokenLayout), in

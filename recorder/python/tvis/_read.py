@@ -12,6 +12,7 @@ import json
 import re
 
 import tvis.native
+import tvis.schema
 
 _tvis_native = tvis.native.load()
 
@@ -22,20 +23,14 @@ _DTYPES = {
 _NONFINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?)\b(nan|inf|infinity)\b', re.IGNORECASE)
 
 
-# FlatBuffers leaves out fields equal to their default; put them back.
-_EVENT_DEFAULTS = {"id": 0, "parent": -1, "kind": "ModuleCall", "step": -1, "phase": "None", "name": "",
-                   "class_name": "", "inputs": [], "outputs": [], "grad_outputs": [], "grad_norm": -1.0,
-                   "sample_grad_norms": [], "call_file": 0, "call_line": 0, "def_file": 0, "def_line": 0,
-                   "own_ns": -1, "own_before_ns": -1}
-_TENSOR_DEFAULTS = {"id": 0, "event": -1, "role": "Input", "slot": 0, "name": "", "step": -1, "sample": -1,
-                    "shape": [], "dtype": "Unknown", "kept": "None", "kept_rows": 0, "data_chunk": 0,
-                    "data_offset": 0, "data_size": 0, "requires_grad": False}
-_PARAM_DEFAULTS = {"weight": 0, "grad": -1, "update": -1, "after": -1}
+# FlatBuffers leaves out fields equal to their default; put them back (the
+# schema's defaults, generated from recording.fbs: tvis.schema.DEFAULTS).
+_DEFAULTS = tvis.schema.DEFAULTS
 
 
 def _with(d, defaults):
     for k, v in defaults.items():
-        d.setdefault(k, v)
+        d.setdefault(k, list(v) if isinstance(v, list) else v)  # a list of its own per record
     return d
 
 
@@ -69,32 +64,32 @@ class Run:
             body = _json(self.file.chunk_json(ordinal)).get("body", {})
             if kind == "run_meta":
                 for t in body.get("phase_timings", []):
-                    _with(t, {"step": 0, "ns": 0, "own_ns": -1})
+                    _with(t, _DEFAULTS["PhaseTiming"])
                 self.meta = body
             elif kind == "events":
                 for e in body.get("events", []):
-                    e = _with(e, _EVENT_DEFAULTS)
+                    e = _with(e, _DEFAULTS["Event"])
                     self.events[e["id"]] = e
             elif kind == "tensors":
                 for t in body.get("tensors", []):
-                    t = _with(t, _TENSOR_DEFAULTS)
+                    t = _with(t, _DEFAULTS["TensorRecord"])
                     self.tensors[t["id"]] = t
             elif kind == "optimizer_step":
-                _with(body, {"step": 0, "event": 0, "skipped": False, "grad_scale": 0.0})
+                _with(body, _DEFAULTS["OptimizerStepRecord"])
                 for p in body.get("params", []):
-                    _with(p, _PARAM_DEFAULTS)
+                    _with(p, _DEFAULTS["ParamRecord"])
                 self.optimizer_steps.append(body)
             elif kind == "loss":
-                _with(body, {"step": 0, "event": 0, "targets": -1, "logits": -1, "value": 0.0})
+                _with(body, _DEFAULTS["LossRecord"])
                 self.losses.append(body)
             elif kind == "samples":
-                body.setdefault("step", 0)
+                _with(body, _DEFAULTS["SampleBatch"])
                 for x in body.get("samples", []):
-                    _with(x, {"id": 0, "batch_position": -1, "input": -1})
+                    _with(x, _DEFAULTS["Sample"])
                 self.samples.append(body)
             elif kind == "source_files":
                 # one chunk per flush that saw new files, the rest at finalize: the union, by id
-                self.sources.extend(_with(f, {"id": 0, "text": ""}) for f in body.get("files", []))
+                self.sources.extend(_with(f, _DEFAULTS["SourceFile"]) for f in body.get("files", []))
         self.sources.sort(key=lambda f: f["id"])
 
     def values(self, tensor_id):

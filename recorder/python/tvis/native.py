@@ -15,6 +15,11 @@ Each build leaves ``_tvis_native.torch`` beside the module: the
 - none (a pip install, where the module sits beside the package): a plain
   import.
 
+``generated()`` returns ``_tvis_schema``, the schema's enums, fields and
+defaults generated from schema/recording.fbs at build time, which each build
+leaves beside its module: the one beside the ``_tvis_native`` loaded, so the
+numbers Python writes are those the module was compiled with.
+
 The runner removes the variable before the script starts, so the script's
 own child processes do not inherit it.
 """
@@ -23,6 +28,7 @@ import os
 import sys
 
 STAMP = "_tvis_native.torch"
+GENERATED = "_tvis_schema"
 
 
 class NativeModuleMismatch(RuntimeError):
@@ -71,3 +77,22 @@ def load(folders=None):
     finally:
         sys.path.remove(folder)
     return _tvis_native
+
+
+def generated():
+    """``_tvis_schema`` from the folder of the loaded ``_tvis_native``; raises
+    ImportError naming the folder when the build left none there."""
+    if GENERATED in sys.modules:
+        return sys.modules[GENERATED]
+    import importlib.util
+    folder = os.path.dirname(os.path.abspath(load().__file__))
+    path = os.path.join(folder, GENERATED + ".py")
+    if not os.path.isfile(path):
+        raise ImportError("tvis: %s has _tvis_native but no %s.py (generated from schema/recording.fbs when the "
+                          "module is built): rebuild the module (ninja _tvis_native, or pip install again)"
+                          % (folder, GENERATED))
+    spec = importlib.util.spec_from_file_location(GENERATED, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[GENERATED] = module
+    return module

@@ -29,7 +29,7 @@ paused and the user's hooks are silenced and ``.grad`` of ``retain_grad()``
 tensors restored (guard.HookGuard). Leaf ``.grad`` is never written.
 
 Maps: ReLU(sum_c mean_hw(dS/dA_c) A_c), float32 [h, w], stored with
-``rec.tensor(map, GRADCAM, module event, name)`` and listed per backward as
+``rec.tensor(map, GRAD_CAM, module event, name)`` and listed per backward as
 ``records.gradcam(step, module, sample, target, class_index, map)`` insights
 (target 0 predicted, 1 true; equal classes share one map tensor).
 Misclassified samples without a true-class map are named in notice
@@ -303,7 +303,7 @@ class GradCam:
         names = self._names(acts, maps)
         for sample, targets, a, m in maps:
             label = "/".join("%s %d" % ("predicted" if k == PREDICTED else "true", c) for k, c in targets)
-            tid = rec.tensor(m, P.GRADCAM, a.event, "gradcam sample %d (%s)" % (sample, label))
+            tid = rec.tensor(m, P.GRAD_CAM, a.event, "gradcam sample %d (%s)" % (sample, label))
             for name in names[id(a)]:
                 for k, c in targets:
                     records.append(R.gradcam(step=step, module=name, sample=sample, target=k,

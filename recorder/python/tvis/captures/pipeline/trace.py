@@ -144,7 +144,7 @@ class ItemTracer:
         df, dl = (rec.file_id(code.co_filename), code.co_firstlineno) if code else (0, 0)
         self._stack, self._steps, self._last = [], [], _Value()
         icpt = Interceptor(discover(dataset), self._on_call)
-        eid = rec.begin(P.DATASET_GETITEM, cls.__name__, cls.__name__, 0, 0, df, dl)
+        eid = rec.begin(P.DATASET_GET_ITEM, cls.__name__, cls.__name__, 0, 0, df, dl)
         try:
             rec.add_detail(eid, [("sample", sample_id), ("dataset_index", dataset_index)])
             icpt.install()

@@ -24,7 +24,10 @@ import os
 import numpy as np
 import torch
 
-TENSOR, PIL_IMAGE, NDARRAY, SCALAR, OTHER = range(5)
+from ... import schema as _schema
+
+_KIND = _schema.enum("ValueKind")
+TENSOR, PIL_IMAGE, NDARRAY, SCALAR, OTHER = _KIND.Tensor, _KIND.PILImage, _KIND.NDArray, _KIND.Scalar, _KIND.Other
 
 _WIDEN = {np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64}
 _TORCH_OK = {np.dtype(t) for t in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64,

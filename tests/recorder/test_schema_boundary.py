@@ -1,0 +1,146 @@
+"""The recorder's boundary agrees with schema/recording.fbs, with nothing
+copied by hand: _tvis_schema.py (generated at build time by schema/gen's
+schema_gen from flatc's recording.bfbs) is held against the .fbs text itself
+and against flatc's own C++ (recording_generated.h, as _tvis_native's
+schema_enums / schema_defaults report it); tvis.schema's constants, the
+pipeline's ValueKind, _read.py's defaults and records.py's constructors are
+held against the generated module."""
+import inspect
+import math
+import re
+
+import pytest
+
+from conftest import ROOT
+
+FBS = ROOT / "schema" / "recording.fbs"
+
+
+def _fbs_text():
+    text = FBS.read_text(encoding="utf-8")
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def _fbs_enums():
+    """Every enum and union of the .fbs, read from its text: {name: {member: value}}."""
+    out = {}
+    for kind, name, body in re.findall(r"\b(enum|union)\s+(\w+)\s*(?::\s*\w+\s*)?\{([^}]*)\}", _fbs_text()):
+        members, value = {}, -1
+        if kind == "union":
+            members["NONE"] = value = 0
+        for item in (i.strip() for i in body.split(",")):
+            if not item:
+                continue
+            m = re.fullmatch(r"(\w+)(?:\s*=\s*(-?\d+))?", item)
+            assert m, "cannot read %r in %s" % (item, name)
+            value = int(m.group(2)) if m.group(2) is not None else value + 1
+            members[m.group(1)] = value
+        out[name] = members
+    return out
+
+
+def _fbs_fields():
+    """Every table's fields in declaration order, read from the .fbs text."""
+    out = {}
+    for name, body in re.findall(r"\btable\s+(\w+)\s*\{([^}]*)\}", _fbs_text()):
+        fields = []
+        for decl in (d.strip() for d in body.split(";")):
+            m = re.match(r"(\w+)\s*:\s*([\[\]\w]+)(.*)", decl)
+            if m and "deprecated" not in m.group(3):
+                fields.append(m.group(1))
+        out[name] = tuple(fields)
+    return out
+
+
+@pytest.fixture(scope="module")
+def generated():
+    import tvis.native
+    return tvis.native.generated()
+
+
+def test_generated_enums_are_the_fbs_enums(generated):
+    expected = _fbs_enums()
+    assert set(generated.ENUMS) == set(expected)
+    for name, members in expected.items():
+        assert generated.ENUMS[name] == members, name
+        assert list(generated.ENUMS[name]) == list(members), "%s: order" % name
+
+
+def test_generated_fields_are_the_fbs_fields(generated):
+    assert generated.FIELDS == _fbs_fields()
+
+
+def test_generated_enums_are_what_the_native_module_was_compiled_with(generated):
+    import _tvis_native
+    assert _tvis_native.schema_enums() == generated.ENUMS
+
+
+def test_generated_defaults_are_flatcs_defaults(generated):
+    """Every scalar default the generator wrote is the one flatc's object API
+    packs (enums by name); strings and vectors read as empty."""
+    import _tvis_native
+    from tvis._read import _json
+    native = {t: _json(text) for t, text in _tvis_native.schema_defaults().items()}
+    assert set(native) == set(generated.FIELDS)
+    for table, defaults in generated.DEFAULTS.items():
+        for field, value in defaults.items():
+            if value == [] or value == "":
+                assert field not in native[table], (table, field)  # packed as absent: nothing to compare
+                continue
+            got = native[table][field]
+            if isinstance(value, float) and math.isnan(value):
+                assert isinstance(got, float) and math.isnan(got), (table, field, got)
+            else:
+                assert got == value and type(got) is type(value), (table, field, got, value)
+        unions = {f + "_type" for f in generated.FIELDS[table]}
+        assert set(native[table]) - unions <= set(defaults), table  # no default C++ has and Python lacks
+    # a table with a non-trivial default is in both, spelled alike
+    assert generated.DEFAULTS["Event"]["parent"] == -1 and generated.DEFAULTS["Event"]["kind"] == "ModuleCall"
+    assert math.isnan(generated.DEFAULTS["LossRecord"]["call_value"])
+
+
+def test_tvis_schema_constants_are_the_generated_numbers(generated):
+    from tvis import schema as P
+    for enum in P.CONSTANT_ENUMS:
+        for member, value in generated.ENUMS[enum].items():
+            assert getattr(P, P.constant_name(member)) == value, (enum, member)
+    assert (P.NONE, P.FORWARD, P.EVALUATION) == (0, 2, 6)
+    assert (P.MODULE_CALL, P.DATASET_GET_ITEM, P.ALL_REDUCE) == (0, 7, 11)
+    assert (P.GRAD_CAM, P.LOCAL_GRAD) == (13, 17)
+
+
+def test_pipeline_value_kinds_are_the_generated_numbers(generated):
+    from tvis.captures.pipeline import values
+    kinds = generated.ENUMS["ValueKind"]
+    assert (values.TENSOR, values.PIL_IMAGE, values.NDARRAY, values.SCALAR, values.OTHER) == (
+        kinds["Tensor"], kinds["PILImage"], kinds["NDArray"], kinds["Scalar"], kinds["Other"])
+
+
+def test_read_fills_the_generated_defaults(generated):
+    from tvis import _read
+    assert _read._DEFAULTS is generated.DEFAULTS
+    a, b = _read._with({}, generated.DEFAULTS["Event"]), _read._with({}, generated.DEFAULTS["Event"])
+    a["inputs"].append(1)
+    assert b["inputs"] == [] and generated.DEFAULTS["Event"]["inputs"] == []  # no list shared between records
+
+
+# records.py's constructor -> the table whose dict it builds
+_RECORD_TABLES = {
+    "sample_batch": "SampleBatch", "sample": "Sample", "transform_step": "TransformStep",
+    "insights": "InsightBatch", "attention": "AttentionRecord", "gradcam": "GradCamRecord",
+    "embedding": "EmbeddingRecord", "embedding_table": "EmbeddingTableRecord",
+    "library_attention": "LibraryAttention", "loss": "LossRecord", "sample_loss": "SampleLoss",
+    "token_layout": "TokenLayout", "optimizer_step": "OptimizerStepRecord", "param_group": "ParamGroup",
+    "run_meta": "RunMeta", "param_shard": "ParamShard",
+}
+
+
+def test_record_constructors_take_only_schema_fields(generated):
+    from tvis import records
+    built = {n for n, f in vars(records).items() if inspect.isfunction(f) and not n.startswith("_")}
+    assert built == set(_RECORD_TABLES), "a records.py constructor without its table here: %s" % (
+        built ^ set(_RECORD_TABLES))
+    for name, table in _RECORD_TABLES.items():
+        params = set(inspect.signature(getattr(records, name)).parameters)
+        unknown = params - set(generated.FIELDS[table])
+        assert not unknown, "records.%s takes %s, not fields of %s" % (name, sorted(unknown), table)
