@@ -44,9 +44,7 @@ samples.
 
 import contextlib
 import functools
-import inspect
 import os
-import socket
 import sys
 import threading
 import time
@@ -55,65 +53,30 @@ import weakref
 import torch
 import torch.nn.functional as F
 
-from .. import records as R
 from .. import schema as P
 from ..subscribers import SUBSCRIBERS
+from .backward_calls import BackwardCalls
+from .call_sites import call_kwargs, call_site
 from .context import CaptureContext
 from .fetch import FetchRecorder
+from .hand_written_steps import HandWrittenSteps
 from .hook_bus import HookBus
-from .loss import analyze_loss, feeds, grad_fn_name
-from .names import ModuleNames, is_compiled, unwrap
+from .loss_calls import LossCalls, LOSS_FUNCTIONS
+from .module_calls import ModuleCalls
+from .names import ModuleNames, is_compiled
+from .optimizer_steps import OptimizerSteps
 from .project_code import ProjectFiles
-from .shards import Shards, local_numel, local_values
-
-_LOSS_FUNCTIONS = (
-    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-)
+from .run_meta import RunMetaNotes
+from .shards import Shards, local_values
+from .top_forwards import TopForwards
 
 
-# Torch's own frames of a module call, between the caller's line and the hooks: Module.__call__
-# (1.13: _call_impl itself; 2.x: _wrapped_call_impl, which calls _call_impl), _call_impl and the
-# functions nested in it (2.x runs the hooks in its `inner`, which shares its `args` and `kwargs`).
-_CALL_CODES = frozenset([torch.nn.Module.__call__.__code__, torch.nn.Module._call_impl.__code__] +
-                        [c for c in torch.nn.Module._call_impl.__code__.co_consts if inspect.iscode(c)])
+class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps, HandWrittenSteps, RunMetaNotes):
+    """The recording session (see the module doc). Its parts, one concept a
+    file, are mixins over this object's fields (each file says which it
+    reads and writes); this class keeps the lifecycle: the fields, install,
+    the module hooks, the step's end and the run's end."""
 
-# Loss calls kept as candidates for the loss the next backward() runs on: the
-# latest ones only (each holds its output's graph; an evaluation loop with
-# grad enabled and no backward would otherwise keep every batch's graph).
-_MAX_LOSS_CANDIDATES = 8
-
-
-def _output_tensors(output):
-    """The tensors a forward returned: the output itself, or those one level
-    inside a tuple, list or mapping (a ModelOutput is one)."""
-    if isinstance(output, torch.Tensor):
-        return [output]
-    if isinstance(output, (tuple, list)):
-        return [t for t in output if isinstance(t, torch.Tensor)]
-    if isinstance(output, dict):
-        return [t for t in output.values() if isinstance(t, torch.Tensor)]
-    return []
-
-
-def _call_kwargs(frame):
-    """The keyword arguments of the module call whose pre-hook runs, read from
-    `frame` (the hook's caller) when it is torch's module call (global pre-hooks
-    get no kwargs, in 1.13 and 2.x alike); None when it is not (a custom __call__)."""
-    return frame.f_locals.get("kwargs") if frame.f_code in _CALL_CODES else None
-
-
-def _call_site(frame):
-    """The frame of the line that called the module whose hook `frame` runs:
-    the first caller past torch's module-call frames (`frame` itself for a
-    custom __call__)."""
-    site = frame
-    while site.f_code in _CALL_CODES and site.f_back is not None:
-        site = site.f_back
-    return site
-
-
-class Session:
     def __init__(self, native, run_file, steps, max_elems, samples, project_dir, script, options):
         here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the tvis package: not project code
         # TVIS_ZSTD_LEVEL: the writer's zstd level (default 1; benchmarks compare others).
@@ -212,7 +175,7 @@ class Session:
         self._patch(torch.autograd, "backward", self._wrap_backward)
         self.fetch = FetchRecorder(self)
         self._patch(torch.utils.data.dataloader._BaseDataLoaderIter, "__next__", self.fetch.wrap_next)
-        for name in _LOSS_FUNCTIONS:
+        for name in LOSS_FUNCTIONS:
             if hasattr(F, name):
                 self._patch(F, name, functools.partial(self._wrap_loss_fn, "torch.nn.functional." + name))
         # modules that did `from torch.nn.functional import cross_entropy` before
@@ -262,30 +225,6 @@ class Session:
                 self.finalize(exception="tvis internal error: %s: %s" % (type(e).__name__, e))
             except Exception:
                 self.active = False
-
-    # -------------------------------------------------------------- names --
-    def _module_name(self, module):
-        root = self._stack[0][0] if self._stack else module
-        name = self.names.name(module, root, sys._getframe(1))
-        if self.names.late_root is not None:
-            self.notice("module_names_late_root", "model %s was first called after the run's module paths were "
-                        "fixed for a single model: its paths are qualified (%s.<path>), the first model's are not"
-                        % (self.names.late_root, self.names.late_root))
-        return name
-
-    def _class_def(self, cls):
-        d = self._class_defs.get(cls)
-        if d is None:
-            try:
-                code = cls.forward.__code__
-                d = (self.rec.file_id(code.co_filename), code.co_firstlineno)
-            except AttributeError:
-                d = (0, 0)
-            self._class_defs[cls] = d
-        return d
-
-    def _param_names(self):
-        return self.names.param_names()
 
     # -------------------------------------------------------- module hooks --
     # Module calls inside a DataLoader fetch are its pipeline (transforms are
@@ -344,7 +283,7 @@ class Session:
                         break
         elif isinstance(module, torch.nn.modules.loss._Loss) and self._loss_in_model_forward():
             self.rec.set_phase(P.LOSS)  # nn.CrossEntropyLoss in the model's own forward body (BERT's labels=)
-        site = _call_site(call)
+        site = call_site(call)
         filename = site.f_code.co_filename
         cf = self._code_files.get(filename)
         if cf is None:  # the file id of each calling file, asked once
@@ -352,7 +291,7 @@ class Session:
         df, dl = self._class_def(type(module))
         eid = self.rec.begin(P.MODULE_CALL, self._module_name(module), type(module).__name__, cf, site.f_lineno,
                              df, dl)
-        kwargs = _call_kwargs(call)
+        kwargs = call_kwargs(call)
         whole = not self._stack  # the top-level call's inputs are the batch: every row (recorder.h)
         if kwargs:
             # keyword inputs (global pre-hooks get none): slots after the positional ones
@@ -401,514 +340,6 @@ class Session:
             self._add_loss_candidate(output, info)
         return None
 
-    def _watch_forward(self, eid, output):
-        """Whether a backward reaches this top-level forward: a hook on each
-        output's grad_fn (reading only: it returns None)."""
-        tensors = _output_tensors(output)
-        if not tensors:
-            self._top_forwards[eid] = "unknown"
-            return
-        built = [t for t in tensors if t.grad_fn is not None]
-        self._top_forwards[eid] = "built" if built else "no graph"
-        for t in built:
-            t.grad_fn.register_hook(functools.partial(self._forward_reached, eid))
-
-    def _forward_reached(self, eid, *_):
-        if eid in self._top_forwards:
-            self._top_forwards[eid] = "reached"
-
-    def _close_forwards(self):
-        """The step's end: a top-level forward that built no graph, or one no
-        backward of the step reached (a logging or probe forward with gradients
-        on, a frozen teacher), is an evaluation; the followed samples are the
-        first reached forward's (without a DataLoader)."""
-        unreached = [e for e, state in self._top_forwards.items() if state in ("built", "no graph")]
-        if unreached and self._backwards:
-            self.rec.relabel_as_evaluation(unreached)
-        else:
-            unreached = []
-        keep = next((e for e in self._model_batches if e not in unreached), None)
-        drop = [e for e in self._model_batches if e != keep]
-        if drop:
-            self.rec.drop_sample_batches(drop)
-        self._top_forwards = {}
-        self._model_batches = []
-        self._backwards = 0
-
-    def _budget_parameters(self, root):
-        """The byte budget keeps room for each step's weights and gradients:
-        the parameters of every model trained so far."""
-        if id(root) in self._budgeted_roots:
-            return
-        self._budgeted_roots.add(id(root))
-        self._parameter_bytes += sum(local_numel(p) * p.element_size() for p in root.parameters())
-        self.rec.set_parameter_bytes(self._parameter_bytes)
-
-    @staticmethod
-    def _top_level_phase(is_loss):
-        """The phase a top-level module or loss call begins: Evaluation with
-        gradients off (no_grad, inference mode: no backward can reach it)."""
-        if not torch.is_grad_enabled():
-            return P.EVALUATION
-        return P.LOSS if is_loss else P.FORWARD
-
-    def _drop_raised_calls(self, frame):
-        """A module call that raised never reached its forward hook: open calls
-        whose frame is not an ancestor of `frame` (a new call's) have ended, so
-        they leave the stack and their events end (the session's thread only)."""
-        top = self._frames[-1]
-        f = frame.f_back
-        while f is not None:
-            if f is top:
-                return  # the usual case: the new call is nested in the open one
-            f = f.f_back
-        if threading.get_ident() != self._thread:
-            return
-        live = set()
-        f = frame.f_back
-        while f is not None:
-            live.add(id(f))
-            f = f.f_back
-        keep = len(self._frames)
-        while keep and id(self._frames[keep - 1]) not in live:
-            keep -= 1
-        self.rec.end(self._stack[keep][1])
-        del self._stack[keep:]
-        del self._frames[keep:]
-
-    def _note_compiled(self, module):
-        """torch.compile: the module hooks run inside the compiled model, so Dynamo breaks its graph at
-        each module call (it cannot trace into tvis); the layers are recorded, the graphs are smaller."""
-        self.notice("torch_compile", "%s runs under torch.compile: tvis's hooks at each module call split the "
-                    "compiled graph there (Dynamo graph breaks), so every layer is recorded as in eager mode and the "
-                    "recorded steps ran as several smaller compiled graphs: their timings are not the compiled "
-                    "model's, and where the compiler would have fused operations across those calls an unrecorded "
-                    "run may differ in the last bits; attention computed by fused kernels inside the compiled graphs "
-                    "is not rebuilt (the Attention page shows none of it)" % type(unwrap(module)).__name__)
-
-    def _note_device(self, module):
-        for p in module.parameters():
-            d = p.device
-            if d.type == "cuda":
-                self._device = "%s (%s)" % (d, torch.cuda.get_device_name(d))
-            else:
-                self._device = str(d)
-            return
-        self._device = "cpu"
-
-    # ----------------------------------------------------------- losses ---
-    def _wrap_loss_fn(self, qualname, orig):
-        sig = inspect.signature(orig)
-        session = self
-
-        @functools.wraps(orig)
-        def loss_fn(*args, **kwargs):
-            if not session.active or session._loss_depth or session.stop_pending:
-                return orig(*args, **kwargs)
-            eid = None
-            with session._guard(qualname):
-                if not session._stack and not session._fetch_depth:
-                    session._boundary()
-                    if not session.stop_pending and session._bw_depth == 0 and session._step_depth == 0:
-                        session.rec.set_phase(session._top_level_phase(True))
-                elif session._loss_in_model_forward():
-                    session.rec.set_phase(P.LOSS)
-                if not session.stop_pending:  # else the last step has just ended: unrecorded
-                    f = sys._getframe(1)
-                    eid = session.rec.begin(P.LOSS_CALL, qualname, "", session.rec.file_id(f.f_code.co_filename),
-                                            f.f_lineno, 0, 0)
-            session._loss_depth += 1
-            try:
-                out = orig(*args, **kwargs)
-            except Exception:
-                if eid is not None and session.active:
-                    with session._guard(qualname):
-                        session._note_failed_loss_call(sig, eid, args, kwargs)
-                raise
-            finally:
-                session._loss_depth -= 1
-            if eid is None or not session.active:
-                return out
-            with session._guard(qualname):
-                session.rec.end(eid)
-                session._note_loss_call(qualname, sig, eid, orig, args, kwargs, out)
-            return out
-
-        # TorchScript compiling code that calls the loss compiles the original
-        # (torch.jit._script_if_tracing's mechanism), not this wrapper.
-        setattr(loss_fn, "__script_if_tracing_wrapper", True)
-        setattr(loss_fn, "__original_fn", orig)
-        return loss_fn
-
-    def _loss_in_model_forward(self):
-        """A loss call inside the training forward's own body, with none of its submodules open (a
-        Hugging Face model's `labels=` loss): the Loss phase begins there, so the step reads forward,
-        loss, backward as when the script calls the loss itself. A loss inside a submodule (an
-        auxiliary loss) leaves the phase alone."""
-        return len(self._stack) == 1 and not self._fetch_depth and self.rec.phase() == P.FORWARD \
-            and self._bw_depth == 0 and self._step_depth == 0
-
-    def _note_loss_call(self, qualname, sig, eid, orig, args, kwargs, out):
-        """Keeps a loss function's call as a candidate for the loss backward() runs on."""
-        try:
-            bound = sig.bind(*args, **kwargs)
-            bound.apply_defaults()
-            arguments = dict(bound.arguments)
-        except TypeError:
-            arguments = {}
-        tens = [a for a in args[:2] if isinstance(a, torch.Tensor)]
-        self.rec.tensors(eid, P.INPUT, tuple(tens))
-        self.rec.tensors(eid, P.OUTPUT, out)
-        info = {"call": qualname, "event": eid, "arguments": arguments, "fn": qualname.rsplit(".", 1)[1],
-                "orig": orig}
-        self._add_loss_candidate(out, info)
-
-    def _note_failed_loss_call(self, sig, eid, args, kwargs):
-        """A loss function that raised (CPU cross_entropy on targets outside the
-        class range): its input and target as the call's inputs, detail
-        ("raised", "1") and its ignore_index, so diagnose can judge what it was
-        handed; the event ends here, the exception goes on to the script."""
-        try:
-            arguments = sig.bind(*args, **kwargs).arguments
-        except TypeError:
-            arguments = {}
-        inp, target = arguments.get("input"), arguments.get("target")
-        if isinstance(inp, torch.Tensor) and isinstance(target, torch.Tensor):
-            self.rec.tensors(eid, P.INPUT, (inp, target))
-        detail = [("raised", "1")]
-        if isinstance(arguments.get("ignore_index"), int):
-            detail.append(("ignore_index", str(arguments["ignore_index"])))
-        self.rec.add_detail(eid, detail)
-        self.rec.end(eid)
-
-    def _add_loss_candidate(self, out, info):
-        if not isinstance(out, torch.Tensor) or out.grad_fn is None:
-            return  # no backward can run on it (an evaluation's loss)
-        self._loss_candidates.append((out, info))
-        if len(self._loss_candidates) > _MAX_LOSS_CANDIDATES:
-            del self._loss_candidates[0]
-
-    # --------------------------------------------------------- backward ---
-    def _wrap_backward(self, orig):
-        session = self
-
-        @functools.wraps(orig)
-        def backward(tensors, *args, **kwargs):
-            if not session.active or session._bw_depth:
-                return orig(tensors, *args, **kwargs)
-            eid = None
-            with session._guard("backward"):
-                session._boundary()
-                if session.stop_pending:
-                    session.stop()  # the next step's backward: the script ends here
-                session._note_training_data()
-                loss = tensors if isinstance(tensors, torch.Tensor) else None
-                if loss is None and isinstance(tensors, (tuple, list)) and len(tensors) == 1:
-                    loss = tensors[0]
-                session._backwards += 1
-                if loss is not None:
-                    session._on_backward(loss)
-                    if not session._optimizers_seen and session._step_depth == 0 and loss.grad_fn is not None:
-                        session._backward_leaves = session._graph_leaves(loss)
-                session.rec.set_phase(P.BACKWARD)
-                f = sys._getframe(1)
-                eid = session.rec.begin(P.BACKWARD_CALL, "backward", "", session.rec.file_id(f.f_code.co_filename),
-                                        f.f_lineno, 0, 0)
-                session.bus.call("on_backward_call_open", eid, loss)
-            session._bw_depth += 1
-            try:
-                return orig(tensors, *args, **kwargs)
-            finally:
-                session._bw_depth -= 1
-                if eid is not None and session.active:
-                    with session._guard("backward"):
-                        session.bus.call("on_backward_call_close", eid)
-                        session.rec.end(eid)
-                        if not session._optimizers_seen and session._step_depth == 0:
-                            session._open_manual_step()
-
-        return backward
-
-    def _note_training_data(self):
-        """The latest training fetch's dataset fed this step (where a stopped run ends)."""
-        d = self._last_dataset
-        if d is not None and not any(x is d for x in self._training_data):
-            self._training_data.append(d)
-
-    def fed_training(self, dataset):
-        return any(x is dataset for x in self._training_data)
-
-    def _on_backward(self, loss):
-        cand, outer = None, ""  # the outermost call that returned `loss` (nn.CrossEntropyLoss over F.cross_entropy)
-        for out, info in reversed(self._loss_candidates):
-            if out is loss:
-                cand = info
-                break
-        call_out = None
-        if cand is None:  # a composite loss (cross-entropy + a regulariser, loss / 4): the latest call that fed it
-            outer = grad_fn_name(loss)
-            call_out, cand = next(((out, info) for out, info in reversed(self._loss_candidates)
-                                   if feeds(out, loss)), (None, None))
-        self._loss_depth += 1  # its own F.cross_entropy is not a loss call of the script
-        try:
-            rec = analyze_loss(self, loss, cand, outer, call_out)
-        except Exception as e:  # analysis must never break training
-            self.notice("loss_analysis_failed", "loss analysis failed: %s: %s" % (type(e).__name__, e))
-            rec = None
-        finally:
-            self._loss_depth -= 1
-        if rec is not None:
-            self.rec.add_loss(rec)
-        self._loss_candidates = []
-        self.rec.set_grads_quiet(True)  # a capture's extra gradient pass (Grad-CAM's) records no dL/d(output)
-        try:
-            self.bus.call("on_backward", loss, cand)
-        finally:
-            self.rec.set_grads_quiet(False)
-
-    # -------------------------------------------------------- optimizer ---
-    def _wrap_optimizer_init(self, orig):
-        session = self
-
-        @functools.wraps(orig)
-        def init(opt, *args, **kwargs):
-            orig(opt, *args, **kwargs)
-            if session.active:
-                session._optimizers_seen = True
-                session._optimizers.add(opt)
-                session._wrap_step_of(type(opt))
-
-        return init
-
-    def _wrap_step_of(self, cls):
-        orig = cls.step
-        if getattr(orig, "_tvis_wrapped", False):
-            return
-        session = self
-
-        @functools.wraps(orig)
-        def step(opt, *args, **kwargs):
-            if not session.active or session._step_depth:
-                return orig(opt, *args, **kwargs)
-            state = None
-            with session._guard("optimizer.step"):
-                if session.stop_pending:
-                    session.stop()  # the next step's update: the script ends here
-                state = session._before_step(opt, _closure_of(args, kwargs) is not None)
-                args, kwargs = session._closure_as_evaluation(args, kwargs, state)
-            session._step_depth += 1
-            try:
-                result = orig(opt, *args, **kwargs)
-            finally:
-                session._step_depth -= 1
-            if state is not None and session.active:
-                with session._guard("optimizer.step"):
-                    session._after_step(opt, state)
-            return result
-
-        step._tvis_wrapped = True
-        cls.step = step
-        self._undo.append(lambda: setattr(cls, "step", orig))
-
-    def _closure_as_evaluation(self, args, kwargs, state):
-        """`optimizer.step(closure)` (LBFGS; Lightning's automatic
-        optimization, whose closure runs training_step and the backward):
-        each call of the closure is a forward, a loss and a backward inside
-        the optimizer step, recorded as at the top level (phases Forward,
-        Loss, Backward; the first one's batch is followed); the optimizer's
-        own work between calls stays Optimizer. The gradients the step uses
-        exist only once the closure has run, so the step's event opens, and
-        its parameters are snapshotted, when the closure's first call returns
-        (no optimizer updates a weight before that): the phases read data,
-        forward, loss, backward, optimizer as without a closure, and LBFGS's
-        later evaluations lie inside the step. The closure is called with no
-        arguments, as optimizers do, and its result returned unchanged."""
-        closure = _closure_of(args, kwargs)
-        if closure is None:
-            return args, kwargs
-        session = self
-
-        @functools.wraps(closure)
-        def evaluation():
-            depth = session._step_depth
-            session._step_depth = 0
-            session.rec.set_phase(P.NONE)
-            try:
-                return closure()
-            finally:
-                session._step_depth = depth
-                if session.active:
-                    if state is not None and state.eid is None:
-                        with session._guard("optimizer.step"):
-                            session._open_step(state)
-                    else:
-                        session.rec.set_phase(P.OPTIMIZER)
-
-        if "closure" in kwargs:
-            return args, dict(kwargs, closure=evaluation)
-        return (evaluation,) + tuple(args[1:]), kwargs
-
-    def _snapshot_params(self, eid, params):
-        """Weight and gradient of each parameter, recorded natively in one call,
-        which also keeps an exact copy of each weight for the update."""
-        names = self._param_names()
-        for k, v in self._extra_names.items():
-            names.setdefault(k, v)
-        pnames = [names.get(id(p), "param%d" % i) for i, p in enumerate(params)]
-        self._group_names = {id(p): [n] for p, n in zip(params, pnames)}
-        if self.shards.any_sharded(params, self.names.live_roots()):  # DTensor / FSDP1: this rank's parts
-            parts = []
-            for name, p in zip(pnames, params):
-                mine = self.shards.locals([name], [p], self.names.live_roots(), self._fsdp2())
-                self._group_names[id(p)] = [n for n, _, _ in mine]
-                parts += mine
-            pnames = [n for n, _, _ in parts]
-            params = [w for _, w, _ in parts]
-            if self.shards.unsplit:
-                self.notice("fsdp_flat_parameters", "FullyShardedDataParallel(use_orig_params=False) on torch %s: "
-                            "its FlatParameters (%s) are recorded as this rank's flat range, not split into the "
-                            "model's parameters and with no placement (that needs FSDP's per-parameter shard "
-                            "metadata, torch 2.1 or later)" % (torch.__version__, ", ".join(self.shards.unsplit)))
-            ids = self.rec.params_before(eid, pnames, params, [g for _, _, g in parts])
-        else:
-            ids = self.rec.params_before(eid, pnames, params)
-        return [(name, p, None, wid, gid) for name, p, (wid, gid) in zip(pnames, params, ids)]
-
-    def _fsdp2(self):
-        """Whether a root model holds an FSDP2 (fully_shard) module: its DTensors are FSDP's shards."""
-        cls = getattr(sys.modules.get("torch.distributed.fsdp"), "FSDPModule", None)
-        return cls is not None and any(isinstance(m, cls) for r in self.names.live_roots() for m in r.modules())
-
-    def _before_step(self, opt, has_closure):
-        """The step about to run; its event opens now or, with a closure, when
-        the closure's first call returns (_open_step)."""
-        f = sys._getframe(2)
-        self.optimizer_class = type(opt).__name__
-        state = _StepInProgress(opt, [p for g in opt.param_groups for p in g["params"]],
-                                self.rec.file_id(f.f_code.co_filename), f.f_lineno)
-        if not has_closure:
-            self._open_step(state)
-        return state
-
-    def _open_step(self, state, snapshot=True):
-        """Phase Optimizer, the step's OptimizerStep event and its parameters'
-        weights and gradients before the update."""
-        self.rec.set_phase(P.OPTIMIZER)
-        name = type(state.opt).__name__
-        state.eid = self.rec.begin(P.OPTIMIZER_STEP, name, name, state.file, state.line, 0, 0)
-        self.bus.call("on_optimizer_step_open", state.eid)
-        state.snap = self._snapshot_params(state.eid, state.params) if snapshot else []
-
-    def _after_step(self, opt, state):
-        if state.eid is None:  # the optimizer never called its closure: nothing was before the update
-            self._open_step(state, snapshot=False)
-            self.notice("closure_not_called", "%s.step(closure) returned without calling the closure: its "
-                        "parameters' gradients and updates are not recorded" % type(opt).__name__)
-        eid, snap = state.eid, state.snap
-        self._record_update(eid, snap, self.optimizer_class, _param_groups(opt, self._group_names))
-        self.optimizer_steps_taken += 1
-        self._stepped.append(weakref.ref(opt))
-        if self._iteration_complete():
-            self._end_step()
-
-    def skipped_step(self, opt, scale):
-        """GradScaler skipped `opt`'s update (inf/NaN gradients): an
-        OptimizerStep event with each parameter's weight and gradient and no
-        update (grad_scaler.py); the iteration ends as after a real step."""
-        with self._guard("optimizer.step"):
-            if self.stop_pending:
-                self.stop()
-            state = self._before_step(opt, False)
-            self.rec.params_unchanged()
-            snap = state.snap
-            self.rec.end(state.eid)
-            self.rec.add_optimizer_step(R.optimizer_step(
-                step=self.steps_done, event=state.eid, optimizer_class=type(opt).__name__,
-                groups=_param_groups(opt, self._group_names),
-                params=[(n, wid, gid, -1, wid) for n, _, _, wid, gid in snap],
-                skipped=True, grad_scale=scale))
-            self.rec.set_phase(P.NONE)
-            self.notice("grad_scaler_skipped", "GradScaler skipped the optimizer's update in a step whose gradients "
-                        "held inf or NaN: that step shows the gradients and no update")
-            self._stepped.append(weakref.ref(opt))
-            if self._iteration_complete():
-                self._end_step()
-
-    def _iteration_complete(self):
-        """With one optimizer, each of its steps is a step. With several (a
-        GAN's), a step is the iteration: it ends when every live optimizer
-        the script created has stepped in it (or, when one never steps, at
-        the next fetch from the loader that fed it: FetchRecorder)."""
-        stepped = {id(r()) for r in self._stepped if r() is not None}
-        return all(id(o) in stepped for o in list(self._optimizers))
-
-    @staticmethod
-    def _graph_leaves(loss):
-        """Leaf tensors the backward of `loss` accumulates into (AccumulateGrad nodes)."""
-        leaves, seen, todo, alive = [], set(), [loss.grad_fn], []
-        while todo:
-            fn = todo.pop()
-            if fn is None or id(fn) in seen:
-                continue
-            alive.append(fn)  # ids stay unique only while the wrappers live
-            seen.add(id(fn))
-            var = getattr(fn, "variable", None)
-            if var is not None:
-                leaves.append(var)
-            todo.extend(f for f, _ in fn.next_functions)
-        return leaves
-
-    def _leaf_names(self, leaves):
-        """Names for leaves outside any module: the script's global variable holding it."""
-        main = sys.modules.get("__main__")
-        names = {}
-        for k, v in (vars(main).items() if main else ()):
-            if isinstance(v, torch.Tensor):
-                names.setdefault(id(v), k)
-        return {id(t): names[id(t)] for t in leaves if id(t) in names}
-
-    def _open_manual_step(self):
-        params, seen = [], set()
-        for root in self.names.live_roots():
-            for p in root.parameters():
-                if p.requires_grad and id(p) not in seen:
-                    seen.add(id(p))
-                    params.append(p)
-        extra = [t for t in self._backward_leaves if id(t) not in seen]
-        self._extra_names = self._leaf_names(extra)
-        params += extra
-        self._backward_leaves = []
-        f = sys._getframe(2)
-        eid = self.rec.begin(P.OPTIMIZER_STEP, "update", "", self.rec.file_id(f.f_code.co_filename), f.f_lineno, 0, 0)
-        self.rec.set_phase(P.OPTIMIZER)
-        self._manual = (eid, self._snapshot_params(eid, params))
-
-    def _boundary(self):
-        """Closes a hand-written step (backward + the update after it)."""
-        if self._manual is None:
-            return
-        eid, snap = self._manual
-        self._manual = None
-        groups = [R.param_group(hyper=[], params=[n for n, _, _, _, _ in snap])]
-        self._record_update(eid, snap, "", groups)
-        self._end_step()
-
-    def _record_update(self, eid, snap, opt_class, groups):
-        """The updates of one optimizer step (or hand-written update) of this step."""
-        after = self.rec.params_after(eid, [p for _, p, _, _, _ in snap])
-        params = [(name, wid, gid, uid, aid) for (name, _, _, wid, gid), (uid, aid) in zip(snap, after)]
-        self.rec.end(eid)
-        self.rec.add_optimizer_step(R.optimizer_step(step=self.steps_done, event=eid, optimizer_class=opt_class,
-                                                     groups=groups, params=params,
-                                                     grad_scale=self.grad_scale))
-        self.rec.set_phase(P.NONE)
-
-    def end_partial_step(self):
-        """A training fetch while some optimizers stepped in this step and one
-        did not: the iteration is over (an optimizer that never steps)."""
-        if self._stepped:
-            self._end_step()
-
     def _end_step(self):
         self._stepped = []
         self.bus.call("on_step_end", self.steps_done)
@@ -919,67 +350,6 @@ class Session:
         self.rec.set_step(self.steps_done)
         if self.steps_done >= self.steps_requested:
             self.stop_pending = True
-
-    # ------------------------------------------------------- finishing ---
-    def notice(self, code, message):
-        if code not in self._notice_codes:
-            self._notice_codes.add(code)
-            self.notices.append((code, message))
-
-    def _meta(self, complete, exit_code=0, exception="", traceback_text=""):
-        return R.run_meta(
-            script=self.script,
-            argv=list(sys.argv),
-            cwd=os.getcwd(),
-            project_dir=self.project_dir,
-            python_version=sys.version.split()[0],
-            torch_version=torch.__version__,
-            device=self._device or "cpu",
-            hostname=socket.gethostname(),
-            tvis_version=__import__("tvis").__version__,
-            started_unix_ms=self.started_ms,
-            finished_unix_ms=int(time.time() * 1000) if complete else 0,
-            steps_requested=self.steps_requested,
-            steps_recorded=self.steps_done,
-            complete=complete,
-            exit_code=exit_code,
-            exception=exception,
-            traceback=traceback_text,
-            notices=list(self.notices),
-            options=list(self.options),
-            optimizer_class=self.optimizer_class,
-            param_shards=self.shards.records(),
-        )
-
-    def _notice_budget(self):
-        st = self.rec.stats()
-        if st.get("spill_error"):
-            self.notice("snapshot_spill_failed", "the file beside the run that holds a large model's weights during "
-                        "the optimizer step failed (%s); later weights were held in memory%s"
-                        % (st["spill_error"], "" if not st.get("spill_lost_updates") else
-                           ", and %d updates kept only their element count" % st["spill_lost_updates"]))
-        if st["budget_refused"]:
-            limit = dict(self.options).get("max_run_bytes", "0")
-            self.notice("byte_budget", "%d tensors (%.1f MB of values) kept statistics, a thumbnail and their followed "
-                        "samples' rows only, to keep the run within --max-run-bytes %s; raise it to keep more"
-                        % (st["budget_refused"], st["budget_refused_bytes"] / 1e6, limit))
-
-    def _note_process_group(self):
-        """A distributed rank: the process group's backend, in the options
-        (rank, world_size, local_rank and launcher came from `tvis run`)."""
-        dist = sys.modules.get("torch.distributed")
-        try:
-            if dist is not None and dist.is_available() and dist.is_initialized():
-                self.options.append(("backend", str(dist.get_backend())))
-        except Exception:  # noqa: BLE001: a process group torn down mid-call says nothing
-            pass
-
-    def _steps_unit(self):
-        """What a step was in this run, for the notices (docs/cli.md: how steps are counted)."""
-        if not self._optimizers_seen:
-            return "steps (backward passes)"
-        n = len(self._optimizers)
-        return "optimizer steps" if n <= 1 else "steps (iterations of %d optimizers)" % n
 
     def finalize(self, exit_code=0, exception="", traceback_text=""):
         """Writes what was recorded and closes the run. Idempotent."""
@@ -1053,30 +423,6 @@ class Session:
             sys.stderr.flush()
         finally:
             os._exit(0)
-
-
-def _param_groups(opt, names):
-    """The optimizer's param groups as records: hyperparameters and parameter names
-    (`names`: id(parameter) -> its recorded names, several for an FSDP1 FlatParameter)."""
-    return [R.param_group(hyper=[(k, repr(v)) for k, v in g.items() if k != "params"],
-                          params=[n for p in g["params"] for n in names.get(id(p), ["?"])]) for g in opt.param_groups]
-
-
-def _closure_of(args, kwargs):
-    """The closure an optimizer.step call was given, or None."""
-    closure = kwargs.get("closure") if "closure" in kwargs else (args[0] if args else None)
-    return closure if callable(closure) else None
-
-
-class _StepInProgress:
-    """An optimizer step between its wrapper's entry and exit: the optimizer,
-    the parameters it updates, where step() was called, and once opened its
-    event and snapshot (None until then)."""
-    __slots__ = ("opt", "params", "file", "line", "eid", "snap")
-
-    def __init__(self, opt, params, file, line):
-        self.opt, self.params, self.file, self.line = opt, params, file, line
-        self.eid = self.snap = None
 
 
 def _end_daemonic_children():
