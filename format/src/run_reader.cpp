@@ -29,24 +29,6 @@ Status chunk_error(ErrorCode code, const ChunkEntry& e, const std::string& what)
   return Status::error(code, describe_chunk(e) + ": " + what);
 }
 
-// The union member a chunk of `kind` must hold; NONE for kinds this reader
-// does not know (a newer minor version may add kinds; they are not checked).
-schema::Body body_for_kind(uint16_t kind) {
-  switch (ChunkKind(kind)) {
-    case ChunkKind::RunMeta: return schema::Body::RunMeta;
-    case ChunkKind::SourceFiles: return schema::Body::SourceFiles;
-    case ChunkKind::Events: return schema::Body::EventBatch;
-    case ChunkKind::Tensors: return schema::Body::TensorBatch;
-    case ChunkKind::TensorData: return schema::Body::TensorData;
-    case ChunkKind::OptimizerStep: return schema::Body::OptimizerStepRecord;
-    case ChunkKind::Samples: return schema::Body::SampleBatch;
-    case ChunkKind::Loss: return schema::Body::LossRecord;
-    case ChunkKind::Insights: return schema::Body::InsightBatch;
-    case ChunkKind::ProfileCapture: return schema::Body::ProfileCapture;
-    case ChunkKind::Index: break;
-  }
-  return schema::Body::NONE;
-}
 
 size_t filter_element_size(ChunkFilter f) {
   switch (f) {
@@ -68,7 +50,7 @@ Status verify_flatbuffer(const ChunkEntry& e, const Bytes& bytes) {
   flatbuffers::Verifier verifier(bytes.data(), bytes.size(), opts);
   if (!schema::VerifyChunkBuffer(verifier))
     return chunk_error(ErrorCode::Corrupt, e, "payload is not a valid tvis FlatBuffer");
-  const schema::Body expected = body_for_kind(e.info.kind);
+  const schema::Body expected = body_of_kind(e.info.kind);
   const schema::Chunk* root = schema::GetChunk(bytes.data());
   const schema::Body actual = root->body_type();
   if (actual != schema::Body::NONE && root->body() == nullptr)  // the verifier lets a union value be absent
@@ -185,7 +167,7 @@ Status verify_chunk_payload(const ChunkEntry& e, const uint8_t* data, uint64_t s
   }
   Status s = check_before_inflating(e, data, size);
   if (!s) return s;
-  return stream_check_chunk(e, data, size, uint8_t(body_for_kind(e.info.kind)), true);
+  return stream_check_chunk(e, data, size, uint8_t(body_of_kind(e.info.kind)), true);
 }
 
 namespace {
@@ -199,7 +181,7 @@ Result<Bytes> inflate_payload(const ChunkEntry& e, const uint8_t* data, uint64_t
   Status s = check_before_inflating(e, data, size);
   if (!s) return s;
   if (e.info.encoding == ChunkEncoding::Plain && stream_first(e)) {
-    s = stream_check_chunk(e, data, size, uint8_t(body_for_kind(e.info.kind)), true);
+    s = stream_check_chunk(e, data, size, uint8_t(body_of_kind(e.info.kind)), true);
     if (!s) return s;
   }
   const size_t elem = filter_element_size(e.info.filter);

@@ -1,9 +1,15 @@
 // chunk_kind.h: what a chunk holds. The container stores the kind as u16; the
 // payload of every kind except Index is a FlatBuffer `tvis.schema.Chunk`
-// whose body union type matches the kind (checked by the reader).
+// whose body union type matches the kind (checked by the reader). Each
+// kind's name and Body member are written once, in chunk_kind.cpp's table;
+// chunk_kind_name, body_of_kind and kind_of_body read it.
 #pragma once
 
 #include <cstdint>
+
+namespace tvis::schema {
+enum class Body : uint8_t;  // recording.fbs's chunk body union (recording_generated.h)
+}
 
 namespace tvis::format {
 
@@ -23,5 +29,13 @@ enum class ChunkKind : uint16_t {
 
 /// Stable lower-case name ("events", "tensor_data", ...); "unknown" otherwise.
 const char* chunk_kind_name(uint16_t kind);
+
+/// The Body member a chunk of `kind` holds; Body::NONE for Index and for kinds
+/// this build does not know (a newer minor version may add kinds).
+schema::Body body_of_kind(uint16_t kind);
+
+/// The kind whose chunks hold `body`; Index (never a body's kind) for NONE or a
+/// member this build does not know.
+ChunkKind kind_of_body(schema::Body body);
 
 }  // namespace tvis::format
