@@ -58,16 +58,24 @@ def generated():
     return tvis.native.generated()
 
 
+def _stale(generated):
+    return ("%s differs from %s: a build older than the schema (rebuild _tvis_native), or a generator bug"
+            % (generated.__file__, FBS))
+
+
 def test_generated_enums_are_the_fbs_enums(generated):
     expected = _fbs_enums()
-    assert set(generated.ENUMS) == set(expected)
+    assert set(generated.ENUMS) == set(expected), _stale(generated)
     for name, members in expected.items():
-        assert generated.ENUMS[name] == members, name
+        assert generated.ENUMS[name] == members, "%s: %s" % (name, _stale(generated))
         assert list(generated.ENUMS[name]) == list(members), "%s: order" % name
 
 
 def test_generated_fields_are_the_fbs_fields(generated):
-    assert generated.FIELDS == _fbs_fields()
+    expected = _fbs_fields()
+    assert set(generated.FIELDS) == set(expected), _stale(generated)
+    for table, fields in expected.items():
+        assert generated.FIELDS[table] == fields, "%s: %s" % (table, _stale(generated))
 
 
 def test_generated_enums_are_what_the_native_module_was_compiled_with(generated):
