@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "tvis/format/chunk_kind.h"
+#include "tvis/format/run_config_of.h"
 #include "tvis/schema/recording_generated.h"
 
 namespace tvis::format {
@@ -94,6 +95,9 @@ struct RunSummaryBuilder::State {
         s.argv.push_back(str(a));
       }
     }
+    s.config = run_config_of(m);
+    s.config.project_dir = bounded(m.config() ? m.config()->project_dir() : m.project_dir(), kSummaryFieldBytes);
+    s.has_config = true;
     s.device = bounded(m.device(), kSummaryFieldBytes);
     s.python_version = bounded(m.python_version(), kSummaryFieldBytes);
     s.torch_version = bounded(m.torch_version(), kSummaryFieldBytes);

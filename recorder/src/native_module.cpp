@@ -26,13 +26,11 @@ PYBIND11_MODULE(_tvis_native, m) {
   m.doc() = "tvis recorder core (private; use the tvis package)";
   m.attr("torch_version") = TVIS_TORCH_VERSION;
   py::class_<PyRecorder>(m, "Recorder")
-      .def(py::init<const std::string&, int64_t, int, const std::string&, std::vector<std::string>, int, int64_t,
-                    py::object, bool, bool, uint64_t, int, uint64_t>(),
-           py::arg("path"), py::arg("max_elems"), py::arg("samples"), py::arg("project_dir"),
-           py::arg("exclude_dirs"), py::arg("zstd_level") = 1, py::arg("data_chunk_bytes") = 8 << 20,
-           py::arg("dense_zstd_level") = py::none(), py::arg("evaluation_values") = false,
-           py::arg("update_values") = false, py::arg("max_run_bytes") = 0, py::arg("budget_steps") = 1,
-           py::arg("spill_snapshot_bytes") = uint64_t(256) << 20)
+      .def(py::init<const std::string&, const py::dict&, std::vector<std::string>, int, int64_t, py::object, bool,
+                    uint64_t>(),
+           py::arg("path"), py::arg("config"), py::kw_only(), py::arg("exclude_dirs") = std::vector<std::string>{},
+           py::arg("zstd_level") = 1, py::arg("data_chunk_bytes") = 8 << 20, py::arg("dense_zstd_level") = py::none(),
+           py::arg("update_values") = false, py::arg("spill_snapshot_bytes") = uint64_t(256) << 20)
       .def("now", [](PyRecorder& r) { return r.core().now(); })
       // own_enter() / own_exit(): tvis's own work on this thread (own_time.h); they nest
       .def("own_enter", [](PyRecorder& r) { r.core().own_enter(); })

@@ -50,24 +50,35 @@ int profile_fn(PyObject*, PyFrameObject* frame, int what, PyObject*) {
   return 0;
 }
 
-RecorderOptions options_of(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
-                           std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
-                           const py::object& dense_zstd_level, bool evaluation_values,
-                           bool update_values, uint64_t max_run_bytes, int budget_steps,
-                           uint64_t spill_snapshot_bytes) {
+/// {steps, max_elems, samples, max_run_bytes, project_dir, eval_values, no_gradcam, gradcam_true}: the
+/// run's RunConfig (schema/recording.fbs); a key left out reads as the schema's default, an unknown key is
+/// refused naming it (check_keys).
+schema::RunConfigT run_config_from(const py::dict& d) {
+  TVIS_CHECK_SCHEMA_KEYS(d, RunConfig, "steps", "max_elems", "samples", "max_run_bytes", "project_dir",
+                         "eval_values", "no_gradcam", "gradcam_true");
+  schema::RunConfigT c;
+  c.steps = get<int>(d, "steps", c.steps);
+  c.max_elems = get<int64_t>(d, "max_elems", c.max_elems);
+  c.samples = get<int>(d, "samples", c.samples);
+  c.max_run_bytes = get<uint64_t>(d, "max_run_bytes", c.max_run_bytes);
+  c.project_dir = get<std::string>(d, "project_dir", c.project_dir);
+  c.eval_values = get<bool>(d, "eval_values", c.eval_values);
+  c.no_gradcam = get<bool>(d, "no_gradcam", c.no_gradcam);
+  c.gradcam_true = get<bool>(d, "gradcam_true", c.gradcam_true);
+  return c;
+}
+
+RecorderOptions options_of(const std::string& path, const py::dict& config, std::vector<std::string> exclude_dirs,
+                           int zstd_level, int64_t data_chunk_bytes, const py::object& dense_zstd_level,
+                           bool update_values, uint64_t spill_snapshot_bytes) {
   RecorderOptions o;
   o.path = path;
-  o.max_elems = max_elems;
-  o.samples = samples;
-  o.project_dir = project_dir;
+  o.config = run_config_from(config);
   o.exclude_dirs = std::move(exclude_dirs);
   o.zstd_level = zstd_level;
   o.data_chunk_bytes = data_chunk_bytes;
   if (!dense_zstd_level.is_none()) o.dense_zstd_level = dense_zstd_level.cast<int>();
-  o.evaluation_values = evaluation_values;
   o.update_values = update_values;
-  o.max_run_bytes = max_run_bytes;
-  o.budget_steps = budget_steps;
   o.spill_snapshot_bytes = spill_snapshot_bytes;
   return o;
 }
@@ -230,14 +241,12 @@ py::dict stats_dict(const RecorderStats& s) {
 
 }  // namespace
 
-PyRecorder::PyRecorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
-                       std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
-                       py::object dense_zstd_level, bool evaluation_values, bool update_values,
-                       uint64_t max_run_bytes, int budget_steps, uint64_t spill_snapshot_bytes)
-    : core_(options_of(path, max_elems, samples, project_dir, exclude_dirs, zstd_level, data_chunk_bytes,
-                       dense_zstd_level, evaluation_values, update_values, max_run_bytes, budget_steps,
+PyRecorder::PyRecorder(const std::string& path, const py::dict& config, std::vector<std::string> exclude_dirs,
+                       int zstd_level, int64_t data_chunk_bytes, py::object dense_zstd_level, bool update_values,
+                       uint64_t spill_snapshot_bytes)
+    : core_(options_of(path, config, exclude_dirs, zstd_level, data_chunk_bytes, dense_zstd_level, update_values,
                        spill_snapshot_bytes)),
-      filter_(project_dir, std::move(exclude_dirs)) {}
+      filter_(core_.config().project_dir, std::move(exclude_dirs)) {}
 
 void PyRecorder::add_detail(uint64_t id, py::handle kvs) { core_.add_detail(id, key_values(kvs)); }
 

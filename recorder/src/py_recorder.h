@@ -25,10 +25,11 @@ namespace py = pybind11;
 
 class PyRecorder {
  public:
-  PyRecorder(const std::string& path, int64_t max_elems, int samples, const std::string& project_dir,
-             std::vector<std::string> exclude_dirs, int zstd_level, int64_t data_chunk_bytes,
-             py::object dense_zstd_level, bool evaluation_values, bool update_values, uint64_t max_run_bytes,
-             int budget_steps, uint64_t spill_snapshot_bytes);
+  /// `config`: the run's RunConfig as a dict (run_config_from in py_recorder.cpp); the rest are
+  /// developer knobs (RecorderOptions), keywords in Python.
+  PyRecorder(const std::string& path, const py::dict& config, std::vector<std::string> exclude_dirs,
+             int zstd_level, int64_t data_chunk_bytes, py::object dense_zstd_level, bool update_values,
+             uint64_t spill_snapshot_bytes);
   ~PyRecorder() {
     stop_profile();
     *alive_ = false;

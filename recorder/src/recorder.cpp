@@ -54,13 +54,14 @@ constexpr int kInput = 0, kOutput = 1;
 
 Recorder::Recorder(const RecorderOptions& options)
     : builder_(create_builder(options)),
-      budget_(options.max_run_bytes, options.budget_steps),
-      paths_(options.project_dir, options.exclude_dirs),
-      max_elems_(options.max_elems),
-      evaluation_values_(options.evaluation_values),
+      budget_(options.config.max_run_bytes, std::max(1, options.config.steps)),
+      paths_(options.config.project_dir, options.exclude_dirs),
+      config_(options.config),
+      max_elems_(options.config.max_elems),
+      evaluation_values_(options.config.eval_values),
       update_values_(options.update_values),
-      samples_(options.samples),
-      followed_rows_(options.samples > 0 ? options.samples : 1) {
+      samples_(options.config.samples),
+      followed_rows_(options.config.samples > 0 ? options.config.samples : 1) {
   t0_ = steady_ns();
   phase_t0_ = 0;  // now() is relative to t0_
   own_t0_ = own_.total();
@@ -515,6 +516,7 @@ void Recorder::add_insights(std::unique_ptr<schema::InsightBatchT> r) {
 }
 
 void Recorder::add_phase_timings(schema::RunMetaT* meta) const {
+  meta->config = std::make_unique<schema::RunConfigT>(config_);  // the run's configuration, as it is
   meta->step_device_reads = step_reads_;
   if (step_ >= 0) {  // the current step's so far
     if (meta->step_device_reads.size() <= static_cast<size_t>(step_)) meta->step_device_reads.resize(step_ + 1, 0);

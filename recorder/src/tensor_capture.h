@@ -40,7 +40,7 @@ struct CaptureOptions;
 int64_t kept_rows_of(const at::Tensor& t, const CaptureOptions& options);
 
 struct CaptureOptions {
-  int64_t max_elems = 2000000;
+  int64_t max_elems = schema::RunConfigT().max_elems;  // the Recorder sets its run's (RunConfig)
   int64_t min_rows = 0;  // rows kept at least (the followed samples)
   bool stats_only = false;  // keep no values (ValuesKept::None): statistics and histogram only
   bool thumbnail = false;   // also a block-mean thumbnail (TensorRecord.thumbnail)

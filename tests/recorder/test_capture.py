@@ -12,8 +12,10 @@ from conftest import load_run
 INPUT, OUTPUT, WEIGHT = 0, 1, 4
 
 
-def _record(tmp_path, tensors, max_elems=2_000_000, samples=4, batch_rows=-1, role=WEIGHT):
-    rec = _tvis_native.Recorder(str(tmp_path / "run.tvis"), max_elems, samples, str(tmp_path), [])
+def _record(tmp_path, tensors, max_elems=None, samples=None, batch_rows=-1, role=WEIGHT):
+    config = {"project_dir": str(tmp_path)}  # max_elems, samples: the schema's defaults unless given
+    config.update({k: v for k, v in (("max_elems", max_elems), ("samples", samples)) if v is not None})
+    rec = _tvis_native.Recorder(str(tmp_path / "run.tvis"), config)
     rec.set_batch_rows(batch_rows)
     ids = [rec.tensor(t, role, -1, "t%d" % i) for i, t in enumerate(tensors)]
     rec.finalize({"script": "x.py"})
@@ -74,7 +76,7 @@ def test_budget_keeps_leading_rows_and_followed_samples(tmp_path):
 
 
 def test_unchanged_outputs_are_recorded_once(tmp_path):
-    rec = _tvis_native.Recorder(str(tmp_path / "run.tvis"), 2_000_000, 4, str(tmp_path), [])
+    rec = _tvis_native.Recorder(str(tmp_path / "run.tvis"), {"project_dir": str(tmp_path)})
     t = torch.randn(5, 5)
     orig = t.clone()
     a = rec.tensor(t, OUTPUT, -1)
@@ -102,7 +104,7 @@ def test_values_exact_in_every_chunk_layout(tmp_path):
     sparse = torch.zeros(64, 50)
     sparse[::3, ::7] = torch.randn(22, 8)
     odd = torch.tensor([float("nan"), float("inf"), -0.0, 0.0, 1e-45, -3.5] * 7)
-    rec = _tvis_native.Recorder(str(tmp_path / "run.tvis"), 2_000_000, 4, str(tmp_path), [])
+    rec = _tvis_native.Recorder(str(tmp_path / "run.tvis"), {"project_dir": str(tmp_path)})
     GRAD, UPDATE, GRAD_OUTPUT = 5, 6, 2
     cases = [(t, role) for t in (dense, sparse, odd) for role in (WEIGHT, GRAD, UPDATE, OUTPUT, GRAD_OUTPUT)]
     ids = [rec.tensor(t, role, -1, "t%d" % i) for i, (t, role) in enumerate(cases)]

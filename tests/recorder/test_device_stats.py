@@ -28,7 +28,7 @@ edge = torch.arange(12, dtype=torch.float32); edge[2] = float("nan"); edge[5] = 
 ts = [big, big.t(), big.double(), big.half(), big.bfloat16(), (big * 10).long(), big > 0, edge,
       torch.full((300,), 2.5), torch.empty(0), torch.full((4,), float("nan")), torch.randn(4000) * 3e37,
       torch.randn(3000) * 1e-30, torch.randn(64, 50) + 1000.0, torch.zeros(100, 3)]
-rec = _tvis_native.Recorder(sys.argv[1], 2000000, 4, ".", [])
+rec = _tvis_native.Recorder(sys.argv[1], {"project_dir": "."})
 ids = [rec.tensor(t, 4, -1, "t%d" % i) for i, t in enumerate(ts)]
 print(ids)
 rec.finalize({"script": "x.py"})
@@ -126,7 +126,7 @@ FILL = r"""
 import sys, torch
 sys.path.insert(0, sys.argv[2])
 import _tvis_native
-rec = _tvis_native.Recorder(sys.argv[1], 2000000, 4, ".", [])
+rec = _tvis_native.Recorder(sys.argv[1], {"project_dir": "."})
 for i in range(15000):  # 73 values each: the batch fills (2^20 values) once
     rec.tensor(torch.full((3,), float(i)), 4, -1, "t")
 rec.finalize({"script": "x.py"})

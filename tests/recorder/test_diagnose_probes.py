@@ -14,7 +14,7 @@ class _Details:
     def __init__(self, folder):
         from conftest import NATIVE_PY  # noqa: F401 (the build's module is loaded)
         import tvis.native
-        self._rec = tvis.native.load().Recorder(str(folder / "run.tvis"), 1000, 1, str(folder), [])
+        self._rec = tvis.native.load().Recorder(str(folder / "run.tvis"), {"max_elems": 1000, "samples": 1, "project_dir": str(folder)})
         self.details = {}
 
     def dead_units(self, output, unit_dim):

@@ -26,7 +26,7 @@ def test_constructors_take_only_their_fields():
 @pytest.fixture
 def rec(tmp_path):
     import _tvis_native
-    return _tvis_native.Recorder(str(tmp_path / "run.tvis"), 1000, 2, str(tmp_path), [], 1)
+    return _tvis_native.Recorder(str(tmp_path / "run.tvis"), {"max_elems": 1000, "samples": 2, "project_dir": str(tmp_path)})
 
 
 def _known_keys(err):

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "inspect_json.h"
 #include "paths.h"
+#include "run_config.h"
 #include "tvis/runs/rank_files.h"
 #include "tvis/format/byte_source.h"
 #include "tvis/format/container_codec.h"
@@ -62,6 +63,8 @@ void print_human(const std::string& path, const fmt::RunSummary& s) {
                 s.torch_version.c_str(), s.hostname.c_str());
   std::printf("  steps      %" PRId64 "    events %" PRIu64 "    tensors %" PRIu64 "\n", s.steps, s.events,
               s.captured.tensors);
+  if (s.has_config)  // the run's configuration (RunMeta.config; an older run's options strings)
+    std::printf("  config     %s\n", run_config_json(s.config).c_str());
   std::printf("  modules    %zu: %s\n", s.modules.size(), join(s.modules, ", ", 8).c_str());
   if (!s.functions.empty()) std::printf("  functions  %s\n", join(s.functions, ", ", 8).c_str());
   if (!s.losses.empty()) {

@@ -37,6 +37,7 @@
 #include "process.h"
 #include "interpreter_resolver.h"
 #include "python_discovery.h"
+#include "run_config.h"
 #include "runner_launch.h"
 #include "tvis/process/wait.h"
 #include "tvis/profiles/workspace.h"
@@ -56,16 +57,12 @@ namespace tvis::cli {
 namespace {
 
 struct RunOptions {
-  int steps = 3;
+  /// The flags that reach the recorder, filled once (their defaults are the
+  /// schema's: schema/recording.fbs, RunConfig); project_dir set by run().
+  schema::RunConfigT config;
   std::string out;
   std::string project;
-  int64_t max_elems = 2000000;
-  int samples = 4;
-  bool no_gradcam = false;
-  bool gradcam_true = false;
-  bool eval_values = false;
-  std::string max_run_bytes = "2G";
-  uint64_t run_bytes = 0;  // max_run_bytes parsed
+  std::string max_run_bytes;  // --max-run-bytes's text ("500M"); "" keeps config's default
   std::string python;
   int nproc_per_node = 0;  // > 0: start that many ranks through torch.distributed.run
 };
@@ -104,26 +101,24 @@ bool parse_byte_count(const std::string& text, uint64_t* out) {
 
 /// The first problem with the options and script, or "" when there is none.
 std::string check_options(RunOptions& o, const std::vector<std::string>& rest) {
-  if (o.steps < 1) return "--steps must be at least 1 (got " + std::to_string(o.steps) + ")";
-  if (!parse_byte_count(o.max_run_bytes, &o.run_bytes) || o.run_bytes == 0)
+  schema::RunConfigT& c = o.config;
+  if (c.steps < 1) return "--steps must be at least 1 (got " + std::to_string(c.steps) + ")";
+  if (!o.max_run_bytes.empty() && (!parse_byte_count(o.max_run_bytes, &c.max_run_bytes) || c.max_run_bytes == 0))
     return "--max-run-bytes takes a positive byte count such as 500M or 2G (got '" + o.max_run_bytes + "')";
-  if (o.max_elems < 1) return "--max-elems must be at least 1";
-  if (o.samples < 0) return "--samples must not be negative";
+  if (c.max_elems < 1) return "--max-elems must be at least 1";
+  if (c.samples < 0) return "--samples must not be negative";
   if (rest.empty()) return "no script given (usage: tvis run [options] SCRIPT [ARGS...])";
   if (!is_file(rest[0])) return "script not found: " + rest[0];
   if (access(rest[0].c_str(), R_OK) != 0) return "script not readable: " + rest[0];
   return "";
 }
 
-/// The runner's arguments for these flags, then `--`, SCRIPT and ARGS.
-std::vector<std::string> runner_args(const RunOptions& o, const std::string& project, const DistributedEnv& d,
+/// The runner's arguments: the run's configuration whole (`--config JSON`:
+/// run_config_json, or the one a rank `tvis run` of launch_ranks found in
+/// kRunConfigEnv), this rank's place, then `--`, SCRIPT and ARGS.
+std::vector<std::string> runner_args(const std::string& config_json, const DistributedEnv& d,
                                      const std::vector<std::string>& rest) {
-  std::vector<std::string> a = {"--steps",   std::to_string(o.steps),   "--max-elems", std::to_string(o.max_elems),
-                                "--samples", std::to_string(o.samples), "--project",   project,
-                                "--max-run-bytes", std::to_string(o.run_bytes)};
-  if (o.no_gradcam) a.insert(a.end(), {"--option", "no_gradcam=1"});
-  if (o.gradcam_true) a.insert(a.end(), {"--option", "gradcam_true=1"});
-  if (o.eval_values) a.insert(a.end(), {"--option", "eval_values=1"});
+  std::vector<std::string> a = {"--config", config_json};
   if (d.distributed())
     a.insert(a.end(), {"--option", "rank=" + std::to_string(d.rank), "--option",
                        "world_size=" + std::to_string(d.world_size), "--option",
@@ -212,13 +207,13 @@ int launch_ranks(const RunOptions& o, const std::string& runs, const std::string
                                    "--master_addr", "127.0.0.1", "--master_port", std::to_string(port),
                                    "--nproc_per_node", std::to_string(o.nproc_per_node), "--redirects", "1", "--tee", "1",
                                    "--no_python", std::string(self, static_cast<size_t>(n)), "run",
-                                   "--steps", std::to_string(o.steps), "--out", runs, "--project", project,
-                                   "--max-elems", std::to_string(o.max_elems), "--samples", std::to_string(o.samples),
-                                   "--max-run-bytes", o.max_run_bytes, "--python", python};
-  if (o.no_gradcam) argv.push_back("--no-gradcam");
-  if (o.gradcam_true) argv.push_back("--gradcam-true");
-  if (o.eval_values) argv.push_back("--eval-values");
+                                   "--out", runs, "--project", project, "--python", python};
   argv.insert(argv.end(), rest.begin(), rest.end());
+  // Each rank's `tvis run` takes the configuration whole from here (run(), run_config.h).
+  schema::RunConfigT config = o.config;
+  config.project_dir = project;
+  if (setenv(kRunConfigEnv, run_config_json(config).c_str(), 1) != 0)
+    return fail(std::string("cannot set ") + kRunConfigEnv + ": " + std::strerror(errno));
   std::fflush(stdout);
   exec_argv(argv);
   return fail("cannot start " + python + " -m torch.distributed.run: " + std::strerror(errno));
@@ -236,7 +231,17 @@ int run(RunOptions o, const std::vector<std::string>& rest) {
   if (l.native_dirs.empty())
     return fail("this tvis was built without the recorder module (no Python with torch at build time)");
   const std::string project = o.project.empty() ? parent_dir(real_or_absolute(script)) : real_or_absolute(o.project);
-  l.runner_args = runner_args(o, project, dist, rest);
+  // A rank launch_ranks started takes the configuration its launching `tvis run` filled, whole; it is not
+  // passed further in the environment (the runner gets it as an argument, the script does not see it).
+  std::string config_json;
+  if (const char* given = std::getenv(kRunConfigEnv); given && dist.distributed()) {
+    config_json = given;
+  } else {
+    o.config.project_dir = project;
+    config_json = run_config_json(o.config);
+  }
+  unsetenv(kRunConfigEnv);
+  l.runner_args = runner_args(config_json, dist, rest);
 
   const PythonSearch search = PythonSearch::from_environment();
   // The interpreter as for check and graph (interpreter_resolver.h), the workspace found from the project.
@@ -289,19 +294,23 @@ void add_run_command(CLI::App& app) {
   auto opts = std::make_shared<RunOptions>();
   auto rest = std::make_shared<std::vector<std::string>>();
   CLI::App* sub = app.add_subcommand("run", "Record the first N training steps of a script");
-  sub->add_option("--steps", opts->steps, "Training steps to record (default 3; docs/cli.md says how steps are counted)");
+  schema::RunConfigT& c = opts->config;  // the defaults shown are the schema's
+  sub->add_option("--steps", c.steps, "Training steps to record (docs/cli.md says how steps are counted)")
+      ->capture_default_str();
   sub->add_option("--out", opts->out, "Runs folder (default <project>/tvis_runs)");
   sub->add_option("--project", opts->project, "Project directory whose code is traced (default: the script's folder)");
-  sub->add_option("--max-elems", opts->max_elems, "Keep full values of tensors up to this many elements (default 2000000)");
-  sub->add_option("--samples", opts->samples, "Followed samples per batch (default 4)");
+  sub->add_option("--max-elems", c.max_elems, "Keep full values of tensors up to this many elements")
+      ->capture_default_str();
+  sub->add_option("--samples", c.samples, "Followed samples per batch")->capture_default_str();
   CLI::Option* no_gradcam =
-      sub->add_flag("--no-gradcam", opts->no_gradcam, "Skip Grad-CAM (one extra gradient pass per followed sample)");
-  sub->add_flag("--gradcam-true", opts->gradcam_true,
+      sub->add_flag("--no-gradcam", c.no_gradcam, "Skip Grad-CAM (one extra gradient pass per followed sample)");
+  sub->add_flag("--gradcam-true", c.gradcam_true,
                 "Grad-CAM also for the true class of followed samples the model gets wrong (one more pass each)")
       ->excludes(no_gradcam);
   sub->add_option("--max-run-bytes", opts->max_run_bytes,
-                  "Bytes of tensor values the run may keep, e.g. 500M or 2G (default 2G); the rest keep statistics");
-  sub->add_flag("--eval-values", opts->eval_values,
+                  "Bytes of tensor values the run may keep, e.g. 500M or 2G (default " +
+                      std::to_string(c.max_run_bytes >> 30) + "G); the rest keep statistics");
+  sub->add_flag("--eval-values", c.eval_values,
                 "Keep tensor values of evaluation passes too (forwards under no_grad; default: statistics only)");
   sub->add_option("--python", opts->python, "Python interpreter of the training environment");
   sub->add_option("--nproc-per-node", opts->nproc_per_node,

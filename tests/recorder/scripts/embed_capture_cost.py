@@ -48,7 +48,7 @@ def in_process(run_file, steps, script, args):
     from tvis.session.session import Session
     spent = {k: {False: 0.0, True: 0.0} for k in KINDS}
     project = str(Path(script).resolve().parent)
-    session = Session(_tvis_native, run_file, steps, 2000000, 4, project, script, [("max_elems", "2000000")])
+    session = Session(_tvis_native, run_file, {"steps": steps, "project_dir": project}, script)
     CA.AttentionCapture._consider = timed(spent, session, "attention", CA.AttentionCapture._consider)
     session.install()
     for hooks in session.bus._by_hook.values():

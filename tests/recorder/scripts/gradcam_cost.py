@@ -78,7 +78,7 @@ def time_on_backward(case, steps, run_file, batch_bytes):
         _gradcam_maps.BATCH_BYTES = batch_bytes
     script, argsfor = CASES[case]
     sys.path.insert(0, str(script.parent))
-    session = Session(_tvis_native, run_file, 10 ** 6, 2000000, 4, str(script.parent), str(script), [])
+    session = Session(_tvis_native, run_file, {"steps": 10 ** 6, "project_dir": str(script.parent)}, str(script))
     session.install()
     hooks = session.bus._by_hook["on_backward"]
     calls = []

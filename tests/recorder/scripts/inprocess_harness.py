@@ -27,8 +27,7 @@ def main():
 
     import _tvis_native
     from tvis.session.session import Session
-    session = Session(_tvis_native, run_file, 1000, 2000000, 4, os.path.dirname(os.path.abspath(script)),
-                      script, [])
+    session = Session(_tvis_native, run_file, {"steps": 1000}, script)
     session.install()
     recorded = run(script, args)
     session.finalize()

@@ -74,8 +74,8 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     plain = statistics.median(step_times(model, opt, args.steps + 1)[1:])
     with tempfile.TemporaryDirectory(prefix="tvis-per-call-") as d:
-        session = Session(mod, os.path.join(d, "run.tvis"), args.steps + 10, 2_000_000, 4, str(HERE),
-                          str(HERE / "tiny_calls.py"), [("steps", str(args.steps + 10))])
+        session = Session(mod, os.path.join(d, "run.tvis"), {"steps": args.steps + 10, "project_dir": str(HERE)},
+                          str(HERE / "tiny_calls.py"))
         session.install()
         if args.no_tracer or args.profile:  # cProfile and the tracer are both profile functions
             session.rec.stop_profile()

@@ -28,6 +28,7 @@
 
 #include "tvis/format/error.h"
 #include "tvis/format/run_reader.h"
+#include "tvis/schema/recording_generated.h"
 
 namespace tvis::format {
 
@@ -80,6 +81,11 @@ struct RunSummary {
   bool has_exception = false;
   std::string exception;
   CapturedSummary captured;
+  /// The run's configuration, from its last RunMeta (run_config_of.h: a run
+  /// from before RunConfig reads its options strings); has_config false
+  /// when the run has no RunMeta.
+  schema::RunConfigT config;
+  bool has_config = false;
 
   // --- for the human-readable report --------------------------------------
   std::string script;

@@ -10,14 +10,14 @@
 //     ends `id` and every event opened after it. Times are ns since creation.
 //   - Every event and tensor record carries the current step and phase.
 //   - In the Evaluation phase tensors keep statistics only, unless
-//     RecorderOptions::evaluation_values.
+//     RecorderOptions::config.eval_values.
 //   - Activations (Input, Output, GradOutput, GradInput) whose dim 0 is the
 //     batch keep the rows the viewer draws: the followed samples' rows, the
 //     leading rows up to the last followed one (set_followed_rows(); the
 //     first `samples` rows until it is called). The batch itself, the
 //     top-level call's inputs (tensor(..., whole_rows = true)), keeps up to
 //     max_elems like any other tensor: the Loss page draws any of its rows.
-//   - Values are kept within RecorderOptions::max_run_bytes by the
+//   - Values are kept within RecorderOptions::config.max_run_bytes by the
 //     ByteBudget's priorities; a refused tensor keeps statistics, a
 //     thumbnail and, batch-sized, the followed samples' rows.
 //   - tensor() never changes the tensor (tensor_capture.h). Within one step
@@ -67,17 +67,19 @@ struct CaptureOptions;  // tensor_capture.h
 
 struct RecorderOptions {
   std::string path;  // the run file to create
-  int64_t max_elems = 2000000;  // tensors up to this many elements keep every value
-  int samples = 4;  // followed samples: leading rows always kept of batch-sized tensors
-  std::string project_dir;
+  /// The run's configuration as `tvis run` filled it (schema/recording.fbs:
+  /// RunConfig, the one home of its defaults): max_elems (tensors up to this
+  /// many elements keep every value), samples (followed samples: leading rows
+  /// always kept of batch-sized tensors), max_run_bytes (the byte budget of
+  /// kept values, byte_budget.h; 0: none) shared over `steps`, eval_values
+  /// (Evaluation-phase tensors keep values too, else statistics only),
+  /// project_dir. Every RunMeta written stores it as it is.
+  schema::RunConfigT config;
   std::vector<std::string> exclude_dirs;
   int zstd_level = 1;
   int64_t data_chunk_bytes = 8 << 20;
   std::optional<int> dense_zstd_level;  // unset: the builder's default
-  bool evaluation_values = false;  // Evaluation-phase tensors keep values too (else statistics only)
   bool update_values = false;      // Δw records keep their values too (else Δw = weight after − weight before)
-  uint64_t max_run_bytes = 0;      // byte budget of kept values (byte_budget.h); 0: none
-  int budget_steps = 1;            // the steps the budget is shared over (--steps)
   /// Parameters of at least this many bytes in all (a params_before() call's
   /// list) keep their float32 CPU weights of 2^19 elements or more in a file
   /// beside the run between params_before() and params_after(), not in a
@@ -215,6 +217,7 @@ class Recorder {
   void set_paused(bool p) { paused_ = p; }
   bool paused() const { return paused_; }
   const ProjectPaths& paths() const { return paths_; }
+  const schema::RunConfigT& config() const { return config_; }  // RecorderOptions::config
 
  private:
   struct Open {
@@ -276,6 +279,7 @@ class Recorder {
   std::unique_ptr<RunBuilder> builder_;
   ByteBudget budget_;
   ProjectPaths paths_;
+  schema::RunConfigT config_;  // stored in every RunMeta (add_phase_timings)
   int64_t max_elems_;
   bool evaluation_values_;
   bool update_values_;

@@ -46,11 +46,15 @@ the ranks are not recorded (said as above).
 """
 
 import inspect
+import json
 import os
 import sys
 import traceback
 
 _RANK_KEYS = ("rank", "world_size", "local_rank", "launcher")
+# The one environment variable a rank's runner finds the run's RunConfig in, as
+# JSON (schema/recording.fbs field names): for processes a launcher re-runs.
+RUN_CONFIG_ENV = "TVIS_RUN_CONFIG"  # runner.py's RUN_CONFIG_ENV
 _DOORS = None  # the ChildRanks installed in this process (a forked rank takes them out)
 
 
@@ -59,13 +63,10 @@ class LaunchConfig:
     folder, the runner's options, the interpreter paths tvis added and the
     native module folders."""
 
-    def __init__(self, folder, script, steps, max_elems, samples, project, max_run_bytes, options, added,
-                 native_dirs):
+    def __init__(self, folder, script, config, options, added, native_dirs):
         self.folder, self.script = folder, script
-        self.steps, self.max_elems, self.samples = steps, max_elems, samples
-        self.project, self.max_run_bytes = project, max_run_bytes
-        self.options = [(k, v) for k, v in options if k not in _RANK_KEYS and k not in (
-            "steps", "max_elems", "samples", "max_run_bytes")]
+        self.config = dict(config)  # the run's RunConfig (session.config), whole
+        self.options = [(k, v) for k, v in options if k not in _RANK_KEYS]
         self.added, self.native_dirs = list(added), list(native_dirs)
 
     def run_file(self, rank):
@@ -73,8 +74,8 @@ class LaunchConfig:
         return os.path.join(self.folder, "run.tvis" if rank <= 0 else "rank%d.tvis" % rank)
 
     def runner_args(self, rank, world, local_rank, launcher):
-        a = ["--run-file", self.run_file(rank), "--steps", str(self.steps), "--max-elems", str(self.max_elems),
-             "--samples", str(self.samples), "--project", self.project, "--max-run-bytes", str(self.max_run_bytes)]
+        """The rank's runner arguments; its RunConfig goes in its environment (child_environment)."""
+        a = ["--run-file", self.run_file(rank)]
         for k, v in self.options + [("rank", str(rank)), ("world_size", str(world)),
                                     ("local_rank", str(local_rank)), ("launcher", launcher)]:
             a += ["--option", "%s=%s" % (k, v)]
@@ -89,6 +90,7 @@ class LaunchConfig:
         env["PYTHONPATH"] = added + (os.pathsep + orig if orig else "")
         env["TVIS_ADDED_PATHS"] = added
         env["TVIS_NATIVE_DIRS"] = os.pathsep.join(self.native_dirs)
+        env[RUN_CONFIG_ENV] = json.dumps(self.config)  # the run's RunConfig, whole (runner.py reads it)
         return env
 
 
@@ -316,11 +318,9 @@ def start_session(config, rank, world, local_rank, launcher):
         import tvis.native
         from tvis.session.session import Session
         native = tvis.native.load(config.native_dirs)
-        options = [("steps", str(config.steps)), ("max_elems", str(config.max_elems)),
-                   ("samples", str(config.samples)), ("max_run_bytes", str(config.max_run_bytes))] + config.options + [
+        options = config.options + [
             ("rank", str(rank)), ("world_size", str(world)), ("local_rank", str(local_rank)), ("launcher", launcher)]
-        session = Session(native, config.run_file(rank), config.steps, config.max_elems, config.samples,
-                          config.project, config.script, options)
+        session = Session(native, config.run_file(rank), config.config, config.script, options)
         session.install()
         install(session, config)
         return session

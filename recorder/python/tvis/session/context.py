@@ -51,12 +51,18 @@ class CaptureContext:
         return not (s._fetch_depth or s._bw_depth or s._step_depth)
 
     def option(self, name):
-        """The value (a string) of run option ``name`` (``tvis run --option``,
-        steps, max_elems, samples), the last one given; None when absent."""
+        """The run configuration's ``name`` (RunConfig: steps, max_elems,
+        samples, ...), else the value (a string) of run option ``name`` (rank,
+        world_size, ...), the last one given; None when absent."""
+        if name in self._s.config:
+            return self._s.config[name]
         return dict(self._s.options).get(name)
 
     def flag(self, name):
-        """True when run option ``name`` was given as ``1`` (``--no-gradcam``)."""
+        """True when the run configuration's ``name`` is set (``--no-gradcam``),
+        or run option ``name`` was given as ``1``."""
+        if name in self._s.config:
+            return bool(self._s.config[name])
         return (name, "1") in [tuple(o) for o in self._s.options]
 
     def module_name(self, module):

@@ -60,7 +60,7 @@ class RunMetaNotes:
                         % (st["spill_error"], "" if not st.get("spill_lost_updates") else
                            ", and %d updates kept only their element count" % st["spill_lost_updates"]))
         if st["budget_refused"]:
-            limit = dict(self.options).get("max_run_bytes", "0")
+            limit = self.config["max_run_bytes"]
             self.notice("byte_budget", "%d tensors (%.1f MB of values) kept statistics, a thumbnail and their followed "
                         "samples' rows only, to keep the run within --max-run-bytes %s; raise it to keep more"
                         % (st["budget_refused"], st["budget_refused_bytes"] / 1e6, limit))

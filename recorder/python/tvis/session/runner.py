@@ -1,8 +1,10 @@
 """Runs a training script as ``python SCRIPT ARGS...`` would, recorded.
 
 Started by ``tvis run`` (tools/cli/run_command.cpp) through ``tvis/_runner.py`` as
-``python -m tvis._runner --run-file F --steps N --max-elems M --samples K
---project DIR [--option K=V]... -- SCRIPT ARGS...``, or with ``--go-fd FD``
+``python -m tvis._runner --run-file F --config JSON [--option K=V]... --
+SCRIPT ARGS...``: JSON is the run's RunConfig (schema/recording.fbs) as
+`tvis run` filled it from its flags, handed whole to Session; --option gives
+a rank's place (rank, world_size, local_rank, launcher), or with ``--go-fd FD``
 instead of ``--run-file``: started while ``tvis run`` still probes for the
 interpreter, it imports torch and the native module, then reads the run file's
 path from FD (end of file: not chosen, exit 0 having printed nothing).
@@ -19,6 +21,7 @@ the reason. Exit 3 and one line on stderr: tvis itself could not start
 (missing script, syntax error, unwritable run file).
 """
 
+import json
 import os
 import signal
 import sys
@@ -34,27 +37,33 @@ def _fail(msg, code=3):
     return code
 
 
+# The one environment variable the runner of a rank a launcher re-ran
+# (child_ranks.py) finds the run's configuration in, as --config's JSON.
+RUN_CONFIG_ENV = "TVIS_RUN_CONFIG"
+
+
 def _parse(argv):
-    opts = {"steps": 3, "max_elems": 2000000, "samples": 4, "project": None, "run_file": None, "options": [],
-            "go_fd": None, "max_run_bytes": 0}
+    """(opts, script argv): opts["config"] the run's RunConfig (a dict of
+    schema/recording.fbs's fields, where every default lives: --config JSON,
+    or the JSON in RUN_CONFIG_ENV, whole), opts["options"] the other run
+    options (--option K=V: rank, world_size, local_rank, launcher),
+    opts["run_file"], opts["go_fd"]."""
+    opts = {"config": {}, "run_file": None, "options": [], "go_fd": None}
+    env_config = os.environ.pop(RUN_CONFIG_ENV, "")
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--":
+            if env_config:
+                opts["config"] = json.loads(env_config)
+            if not isinstance(opts["config"], dict):
+                raise ValueError("--config takes a JSON object (got %r)" % (opts["config"],))
             return opts, argv[i + 1:]
         if i + 1 >= len(argv):
             raise ValueError("option %s needs a value" % a)
         v = argv[i + 1]
-        if a == "--steps":
-            opts["steps"] = int(v)
-        elif a == "--max-elems":
-            opts["max_elems"] = int(v)
-        elif a == "--samples":
-            opts["samples"] = int(v)
-        elif a == "--max-run-bytes":
-            opts["max_run_bytes"] = int(v)
-        elif a == "--project":
-            opts["project"] = v
+        if a == "--config":
+            opts["config"] = json.loads(v)
         elif a == "--run-file":
             opts["run_file"] = v
         elif a == "--go-fd":
@@ -152,12 +161,10 @@ def main(argv=None):
     native_imported = time.time()
     from tvis.session.session import Session
 
-    project = os.path.abspath(opts["project"] or os.path.dirname(abs_script))
-    options = [("steps", str(opts["steps"])), ("max_elems", str(opts["max_elems"])),
-               ("samples", str(opts["samples"])), ("max_run_bytes", str(opts["max_run_bytes"]))] + opts["options"]
+    config, options = opts["config"], opts["options"]
+    config["project_dir"] = os.path.abspath(config.get("project_dir") or os.path.dirname(abs_script))
     try:
-        session = Session(_tvis_native, opts["run_file"], opts["steps"], opts["max_elems"], opts["samples"],
-                          project, script, options)
+        session = Session(_tvis_native, opts["run_file"], config, script, options)
     except RuntimeError as e:
         return _fail(str(e))
     session.timeline[:0] = [("runner_started", _STARTED), ("imports_begin", imports_begin),
@@ -193,8 +200,8 @@ def main(argv=None):
     # Ranks the script starts itself (Lightning, torchrun in accelerate launch, mp.spawn): child_ranks.py.
     from tvis.session import child_ranks
     child_ranks.install(session, child_ranks.LaunchConfig(
-        os.path.dirname(os.path.abspath(opts["run_file"])), abs_script, opts["steps"], opts["max_elems"],
-        opts["samples"], project, opts["max_run_bytes"], opts["options"], added, native_dirs))
+        os.path.dirname(os.path.abspath(opts["run_file"])), abs_script, session.config, options, added,
+        native_dirs))
     session.mark("installed")
     try:
         exec(code, main_mod.__dict__)

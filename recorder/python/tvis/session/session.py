@@ -77,32 +77,35 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
     reads and writes); this class keeps the lifecycle: the fields, install,
     the module hooks, the step's end and the run's end."""
 
-    def __init__(self, native, run_file, steps, max_elems, samples, project_dir, script, options):
+    def __init__(self, native, run_file, config, script, options=()):
+        """`config`: the run's RunConfig as a dict (schema/recording.fbs; a key left
+        out is the schema's default), taken whole and handed whole to the native
+        Recorder, which stores it in every RunMeta. `options`: the other run
+        options as (key, value) strings (rank, world_size, local_rank, launcher)."""
         here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the tvis package: not project code
+        config = dict(P.DEFAULTS["RunConfig"], **config)
+        config["project_dir"] = config["project_dir"] or os.path.dirname(os.path.abspath(script))
+        # Developer knobs (docs/cli.md, "Environment variables"), never needed by a user:
         # TVIS_ZSTD_LEVEL: the writer's zstd level (default 1; benchmarks compare others).
         level = int(os.environ.pop("TVIS_ZSTD_LEVEL", "1") or 1)
         # TVIS_ZSTD_DENSE_LEVEL: the level of float32 weights and activations (run_builder.h).
         dense = os.environ.pop("TVIS_ZSTD_DENSE_LEVEL", "")
-        # --eval-values: tensors of evaluation passes keep their values too (else statistics only).
-        eval_values = ("eval_values", "1") in [tuple(o) for o in options]
         # TVIS_UPDATE_VALUES=1: Δw records keep their values too (tests compare them with after - before).
         update_values = os.environ.pop("TVIS_UPDATE_VALUES", "") == "1"
-        # --max-run-bytes: the byte budget of kept values (0: none), shared over the requested steps
-        budget = int(dict(options).get("max_run_bytes", "0") or 0)
         # TVIS_SNAPSHOT_SPILL_BYTES: parameters of at least this many bytes keep their weights before
         # the optimizer step in a file beside the run, not in memory (recorder.h; tests force 0)
         spill = os.environ.pop("TVIS_SNAPSHOT_SPILL_BYTES", "")
-        self.rec = native.Recorder(run_file, max_elems, samples, project_dir, [here], level,
-                                   dense_zstd_level=int(dense) if dense else None, evaluation_values=eval_values,
-                                   update_values=update_values, max_run_bytes=budget, budget_steps=steps,
+        self.rec = native.Recorder(run_file, config, exclude_dirs=[here], zstd_level=level,
+                                   dense_zstd_level=int(dense) if dense else None, update_values=update_values,
                                    spill_snapshot_bytes=int(spill) if spill else 256 << 20)
+        self.config = config
         self.run_file = run_file
-        self.steps_requested = steps
-        self.samples = samples
-        self.project_dir = project_dir
+        self.steps_requested = config["steps"]
+        self.samples = config["samples"]
+        project_dir = self.project_dir = config["project_dir"]
         self.project_files = ProjectFiles(project_dir)
         self.script = script
-        self.options = options
+        self.options = list(options)
         self.started_ms = int(time.time() * 1000)
         self.active = True
         self.finalized = False

@@ -84,8 +84,7 @@ class EmbeddingsCapture:
     def __init__(self, ctx):
         self.s = ctx  # CaptureContext
         self.vocab = Vocabularies(ctx.project_files)
-        max_elems = ctx.option("max_elems")
-        self.max_elems = int(max_elems) if max_elems else 2_000_000
+        self.max_elems = int(ctx.option("max_elems"))  # the run's RunConfig
         self.batch_rows = None
         self._taken = set()          # (step, id(root), id(child)) already recorded
         self._tables = set()         # id() of nn.Embedding modules recorded
