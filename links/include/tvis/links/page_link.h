@@ -22,7 +22,8 @@
 
 namespace tvis::links {
 
-/// The page that shows a position about `subject` (one of page_names.h).
+/// The page that shows a position about `subject` (one of page_names.h); a
+/// Subject added without a page here does not compile (links/CMakeLists.txt).
 const char* page_of(analysis::Subject subject);
 
 /// A position as the viewer's link keys; empty strings and step -1 are left out.
