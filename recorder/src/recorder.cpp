@@ -43,6 +43,8 @@ std::unique_ptr<RunBuilder> create_builder(const RecorderOptions& options) {
   // TVIS_WRITER_BACKLOG_BYTES: the writer's in-memory bound before chunks spill beside the run
   // (run_writer.h; tests force 0: every chunk goes through the spill file).
   if (const char* b = std::getenv("TVIS_WRITER_BACKLOG_BYTES"); b && *b) o.max_backlog_bytes = std::strtoull(b, nullptr, 10);
+  // TVIS_XOR_DELTA=0: every weight chunk stored whole (run_builder.h; the bench's "before" size).
+  if (const char* x = std::getenv("TVIS_XOR_DELTA"); x && std::string(x) == "0") o.xor_delta_weights = false;
   auto b = RunBuilder::create(o);
   if (!b.ok()) throw std::runtime_error(b.status().message);
   return std::move(b.value());
@@ -333,6 +335,7 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_before(int64_t event, 
     if (offset >= 0) pending_.push_back({names[i], p.unsafeGetTensorImpl(), at::Tensor(), offset, p.numel()});
     else pending_.push_back({names[i], p.unsafeGetTensorImpl(), snapshot(i, p), -1, p.numel()});
   }
+  builder_->end_weights();  // a boundary: the next one's weights are stored against these
   return ids;
 }
 
@@ -366,6 +369,7 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_after(int64_t event, c
   }
   pending_.clear();
   end_spill_step();
+  builder_->end_weights();  // the weights after the step, stored against the boundary before
   return ids;
 }
 

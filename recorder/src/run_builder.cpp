@@ -5,6 +5,7 @@
 #include <set>
 
 #include "tvis/format/chunk_kind.h"
+#include "tvis/format/container.h"
 
 #include <xxhash.h>
 
@@ -48,7 +49,8 @@ RunBuilder::RunBuilder(const BuilderOptions& options, std::unique_ptr<format::Ru
       f32_sparse_(options.data_chunk_bytes, [w = writer_.get()](uint64_t n) { return w->reuse_buffer(n); }),
       f32_grad_(options.data_chunk_bytes, [w = writer_.get()](uint64_t n) { return w->reuse_buffer(n); }),
       f32_dense_(options.data_chunk_bytes, [w = writer_.get()](uint64_t n) { return w->reuse_buffer(n); }),
-      raw_(options.data_chunk_bytes, [w = writer_.get()](uint64_t n) { return w->reuse_buffer(n); }) {}
+      raw_(options.data_chunk_bytes, [w = writer_.get()](uint64_t n) { return w->reuse_buffer(n); }),
+      weights_(options.data_chunk_bytes, [w = writer_.get()](uint64_t n) { return w->reuse_buffer(n); }) {}
 
 RunBuilder::~RunBuilder() = default;
 
@@ -117,6 +119,7 @@ RunBuilder::Data RunBuilder::data_class(const schema::TensorRecordT& rec, bool f
   if (!f32) return Data::Raw;
   if (sparse) return Data::F32Sparse;
   switch (rec.role) {
+    case schema::TensorRole::Weight: return Data::Weights;
     case schema::TensorRole::Grad:
     case schema::TensorRole::Update:
     case schema::TensorRole::GradOutput:
@@ -130,6 +133,7 @@ RunBuilder::DataBuffer& RunBuilder::buffer(Data d) {
     case Data::F32Sparse: return f32_sparse_;
     case Data::F32Grad: return f32_grad_;
     case Data::F32Dense: return f32_dense_;
+    case Data::Weights: return weights_;
     default: return raw_;
   }
 }
@@ -177,6 +181,7 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
 }
 
 void RunBuilder::cut_buffer(Data d) {
+  if (d == Data::Weights) return cut_weights();
   DataBuffer& buf = buffer(d);
   if (buf.chunk.empty()) return;
   ChunkInfo info;
@@ -195,6 +200,71 @@ void RunBuilder::cut_buffer(Data d) {
   buf.step_last = -1;
 }
 
+void RunBuilder::cut_weights() {
+  DataBuffer& buf = weights_;
+  if (buf.chunk.empty()) return;
+  ChunkInfo info;
+  info.kind = static_cast<uint16_t>(ChunkKind::TensorData);
+  info.filter = format::ChunkFilter::Shuffle4;
+  info.step_first = buf.step_first == INT32_MAX ? -1 : buf.step_first;
+  info.step_last = buf.step_last;
+  format::Bytes raw = buf.chunk.finish();
+  const size_t k = weights_now_.size();
+  const bool keyframe = !options_.xor_delta_weights || options_.weight_keyframe_every == 0 ||
+                        boundaries_ % options_.weight_keyframe_every == 0;
+  uint32_t ordinal;
+  format::Bytes kept;  // this chunk's body: the next boundary's base
+  if (!keyframe && k < weights_before_.size() && weights_before_[k].bytes.size() == raw.size()) {
+    // One pass: `raw` becomes the delta, the base's buffer becomes this body.
+    const uint32_t base = weights_before_[k].ordinal;
+    kept = std::move(weights_before_[k].bytes);
+    uint8_t* r = raw.data();
+    uint8_t* b = kept.data();
+    const size_t n = raw.size();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t x, y;
+      std::memcpy(&x, r + i, 8);
+      std::memcpy(&y, b + i, 8);
+      const uint64_t d = x ^ y;
+      std::memcpy(r + i, &d, 8);
+      std::memcpy(b + i, &x, 8);
+    }
+    for (; i < n; ++i) {
+      const uint8_t x = r[i];
+      r[i] = uint8_t(x ^ b[i]);
+      b[i] = x;
+    }
+    uint8_t trailer[format::kXorDeltaTrailerSize] = {};
+    const uint32_t magic = format::kXorDeltaMagic;
+    for (int j = 0; j < 4; ++j) trailer[j] = uint8_t(magic >> (8 * j)), trailer[4 + j] = uint8_t(base >> (8 * j));
+    raw.insert(raw.end(), trailer, trailer + sizeof trailer);
+    info.encoding = format::ChunkEncoding::XorDelta;
+    ordinal = writer_->append(info, std::move(raw), options_.zstd_level);  // mostly zero bytes: the normal level
+    ++delta_chunks_;
+  } else {
+    if (k < weights_before_.size()) kept = std::move(weights_before_[k].bytes);  // warm pages
+    kept.assign(raw.begin(), raw.end());
+    ordinal = writer_->append(info, std::move(raw), options_.dense_zstd_level);
+  }
+  if (k < weights_before_.size()) weights_before_[k].bytes = format::Bytes();
+  weights_now_.push_back({ordinal, std::move(kept)});
+  for (auto* r : buf.records) r->data_chunk = ordinal;
+  buf.records.clear();
+  for (auto& [key, c] : copies_)
+    if (c.data == Data::Weights && c.ordinal == UINT32_MAX) c.ordinal = ordinal;
+  buf.step_first = INT32_MAX;
+  buf.step_last = -1;
+}
+
+void RunBuilder::end_weights() {
+  cut_weights();
+  if (weights_now_.empty()) return;
+  weights_before_ = std::move(weights_now_);
+  weights_now_.clear();
+  ++boundaries_;
+}
+
 void RunBuilder::add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> rec) { steps_.push_back(std::move(rec)); }
 void RunBuilder::add_loss(std::unique_ptr<schema::LossRecordT> rec) { losses_.push_back(std::move(rec)); }
 void RunBuilder::add_samples(std::unique_ptr<schema::SampleBatchT> rec) { samples_.push_back(std::move(rec)); }
@@ -209,6 +279,7 @@ void RunBuilder::flush() {
   cut_buffer(Data::F32Grad);
   cut_buffer(Data::F32Dense);
   cut_buffer(Data::Raw);
+  cut_buffer(Data::Weights);
   copies_.clear();
   if (!tensors_.empty()) {
     schema::TensorBatchT batch;

@@ -4,8 +4,10 @@
 //   RunFile(path)            opens with the format reader (recovers a run
 //                            without footer); raises ValueError naming the problem.
 //   .complete, .notice       the container's view (trailer intact / what a scan recovered)
-//   .chunks()                [(ordinal, kind name, step_first, step_last, compressed_size, raw_size, filter)]
-//                            filter: the byte-shuffle element size (0 = none)
+//   .chunks()                [(ordinal, kind name, step_first, step_last, compressed_size, raw_size, filter,
+//                              encoding)]
+//                            filter: the byte-shuffle element size (0 = none); encoding: the
+//                            container's ChunkEncoding (0 plain, 1 an XOR delta against an earlier chunk)
 //   .chunk_json(ordinal)     the chunk's FlatBuffer as JSON text (not for tensor_data)
 //   .data(ordinal, off, n)   n bytes at `off` of a TensorData chunk's `bytes`
 #include <flatbuffers/minireflect.h>
@@ -39,7 +41,8 @@ class RunFile {
     py::list out;
     for (const auto& c : reader_->chunks())
       out.append(py::make_tuple(c.ordinal, format::chunk_kind_name(c.info.kind), c.info.step_first, c.info.step_last,
-                                c.compressed_size, c.raw_size, static_cast<int>(c.info.filter)));
+                                c.compressed_size, c.raw_size, static_cast<int>(c.info.filter),
+                                static_cast<int>(c.info.encoding)));
     return out;
   }
 

@@ -1,7 +1,8 @@
-// The golden file of format version 1 (tests/data/golden_v1.tvis) is read by
-// every later tvis. This test knows nothing about how it was made: it checks
-// the invariants every run must keep, and that `tvis inspect --json` of it
-// still equals tests/data/golden_v1.json.
+// The golden file of each format major version (tests/data/golden_v<major>.tvis)
+// is read by every later tvis. This test knows nothing about how they were
+// made: it checks the invariants every run must keep, and that `tvis inspect
+// --json` of each still equals tests/data/golden_v<major>.json. golden_v2
+// holds XOR delta chunks (its weights after each step), one against another.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -19,7 +20,7 @@ namespace fmt = tvis::format;
 namespace sc = tvis::schema;
 
 namespace {
-const std::string kGolden = std::string(TVIS_TEST_DATA_DIR) + "/golden_v1.tvis";
+std::string golden(int major) { return std::string(TVIS_TEST_DATA_DIR) + "/golden_v" + std::to_string(major) + ".tvis"; }
 
 size_t dtype_size(sc::DType t) {
   switch (t) {
@@ -32,15 +33,32 @@ size_t dtype_size(sc::DType t) {
 }
 }  // namespace
 
-TEST_CASE("golden_v1.tvis opens with three reads and keeps every invariant", "[golden]") {
-  auto src = fmt::open_file_source(kGolden);
+TEST_CASE("golden_v<major>.tvis opens with three reads and keeps every invariant", "[golden]") {
+  const int major = GENERATE(1, 2);
+  INFO("golden_v" << major << ".tvis");
+  auto src = fmt::open_file_source(golden(major));
   REQUIRE(src.ok());
   auto opened = fmt::RunReader::open_sync(src.value());
   REQUIRE(opened.ok());
   fmt::RunReader& r = *opened.value();
   CHECK(r.complete());
-  CHECK(r.header().version_major == 1);
+  CHECK(r.header().version_major == major);
   CHECK(src.value()->bytes_read() < (1u << 20));
+  int deltas = 0, delta_on_delta = 0;
+  for (const fmt::ChunkEntry& e : r.chunks()) {
+    if (e.info.encoding != fmt::ChunkEncoding::XorDelta) continue;
+    ++deltas;
+    auto c = r.read_chunk_sync(e.ordinal);
+    REQUIRE(c.ok());
+    CHECK(c.value()->bytes().size() + fmt::kXorDeltaTrailerSize == e.raw_size);
+    CHECK(c.value()->root()->body_as_TensorData() != nullptr);  // the body: a plain TensorData FlatBuffer
+    for (const fmt::ChunkEntry& b : r.chunks())
+      if (b.ordinal < e.ordinal && b.info.encoding == fmt::ChunkEncoding::XorDelta &&
+          b.raw_size == e.raw_size && b.info.step_last + 1 == e.info.step_first)
+        ++delta_on_delta;
+  }
+  CHECK(deltas == (major == 1 ? 0 : 2));
+  CHECK(delta_on_delta == (major == 1 ? 0 : 1));
 
   std::vector<std::shared_ptr<const fmt::DecodedChunk>> chunks;
   uint64_t prev_end = fmt::kFileHeaderSize;
@@ -54,7 +72,7 @@ TEST_CASE("golden_v1.tvis opens with three reads and keeps every invariant", "[g
     chunks.push_back(c.value());
   }
 
-  uint64_t next_event = 0;
+  std::set<uint64_t> event_ids;  // a chunk's events sort by id; ranges may overlap (run_builder.h)
   std::set<uint64_t> tensor_ids;
   for (const auto& c : chunks) {
     const fmt::ChunkEntry& e = c->entry();
@@ -67,13 +85,12 @@ TEST_CASE("golden_v1.tvis opens with three reads and keeps every invariant", "[g
       CHECK(e.info.event_first == b->events()->Get(0)->id());
       CHECK(e.info.event_last == b->events()->Get(b->events()->size() - 1)->id());
       for (const auto* ev : *b->events()) {
-        CHECK(ev->id() == next_event);  // dense from 0, in call order
+        CHECK(event_ids.insert(ev->id()).second);  // each once; dense from 0 over the run (below)
         CHECK(ev->parent() < int64_t(ev->id()));
         if (ev->step() >= 0) {
           CHECK(ev->step() >= e.info.step_first);
           CHECK(ev->step() <= e.info.step_last);
         }
-        ++next_event;
       }
     }
     if (const auto* b = root->body_as_TensorBatch()) {
@@ -94,16 +111,21 @@ TEST_CASE("golden_v1.tvis opens with three reads and keeps every invariant", "[g
     }
   }
   if (!tensor_ids.empty()) CHECK(*tensor_ids.rbegin() == tensor_ids.size() - 1);  // dense from 0
+  REQUIRE_FALSE(event_ids.empty());
+  CHECK(*event_ids.rbegin() == event_ids.size() - 1);
 }
 
-TEST_CASE("tvis inspect --json of golden_v1.tvis equals golden_v1.json", "[golden]") {
-  auto r = fmt::RunReader::open_sync(fmt::open_file_source(kGolden).value());
+TEST_CASE("tvis inspect --json of golden_v<major>.tvis equals golden_v<major>.json", "[golden]") {
+  const int major = GENERATE(1, 2);
+  INFO("golden_v" << major << ".tvis");
+  auto r = fmt::RunReader::open_sync(fmt::open_file_source(golden(major)).value());
   REQUIRE(r.ok());
   auto s = fmt::summarize_run(*r.value());
   REQUIRE(s.ok());
   const std::string text = tvis::cli::inspect_json(s.value());
   const auto actual = nlohmann::json::parse(text);
-  const auto expected = nlohmann::json::parse(tvis::test::read_file(std::string(TVIS_TEST_DATA_DIR) + "/golden_v1.json"));
+  const auto expected = nlohmann::json::parse(
+      tvis::test::read_file(std::string(TVIS_TEST_DATA_DIR) + "/golden_v" + std::to_string(major) + ".json"));
   CHECK(actual.dump(2) == expected.dump(2));
   // Losses print with Python repr() digits.
   for (const auto& l : actual["losses"])

@@ -4,7 +4,9 @@ For each script: `python script` and `tvis run --steps 3 script` print
 bit-identical losses and weight digests for the recorded steps; the run holds
 module calls with dL/d(output), and for every parameter of every step the
 weight before and after, the gradient and the update, whose values equal bit
-for bit what the script's own weight dumps give (p_after - p_before).
+for bit what the script's own weight dumps give (p_after - p_before); the
+weights after a step are stored as XOR deltas against the boundary before and
+still read back bit for bit.
 """
 import json
 import os
@@ -184,6 +186,14 @@ def test_across_processes(name, tvis, tmp_path):
     assert all(e["grad_norm"] >= 0 for e in with_grads)
     assert {e["step"] for e in mods} >= {0, 1, 2}
     _check_updates(run, dump, 3, plain_dump)
+    # ...and the weights after steps 1 and 2, checked bit for bit above, were
+    # read back through XOR delta chunks (run_builder.h): stored against the
+    # boundary before, undone by the reader.
+    delta = {c[0] for c in run.chunks if c[1] == "tensor_data" and c[7] == 1}
+    later = [p["after"] for r in run.optimizer_steps if r["step"] >= 1 for p in r["params"]
+             if run.tensors[p["after"]]["data_size"] > 0]
+    assert later and all(run.tensors[t]["data_chunk"] in delta for t in later), \
+        "weights after step 1 and 2 not stored as XOR deltas: chunks %s" % sorted(delta)
     info = inspect_json(tvis, path)
     assert info["complete"] is True and info["steps"] == 3
     plain_losses = [float(l.split()[3]) for l in step_lines(plain.stdout)]

@@ -8,8 +8,10 @@ GradOutput, Logits, Attention, ...) and the phase of the event they hang on
 every other chunk kind (events, tensor records, insights, sources, ...) as
 one row each. Columns: raw MB (bytes before compression) and file MB (the
 record's share of its chunk's compressed size, in proportion to its raw
-bytes), each divided by --steps (MB a step; 1 gives the run's totals), and
-the count of records. A stored copy several records point at (the same
+bytes), each divided by --steps (MB a step; 1 gives the run's totals), their
+ratio (raw / file), and the count of records. Records whose values lie in an
+XOR delta chunk (a step boundary's weights stored against the previous
+boundary's: run_builder.h) are the rows `ROLE (XOR delta)`. A stored copy several records point at (the same
 chunk range: run_builder.h) counts once, for the first record by id; the
 others are counted in rows `ROLE (shared copy)`, with no bytes. bench.py prints it for every recorded case.
 """
@@ -45,7 +47,8 @@ def rows_of(run):
         phase = ev["phase"] if ev else "-"
         c = chunks.get(t["data_chunk"])
         share = c[4] * size / max(data_raw[t["data_chunk"]], 1) if c else 0
-        row = table[(t["role"], phase)]
+        delta = c is not None and len(c) > 7 and c[7] == 1  # an XOR delta chunk (container.h)
+        row = table[(t["role"] + (" (XOR delta)" if delta else ""), phase)]
         row[0] += size
         row[1] += share
         row[2] += 1
@@ -63,18 +66,25 @@ def rows_of(run):
     return table
 
 
+def ratio(raw, comp):
+    """raw / file bytes (the compression of a row), '-' for a row that stores nothing."""
+    return "%.1fx" % (raw / comp) if comp > 0 and raw > 0 else "-"
+
+
 def format_table(table, steps, title=""):
     """A markdown table, largest file share first, MB per step."""
-    lines = ["%s| kind | phase | raw MB/step | file MB/step | records |" % (title + "\n\n" if title else ""),
-             "|---|---|---|---|---|"]
+    lines = ["%s| kind | phase | raw MB/step | file MB/step | ratio | records |" % (title + "\n\n" if title else ""),
+             "|---|---|---|---|---|---|"]
     total_raw = total_file = 0.0
     for (kind, phase), (raw, comp, n) in sorted(table.items(), key=lambda kv: -kv[1][1]):
         total_raw += raw
         total_file += comp
         if comp < 5e3 * steps and raw < 5e3 * steps and not kind.endswith("(shared copy)"):
             continue  # under 5 kB a step: in the total only
-        lines.append("| %s | %s | %.2f | %.2f | %d |" % (kind, phase, raw / 1e6 / steps, comp / 1e6 / steps, n))
-    lines.append("| **total** | | %.2f | %.2f | |" % (total_raw / 1e6 / steps, total_file / 1e6 / steps))
+        lines.append("| %s | %s | %.2f | %.2f | %s | %d |" % (kind, phase, raw / 1e6 / steps, comp / 1e6 / steps,
+                                                             ratio(raw, comp), n))
+    lines.append("| **total** | | %.2f | %.2f | %s | |" % (total_raw / 1e6 / steps, total_file / 1e6 / steps,
+                                                        ratio(total_raw, total_file)))
     return "\n".join(lines)
 
 

@@ -24,6 +24,18 @@
 //       other float32 (weights, activations; 1.1-1.3x): Shuffle4, at the
 //         faster dense_zstd_level;
 //       everything else: unfiltered, zstd_level.
+//       float32 weights (role Weight, not mostly zero): a buffer of their
+//         own, cut at every end_weights() (a step boundary: the weights
+//         before the first step, then after each step), Shuffle4. A chunk
+//         of a boundary whose raw size equals the same-numbered chunk of the
+//         previous boundary's is written as an XOR delta against it
+//         (container.h: ChunkEncoding::XorDelta; the reader undoes it):
+//         weights that change little between steps share their sign,
+//         exponent and high mantissa bits, so the delta is mostly zero
+//         bytes. Every weight_keyframe_every-th boundary is stored plain, so
+//         a reader follows at most that many bases. Lossless whatever the
+//         layout (a mismatch costs size, never bits). Costs one copy of the
+//         last boundary's weight bytes, kept here, and one pass over them.
 //     Each buffer becomes a chunk when it exceeds the chunk size or at
 //     flush(); the TensorRecords pointing into it are completed with the
 //     chunk ordinal then and written (TensorBatch) at the next flush().
@@ -64,6 +76,8 @@ struct BuilderOptions {
   int dense_zstd_level = -7;               // float32 weights and activations (see above)
   uint64_t data_chunk_bytes = 8ull << 20;  // TensorData buffer size before it is cut
   uint64_t max_backlog_bytes = 512ull << 20;
+  bool xor_delta_weights = true;           // weights as XOR deltas between boundaries (above)
+  uint32_t weight_keyframe_every = 8;      // every Nth boundary's weights plain
 };
 
 class RunBuilder {
@@ -92,6 +106,13 @@ class RunBuilder {
   uint64_t add_tensor(std::unique_ptr<schema::TensorRecordT> rec, const void* data, uint64_t size, bool f32,
                       bool sparse = false);
   uint64_t tensors_added() const { return next_tensor_id_; }
+
+  /// Ends a step boundary's weights: the weight buffer becomes a chunk now,
+  /// and the chunks since the last call are the base of the next boundary's
+  /// (a call after no weight changes nothing).
+  void end_weights();
+  /// Weight chunks written as XOR deltas, and their raw bytes (bench).
+  uint64_t delta_chunks() const { return delta_chunks_; }
 
   void add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> rec);
   void add_loss(std::unique_ptr<schema::LossRecordT> rec);
@@ -128,7 +149,7 @@ class RunBuilder {
   template <typename T>
   uint32_t append_table(format::ChunkKind kind, T&& body, int32_t step_first, int32_t step_last,
                         uint64_t event_first = UINT64_MAX, uint64_t event_last = UINT64_MAX);
-  enum class Data { F32Sparse, F32Grad, F32Dense, Raw };
+  enum class Data { F32Sparse, F32Grad, F32Dense, Raw, Weights };
   static Data data_class(const schema::TensorRecordT& rec, bool f32, bool sparse);
   DataBuffer& buffer(Data d);
   void cut_buffer(Data d);
@@ -147,7 +168,16 @@ class RunBuilder {
   std::vector<std::unique_ptr<schema::LossRecordT>> losses_;
   std::vector<std::unique_ptr<schema::SampleBatchT>> samples_;
   std::vector<std::unique_ptr<schema::InsightBatchT>> insights_;
-  DataBuffer f32_sparse_, f32_grad_, f32_dense_, raw_;
+  DataBuffer f32_sparse_, f32_grad_, f32_dense_, raw_, weights_;
+  // The weight chunks of the boundary being built and of the last one ended:
+  // ordinal and raw bytes (the base of the next boundary's deltas).
+  struct WeightChunk {
+    uint32_t ordinal;
+    format::Bytes bytes;
+  };
+  std::vector<WeightChunk> weights_now_, weights_before_;
+  uint64_t boundaries_ = 0, delta_chunks_ = 0;
+  void cut_weights();
   // This step's stored copies by (size, XXH3-128): where their bytes are. `ordinal`
   // UINT32_MAX while their buffer is not cut yet. Cleared at flush() (one step).
   struct StoredCopy {
