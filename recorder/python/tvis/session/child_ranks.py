@@ -316,8 +316,8 @@ def start_session(config, rank, world, local_rank, launcher):
     stderr) when it cannot start."""
     try:
         import tvis.native
+        native = tvis.native.load(config.native_dirs)  # first: the session imports tvis.schema, generated beside it
         from tvis.session.session import Session
-        native = tvis.native.load(config.native_dirs)
         options = config.options + [
             ("rank", str(rank)), ("world_size", str(world)), ("local_rank", str(local_rank)), ("launcher", launcher)]
         session = Session(native, config.run_file(rank), config.config, config.script, options)
