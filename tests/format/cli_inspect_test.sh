@@ -59,8 +59,8 @@ mkdir -p "$dir/empty_runs"
 expect 2 'no run in' "$dir/empty_runs"
 
 cp "$dir/good.tvis" "$dir/newer.tvis"
-patch "$dir/newer.tvis" 8 02
-expect 2 'run file format 2\.0 is newer than this tvis reads \(1\.x\); update tvis' "$dir/newer.tvis"
+patch "$dir/newer.tvis" 8 03
+expect 2 'run file format 3\.0 is newer than this tvis reads \(2\.x\); update tvis' "$dir/newer.tvis"
 
 cp "$dir/good.tvis" "$dir/checksum.tvis"
 patch "$dir/checksum.tvis" 100 00   # inside chunk 0's payload (header ends at 72)
