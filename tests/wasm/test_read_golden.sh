@@ -30,6 +30,8 @@ PY
 }
 
 compare "$GOLDEN"
+# format 2: weights stored as XOR deltas, one on another
+compare "$ROOT/tests/data/golden_v2.tvis"
 
 # A copy cut before its footer: recovered, complete false, same answer as native.
 size=$(stat -c %s "$GOLDEN")
