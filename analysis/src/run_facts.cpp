@@ -7,12 +7,13 @@
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/copy_budget.h"
 #include "tvis/schema/recording_generated.h"
+#include "tvis/format/fb_string.h"
 
 namespace tvis::analysis {
 
 namespace {
 
-std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+using format::str;
 
 template <typename T>
 std::vector<T> list(const flatbuffers::Vector<T>* v) {

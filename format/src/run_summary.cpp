@@ -11,12 +11,12 @@
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/run_config_of.h"
 #include "tvis/schema/recording_generated.h"
+#include "tvis/format/fb_string.h"
 
 namespace tvis::format {
 
 namespace {
 
-std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
 // A string field copied into the summary, cut at `max` bytes ("..." marks a cut).
 std::string bounded(const flatbuffers::String* s, size_t max) {

@@ -46,9 +46,9 @@ struct TempRun {
 RecorderOptions options(const std::string& path, const std::string& project = "/nonexistent_project") {
   RecorderOptions o;
   o.path = path;
-  o.max_elems = 1000;
-  o.samples = 2;
-  o.project_dir = project;
+  o.config.max_elems = 1000;
+  o.config.samples = 2;
+  o.config.project_dir = project;
   return o;
 }
 

@@ -8,6 +8,7 @@
 #include "tvis/format/byte_source.h"
 #include "tvis/format/run_reader.h"
 #include "tvis/schema/recording_generated.h"
+#include "tvis/format/fb_string.h"
 
 namespace tvis::cli {
 
@@ -16,7 +17,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string str(const flatbuffers::String* s) { return s ? s->str() : ""; }
+using format::str;
 
 constexpr size_t kMaxRunsRead = 64;
 

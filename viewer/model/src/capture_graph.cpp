@@ -1,11 +1,12 @@
 // A ProfileCapture record copied into the plain graph (capture_graph.h).
 #include "tvis/viewer_model/capture_graph.h"
+#include "tvis/format/fb_string.h"
 
 namespace tvis::viewer {
 
 namespace {
 
-std::string str(const flatbuffers::String* s) { return s ? s->str() : ""; }
+using format::str;
 
 std::vector<int64_t> longs(const flatbuffers::Vector<int64_t>* v) {
   return v ? std::vector<int64_t>(v->begin(), v->end()) : std::vector<int64_t>{};

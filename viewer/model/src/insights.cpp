@@ -1,6 +1,7 @@
 #include "tvis/viewer_model/insights.h"
 
 #include "tvis/viewer_model/run_model.h"
+#include "tvis/format/fb_string.h"
 
 namespace tvis::viewer {
 
@@ -11,7 +12,7 @@ bool non_empty(const V* v) {
   return v && v->size() > 0;
 }
 
-std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+using format::str;
 
 template <typename T, typename V>
 std::vector<T> numbers(const V* v) {

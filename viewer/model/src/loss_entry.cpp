@@ -1,11 +1,12 @@
 // loss_entry.cpp: loss_entry.h.
 #include "tvis/viewer_model/loss_entry.h"
+#include "tvis/format/fb_string.h"
 
 namespace tvis::viewer {
 
 namespace {
 
-std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+using format::str;
 
 }  // namespace
 

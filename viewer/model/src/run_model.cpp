@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "tvis/format/chunk_kind.h"
+#include "tvis/format/fb_string.h"
 
 namespace tvis::viewer {
 
@@ -21,7 +22,7 @@ std::string format_date(int64_t unix_ms) {
   return buf;
 }
 
-std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+using format::str;
 
 }  // namespace
 

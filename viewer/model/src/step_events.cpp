@@ -2,12 +2,13 @@
 #include "tvis/viewer_model/step_events.h"
 
 #include "tvis/viewer_model/run_model.h"
+#include "tvis/format/fb_string.h"
 
 namespace tvis::viewer {
 
 namespace {
 
-std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+using format::str;
 
 TimelineEvent timeline_event(const schema::Event& e, int depth) {
   TimelineEvent t;
