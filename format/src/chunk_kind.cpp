@@ -25,6 +25,7 @@ constexpr KindRow kKinds[] = {
     {ChunkKind::Loss, "loss", schema::Body::LossRecord},
     {ChunkKind::Insights, "insights", schema::Body::InsightBatch},
     {ChunkKind::ProfileCapture, "profile_capture", schema::Body::ProfileCapture},
+    {ChunkKind::GradClip, "grad_clip", schema::Body::GradClipRecord},
 };
 
 // Each Body member has its kind (a union member added to recording.fbs without a row fails here).

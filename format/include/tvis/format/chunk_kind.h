@@ -25,6 +25,7 @@ enum class ChunkKind : uint16_t {
   Loss = 8,           // schema::LossRecord
   Insights = 9,       // schema::InsightBatch
   ProfileCapture = 10,
+  GradClip = 11,       // schema::GradClipRecord
 };
 
 /// Stable lower-case name ("events", "tensor_data", ...); "unknown" otherwise.
