@@ -3,7 +3,9 @@
 Returns a Run with plain dicts as in schema/recording.fbs (field names as in
 the schema, enums as their names): ``meta`` (the last RunMeta), ``events``
 (by id), ``tensors`` (by id), ``optimizer_steps``, ``losses``, ``samples``
-(the SampleBatch records, in order), ``sources``;
+(the SampleBatch records, in order), ``sources``, and ``records``: every
+chunk kind's bodies by kind name (``records["grad_clip"]``), in file order,
+so a new record kind reads back with no code here;
 ``values(tensor_id)`` gives the kept values as a torch tensor (full shape for
 ValuesKept Full, the leading rows for LeadingRows, None when none are kept).
 """
@@ -57,11 +59,16 @@ class Run:
         self.losses = []
         self.samples = []
         self.sources = []
+        self.records = {}  # chunk kind name -> its bodies in file order, top-level defaults filled in
         self.chunks = self.file.chunks()
         for ordinal, kind, *_ in self.chunks:
             if kind in ("tensor_data", "index"):
                 continue
-            body = _json(self.file.chunk_json(ordinal)).get("body", {})
+            chunk = _json(self.file.chunk_json(ordinal))
+            body = chunk.get("body", {})
+            if chunk.get("body_type") in _DEFAULTS:
+                _with(body, _DEFAULTS[chunk["body_type"]])
+            self.records.setdefault(kind, []).append(body)
             if kind == "run_meta":
                 for t in body.get("phase_timings", []):
                     _with(t, _DEFAULTS["PhaseTiming"])

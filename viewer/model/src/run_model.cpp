@@ -71,6 +71,7 @@ void RunModel::reset_indexes() {
   optimizer_steps_.reset();
   insights_.reset();
   diagnosis_.reset();
+  for (auto& [body, index] : record_indexes_) index->reset();
 }
 
 void RunModel::fail(std::string message) {

@@ -258,6 +258,7 @@ void draw_loss_page(AppState& s) {
   } else {
     const LossBatch& b = s.model.loss_analysis().batch(*rec);
     draw_call(s, l, *rec, b);
+    draw_loss_grad_clip(s);
     ImGui::Separator();
     draw_loss_confusion(s, l);
   }
@@ -364,6 +365,7 @@ json loss_view(AppState& s) {
   v["hovered"] = l.hovered_row < 0 ? json(nullptr) : json{{"row", l.hovered_row}, {"picture", l.hovered_picture}};
   v["confusion_state"] = c.state == AnalysisState::Ready ? "ready" : c.state == AnalysisState::Loading ? "loading" : "unavailable";
   v["confusion_batches"] = c.batches;
+  v["grad_clip"] = loss_grad_clip_view(s);
   if (!c.why.empty()) v["confusion_why"] = c.why;
   return v;
 }

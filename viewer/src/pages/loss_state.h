@@ -3,7 +3,8 @@
 // the curve and the call, view and commands), loss_samples.cpp (the
 // worst-first list and a language model's tokens), loss_confusion.cpp,
 // loss_class_names.cpp (the classes' names where the samples carry them),
-// loss_token_names.cpp (a language model's token texts where a vocabulary was found).
+// loss_token_names.cpp (a language model's token texts where a vocabulary was found),
+// loss_grad_clip.cpp (what clip_grad_norm_ measured and did).
 #pragma once
 
 #include <cstdint>
@@ -65,5 +66,9 @@ bool click_loss_row(AppState& s, LossState& l, const LossEntry& loss, const Loss
 void draw_loss_samples(AppState& s, LossState& l, const LossEntry& loss, const LossBatch& b);
 void draw_loss_tokens(AppState& s, LossState& l, const LossBatch& b);
 void draw_loss_confusion(AppState& s, LossState& l);
+/// The gradient clipping panel (loss_grad_clip.cpp): nothing when the run
+/// recorded no clip_grad_norm_ call; its state() view.grad_clip.
+void draw_loss_grad_clip(AppState& s);
+nlohmann::json loss_grad_clip_view(AppState& s);
 
 }  // namespace tvis::viewer

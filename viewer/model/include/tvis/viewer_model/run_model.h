@@ -39,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,6 +65,7 @@
 #include "tvis/viewer_model/run_diagnosis.h"
 #include "tvis/viewer_model/parameters.h"
 #include "tvis/viewer_model/profile_capture.h"
+#include "tvis/viewer_model/record_index.h"
 #include "tvis/viewer_model/samples.h"
 #include "tvis/viewer_model/source_files.h"
 #include "tvis/viewer_model/step_stops.h"
@@ -246,6 +248,10 @@ class RunModel {
   DecodedValues& values() { return values_; }
   /// diagnose's findings (run_diagnosis.h): the Diagnosis page, the top bar's badge.
   RunDiagnosis& diagnosis() { return diagnosis_; }
+  /// Every record of the chunk kind holding `Body`, by step (record_index.h):
+  /// the index of a record kind that has no index of its own.
+  template <typename Body>
+  RecordIndex<Body>& records();
 
  private:
   // f(read) for every loaded Events chunk whose step range covers `step`;
@@ -303,7 +309,25 @@ class RunModel {
   ProfileCaptureIndex profile_capture_{*this};
   DecodedValues values_;  // budget: a quarter of the chunk cache's (run_model.cpp)
   RunDiagnosis diagnosis_{*this};
+  std::map<schema::Body, std::unique_ptr<RecordIndexBase>> record_indexes_;  // records<Body>()'s
 };
+
+template <typename Body>
+RecordIndex<Body>& RunModel::records() {
+  const schema::Body key = schema::BodyTraits<Body>::enum_value;  // a copy: the member is declared, not defined
+  auto& slot = record_indexes_[key];
+  if (!slot) slot = std::make_unique<RecordIndex<Body>>(*this);
+  return static_cast<RecordIndex<Body>&>(*slot);
+}
+
+template <typename Body>
+bool RecordIndex<Body>::ready() {
+  if (!model_.cache_if_open()) return false;
+  if (scan_.done()) return true;
+  return scan_.run<Body>(model_.cache(), model_.chunks_of_kind(kind()), false, [&](ChunkBody<Body>& read) {
+    by_step_[read.chunk->entry().info.step_first].push_back(std::move(read));
+  });
+}
 
 template <typename F>
 bool RunModel::for_step_chunks(int step, F&& f) {
