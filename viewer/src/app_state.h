@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tvis/links/page_names.h"
 #include "frame_stats.h"
 #include "page.h"
 #include "selection.h"
@@ -92,7 +93,7 @@ struct AppState {
   bool showing_run_list = false;
 
   Selection selection;
-  std::string page = "Replay";   // the page whose tab is shown (Replay: the default)
+  std::string page = links::page::kReplay;   // the page whose tab is shown (Replay: the default)
   std::string page_request;      // a page asked for by command ("" = none)
   std::string show_panel;        // a panel asked for by command ("" = none)
   nlohmann::json pending_link;   // a link not yet applied (link.h); null = none

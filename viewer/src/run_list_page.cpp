@@ -1,6 +1,7 @@
 // The run list (a runs folder): name, script, steps, date; click opens.
 #include <imgui.h>
 
+#include "tvis/links/page_names.h"
 #include "app_state.h"
 #include "ranks.h"
 #include "theme.h"
@@ -17,7 +18,7 @@ void compare_with_row(AppState& s, RunListRow& row) {
   else
     s.fail_compare(row.entry.name + ": " + source.status().message);
   s.showing_run_list = false;
-  s.page_request = "Compare";
+  s.page_request = links::page::kCompare;
 }
 
 bool compare_with_run_row(AppState& s, size_t index) {

@@ -332,7 +332,7 @@ json compare_command(AppState& s, const json& cmd) {
     return true;
   }
   // A link's keys, when the link names this page (claims() asked for it).
-  const bool here = s.page == "Compare" || s.page_request == "Compare";
+  const bool here = s.page == links::page::kCompare || s.page_request == links::page::kCompare;
   if (!here || s.model.status() != RunStatus::Open) return nullptr;
   for (const char* key : {"module", "param", "show"})
     if (cmd.contains(key)) return apply_position(s, compare_state(s), json{{key, cmd[key]}});
@@ -358,8 +358,8 @@ void compare_state_keys(AppState& s, json& state) {
 }
 
 bool compare_claims(AppState& s, const std::string& name) {
-  if (name != "Compare" || !compare_present(s)) return false;
-  s.page_request = "Compare";
+  if (name != links::page::kCompare || !compare_present(s)) return false;
+  s.page_request = links::page::kCompare;
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tvis/links/page_names.h"
 #include "../link.h"
 #include "embeddings_shown.h"
 
@@ -161,7 +162,7 @@ void draw_embeddings(AppState& s, InsightsState& st) {
     if (pos >= 0) s.selection.sample_cursor = pos;
     st.sample = c->samples[hovered];
     go_to_step(s, c->steps[hovered]);
-    s.page_request = "Replay";
+    s.page_request = links::page::kReplay;
   }
   const bool rows_kept = followed < c->pca.n;
   insight_hint(em.tables   ? "Each row of the table, labelled by its token."

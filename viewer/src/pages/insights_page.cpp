@@ -122,10 +122,10 @@ json insights_command(AppState& s, const json& cmd) {
     const auto p = cmd["insight"].is_string() ? insight_page_named(cmd["insight"].get<std::string>()) : std::nullopt;
     if (!p) return false;
     st.request = *p;
-    s.page_request = "Insights";
+    s.page_request = links::page::kInsights;
     return true;
   }
-  if (s.page != "Insights" && s.page_request != "Insights") return nullptr;  // its keys (module, head, ...) are the other pages' off it
+  if (s.page != links::page::kInsights && s.page_request != links::page::kInsights) return nullptr;  // its keys (module, head, ...) are the other pages' off it
   if (cmd.contains("sample")) {  // the sample every sub-page shows
     if (!cmd["sample"].is_number_integer()) return false;
     st.sample = cmd["sample"].get<int>();
@@ -177,12 +177,12 @@ bool request_insight_page(AppState& s, const std::string& name) {
   InsightsState& st = insights_state(s);
   st.request = *p;
   st.page = *p;
-  s.page_request = "Insights";
+  s.page_request = links::page::kInsights;
   return true;
 }
 
 json shown_insight(AppState& s) {
-  if (s.page != "Insights" || !s.model.ready()) return nullptr;
+  if (s.page != links::page::kInsights || !s.model.ready()) return nullptr;
   InsightsState& st = insights_state(s);
   const std::vector<InsightPage> present = present_insights(s);
   if (present.empty()) return nullptr;

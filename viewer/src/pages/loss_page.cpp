@@ -117,7 +117,7 @@ void draw_curve(AppState& s, LossState& l, float height) {
     if (r.series < 0 || r.series >= static_cast<int>(c.backward.size())) return;
     const size_t k = static_cast<size_t>(r.series);
     if (c.rank[k] != shown_rank(s) && !s.ranks.single()) {  // another rank's point: show that rank there
-      switch_rank(s, c.rank[k], json{{"page", "Loss"}, {"step", step}, {"backward", c.backward[k]}});
+      switch_rank(s, c.rank[k], json{{"page", tvis::links::page::kLoss}, {"step", step}, {"backward", c.backward[k]}});
       return;
     }
     go_to_step(s, step);
@@ -224,7 +224,7 @@ void draw_call(AppState& s, LossState& l, const LossEntry& rec, const LossBatch&
     }
     if (ImGui::SmallButton("Show in Explore's Source")) {
       s.selection.select_event(rec.event);
-      s.page_request = "Explore";
+      s.page_request = tvis::links::page::kExplore;
       s.show_panel = "Source";
     }
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tvis/links/page_names.h"
 #include "../page.h"
 #include "../panels/picture.h"
 #include "../panels/tensor_picture.h"
@@ -70,7 +71,7 @@ const char* draw_row_picture(AppState& s, LossState& l, int step, int64_t row, i
 void follow_in_replay(AppState& s, int sample) {
   const int pos = s.model.samples().position(sample);
   if (pos >= 0) s.selection.sample_cursor = pos;
-  if (page_named("Replay")) s.page_request = "Replay";
+  if (page_named(links::page::kReplay)) s.page_request = links::page::kReplay;
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ std::optional<double> number_of(const nlohmann::json& v) {
 nlohmann::json replay_command(AppState& s, const nlohmann::json& cmd) {
   using nlohmann::json;
   ReplayState& r = replay_state(s);
-  if (cmd.contains("key") && cmd["key"].is_string() && s.page == "Replay") {
+  if (cmd.contains("key") && cmd["key"].is_string() && s.page == links::page::kReplay) {
     const std::string k = cmd["key"].get<std::string>();
     if (k == "space") r.playing = !r.playing;
     else if (k == "right") move(s, r, +1);
@@ -228,7 +228,7 @@ std::unique_ptr<PageState> make_replay_state(AppState& s) {
 // The frame's time, counted under the phase Replay showed.
 void replay_frame_measured(AppState& s, double ms) {
   ReplayState* r = existing_page_state<ReplayState>(s, kReplayPage);
-  if (!r || r->drawn_phase.empty() || s.page != "Replay") return;
+  if (!r || r->drawn_phase.empty() || s.page != links::page::kReplay) return;
   r->frame_ms_by_phase[r->drawn_phase].add(ms);
   r->drawn_phase.clear();  // counted once: a frame that does not draw Replay is not Replay's
 }
