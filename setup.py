@@ -109,10 +109,11 @@ class CMakeBuild(build_ext):
             # the torch it was built for, which tvis/native.py checks before importing it; an
             # editable install's module is copied beside the sources by setuptools afterwards
             # (build_ext's inplace copy), which does not know of this file
-            # and _tvis_schema.py, the schema's enums and defaults generated from recording.fbs,
-            # which tvis/native.py imports from beside the module it loaded
+            # and _tvis_schema.py / _tvis_records.py, the schema's enums, defaults and record
+            # constructors generated from recording.fbs, which tvis/native.py imports from
+            # beside the module it loaded
             for folder in {dest.parent, PACKAGE_ROOT} if self.writes_beside_sources else {dest.parent}:
-                for generated in ("_tvis_native.torch", "_tvis_schema.py"):
+                for generated in ("_tvis_native.torch", "_tvis_schema.py", "_tvis_records.py"):
                     shutil.copy2(build_dir / "python" / generated, folder / generated)
         else:
             ext.sources = [str(ROOT / "recorder" / "python_stub" / "_tvis_native_stub.c")]

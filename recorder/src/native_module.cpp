@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "py_recorder.h"
+#include "py_records.h"
 
 namespace py = pybind11;
 using tvis::recorder::PyRecorder;
@@ -80,10 +81,12 @@ PYBIND11_MODULE(_tvis_native, m) {
         return r.core().params_after(event, params);
       })
       .def("params_unchanged", [](PyRecorder& r) { r.core().params_unchanged(); })
-      .def("add_optimizer_step", &PyRecorder::add_optimizer_step)
-      .def("add_loss", &PyRecorder::add_loss)
-      .def("add_samples", &PyRecorder::add_samples)
-      .def("add_insights", &PyRecorder::add_insights)
+      .def("add_record", &PyRecorder::add_record, py::arg("table"), py::arg("record"))
+      .def("add_optimizer_step", [](PyRecorder& r, py::handle d) { r.add_record("OptimizerStepRecord", d); })
+      .def("add_loss", [](PyRecorder& r, py::handle d) { r.add_record("LossRecord", d); })
+      .def("add_samples", [](PyRecorder& r, py::handle d) { r.add_record("SampleBatch", d); })
+      .def("add_insights", [](PyRecorder& r, py::handle d) { r.add_record("InsightBatch", d); })
+      .def_static("records", &tvis::recorder::addable_records)
       .def("write_meta", &PyRecorder::write_meta)
       .def("flush", [](PyRecorder& r) { r.core().flush(); })
       .def("relabel_as_evaluation",

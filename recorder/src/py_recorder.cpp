@@ -1,6 +1,5 @@
 #include "py_recorder.h"
 
-#include <limits>
 #include <optional>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/autograd/function.h>
@@ -50,24 +49,6 @@ int profile_fn(PyObject*, PyFrameObject* frame, int what, PyObject*) {
   return 0;
 }
 
-/// {steps, max_elems, samples, max_run_bytes, project_dir, eval_values, no_gradcam, gradcam_true}: the
-/// run's RunConfig (schema/recording.fbs); a key left out reads as the schema's default, an unknown key is
-/// refused naming it (check_keys).
-schema::RunConfigT run_config_from(const py::dict& d) {
-  TVIS_CHECK_SCHEMA_KEYS(d, RunConfig, "steps", "max_elems", "samples", "max_run_bytes", "project_dir",
-                         "eval_values", "no_gradcam", "gradcam_true");
-  schema::RunConfigT c;
-  c.steps = get<int>(d, "steps", c.steps);
-  c.max_elems = get<int64_t>(d, "max_elems", c.max_elems);
-  c.samples = get<int>(d, "samples", c.samples);
-  c.max_run_bytes = get<uint64_t>(d, "max_run_bytes", c.max_run_bytes);
-  c.project_dir = get<std::string>(d, "project_dir", c.project_dir);
-  c.eval_values = get<bool>(d, "eval_values", c.eval_values);
-  c.no_gradcam = get<bool>(d, "no_gradcam", c.no_gradcam);
-  c.gradcam_true = get<bool>(d, "gradcam_true", c.gradcam_true);
-  return c;
-}
-
 RecorderOptions options_of(const std::string& path, const py::dict& config, std::vector<std::string> exclude_dirs,
                            int zstd_level, int64_t data_chunk_bytes, const py::object& dense_zstd_level,
                            bool update_values, uint64_t spill_snapshot_bytes) {
@@ -81,137 +62,6 @@ RecorderOptions options_of(const std::string& path, const py::dict& config, std:
   o.update_values = update_values;
   o.spill_snapshot_bytes = spill_snapshot_bytes;
   return o;
-}
-
-/// {groups: [{hyper: [(k, v)], params: [name]}], params: [(name, weight, grad, update[, after])], step, event,
-///  optimizer_class, skipped, grad_scale}
-std::unique_ptr<schema::OptimizerStepRecordT> optimizer_step_from(const py::dict& d, int default_step) {
-  auto r = std::make_unique<schema::OptimizerStepRecordT>();
-  r->step = get<int>(d, "step", default_step);
-  r->event = get<uint64_t>(d, "event", 0);
-  r->optimizer_class = get<std::string>(d, "optimizer_class", "");
-  r->skipped = get<bool>(d, "skipped", false);
-  r->grad_scale = get<double>(d, "grad_scale", 0.0);
-  if (d.contains("groups"))
-    for (py::handle g : d["groups"]) {
-      auto gd = py::reinterpret_borrow<py::dict>(g);
-      auto pg = std::make_unique<schema::ParamGroupT>();
-      pg->hyper = key_values(gd["hyper"]);
-      pg->params = gd["params"].cast<std::vector<std::string>>();
-      r->groups.push_back(std::move(pg));
-    }
-  if (d.contains("params"))
-    for (py::handle p : d["params"]) {
-      auto t = py::reinterpret_borrow<py::tuple>(p);
-      auto pr = std::make_unique<schema::ParamRecordT>();
-      pr->name = t[0].cast<std::string>();
-      pr->weight = t[1].cast<uint64_t>();
-      pr->grad = t[2].cast<int64_t>();
-      pr->update = t[3].cast<int64_t>();
-      if (t.size() > 4) pr->after = t[4].cast<int64_t>();
-      r->params.push_back(std::move(pr));
-    }
-  return r;
-}
-
-std::unique_ptr<schema::SampleLossT> sample_loss_from(const py::dict& sd) {
-  auto sl = std::make_unique<schema::SampleLossT>();
-  sl->sample = get<int>(sd, "sample", -1);
-  sl->batch_row = get<int64_t>(sd, "batch_row", -1);
-  sl->logits = get<int64_t>(sd, "logits", -1);
-  sl->target = get<int64_t>(sd, "target", -1);
-  sl->p_target = get<double>(sd, "p_target", 0.0);
-  sl->neg_log_p = get<double>(sd, "neg_log_p", 0.0);
-  sl->loss = get<double>(sd, "loss", 0.0);
-  sl->predicted = get<int64_t>(sd, "predicted", -1);
-  return sl;
-}
-
-std::unique_ptr<schema::TokenLayoutT> token_layout_from(const py::dict& td) {
-  auto tl = std::make_unique<schema::TokenLayoutT>();
-  tl->batch = get<int64_t>(td, "batch", 0);
-  tl->tokens = get<int64_t>(td, "tokens", 0);
-  tl->vocab = get<int64_t>(td, "vocab", 0);
-  tl->ignore_index = get<int64_t>(td, "ignore_index", -100);
-  if (td.contains("ignored")) tl->ignored = td["ignored"].cast<std::vector<uint64_t>>();
-  tl->token_losses = get<int64_t>(td, "token_losses", -1);
-  return tl;
-}
-
-/// {step, event, call, reduction, args: [(k, v)], value, value_repr, targets, logits, outer,
-///  samples: [{sample, batch_row, logits, target, p_target, neg_log_p, loss, predicted}],
-///  tokens: None | {batch, tokens, vocab, ignore_index, ignored, token_losses}}
-std::unique_ptr<schema::LossRecordT> loss_from(const py::dict& d, int default_step) {
-  auto r = std::make_unique<schema::LossRecordT>();
-  r->step = get<int>(d, "step", default_step);
-  r->event = get<uint64_t>(d, "event", 0);
-  r->call = get<std::string>(d, "call", "");
-  r->reduction = get<std::string>(d, "reduction", "");
-  if (d.contains("args")) r->args = key_values(d["args"]);
-  r->value = get<double>(d, "value", 0.0);
-  r->value_repr = get<std::string>(d, "value_repr", "");
-  r->targets = get<int64_t>(d, "targets", -1);
-  r->logits = get<int64_t>(d, "logits", -1);
-  if (d.contains("samples"))
-    for (py::handle s : d["samples"]) r->samples.push_back(sample_loss_from(py::reinterpret_borrow<py::dict>(s)));
-  if (d.contains("tokens") && !d["tokens"].is_none())
-    r->tokens = token_layout_from(py::reinterpret_borrow<py::dict>(d["tokens"]));
-  r->outer = get<std::string>(d, "outer", "");
-  r->call_value = get<double>(d, "call_value", std::numeric_limits<double>::quiet_NaN());
-  return r;
-}
-
-/// {script, argv, cwd, project_dir, python_version, torch_version, device, hostname, tvis_version,
-///  started_unix_ms, finished_unix_ms, steps_requested, steps_recorded, complete, exit_code,
-///  exception, traceback, optimizer_class, notices: [(code, message)], options: [(k, v)],
-///  param_shards: [ParamShard dicts (records.param_shard)]}
-schema::RunMetaT meta_from(const py::dict& d) {
-  check_run_meta_keys(d);
-  schema::RunMetaT m;
-  m.kind = schema::RunKind::Training;
-  m.script = get<std::string>(d, "script", "");
-  if (d.contains("argv")) m.argv = d["argv"].cast<std::vector<std::string>>();
-  m.cwd = get<std::string>(d, "cwd", "");
-  m.project_dir = get<std::string>(d, "project_dir", "");
-  m.python_version = get<std::string>(d, "python_version", "");
-  m.torch_version = get<std::string>(d, "torch_version", "");
-  m.device = get<std::string>(d, "device", "");
-  m.hostname = get<std::string>(d, "hostname", "");
-  m.tvis_version = get<std::string>(d, "tvis_version", "");
-  m.started_unix_ms = get<int64_t>(d, "started_unix_ms", 0);
-  m.finished_unix_ms = get<int64_t>(d, "finished_unix_ms", 0);
-  m.steps_requested = get<int>(d, "steps_requested", 0);
-  m.steps_recorded = get<int>(d, "steps_recorded", 0);
-  m.complete = get<bool>(d, "complete", false);
-  m.exit_code = get<int>(d, "exit_code", 0);
-  m.exception = get<std::string>(d, "exception", "");
-  m.traceback = get<std::string>(d, "traceback", "");
-  m.optimizer_class = get<std::string>(d, "optimizer_class", "");
-  if (d.contains("notices"))
-    for (py::handle n : d["notices"]) {
-      auto t = py::reinterpret_borrow<py::tuple>(n);
-      auto e = std::make_unique<schema::NoticeT>();
-      e->code = py::str(t[0]);
-      e->message = py::str(t[1]);
-      m.notices.push_back(std::move(e));
-    }
-  if (d.contains("options")) m.options = key_values(d["options"]);
-  if (d.contains("param_shards") && !d["param_shards"].is_none())
-    for (py::handle h : d["param_shards"]) {
-      auto s = py::reinterpret_borrow<py::dict>(h);
-      auto e = std::make_unique<schema::ParamShardT>();
-      e->name = get<std::string>(s, "name", "");
-      e->global_shape = get<std::vector<int64_t>>(s, "global_shape", {});
-      e->local_shape = get<std::vector<int64_t>>(s, "local_shape", {});
-      e->offsets = get<std::vector<int64_t>>(s, "offsets", {});
-      e->flat_offset = get<int64_t>(s, "flat_offset", -1);
-      e->mesh_shape = get<std::vector<int32_t>>(s, "mesh_shape", {});
-      e->mesh_coord = get<std::vector<int32_t>>(s, "mesh_coord", {});
-      e->placements = get<std::string>(s, "placements", "");
-      e->source = get<std::string>(s, "source", "");
-      m.param_shards.push_back(std::move(e));
-    }
-  return m;
 }
 
 py::dict stats_dict(const RecorderStats& s) {
@@ -359,16 +209,10 @@ void PyRecorder::hook_exit() {
   core_.own_exit();
 }
 
-void PyRecorder::add_optimizer_step(const py::dict& d) {
-  check_optimizer_step_keys(d);
-  core_.add_optimizer_step(optimizer_step_from(d, core_.step()));
+void PyRecorder::add_record(const std::string& table, py::handle d) {
+  Record r = record_from_dict(table, d, core_.step());
+  core_.add_record(std::move(r.body), r.span.step_first, r.span.step_last, r.span.event_first, r.span.event_last);
 }
-void PyRecorder::add_loss(const py::dict& d) {
-  check_loss_keys(d);
-  core_.add_loss(loss_from(d, core_.step()));
-}
-void PyRecorder::add_samples(const py::dict& d) { core_.add_samples(sample_batch_from(d, core_.step())); }
-void PyRecorder::add_insights(const py::dict& d) { core_.add_insights(insight_batch_from(d, core_.step())); }
 void PyRecorder::write_meta(const py::dict& d) { core_.write_meta(meta_from(d)); }
 
 py::dict PyRecorder::finalize(const py::dict& d) {

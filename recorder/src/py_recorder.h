@@ -69,11 +69,18 @@ class PyRecorder {
   /// The native grad hook's call (GIL held): on_grad's recording of `grad`.
   void on_node_grad(uint64_t event, const at::Tensor& grad);
 
-  /// Record dicts; shapes in py_records.h and py_recorder.cpp.
-  void add_optimizer_step(const py::dict& d);
-  void add_loss(const py::dict& d);
-  void add_samples(const py::dict& d);
-  void add_insights(const py::dict& d);
+  /// One record of the Body member named `table` ("LossRecord"), from its dict
+  /// (tvis.records' constructors build them; conversion generated from the
+  /// schema, py_records.h): written at the next flush as one chunk of the
+  /// member's kind, its index entry's step range the record's `step` (one
+  /// left out is the current step; a table without one: its vectors'
+  /// records' steps, -1 when none), its event range the record's `event`
+  /// (none without one; a SampleBatch: its batch_event). ValueError for an
+  /// unknown table or key, TypeError for a value of the wrong type.
+  /// add_loss, add_optimizer_step, add_samples and add_insights are this
+  /// for LossRecord, OptimizerStepRecord, SampleBatch and InsightBatch.
+  void add_record(const std::string& table, py::handle d);
+  /// RunMeta from its dict (py_records.h meta_from).
   void write_meta(const py::dict& d);
   /// Stops tracing, then Recorder::finalize; returns stats().
   py::dict finalize(const py::dict& d);

@@ -1,91 +1,110 @@
-// py_records.cpp: dict -> schema record conversions (see py_records.h).
+// py_records.cpp: the binding's records from dicts (see py_records.h), and
+// the hand-written half of the generated conversions (py_from_dict.h).
 #include "py_records.h"
 
-#include <pybind11/stl.h>
+#include <tvis/schema/recording_from_dict.h>
 
 namespace tvis::recorder {
 
+namespace from_dict {
+
 namespace {
 
-py::dict as_dict(py::handle h) {
-  if (!py::isinstance<py::dict>(h)) throw py::type_error("tvis: a record element is not a dict");
-  return py::reinterpret_borrow<py::dict>(h);
-}
+std::string type_name(py::handle v) { return Py_TYPE(v.ptr())->tp_name; }
 
-template <typename T>
-std::vector<T> list_of(const py::dict& d, const char* key) {
-  if (!d.contains(key) || d[key].is_none()) return {};
-  return d[key].cast<std::vector<T>>();
-}
-
-/// Calls `fn(dict)` for each element of the list at `d[key]`, if any.
-template <typename Fn>
-void each(const py::dict& d, const char* key, Fn&& fn) {
-  if (!d.contains(key) || d[key].is_none()) return;
-  for (py::handle h : d[key]) fn(as_dict(h));
-}
-
-std::unique_ptr<schema::TransformStepT> transform_from(const py::dict& d) {
-  TVIS_CHECK_SCHEMA_KEYS(d, TransformStep,
-             "name", "class_name", "event", "input", "output", "input_kind", "output_kind", "rng_state");
-  auto t = std::make_unique<schema::TransformStepT>();
-  t->name = get<std::string>(d, "name", "");
-  t->class_name = get<std::string>(d, "class_name", "");
-  t->event = get<uint64_t>(d, "event", 0);
-  t->input = get<int64_t>(d, "input", -1);
-  t->output = get<int64_t>(d, "output", -1);
-  t->input_kind = static_cast<schema::ValueKind>(get<int>(d, "input_kind", 0));
-  t->output_kind = static_cast<schema::ValueKind>(get<int>(d, "output_kind", 0));
-  t->rng_state = get<int64_t>(d, "rng_state", -1);
-  return t;
+std::string joined(const std::string_view* keys, size_t n) {
+  std::string names;
+  for (size_t i = 0; i < n; ++i) names += (i ? ", " : "") + std::string(keys[i]);
+  return names;
 }
 
 }  // namespace
 
-void check_keys(const py::dict& d, const char* record, std::initializer_list<std::string_view> known) {
-  for (auto item : d) {
-    if (!py::isinstance<py::str>(item.first))
-      throw py::value_error(std::string("tvis: ") + record + " record has a key that is not a string");
-    auto key = item.first.cast<std::string>();
-    bool ok = false;
-    for (auto k : known) ok = ok || k == key;
-    if (ok) continue;
-    std::string names;
-    for (auto k : known) names += (names.empty() ? "" : ", ") + std::string(k);
-    throw py::value_error("tvis: " + std::string(record) + " record has no key '" + key + "' (its keys: " + names +
-                          ")");
+Fields::Fields(py::handle h, const char* table, const std::string_view* keys, size_t n) {
+  values_.assign(n, py::handle());
+  if (PyDict_Check(h.ptr())) {
+    PyObject* key;
+    PyObject* value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(h.ptr(), &pos, &key, &value)) {
+      if (!PyUnicode_Check(key))
+        throw py::value_error(std::string("tvis: ") + table + " record has a key that is not a string");
+      Py_ssize_t size = 0;
+      const char* k = PyUnicode_AsUTF8AndSize(key, &size);
+      if (!k) throw py::error_already_set();
+      const std::string_view name(k, static_cast<size_t>(size));
+      size_t i = 0;
+      while (i < n && keys[i] != name) ++i;
+      if (i == n)
+        throw py::value_error("tvis: " + std::string(table) + " record has no key '" + std::string(name) +
+                              "' (its keys: " + joined(keys, n) + ")");
+      if (value != Py_None) values_[i] = value;
+    }
+    return;
   }
+  if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {  // its fields in declaration order
+    auto seq = py::reinterpret_borrow<py::sequence>(h);
+    const size_t given = py::len(seq);
+    if (given > n)
+      throw py::value_error("tvis: " + std::string(table) + " record has " + std::to_string(n) + " fields (" +
+                            joined(keys, n) + "); got " + std::to_string(given) + " values");
+    for (size_t i = 0; i < given; ++i) {
+      PyObject* value = PySequence_Fast_GET_ITEM(h.ptr(), static_cast<Py_ssize_t>(i));
+      if (value != Py_None) values_[i] = value;
+    }
+    return;
+  }
+  throw py::type_error("tvis: a " + std::string(table) + " record is a dict of its fields (or a tuple of them in " +
+                       "declaration order), not " + type_name(h));
 }
 
-void check_loss_keys(const py::dict& d) {
-  TVIS_CHECK_SCHEMA_KEYS(d, LossRecord, "step", "event", "call", "reduction", "args", "value", "value_repr", "targets",
-                               "logits", "samples", "tokens", "outer", "call_value");
-  each(d, "samples", [](const py::dict& sd) {
-    TVIS_CHECK_SCHEMA_KEYS(sd, SampleLoss,
-               "sample", "batch_row", "logits", "target", "p_target", "neg_log_p", "loss", "predicted");
-  });
-  if (d.contains("tokens") && !d["tokens"].is_none())
-    TVIS_CHECK_SCHEMA_KEYS(as_dict(d["tokens"]), TokenLayout,
-               "batch", "tokens", "vocab", "ignore_index", "ignored", "token_losses");
+void wrong_type(py::handle v, const char* table, const char* field, const char* takes) {
+  std::string shown;
+  try {
+    shown = py::repr(v).cast<std::string>();
+  } catch (const std::exception&) {
+    shown = "?";
+  }
+  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+  throw py::type_error("tvis: " + std::string(table) + "." + field + " takes " + takes + ", not " + type_name(v) +
+                       " (" + shown + ")");
 }
 
-void check_optimizer_step_keys(const py::dict& d) {
-  TVIS_CHECK_SCHEMA_KEYS(d, OptimizerStepRecord,
-             "step", "event", "optimizer_class", "groups", "params", "skipped", "grad_scale");
-  each(d, "groups", [](const py::dict& g) { TVIS_CHECK_SCHEMA_KEYS(g, ParamGroup, "hyper", "params"); });
+std::string string(py::handle v, const char* table, const char* field) {
+  if (!PyUnicode_Check(v.ptr())) wrong_type(v, table, field, "a str");
+  return v.cast<std::string>();
 }
 
-void check_run_meta_keys(const py::dict& d) {
-  TVIS_CHECK_SCHEMA_KEYS(d, RunMeta,
-             "script", "argv", "cwd", "project_dir", "python_version", "torch_version", "device", "hostname",
-              "tvis_version", "started_unix_ms", "finished_unix_ms", "steps_requested", "steps_recorded",
-              "complete", "exit_code", "exception", "traceback", "notices", "options", "optimizer_class",
-              "param_shards");
-  each(d, "param_shards", [](const py::dict& s) {
-    TVIS_CHECK_SCHEMA_KEYS(s, ParamShard, "name", "global_shape", "local_shape", "offsets", "flat_offset", "mesh_shape",
-                                 "mesh_coord", "placements", "source");
-  });
+std::vector<std::string> strings(py::handle v, const char* table, const char* field) {
+  check_sequence(v, table, field);
+  std::vector<std::string> out;
+  for (py::handle x : v) out.push_back(string(x, table, field));
+  return out;
 }
+
+void check_sequence(py::handle v, const char* table, const char* field) {
+  if (PyUnicode_Check(v.ptr()) || PyBytes_Check(v.ptr()) || PyDict_Check(v.ptr()) || !PySequence_Check(v.ptr()))
+    wrong_type(v, table, field, "a list");
+}
+
+int64_t enum_number(py::handle v, const char* table, const char* field, const char* enum_name, const int64_t* values,
+                    const char* const* names, size_t n) {
+  const int64_t x = scalar<int64_t>(v, table, field);
+  for (size_t i = 0; i < n; ++i)
+    if (values[i] == x) return x;
+  std::string members;
+  for (size_t i = 0; i < n; ++i)
+    members += (i ? ", " : "") + std::to_string(values[i]) + " " + names[values[i] - values[0]];
+  throw py::value_error("tvis: " + std::string(table) + "." + field + " takes a " + enum_name + " number (" + members +
+                        "), not " + std::to_string(x));
+}
+
+void adjust(schema::SampleBatchT& r, RecordSpan& span) {
+  for (auto& s : r.samples) s->step = r.step;
+  span.event_first = span.event_last = r.batch_event;
+}
+
+}  // namespace from_dict
 
 std::vector<std::unique_ptr<schema::KeyValueT>> key_values(py::handle seq) {
   std::vector<std::unique_ptr<schema::KeyValueT>> out;
@@ -100,95 +119,64 @@ std::vector<std::unique_ptr<schema::KeyValueT>> key_values(py::handle seq) {
   return out;
 }
 
-std::unique_ptr<schema::SampleBatchT> sample_batch_from(const py::dict& d, int default_step) {
-  TVIS_CHECK_SCHEMA_KEYS(d, SampleBatch, "step", "batch_event", "batch", "samples");
-  auto r = std::make_unique<schema::SampleBatchT>();
-  r->step = get<int>(d, "step", default_step);
-  r->batch_event = get<uint64_t>(d, "batch_event", 0);
-  r->batch = list_of<uint64_t>(d, "batch");
-  each(d, "samples", [&](const py::dict& sd) {
-    TVIS_CHECK_SCHEMA_KEYS(sd, Sample,
-               "id", "dataset_index", "batch_position", "input", "label", "label_index", "transforms");
-    auto s = std::make_unique<schema::SampleT>();
-    s->id = get<int>(sd, "id", 0);
-    s->step = r->step;
-    s->dataset_index = get<int64_t>(sd, "dataset_index", -1);
-    s->batch_position = get<int>(sd, "batch_position", -1);
-    s->input = get<int64_t>(sd, "input", -1);
-    s->label = get<std::string>(sd, "label", "");
-    s->label_index = get<int64_t>(sd, "label_index", -1);
-    each(sd, "transforms", [&](const py::dict& td) { s->transforms.push_back(transform_from(td)); });
-    r->samples.push_back(std::move(s));
-  });
+namespace {
+
+// Body members the Recorder writes itself (their ids, offsets and order are its own).
+constexpr std::string_view kRecorderOwned[] = {"RunMeta", "SourceFiles", "EventBatch", "TensorBatch", "TensorData"};
+
+bool recorder_owned(std::string_view table) {
+  for (auto t : kRecorderOwned)
+    if (t == table) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> addable_records() {
+  std::vector<std::string> out;
+  for (auto t : from_dict::kBodyTables)
+    if (!recorder_owned(t)) out.emplace_back(t);
+  return out;
+}
+
+Record record_from_dict(std::string_view table, py::handle d, int32_t current_step) {
+  Record r;
+  from_dict::Context cx;
+  cx.step = current_step;
+  if (recorder_owned(table) || !from_dict::body_from_dict(table, d, cx, r.body, r.span)) {
+    std::string names;
+    for (const auto& t : addable_records()) names += (names.empty() ? "" : ", ") + t;
+    throw py::value_error("tvis: add_record takes a record of " + names + "; not '" + std::string(table) + "'" +
+                          (recorder_owned(table) ? " (the recorder writes those chunks itself)" : ""));
+  }
   return r;
 }
 
-std::unique_ptr<schema::InsightBatchT> insight_batch_from(const py::dict& d, int default_step) {
-  TVIS_CHECK_SCHEMA_KEYS(d, InsightBatch, "attention", "gradcam", "embeddings", "tables", "library_attention");
-  auto r = std::make_unique<schema::InsightBatchT>();
-  each(d, "attention", [&](const py::dict& a) {
-    TVIS_CHECK_SCHEMA_KEYS(a, AttentionRecord,
-               "step", "module", "event", "sample", "shape", "weights", "tokens", "token_labels", "source", "kind",
-                "mask", "full", "dropout");
-    auto x = std::make_unique<schema::AttentionRecordT>();
-    x->step = get<int>(a, "step", default_step);
-    x->module_ = get<std::string>(a, "module", "");
-    x->event = get<uint64_t>(a, "event", 0);
-    x->sample = get<int>(a, "sample", 0);
-    x->shape = list_of<int64_t>(a, "shape");
-    x->weights = get<uint64_t>(a, "weights", 0);
-    x->tokens = list_of<int64_t>(a, "tokens");
-    x->token_labels = list_of<std::string>(a, "token_labels");
-    x->source = get<int>(a, "source", 0) == 1 ? schema::AttentionSource::Rebuilt : schema::AttentionSource::Captured;
-    x->kind = get<std::string>(a, "kind", "");
-    x->mask = get<int64_t>(a, "mask", -1);
-    x->full = list_of<int64_t>(a, "full");
-    x->dropout = get<float>(a, "dropout", 0.0f);
-    r->attention.push_back(std::move(x));
-  });
-  each(d, "gradcam", [&](const py::dict& g) {
-    TVIS_CHECK_SCHEMA_KEYS(g, GradCamRecord, "step", "module", "sample", "target", "class_index", "map");
-    auto x = std::make_unique<schema::GradCamRecordT>();
-    x->step = get<int>(g, "step", default_step);
-    x->module_ = get<std::string>(g, "module", "");
-    x->sample = get<int>(g, "sample", 0);
-    x->target = static_cast<schema::CamTarget>(get<int>(g, "target", 0));
-    x->class_index = get<int64_t>(g, "class_index", 0);
-    x->map = get<uint64_t>(g, "map", 0);
-    r->gradcam.push_back(std::move(x));
-  });
-  each(d, "embeddings", [&](const py::dict& e) {
-    TVIS_CHECK_SCHEMA_KEYS(e, EmbeddingRecord, "step", "module", "samples", "labels", "vectors", "positions", "rows",
-                                      "row_labels", "batch_vectors", "batch_size");
-    auto x = std::make_unique<schema::EmbeddingRecordT>();
-    x->step = get<int>(e, "step", default_step);
-    x->module_ = get<std::string>(e, "module", "");
-    x->samples = list_of<int32_t>(e, "samples");
-    x->labels = list_of<std::string>(e, "labels");
-    x->vectors = get<uint64_t>(e, "vectors", 0);
-    x->positions = list_of<int32_t>(e, "positions");
-    x->rows = list_of<int32_t>(e, "rows");
-    x->row_labels = list_of<std::string>(e, "row_labels");
-    x->batch_vectors = get<uint64_t>(e, "batch_vectors", 0);
-    x->batch_size = get<int>(e, "batch_size", 0);
-    r->embeddings.push_back(std::move(x));
-  });
-  each(d, "tables", [&](const py::dict& t) {
-    TVIS_CHECK_SCHEMA_KEYS(t, EmbeddingTableRecord, "module", "rows", "labels");
-    auto x = std::make_unique<schema::EmbeddingTableRecordT>();
-    x->module_ = get<std::string>(t, "module", "");
-    x->rows = get<uint64_t>(t, "rows", 0);
-    x->labels = list_of<std::string>(t, "labels");
-    r->tables.push_back(std::move(x));
-  });
-  each(d, "library_attention", [&](const py::dict& l) {
-    TVIS_CHECK_SCHEMA_KEYS(l, LibraryAttention, "module", "kind");
-    auto x = std::make_unique<schema::LibraryAttentionT>();
-    x->module_ = get<std::string>(l, "module", "");
-    x->kind = get<std::string>(l, "kind", "");
-    r->library_attention.push_back(std::move(x));
-  });
-  return r;
+schema::RunConfigT run_config_from(const py::dict& d) {
+  schema::RunConfigT c;
+  from_dict::fill(c, d, from_dict::Context{});
+  return c;
+}
+
+schema::RunMetaT meta_from(const py::dict& d) {
+  // The fields the Recorder fills (Recorder::add_phase_timings, finalize): refused as the
+  // hand-written key list refused them before, naming the keys a RunMeta dict takes.
+  static constexpr std::string_view kOwn[] = {"kind", "phase_timings", "step_device_reads", "config"};
+  for (auto key : kOwn)
+    if (d.contains(py::str(key.data(), key.size()))) {
+      std::string names;
+      for (auto f : from_dict::kRunMetaKeys) {
+        bool own = false;
+        for (auto k : kOwn) own = own || k == f;
+        if (!own) names += (names.empty() ? "" : ", ") + std::string(f);
+      }
+      throw py::value_error("tvis: RunMeta record has no key '" + std::string(key) + "' (its keys: " + names +
+                            "; the recorder fills " + std::string(key) + ")");
+    }
+  schema::RunMetaT m;
+  from_dict::fill(m, d, from_dict::Context{});
+  m.kind = schema::RunKind::Training;
+  return m;
 }
 
 }  // namespace tvis::recorder

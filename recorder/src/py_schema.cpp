@@ -8,18 +8,32 @@
 //   schema_defaults()  {table: JSON text of a default-constructed object-API
 //                      table packed with every scalar written (ForceDefaults),
 //                      as RunFile.chunk_json spells a chunk}
+//   schema_from_dict(table, record)
+//                      JSON text of `record` (a dict) converted to `table` by the
+//                      binding's generated conversion (recording_from_dict.h)
+//                      and packed; any table it converts (ValueError otherwise)
 #include <flatbuffers/minireflect.h>
 #include <pybind11/pybind11.h>
 
 #include <string>
 
 #include "tvis/schema/recording_fields.h"
+#include "tvis/schema/recording_from_dict.h"
 #include "tvis/schema/recording_generated.h"
 
 namespace py = pybind11;
 namespace schema = tvis::schema;
 
 namespace {
+
+template <typename T>
+std::string packed_json(const typename T::NativeTableType& native, const flatbuffers::TypeTable* table) {
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(T::Pack(fbb, &native));
+  flatbuffers::ToStringVisitor v(" ", true, "", true);
+  flatbuffers::IterateFlatBuffer(fbb.GetBufferPointer(), table, &v);
+  return v.s;
+}
 
 template <typename T>
 std::string default_json(const flatbuffers::TypeTable* table) {
@@ -53,5 +67,17 @@ void register_schema(py::module_& m) {
     TVIS_SCHEMA_TABLES(TVIS_TABLE)
 #undef TVIS_TABLE
     return out;
+  });
+  m.def("schema_from_dict", [](const std::string& table, py::handle record) -> std::string {
+    namespace fd = tvis::recorder::from_dict;
+#define TVIS_CONVERT(T)                                            \
+  if (table == #T) {                                               \
+    schema::T::NativeTableType native;                             \
+    fd::fill(native, record, fd::Context{});                       \
+    return packed_json<schema::T>(native, schema::T##TypeTable()); \
+  }
+    TVIS_CONVERTED_TABLES(TVIS_CONVERT)
+#undef TVIS_CONVERT
+    throw py::value_error("tvis: schema_from_dict: no converted table '" + table + "'");
   });
 }

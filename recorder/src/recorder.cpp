@@ -502,21 +502,10 @@ int64_t Recorder::spilled_update(const Pending& b, const at::Tensor& after_in, i
 
 // ---- records -------------------------------------------------------------------
 
-void Recorder::add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> r) {
+void Recorder::add_record(schema::BodyUnion body, int32_t step_first, int32_t step_last, uint64_t event_first,
+                          uint64_t event_last) {
   OwnScope own(own_);
-  builder_->add_optimizer_step(std::move(r));
-}
-void Recorder::add_loss(std::unique_ptr<schema::LossRecordT> r) {
-  OwnScope own(own_);
-  builder_->add_loss(std::move(r));
-}
-void Recorder::add_samples(std::unique_ptr<schema::SampleBatchT> r) {
-  OwnScope own(own_);
-  builder_->add_samples(std::move(r));
-}
-void Recorder::add_insights(std::unique_ptr<schema::InsightBatchT> r) {
-  OwnScope own(own_);
-  builder_->add_insights(std::move(r));
+  builder_->add_record(std::move(body), step_first, step_last, event_first, event_last);
 }
 
 void Recorder::add_phase_timings(schema::RunMetaT* meta) const {

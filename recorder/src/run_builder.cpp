@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "tvis/format/chunk_kind.h"
 #include "tvis/format/container.h"
@@ -20,16 +22,6 @@ std::vector<uint8_t> finish(flatbuffers::FlatBufferBuilder& fbb, schema::Body ty
   auto chunk = schema::CreateChunk(fbb, type, body);
   schema::FinishChunkBuffer(fbb, chunk);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-}
-
-/// The step range an insight batch covers ({-1, -1} when none is stepped).
-std::pair<int32_t, int32_t> insight_steps(const schema::InsightBatchT& b) {
-  int32_t s0 = INT32_MAX, s1 = -1;
-  auto cover = [&](int32_t s) { s0 = std::min(s0, s); s1 = std::max(s1, s); };
-  for (auto& a : b.attention) cover(a->step);
-  for (auto& g : b.gradcam) cover(g->step);
-  for (auto& e : b.embeddings) cover(e->step);
-  return {s0 == INT32_MAX ? -1 : s0, s1};
 }
 
 }  // namespace
@@ -110,9 +102,12 @@ size_t RunBuilder::relabel_subtrees(const std::vector<uint64_t>& roots, schema::
 
 void RunBuilder::drop_sample_batches(const std::vector<uint64_t>& events) {
   const std::set<uint64_t> drop(events.begin(), events.end());
-  samples_.erase(std::remove_if(samples_.begin(), samples_.end(),
-                                [&](const std::unique_ptr<schema::SampleBatchT>& b) { return drop.count(b->batch_event); }),
-                 samples_.end());
+  records_.erase(std::remove_if(records_.begin(), records_.end(),
+                                [&](const QueuedRecord& r) {
+                                  const auto* b = r.body.AsSampleBatch();
+                                  return b && drop.count(b->batch_event);
+                                }),
+                 records_.end());
 }
 
 RunBuilder::Data RunBuilder::data_class(const schema::TensorRecordT& rec, bool f32, bool sparse) {
@@ -265,10 +260,13 @@ void RunBuilder::end_weights() {
   ++boundaries_;
 }
 
-void RunBuilder::add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> rec) { steps_.push_back(std::move(rec)); }
-void RunBuilder::add_loss(std::unique_ptr<schema::LossRecordT> rec) { losses_.push_back(std::move(rec)); }
-void RunBuilder::add_samples(std::unique_ptr<schema::SampleBatchT> rec) { samples_.push_back(std::move(rec)); }
-void RunBuilder::add_insights(std::unique_ptr<schema::InsightBatchT> rec) { insights_.push_back(std::move(rec)); }
+void RunBuilder::add_record(schema::BodyUnion body, int32_t step_first, int32_t step_last, uint64_t event_first,
+                            uint64_t event_last) {
+  if (body.type == schema::Body::NONE || format::kind_of_body(body.type) == ChunkKind::Index)
+    throw std::invalid_argument("tvis: RunBuilder::add_record: a record of no chunk kind (Body " +
+                                std::to_string(static_cast<int>(body.type)) + ")");
+  records_.push_back({std::move(body), step_first, step_last, event_first, event_last});
+}
 
 void RunBuilder::write_meta(const schema::RunMetaT& meta) {
   append_table(ChunkKind::RunMeta, schema::RunMetaT(meta), -1, -1);
@@ -307,29 +305,28 @@ void RunBuilder::flush() {
   }
   write_events(std::move(late));
   write_events(std::move(fresh));
-  for (auto& s : steps_) {
-    const int32_t step = s->step;
-    const uint64_t ev = s->event;
-    append_table(ChunkKind::OptimizerStep, std::move(*s), step, step, ev, ev);
-  }
-  steps_.clear();
-  for (auto& l : losses_) {
-    const int32_t step = l->step;
-    const uint64_t ev = l->event;
-    append_table(ChunkKind::Loss, std::move(*l), step, step, ev, ev);
-  }
-  losses_.clear();
-  for (auto& b : samples_) {
-    const int32_t step = b->step;
-    const uint64_t ev = b->batch_event;
-    append_table(ChunkKind::Samples, std::move(*b), step, step, ev, ev);
-  }
-  samples_.clear();
-  for (auto& b : insights_) {
-    auto [s0, s1] = insight_steps(*b);
-    append_table(ChunkKind::Insights, std::move(*b), s0, s1);
-  }
-  insights_.clear();
+  std::vector<QueuedRecord> records = std::move(records_);
+  records_.clear();
+  for (auto& r : records) append_record(std::move(r));
+}
+
+uint32_t RunBuilder::append_record(QueuedRecord r) {
+  ChunkInfo info;
+  info.kind = static_cast<uint16_t>(format::kind_of_body(r.body.type));
+  info.step_first = r.step_first;
+  info.step_last = r.step_last;
+  info.event_first = r.event_first;
+  info.event_last = r.event_last;
+  // Packed on an encoder thread, as append_table's are: the record moves into the closure.
+  auto held = std::make_shared<schema::BodyUnion>(std::move(r.body));
+  return writer_->append_deferred(
+      info,
+      [held]() {
+        flatbuffers::FlatBufferBuilder fbb(1024);
+        auto off = held->Pack(fbb);
+        return finish(fbb, held->type, off);
+      },
+      options_.zstd_level);
 }
 
 void RunBuilder::write_events(std::vector<std::unique_ptr<schema::EventT>> events) {

@@ -169,3 +169,63 @@ TEST_CASE("TensorData chunks built in place equal make_tensor_data_chunk's", "[b
     }
   }
 }
+
+TEST_CASE("add_record writes each record as one chunk of its Body member's kind, in the order added", "[builder]") {
+  const std::string path = "/tmp/tvis_test_run_builder_records_" + std::to_string(::getpid()) + ".tvis";
+  BuilderOptions o;
+  o.path = path;
+  auto b = RunBuilder::create(o);
+  REQUIRE(b.ok());
+  RunBuilder& rb = *b.value();
+  schema::LossRecordT loss;
+  loss.step = 3;
+  loss.value = 0.25;
+  schema::BodyUnion u;
+  u.Set(std::move(loss));
+  rb.add_record(std::move(u), 3, 3, 17, 17);
+  schema::GradClipRecordT clip;
+  clip.step = 4;
+  clip.max_norm = 1.5;
+  schema::BodyUnion v;
+  v.Set(std::move(clip));
+  rb.add_record(std::move(v), 4, 4);
+  schema::SampleBatchT kept, dropped;
+  kept.batch_event = 5;
+  dropped.batch_event = 6;
+  schema::BodyUnion k, d;
+  k.Set(std::move(kept));
+  d.Set(std::move(dropped));
+  rb.add_record(std::move(k), 4, 4, 5, 5);
+  rb.add_record(std::move(d), 4, 4, 6, 6);
+  rb.drop_sample_batches({6});
+  CHECK_THROWS_AS(rb.add_record(schema::BodyUnion{}, -1, -1), std::invalid_argument);  // NONE: no chunk kind
+  REQUIRE(rb.finalize(schema::SourceFilesT{}, schema::RunMetaT{}, 10).is_ok());
+
+  auto src = format::open_file_source(path);
+  REQUIRE(src.ok());
+  auto r = format::RunReader::open_sync(src.value());
+  REQUIRE(r.ok());
+  struct Seen {
+    std::string kind;
+    int32_t s0, s1;
+    uint64_t e0, e1;
+    bool operator==(const Seen& x) const {
+      return kind == x.kind && s0 == x.s0 && s1 == x.s1 && e0 == x.e0 && e1 == x.e1;
+    }
+  };
+  std::vector<Seen> seen;
+  for (uint32_t i = 0; i < r.value()->chunks().size(); ++i) {
+    const auto& info = r.value()->chunks()[i].info;
+    const std::string kind = format::chunk_kind_name(info.kind);
+    if (kind == "run_meta" || kind == "source_files" || kind == "index") continue;
+    auto c = r.value()->read_chunk_sync(i);
+    REQUIRE(c.ok());
+    if (const auto* l = c.value()->root()->body_as_LossRecord()) CHECK(l->value() == 0.25);
+    if (const auto* g = c.value()->root()->body_as_GradClipRecord()) CHECK(g->max_norm() == 1.5);
+    if (const auto* s = c.value()->root()->body_as_SampleBatch()) CHECK(s->batch_event() == 5);
+    seen.push_back({kind, info.step_first, info.step_last, info.event_first, info.event_last});
+  }
+  const uint64_t none = UINT64_MAX;
+  CHECK(seen == std::vector<Seen>{{"loss", 3, 3, 17, 17}, {"grad_clip", 4, 4, none, none}, {"samples", 4, 4, 5, 5}});
+  std::remove(path.c_str());
+}

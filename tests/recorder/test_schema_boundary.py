@@ -132,23 +132,53 @@ def test_read_fills_the_generated_defaults(generated):
     assert b["inputs"] == [] and generated.DEFAULTS["Event"]["inputs"] == []  # no list shared between records
 
 
-# records.py's constructor -> the table whose dict it builds
-_RECORD_TABLES = {
-    "sample_batch": "SampleBatch", "sample": "Sample", "transform_step": "TransformStep",
-    "insights": "InsightBatch", "attention": "AttentionRecord", "gradcam": "GradCamRecord",
-    "embedding": "EmbeddingRecord", "embedding_table": "EmbeddingTableRecord",
-    "library_attention": "LibraryAttention", "loss": "LossRecord", "sample_loss": "SampleLoss",
-    "token_layout": "TokenLayout", "optimizer_step": "OptimizerStepRecord", "param_group": "ParamGroup",
-    "run_meta": "RunMeta", "param_shard": "ParamShard",
-}
+def test_generated_types_and_required_are_the_fbs_ones(generated):
+    """TYPES spells each field's type as the .fbs does; REQUIRED is the fields
+    the .fbs marks `tvis_required`."""
+    types, required = _fbs_types_and_required()
+    assert set(generated.TYPES) == set(types), _stale(generated)
+    for table, fields in types.items():
+        assert generated.TYPES[table] == fields, "%s: %s" % (table, _stale(generated))
+        assert generated.REQUIRED[table] == required[table], "%s: %s" % (table, _stale(generated))
+    assert generated.REQUIRED["LossRecord"][:2] == ("step", "event") and generated.REQUIRED["Chunk"] == ()
 
 
-def test_record_constructors_take_only_schema_fields(generated):
+def _fbs_types_and_required():
+    types, required = {}, {}
+    for name, body in re.findall(r"\btable\s+(\w+)\s*\{([^}]*)\}", _fbs_text()):
+        types[name], req = {}, []
+        for decl in (d.strip() for d in body.split(";")):
+            m = re.match(r"(\w+)\s*:\s*([\[\]\w]+)(.*)", decl)
+            if m and "deprecated" not in m.group(3):
+                types[name][m.group(1)] = m.group(2)
+                if re.search(r"\(\s*tvis_required\s*\)", m.group(3)):
+                    req.append(m.group(1))
+        required[name] = tuple(req)
+    return types, required
+
+
+def test_record_constructors_are_generated_for_every_table(generated):
+    """tvis.records has one constructor per table (snake_case of its name),
+    taking exactly the table's fields, keyword-only, the `tvis_required` ones
+    without a default; the names the session uses are the same functions."""
     from tvis import records
-    built = {n for n, f in vars(records).items() if inspect.isfunction(f) and not n.startswith("_")}
-    assert built == set(_RECORD_TABLES), "a records.py constructor without its table here: %s" % (
-        built ^ set(_RECORD_TABLES))
-    for name, table in _RECORD_TABLES.items():
-        params = set(inspect.signature(getattr(records, name)).parameters)
-        unknown = params - set(generated.FIELDS[table])
-        assert not unknown, "records.%s takes %s, not fields of %s" % (name, sorted(unknown), table)
+    _, required = _fbs_types_and_required()
+    assert set(records.CONSTRUCTORS) == set(generated.FIELDS)
+    for table, fn in records.CONSTRUCTORS.items():
+        snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", table).lower()
+        assert fn.__name__ == snake and getattr(records, snake) is fn, table
+        params = inspect.signature(fn).parameters
+        assert tuple(params) == generated.FIELDS[table], table
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params.values()), table
+        assert tuple(n for n, p in params.items() if p.default is inspect.Parameter.empty) == required[table], table
+        assert all(p.default is None for p in params.values() if p.default is not inspect.Parameter.empty), table
+    for alias, table in (("loss", "LossRecord"), ("optimizer_step", "OptimizerStepRecord"),
+                         ("insights", "InsightBatch"), ("attention", "AttentionRecord"), ("gradcam", "GradCamRecord"),
+                         ("embedding", "EmbeddingRecord"), ("embedding_table", "EmbeddingTableRecord")):
+        assert getattr(records, alias) is records.CONSTRUCTORS[table], alias
+    with pytest.raises(TypeError, match="max_nrom"):
+        records.grad_clip_record(step=1, max_nrom=1.0)
+    with pytest.raises(TypeError, match="samples"):  # a required field left out
+        records.loss(step=0, event=0, call="", value=1.0, value_repr="1.0", reduction="mean", args=[])
+    assert records.token_layout(batch=1, tokens=2, vocab=3, ignore_index=-100, ignored=[], token_losses=None) == {
+        "batch": 1, "tokens": 2, "vocab": 3, "ignore_index": -100, "ignored": []}

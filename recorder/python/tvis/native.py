@@ -15,10 +15,11 @@ Each build leaves ``_tvis_native.torch`` beside the module: the
 - none (a pip install, where the module sits beside the package): a plain
   import.
 
-``generated()`` returns ``_tvis_schema``, the schema's enums, fields and
-defaults generated from schema/recording.fbs at build time, which each build
-leaves beside its module: the one beside the ``_tvis_native`` loaded, so the
-numbers Python writes are those the module was compiled with.
+``generated(name)`` returns a module generated from schema/recording.fbs at
+build time, which each build leaves beside its module: ``_tvis_schema`` (the
+default: the schema's enums, fields, defaults and types) or ``_tvis_records``
+(the record constructors); the one beside the ``_tvis_native`` loaded, so the
+numbers and fields Python writes are those the module was compiled with.
 
 The runner removes the variable before the script starts, so the script's
 own child processes do not inherit it.
@@ -79,20 +80,21 @@ def load(folders=None):
     return _tvis_native
 
 
-def generated():
-    """``_tvis_schema`` from the folder of the loaded ``_tvis_native``; raises
-    ImportError naming the folder when the build left none there."""
-    if GENERATED in sys.modules:
-        return sys.modules[GENERATED]
+def generated(name=GENERATED):
+    """The generated module ``name`` (``_tvis_schema``, ``_tvis_records``) from
+    the folder of the loaded ``_tvis_native``; raises ImportError naming the
+    folder when the build left none there."""
+    if name in sys.modules:
+        return sys.modules[name]
     import importlib.util
     folder = os.path.dirname(os.path.abspath(load().__file__))
-    path = os.path.join(folder, GENERATED + ".py")
+    path = os.path.join(folder, name + ".py")
     if not os.path.isfile(path):
         raise ImportError("tvis: %s has _tvis_native but no %s.py (generated from schema/recording.fbs when the "
                           "module is built): rebuild the module (ninja _tvis_native, or pip install again)"
-                          % (folder, GENERATED))
-    spec = importlib.util.spec_from_file_location(GENERATED, path)
+                          % (folder, name))
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    sys.modules[GENERATED] = module
+    sys.modules[name] = module
     return module

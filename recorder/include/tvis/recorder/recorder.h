@@ -191,10 +191,13 @@ class Recorder {
   void params_unchanged();
 
   // ---- records -------------------------------------------------------------
-  void add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> r);
-  void add_loss(std::unique_ptr<schema::LossRecordT> r);
-  void add_samples(std::unique_ptr<schema::SampleBatchT> r);
-  void add_insights(std::unique_ptr<schema::InsightBatchT> r);
+  /// One record, any Body member but those written here (RunMeta, SourceFiles,
+  /// EventBatch, TensorBatch, TensorData): written at the next flush() as one
+  /// chunk of its member's kind (format's kind_of_body), packed on an encoder
+  /// thread, its index entry holding the given step and event ranges
+  /// (UINT64_MAX: none).
+  void add_record(schema::BodyUnion body, int32_t step_first, int32_t step_last, uint64_t event_first = UINT64_MAX,
+                  uint64_t event_last = UINT64_MAX);
   void write_meta(schema::RunMetaT meta);
   /// Writes what the step produced, then the sources first seen since the
   /// last flush (a killed run keeps both).

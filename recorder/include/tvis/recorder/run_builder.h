@@ -49,7 +49,8 @@
 //     must suit the new record's alignment. Readers need nothing new: a
 //     record's range is read with its own shape and dtype, as before.
 //   - Chunk order in the file: RunMeta (started), then per flush: TensorData,
-//     TensorBatch, EventBatch, OptimizerStep / Loss / SampleBatch / InsightBatch records; SourceFiles
+//     TensorBatch, EventBatch, the records added (add_record: OptimizerStep,
+//     Loss, SampleBatch, InsightBatch, ...) in the order added; SourceFiles
 //     (each step's new files, write_sources(); the rest at finalize()) and the final RunMeta at finalize(). The last RunMeta wins (chunk_kind.h).
 //   - Not thread-safe: callers serialize (the module holds the GIL).
 #pragma once
@@ -114,15 +115,18 @@ class RunBuilder {
   /// Weight chunks written as XOR deltas, and their raw bytes (bench).
   uint64_t delta_chunks() const { return delta_chunks_; }
 
-  void add_optimizer_step(std::unique_ptr<schema::OptimizerStepRecordT> rec);
-  void add_loss(std::unique_ptr<schema::LossRecordT> rec);
-  void add_samples(std::unique_ptr<schema::SampleBatchT> rec);
-  void add_insights(std::unique_ptr<schema::InsightBatchT> rec);
+  /// Queues one record (a Body member: LossRecord, OptimizerStepRecord,
+  /// SampleBatch, InsightBatch, ...) for the next flush(), which writes it as
+  /// one chunk of the member's kind (format::kind_of_body) with these index
+  /// ranges (UINT64_MAX: no event). A NONE body, or a member without a chunk
+  /// kind, is std::invalid_argument.
+  void add_record(schema::BodyUnion body, int32_t step_first, int32_t step_last, uint64_t event_first = UINT64_MAX,
+                  uint64_t event_last = UINT64_MAX);
 
   /// Writes the RunMeta chunk (the first says "being written").
   void write_meta(const schema::RunMetaT& meta);
-  /// Writes every ended event, all tensor data and records, optimizer and loss
-  /// records held so far.
+  /// Writes every ended event, all tensor data and records, and the queued
+  /// records (add_record) in the order they were added.
   void flush();
   /// Writes one SourceFiles chunk holding `sources` (files not written
   /// before: readers take the union of every SourceFiles chunk by file id).
@@ -149,6 +153,8 @@ class RunBuilder {
   template <typename T>
   uint32_t append_table(format::ChunkKind kind, T&& body, int32_t step_first, int32_t step_last,
                         uint64_t event_first = UINT64_MAX, uint64_t event_last = UINT64_MAX);
+  struct QueuedRecord;
+  uint32_t append_record(QueuedRecord r);
   enum class Data { F32Sparse, F32Grad, F32Dense, Raw, Weights };
   static Data data_class(const schema::TensorRecordT& rec, bool f32, bool sparse);
   DataBuffer& buffer(Data d);
@@ -164,10 +170,12 @@ class RunBuilder {
   std::map<uint64_t, bool> ended_;                                // id -> ended
   uint64_t written_end_ = 0;  // one past the largest event id written
   std::vector<std::unique_ptr<schema::TensorRecordT>> tensors_;  // not yet written
-  std::vector<std::unique_ptr<schema::OptimizerStepRecordT>> steps_;
-  std::vector<std::unique_ptr<schema::LossRecordT>> losses_;
-  std::vector<std::unique_ptr<schema::SampleBatchT>> samples_;
-  std::vector<std::unique_ptr<schema::InsightBatchT>> insights_;
+  struct QueuedRecord {
+    schema::BodyUnion body;
+    int32_t step_first, step_last;
+    uint64_t event_first, event_last;
+  };
+  std::vector<QueuedRecord> records_;  // add_record's, in order, until flush()
   DataBuffer f32_sparse_, f32_grad_, f32_dense_, raw_, weights_;
   // The weight chunks of the boundary being built and of the last one ended:
   // ordinal and raw bytes (the base of the next boundary's deltas).
