@@ -103,11 +103,15 @@ std::vector<E> enums(py::handle v, const char* table, const char* field, const c
 template <typename T>
 void fill(T& out, py::handle h, const Context& cx);
 
+/// TypeError "tvis: table.field takes <takes>, not <type> (<repr>)".
+[[noreturn]] void wrong_type(py::handle v, const char* table, const char* field, const char* takes);
+
 /// A sub-table (or a Body member's record): a new T filled from `h`.
 /// `parent`/`field` name where it sits, for errors (nullptr at the top).
 template <typename T>
 std::unique_ptr<T> table(py::handle h, const Context& cx, const char* parent, const char* field) {
-  (void)parent, (void)field;
+  if (parent && field && !PyDict_Check(h.ptr()) && !PyTuple_Check(h.ptr()) && !PyList_Check(h.ptr()))
+    wrong_type(h, parent, field, "a record (a dict of its fields, or a tuple of them in order)");
   auto out = std::make_unique<T>();
   fill(*out, h, cx);
   return out;
@@ -134,8 +138,6 @@ void adjust(T&, RecordSpan&) {}
 void adjust(schema::SampleBatchT& r, RecordSpan& span);
 
 // ---- definitions of the templates above ----------------------------------
-
-[[noreturn]] void wrong_type(py::handle v, const char* table, const char* field, const char* takes);
 
 template <typename T>
 const char* python_type_name() {

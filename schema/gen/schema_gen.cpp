@@ -419,7 +419,7 @@ std::string converters(const reflection::Schema& schema, std::string* error) {
        "                           schema::BodyUnion& out, RecordSpan& span) {\n";
   for (const auto& t : members) {
     o << "  if (table == \"" << t << "\") {\n"
-      << "    auto r = from_dict::table<schema::" << t << "T>(h, cx, \"" << t << "\", nullptr);\n"
+      << "    auto r = from_dict::table<schema::" << t << "T>(h, cx, nullptr, nullptr);\n"
       << "    span = span_of(*r);\n    adjust(*r, span);\n    out.Set(std::move(*r));\n    return true;\n  }\n";
   }
   o << "  return false;\n}\n\n}  // namespace tvis::recorder::from_dict\n";

@@ -214,9 +214,14 @@ def test_records_given_only_their_required_fields_read_back_the_defaults(generat
             elif field in defaults and field in body:
                 want[field] = defaults[field]
         _same(body, want, table)
-        if table == "GradClipRecord":
-            assert body["step"] == 7 and s0 == s1 == 7, (body, s0, s1)
     assert not [t for t, r in sends if set(r) - set(generated.REQUIRED[t])]
+
+
+def test_a_left_out_step_is_the_recorders_current_step(generated, native, tmp_path):
+    stepped = [t for t in native.Recorder.records() if generated.TYPES[t].get("step") == "int"]
+    assert {"LossRecord", "OptimizerStepRecord", "SampleBatch", "GradClipRecord"} <= set(stepped)
+    got = _record_run(native, tmp_path, [(t, {}) for t in stepped], step=7)
+    assert [(g[0], g[2], g[3], g[4].get("step")) for g in got] == [(t, 7, 7, 7) for t in stepped]
 
 
 def test_add_loss_and_the_other_named_methods_are_add_record(generated, native, tmp_path):
@@ -286,8 +291,11 @@ def test_a_value_of_the_wrong_type_is_refused_naming_the_field(rec):
         rec.add_loss({"call": 3})
     with pytest.raises(TypeError, match=r"tvis: AttentionRecord.shape takes a list, not str"):
         rec.add_insights({"attention": [{"shape": "1x2"}]})
-    with pytest.raises(TypeError, match=r"tvis: a TokenLayout record is a dict of its fields .*not int"):
+    with pytest.raises(TypeError, match=r"tvis: LossRecord.tokens takes a record \(a dict of its fields, or a tuple "
+                                        r"of them in order\), not int \(5\)"):
         rec.add_loss({"tokens": 5})
+    with pytest.raises(TypeError, match=r"tvis: a GradClipRecord record is a dict of its fields .*not str"):
+        rec.add_record("GradClipRecord", "step=1")
     with pytest.raises(ValueError, match=r"tvis: KeyValue record has 2 fields \(key, value\); got 3 values"):
         rec.add_loss({"args": [("a", "b", "c")]})
 
