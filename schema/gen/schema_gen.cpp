@@ -15,10 +15,10 @@
 //                  `tvis_required` fields have no default and whose others
 //                  default to None and are left out of the dict (the schema's
 //                  default is recorded); tvis/records.py re-exports them.
-//   --cpp FILE     recording_fields.h: every table's field names (checks
-//                  against the schema at compile time), and X-macro lists of
-//                  the tables and enums (recorder/src/py_schema.cpp hands
-//                  flatc's own C++ view of them to the boundary test).
+//   --cpp FILE     recording_fields.h: every table's field names, and
+//                  X-macro lists of the tables and enums
+//                  (recorder/src/py_schema.cpp hands flatc's own C++ view of
+//                  them to the boundary test).
 //   --cpp-converters FILE
 //                  recording_from_dict.h: for every table, the binding's
 //                  dict -> object-API table conversion (a specialisation of
