@@ -8,12 +8,14 @@
 //                              encoding)]
 //                            filter: the byte-shuffle element size (0 = none); encoding: the
 //                            container's ChunkEncoding (0 plain, 1 an XOR delta against an earlier chunk)
-//   .chunk_json(ordinal)     the chunk's FlatBuffer as JSON text (not for tensor_data)
+//   .chunk_json(ordinal)     the chunk's FlatBuffer as JSON text (not for tensor_data); floats and
+//                            doubles in full (shortest round-trip digits: float(text) is the stored value)
 //   .data(ordinal, off, n)   n bytes at `off` of a TensorData chunk's `bytes`
 #include <flatbuffers/minireflect.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <charconv>
 #include <map>
 
 #include "tvis/format/chunk_kind.h"
@@ -24,6 +26,23 @@ namespace py = pybind11;
 using namespace tvis;
 
 namespace {
+
+// FlatBuffers' text visitor with every float and double written in full
+// (Python reads each back as the double equal to the stored value):
+// its own prints 12 significant digits (6 for floats), so a recorded value
+// read back through the JSON would differ from the stored one.
+struct ExactJson : flatbuffers::ToStringVisitor {
+  ExactJson() : flatbuffers::ToStringVisitor(" ", true, "", true) {}
+  void Float(float x) override { s += shortest(static_cast<double>(x)); }  // the float's exact value as a double
+  void Double(double x) override { s += shortest(x); }
+
+  template <typename T>
+  static std::string shortest(T x) {
+    char buf[48];
+    const auto r = std::to_chars(buf, buf + sizeof buf, x);  // the shortest text that reads back as x
+    return std::string(buf, r.ptr);
+  }
+};
 
 class RunFile {
  public:
@@ -48,7 +67,7 @@ class RunFile {
 
   std::string chunk_json(uint32_t ordinal) {
     auto c = get(ordinal);
-    flatbuffers::ToStringVisitor v(" ", true, "", true);
+    ExactJson v;
     flatbuffers::IterateFlatBuffer(c->bytes().data(), schema::ChunkTypeTable(), &v);
     return v.s;
   }

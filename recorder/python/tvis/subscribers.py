@@ -36,6 +36,7 @@ CAPTURES = (
     ("embeddings", "tvis.captures.embeddings.capture"),
     ("gradcam", "tvis.captures.gradcam.capture"),
     ("pipeline", "tvis.captures.pipeline.capture"),
+    ("grad_clip", "tvis.captures.grad_clip"),
 )
 
 SUBSCRIBERS = PROBES + tuple((name, module, "capture") for name, module in CAPTURES)

@@ -67,10 +67,18 @@ void draw_loss_grad_clip(AppState& s) {
   if (clips.empty()) return;
   ImGui::Separator();
   ImGui::TextUnformatted("Gradient clipping");
-  int clipped = 0;
-  for (const GradClip& c : clips) clipped += c.clipped() || !std::isfinite(c.total_norm);
-  ImGui::TextDisabled("clip_grad_norm_ scaled the gradients down at %d of %zu calls%s", clipped, clips.size(),
-                      ready ? "" : " (still reading)");
+  int clipped = 0, not_finite = 0;
+  for (const GradClip& c : clips) {
+    clipped += c.clipped();
+    not_finite += !std::isfinite(c.total_norm);
+  }
+  std::string summary = "clip_grad_norm_ scaled the gradients down at " + std::to_string(clipped) + " of " +
+                        std::to_string(clips.size()) + " calls";
+  if (not_finite > 0) summary += "; at " + std::to_string(not_finite) + " the norm was not finite";
+  if (!ready) summary += " (still reading)";
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::kMuted));
+  ImGui::TextWrapped("%s", summary.c_str());
+  ImGui::PopStyleColor();
   bool any = false;
   for (const GradClip& c : clips) {
     if (c.step != s.selection.step) continue;

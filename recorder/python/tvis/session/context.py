@@ -20,7 +20,7 @@ class CaptureContext:
         # class_name, call_file, call_line, def_file, def_line) / end(event),
         # file_id(filename), add_detail(event, [(key, value)]), paused() /
         # set_paused(flag) (around tvis's own autograd passes). Records go
-        # through add_insights() below, never rec.add_* directly.
+        # through add_insights() / add_record() below, never rec.add_* directly.
         self.rec = session.rec
         self.samples = session.samples          # --samples K: followed samples per batch
         self.project_dir = session.project_dir  # the project's root folder (absolute)
@@ -95,6 +95,12 @@ class CaptureContext:
     def add_insights(self, batch):
         """Writes an insight batch: a ``tvis.records.insights(...)`` dict."""
         self._s.rec.add_insights(batch)
+
+    def add_record(self, table, record):
+        """Writes one record of schema table ``table`` (its name in
+        recording.fbs): a ``tvis.records`` constructor's dict. It goes out
+        with the step's next flush."""
+        self._s.rec.add_record(table, record)
 
     def capture_failed(self, name, where, exc):
         """Switches capture ``name`` off after ``exc`` raised in ``where``
