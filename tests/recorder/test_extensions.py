@@ -64,5 +64,5 @@ def test_failing_finalize_is_not_called_twice():
 def test_captures_are_an_explicit_list_in_call_order():
     # the order hooks run in (and insight records are written in); it was the
     # alphabetical order of the old _capture_*.py modules
-    assert names() == ["attention", "embeddings", "gradcam", "pipeline"]
+    assert names() == ["attention", "embeddings", "gradcam", "pipeline", "grad_clip"]
     assert all(module == "tvis.captures.%s.capture" % name for name, module in CAPTURES)

@@ -36,7 +36,7 @@ CAPTURES = (
     ("embeddings", "tvis.captures.embeddings.capture"),
     ("gradcam", "tvis.captures.gradcam.capture"),
     ("pipeline", "tvis.captures.pipeline.capture"),
-    ("grad_clip", "tvis.captures.grad_clip"),
+    ("grad_clip", "tvis.captures.grad_clip.capture"),
 )
 
 SUBSCRIBERS = PROBES + tuple((name, module, "capture") for name, module in CAPTURES)

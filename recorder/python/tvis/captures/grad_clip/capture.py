@@ -18,7 +18,7 @@ import sys
 
 import torch
 
-from .. import records
+from ... import records
 
 _OWNERS = ("torch.nn.utils", "torch.nn.utils.clip_grad")  # where user code and libraries find it
 

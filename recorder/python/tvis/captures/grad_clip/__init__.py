@@ -1,0 +1,1 @@
+"""Gradient clipping: each clip_grad_norm_ call of a recorded step (capture.py)."""
