@@ -66,6 +66,20 @@ def optimizer_steps(run, step):
     return [s for s in run.optimizer_steps if s["step"] == step]
 
 
+def assert_clipped_once_a_step(run, max_norm, script, via_norm=False):
+    """The library's gradient clipping, once per optimizer step (after the
+    accumulated micro-batches), recorded with its limit, a finite norm and
+    the script's line that led to it. ``via_norm``: clipped through
+    clip_grads_with_norm_ (accelerate), whose norm type is not known."""
+    clips = run.records.get("grad_clip", [])
+    assert [c["step"] for c in clips] == list(range(STEPS)), clips
+    for c in clips:
+        assert c["max_norm"] == max_norm and c["parameters"] > 0, c
+        assert (c["norm_type"] != c["norm_type"]) if via_norm else c["norm_type"] == 2.0, c
+        assert 0 < c["total_norm"] < float("inf"), c
+        assert c["call_site"].startswith(script + ":"), c
+
+
 def test_hf_trainer_gpt2_gradient_accumulation(tvis, tmp_path):
     run, info, _ = record(tvis, tmp_path, "hf_gpt2_trainer.py")
     assert {"transformer.h.0.attn", "transformer.h.1.mlp", "lm_head"} <= set(info["modules"]), info["modules"]
@@ -77,6 +91,7 @@ def test_hf_trainer_gpt2_gradient_accumulation(tvis, tmp_path):
                  and e["phase"] == "Forward"]
         assert len(roots) == 4
         assert_phase_order(run, step)
+    assert_clipped_once_a_step(run, 1.0, "hf_gpt2_trainer.py", via_norm=True)  # max_grad_norm's default
 
 
 def test_hf_trainer_bert_classifier(tvis, tmp_path):
@@ -97,6 +112,7 @@ def test_lightning_automatic_optimization(tvis, tmp_path):
         assert all(p["update"] >= 0 for p in opt["params"])
         assert len(events_of(run, step, "BackwardCall")) == 1
         assert_phase_order(run, step)
+    assert_clipped_once_a_step(run, 0.5, "lightning_auto.py")  # gradient_clip_val
 
 
 def test_lightning_manual_optimization(tvis, tmp_path):

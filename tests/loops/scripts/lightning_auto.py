@@ -40,7 +40,8 @@ def main():
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=8, shuffle=True)
     model = Classifier()
     trainer = L.Trainer(max_steps=args.steps, accelerator="cpu", devices=1, logger=False, enable_checkpointing=False,
-                        enable_progress_bar=False, enable_model_summary=False, callbacks=[Printer()])
+                        enable_progress_bar=False, enable_model_summary=False, callbacks=[Printer()],
+                        gradient_clip_val=0.5)
     trainer.fit(model, loader)
 
 

@@ -22,6 +22,7 @@ namespace tvis::viewer {
 namespace {
 
 std::string norm_name(double norm_type) {
+  if (std::isnan(norm_type)) return "gradient norm";  // clip_grads_with_norm_: given the norm, not its type
   if (std::isinf(norm_type)) return "max |g|";
   if (norm_type == 2) return "L2 norm";
   return "L" + widgets::format_number(norm_type, 3) + " norm";

@@ -1,9 +1,14 @@
 """Gradient clipping: each ``torch.nn.utils.clip_grad_norm_`` call of a
 recorded step as a GradClipRecord (the norm of the gradients it was given,
-its max_norm and norm_type, how many parameters had a gradient, the code
-line that called it). The Loss page draws them. A norm FSDP2 returns
-unreduced (a DTensor not replicated) is not read, since reading it would
-add a collective: a notice says so.
+its max_norm and norm_type, how many parameters had a gradient, the line of
+the project's code that led to it). The Loss page draws them.
+
+Libraries that compute the norm themselves and clip with
+``torch.nn.utils.clip_grads_with_norm_(parameters, max_norm, total_norm)``
+(accelerate, so the Hugging Face Trainer) are recorded from that call: its
+norm_type is not given to it, so it is recorded as nan (unknown). A norm
+FSDP2 returns unreduced (a DTensor not replicated) is not read, since
+reading it would add a collective: a notice says so.
 
 The wrapper calls the original with the caller's arguments and returns its
 result unchanged. A generator of parameters is turned into a list first
@@ -36,6 +41,9 @@ class GradClip:
             owner = importlib.import_module(name)
             if hasattr(owner, "clip_grad_norm_"):
                 self._ctx.patch(owner, "clip_grad_norm_", self._wrap)
+        # torch >= 2.6's public half of it (clip_grad_norm_ itself calls the private one, not this name)
+        if hasattr(torch.nn.utils, "clip_grads_with_norm_"):
+            self._ctx.patch(torch.nn.utils, "clip_grads_with_norm_", self._wrap_with_norm)
 
     def _wrap(self, orig):
         capture = self
@@ -52,6 +60,23 @@ class GradClip:
 
         return clip_grad_norm_
 
+    def _wrap_with_norm(self, orig):
+        capture = self
+
+        @functools.wraps(orig)
+        def clip_grads_with_norm_(parameters, max_norm, total_norm, *args, **kwargs):
+            if not capture._ctx.active:
+                return orig(parameters, max_norm, total_norm, *args, **kwargs)
+            if not isinstance(parameters, torch.Tensor):
+                parameters = list(parameters)
+            result = orig(parameters, max_norm, total_norm, *args, **kwargs)
+            if not isinstance(total_norm, torch.Tensor):
+                total_norm = torch.tensor(float(total_norm), dtype=torch.float64)
+            capture._seen(parameters, max_norm, float("nan"), total_norm, sys._getframe(1))
+            return result
+
+        return clip_grads_with_norm_
+
     def _seen(self, parameters, max_norm, norm_type, total, frame):
         params = [parameters] if isinstance(parameters, torch.Tensor) else parameters
         with_grad = sum(1 for p in params if isinstance(p, torch.Tensor) and p.grad is not None)
@@ -67,11 +92,17 @@ class GradClip:
                             self._site(frame)))
 
     def _site(self, frame):
-        path = frame.f_code.co_filename
+        """The innermost caller in the project's code ("train.py:57"), else
+        the direct caller's file name and line (a library's)."""
+        f = frame
+        while f is not None and not self._ctx.project_files.contains(f.f_code.co_filename):
+            f = f.f_back
+        f = f or frame
+        path = os.path.abspath(f.f_code.co_filename)
         root = self._ctx.project_dir
-        shown = os.path.relpath(path, root) if root and os.path.abspath(path).startswith(root + os.sep) \
+        shown = os.path.relpath(path, root) if root and path.startswith(root.rstrip(os.sep) + os.sep) \
             else os.path.basename(path)
-        return "%s:%d" % (shown, frame.f_lineno)
+        return "%s:%d" % (shown, f.f_lineno)
 
     def on_step_end(self, step):
         self._write()
