@@ -20,19 +20,17 @@ void check_carried_grads(const RunFacts& facts, std::vector<Finding>& out) {
   size_t steps = 0;
   int last_step = 0;
   for (const EventFact& e : facts.events()) {
-    if (e.kind != EventKind::BackwardCall || count_of(detail_of(e, "grads_carried")) <= 0) continue;
+    if (e.kind != EventKind::BackwardCall || count_of(e.detail->grads_carried()) <= 0) continue;
     if (!first || e.step != last_step) ++steps;
     last_step = e.step;
     if (!first) first = &e;
   }
   if (!first) return;
-  const double carried = count_of(detail_of(*first, "grads_carried"));
-  const double checked = count_of(detail_of(*first, "grads_checked"));
-  const std::string* norm_text = detail_of(*first, "grads_carried_norm");
-  double norm = norm_text ? std::strtod(norm_text->c_str(), nullptr) : std::nan("");
+  const double carried = count_of(first->detail->grads_carried());
+  const double checked = count_of(first->detail->grads_checked());
+  double norm = first->detail->grads_carried_norm().value_or(std::nan(""));
   if (!std::isfinite(norm)) norm = -1;  // NaN or Inf gradients (non_finite names them): not a number JSON holds
-  const std::string* param = detail_of(*first, "grads_carried_param");
-  const std::string name = param ? *param : std::string();
+  const std::string name = text_of(first->detail->grads_carried_param());
   Finding f = finding("stale_gradients", Severity::Warning,
                       "at the first backward of step " + std::to_string(first->step) + ", " + num(carried) + " of " +
                           num(checked) + " parameters it reached (" + (name.empty() ? "?" : name) +

@@ -44,8 +44,8 @@ void check_dead_units(const RunFacts& facts, std::vector<Finding>& out) {
   std::map<std::pair<int, std::string>, int> calls;  // (step, name) -> calls so far
   for (const EventFact& e : facts.events()) {
     if (e.kind != EventKind::ModuleCall || e.phase != Phase::Forward) continue;
-    const double dead = count_of(detail_of(e, "dead_units")), units = count_of(detail_of(e, "units"));
-    const double samples = count_of(detail_of(e, "unit_samples"));
+    const double dead = count_of(e.detail->dead_units()), units = count_of(e.detail->units());
+    const double samples = count_of(e.detail->unit_samples());
     if (dead < 0 || units <= 0 || dead > units || samples < kMinSamples) continue;
     const int k = calls[{e.step, e.name}]++;
     Layer& l = layers[e.name + "#" + std::to_string(k)];

@@ -1,7 +1,7 @@
 // eval_output_scale: an evaluation whose output is orders of magnitude off
 // the training forward's output of the same model at the same step.
 //
-// The top-level calls (the ones the recorder marks with "model_training") of
+// The top-level calls (the ones the recorder marks with EventDetail.model_training) of
 // one step are compared by model (model_key: class and row shapes): the evaluation's output size (root mean
 // square of its first output) against the training forward's. Dropout scales
 // by at most 1/(1 - p), BatchNorm's running statistics by the data's scale;
@@ -54,7 +54,7 @@ std::string model_key(const RunFacts& facts, const EventFact& e) {
 void check_eval_scale(const RunFacts& facts, std::vector<Finding>& out) {
   std::map<std::pair<int, std::string>, const EventFact*> trained, evaluated;  // first top-level call per step
   for (const EventFact& e : facts.events()) {
-    if (e.kind != EventKind::ModuleCall || !detail_of(e, "model_training")) continue;
+    if (e.kind != EventKind::ModuleCall || !e.detail->model_training()) continue;
     if (e.phase == Phase::Forward) trained.emplace(std::make_pair(e.step, model_key(facts, e)), &e);
     if (e.phase == Phase::Evaluation) evaluated.emplace(std::make_pair(e.step, model_key(facts, e)), &e);
   }

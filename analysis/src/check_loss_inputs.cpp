@@ -30,8 +30,7 @@ bool is_call(const LossFact& l, const char* what) { return l.call.find(what) != 
 std::vector<LossFact> raised_calls(const RunFacts& facts) {
   std::vector<LossFact> out;
   for (const EventFact& e : facts.events()) {
-    const std::string* raised = detail_of(e, "raised");
-    if (e.kind != EventKind::LossCall || !raised || *raised != "1") continue;
+    if (e.kind != EventKind::LossCall || !e.detail->raised().value_or(false)) continue;
     bool recorded = false;
     for (const LossFact& l : facts.losses()) recorded = recorded || l.event == e.id;
     if (recorded) continue;
@@ -39,11 +38,7 @@ std::vector<LossFact> raised_calls(const RunFacts& facts) {
     l.step = e.step, l.event = e.id, l.call = e.name, l.value = std::nan("");
     if (e.inputs.size() != 2) continue;  // the recorder names both or neither
     l.logits = static_cast<int64_t>(e.inputs[0]), l.targets = static_cast<int64_t>(e.inputs[1]);
-    if (const std::string* index = detail_of(e, "ignore_index")) {
-      char* end = nullptr;
-      const long long v = std::strtoll(index->c_str(), &end, 10);
-      if (end && *end == '\0' && !index->empty()) l.ignore_index = v;
-    }
+    if (const flatbuffers::Optional<int64_t> index = e.detail->ignore_index()) l.ignore_index = *index;
     out.push_back(std::move(l));
   }
   return out;

@@ -1,8 +1,8 @@
 // mode (cases eval_mode_in_training / train_mode_in_evaluation): modules whose output
 // depends on module.training (dropout with p > 0, BatchNorm with running
 // statistics) called in the wrong mode. The recorder marks each call of such
-// a module with detail "training" = "1"/"0", and the top-level call with
-// "model_training" (recorder/python/tvis/session/modes.py).
+// a module with EventDetail.training, and the top-level call with
+// EventDetail.model_training (recorder/python/tvis/session/modes.py).
 //
 // eval_mode_in_training: in a training forward (phase Forward: a backward of
 //   the step reached it) a mode-sensitive module ran in eval mode: dropout
@@ -91,14 +91,14 @@ void check_modes(const RunFacts& facts, std::vector<Finding>& out) {
     if (e.kind != EventKind::ModuleCall) continue;
     const bool training = e.phase == Phase::Forward, evaluation = e.phase == Phase::Evaluation;
     if (!training && !evaluation) continue;
-    if (const std::string* m = detail_of(e, "model_training")) {
-      if (training && *m == "0") model_eval[e.step] = true;
-      if (evaluation && *m == "1") model_train_in_eval[e.step] = true;
+    if (const flatbuffers::Optional<bool> m = e.detail->model_training()) {
+      if (training && !*m) model_eval[e.step] = true;
+      if (evaluation && *m) model_train_in_eval[e.step] = true;
     }
-    const std::string* t = detail_of(e, "training");
+    const flatbuffers::Optional<bool> t = e.detail->training();
     if (!t) continue;
-    if (training && *t == "0") note_module(eval_in_training[e.step], e);
-    if (evaluation && *t == "1") note_module(train_in_eval[e.step], e);
+    if (training && !*t) note_module(eval_in_training[e.step], e);
+    if (evaluation && *t) note_module(train_in_eval[e.step], e);
   }
   if (!eval_in_training.empty()) {
     Wrong w = eval_in_training.begin()->second;

@@ -122,7 +122,7 @@ bool first_divergence(const std::vector<const RunFacts*>& ranks, Divergence* d) 
 std::vector<int> unwrapped_steps(const RunFacts& f) {
   std::map<int, std::string> top;
   for (const EventFact& e : f.events())
-    if (e.kind == EventKind::ModuleCall && e.phase == Phase::Forward && detail_of(e, "model_training"))
+    if (e.kind == EventKind::ModuleCall && e.phase == Phase::Forward && e.detail->model_training())
       top.emplace(e.step, e.class_name);
   std::vector<int> out;
   bool wrapped = false;

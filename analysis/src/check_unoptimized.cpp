@@ -55,14 +55,13 @@ void check_unoptimized(const RunFacts& facts, std::vector<Finding>& out) {
   const EventFact* first = nullptr;
   for (const EventFact& e : facts.events()) {
     if (e.kind != EventKind::OptimizerStep) continue;
-    if (count_of(detail_of(e, "grads_unoptimized")) < 1) continue;
+    if (count_of(e.detail->grads_unoptimized()) < 1) continue;
     ++steps;
     if (!first) first = &e;
   }
   if (!first) return;
-  const double count = count_of(detail_of(*first, "grads_unoptimized"));
-  const std::string* listed = detail_of(*first, "grads_unoptimized_names");
-  std::vector<std::string> names = words_of(listed);
+  const double count = count_of(first->detail->grads_unoptimized());
+  std::vector<std::string> names = words_of(first->detail->grads_unoptimized_names());
   if (names.empty()) names.push_back("?");
   std::string shown = names_of(names, 5);
   if (count > double(names.size()))
@@ -70,7 +69,7 @@ void check_unoptimized(const RunFacts& facts, std::vector<Finding>& out) {
   // A cut list is judged by its first names and its last (parameters are
   // listed in the model's order).
   std::vector<std::string> judged = names;
-  if (const std::string* last = detail_of(*first, "grads_unoptimized_last")) judged.push_back(*last);
+  if (const flatbuffers::String* last = first->detail->grads_unoptimized_last()) judged.push_back(last->str());
   const bool upstream = (count <= double(names.size()) || judged.size() > names.size()) &&
                         all_upstream(facts, *first, judged);
   Finding f = finding("not_optimized", upstream ? Severity::Note : Severity::Warning,

@@ -143,7 +143,7 @@ const StepFact* no_effect_step(const RunFacts& facts, int* with_grad_out) {
 
 void report_no_effect(const RunFacts& facts, const StepFact& s, int with_grad, std::vector<Finding>& out) {
   const EventFact* e = facts.event(static_cast<int64_t>(s.event));
-  const std::vector<std::string> trainable = e ? words_of(detail_of(*e, "grads_unoptimized_names")) : std::vector<std::string>();
+  const std::vector<std::string> trainable = e ? words_of(e->detail->grads_unoptimized_names()) : std::vector<std::string>();
   std::vector<std::string> held;
   for (const ParamFact& p : s.params) held.push_back(p.name);
   const std::string opt = s.optimizer_class.empty() ? std::string("the optimizer") : s.optimizer_class;

@@ -28,21 +28,14 @@ inline std::string who(const EventFact& e) {
   return e.class_name.empty() || e.class_name == e.name ? e.name : e.name + " (" + e.class_name + ")";
 }
 
-/// The value of `key` in an event's detail, or nullptr when it carries none.
-inline const std::string* detail_of(const EventFact& e, const char* key) {
-  for (const auto& [k, v] : e.detail)
-    if (k == key) return &v;
-  return nullptr;
+/// A non-negative count from a detail field (e.detail->units()); -1 when
+/// absent, negative or absurdly large.
+inline double count_of(flatbuffers::Optional<int64_t> v) {
+  return v && *v >= 0 && *v < int64_t(1e15) ? double(*v) : -1;
 }
 
-/// A non-negative count from a detail value (as the recorder writes them:
-/// decimal digits); -1 when absent, not a number, negative or absurdly large.
-inline double count_of(const std::string* v) {
-  if (!v || v->empty()) return -1;
-  char* end = nullptr;
-  const double n = std::strtod(v->c_str(), &end);
-  return end && *end == '\0' && n >= 0 && n < 1e15 ? n : -1;
-}
+/// A string detail field's text (e.detail->grads_carried_param()), or "" when absent.
+inline std::string text_of(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
 /// The module of a parameter path ("layer1.0.conv1.weight" -> "layer1.0.conv1"; "" at the top).
 inline std::string module_of(const std::string& param) {
@@ -50,11 +43,11 @@ inline std::string module_of(const std::string& param) {
   return dot == std::string::npos ? std::string() : param.substr(0, dot);
 }
 
-/// The space-separated words of a detail value (grads_unoptimized_names); none for nullptr.
-inline std::vector<std::string> words_of(const std::string* text) {
+/// The space-separated words of a detail field (grads_unoptimized_names); none when absent.
+inline std::vector<std::string> words_of(const flatbuffers::String* text) {
   std::vector<std::string> out;
   if (!text) return out;
-  std::istringstream in(*text);
+  std::istringstream in(text->str());
   for (std::string w; in >> w;) out.push_back(w);
   return out;
 }

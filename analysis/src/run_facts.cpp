@@ -101,7 +101,7 @@ format::Status RunFacts::add_chunk(const format::DecodedChunk& chunk) {
       f.id = e->id(), f.parent = e->parent(), f.kind = static_cast<EventKind>(e->kind()), f.step = e->step();
       f.phase = static_cast<Phase>(e->phase()), f.name = str(e->name()), f.class_name = str(e->class_name());
       f.t_begin_ns = e->t_begin_ns(), f.inputs = list(e->inputs()), f.outputs = list(e->outputs());
-      f.grad_outputs = list(e->grad_outputs()), f.grad_norm = e->grad_norm(), f.detail = pairs(e->detail());
+      f.grad_outputs = list(e->grad_outputs()), f.grad_norm = e->grad_norm(), f.detail = EventDetail(e->detail());
       events_.push_back(std::move(f));
     }
   if (const auto* b = root->body_as_TensorBatch(); b && b->tensors())

@@ -98,7 +98,7 @@ PyRecorder::PyRecorder(const std::string& path, const py::dict& config, std::vec
                        spill_snapshot_bytes)),
       filter_(core_.config().project_dir, std::move(exclude_dirs)) {}
 
-void PyRecorder::add_detail(uint64_t id, py::handle kvs) { core_.add_detail(id, key_values(kvs)); }
+void PyRecorder::add_detail(uint64_t id, py::handle detail) { core_.add_detail(id, event_detail(detail)); }
 
 std::vector<int64_t> PyRecorder::tensors(uint64_t event, int role, py::handle obj, bool whole_rows) {
   OwnScope own(core_.own_clock());

@@ -37,7 +37,8 @@ class PyRecorder {
 
   Recorder& core() { return core_; }
 
-  void add_detail(uint64_t id, py::handle kvs);
+  /// Adds `detail` (a dict of EventDetail fields: py_records.h event_detail) to event `id`.
+  void add_detail(uint64_t id, py::handle detail);
   /// Records every tensor in `obj` (a tensor, or tuple/list/dict of them,
   /// nested up to three levels) and lists the ids on the event for Input (0)
   /// and Output (1) roles.

@@ -2,6 +2,8 @@
 // the hand-written half of the generated conversions (py_from_dict.h).
 #include "py_records.h"
 
+#include <charconv>
+
 #include <tvis/schema/recording_from_dict.h>
 
 namespace tvis::recorder {
@@ -106,15 +108,49 @@ void adjust(schema::SampleBatchT& r, RecordSpan& span) {
 
 }  // namespace from_dict
 
-std::vector<std::unique_ptr<schema::KeyValueT>> key_values(py::handle seq) {
+namespace {
+
+// A checked detail value as its text (event_detail in py_records.h).
+std::string detail_text(flatbuffers::ElementaryType type, py::handle v) {
+  switch (type) {
+    case flatbuffers::ET_BOOL: return PyObject_IsTrue(v.ptr()) ? "1" : "0";
+    case flatbuffers::ET_FLOAT:
+    case flatbuffers::ET_DOUBLE: {
+      char b[64];
+      const auto r = std::to_chars(b, b + sizeof b, v.cast<double>());
+      return std::string(b, r.ptr);
+    }
+    case flatbuffers::ET_STRING: return v.cast<std::string>();
+    case flatbuffers::ET_ULONG: return std::to_string(v.cast<uint64_t>());
+    default: return std::to_string(v.cast<int64_t>());  // the other integers
+  }
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<schema::KeyValueT>> event_detail(py::handle d) {
+  if (!PyDict_Check(d.ptr()))
+    throw py::type_error(std::string("tvis: Recorder.add_detail takes a dict of EventDetail fields (built by "
+                                     "tvis.records.event_detail(...)), not ") +
+                         Py_TYPE(d.ptr())->tp_name);
+  schema::EventDetailT checked;
+  from_dict::fill(checked, d, from_dict::Context{});  // unknown keys and wrong types refused, naming the field
+  const flatbuffers::TypeTable* tt = schema::EventDetailTypeTable();
   std::vector<std::unique_ptr<schema::KeyValueT>> out;
-  if (seq.is_none()) return out;
-  for (py::handle kv : seq) {
-    auto t = py::reinterpret_borrow<py::tuple>(kv);
-    auto e = std::make_unique<schema::KeyValueT>();
-    e->key = py::str(t[0]);
-    e->value = py::str(t[1]);
-    out.push_back(std::move(e));
+  PyObject* key;
+  PyObject* value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(d.ptr(), &pos, &key, &value)) {
+    if (value == Py_None) continue;  // left out
+    const std::string name = py::handle(key).cast<std::string>();
+    for (size_t i = 0; i < tt->num_elems; ++i)
+      if (name == tt->names[i]) {
+        auto kv = std::make_unique<schema::KeyValueT>();
+        kv->key = name;
+        kv->value = detail_text(static_cast<flatbuffers::ElementaryType>(tt->type_codes[i].base_type), value);
+        out.push_back(std::move(kv));
+        break;
+      }
   }
   return out;
 }

@@ -24,9 +24,14 @@ namespace tvis::recorder {
 
 namespace py = pybind11;
 
-/// [(key, value)] -> KeyValue tables, values through str() (an event's
-/// details, Recorder.add_detail: numbers are given as they are).
-std::vector<std::unique_ptr<schema::KeyValueT>> key_values(py::handle seq);
+/// An event's detail, Recorder.add_detail: `d` is a dict of EventDetail
+/// fields (tvis.records.event_detail(...)), checked by the generated
+/// conversion of EventDetail (an unknown key or a wrong type: TypeError naming
+/// EventDetail.field), written as one KeyValue per given field in the text
+/// schema/recording.fbs gives for EventDetail: a bool "1"/"0", an integer in
+/// decimal digits, a float the shortest text that reads back the same value,
+/// a string as it is. TypeError for anything but a dict.
+std::vector<std::unique_ptr<schema::KeyValueT>> event_detail(py::handle d);
 
 /// One Body member converted from its dict, with the ranges its chunk's index
 /// entry holds (from_dict::span_of, then adjust()).

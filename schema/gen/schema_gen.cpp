@@ -76,6 +76,7 @@ std::string py_default(const reflection::Schema& schema, const reflection::Field
   if (t == reflection::Vector) return "[]";
   if (t == reflection::String) return "\"\"";
   if (!is_scalar(t) || t == reflection::UType) return {};
+  if (f.optional()) return {};  // `= null` (EventDetail): absent has no value, left out as a string or vector is
   if (f.type()->index() >= 0) {  // an enum-typed scalar: by name, as the JSON has it
     const auto* e = schema.enums()->Get(f.type()->index());
     std::string name = enum_name_of(e, f.default_integer());

@@ -20,8 +20,9 @@ class _Details:
     def dead_units(self, output, unit_dim):
         return self._rec.dead_units(output, unit_dim)
 
-    def add_detail(self, eid, kvs):
-        self.details.setdefault(eid, []).extend(kvs)
+    def add_detail(self, eid, detail):
+        self._rec.add_detail(eid, detail)  # the native check: EventDetail fields of their types
+        self.details.setdefault(eid, {}).update(detail)
 
 
 def test_mode_sensitive_modules():
@@ -34,10 +35,12 @@ def test_mode_sensitive_modules():
 
 def test_mode_detail():
     drop = torch.nn.Dropout(0.1).eval()
-    assert mode_detail(drop, top=False) == [("training", "0")]
+    assert mode_detail(drop, top=False) == {"training": False}
+    assert mode_detail(drop, top=True) == {"model_training": False, "training": False}
     assert mode_detail(torch.nn.Linear(2, 2), top=False) is None
     net = torch.nn.Sequential(torch.nn.Linear(2, 2))
-    assert mode_detail(net, top=True) == [("model_training", "1")]
+    assert mode_detail(net, top=True) == {"model_training": True}
+    assert mode_detail(net, top=True) is mode_detail(net, top=True)  # built once, not per call
 
 
 def test_unit_dim():
@@ -55,6 +58,6 @@ def test_dead_units_of_a_known_output(tmp_path):
     probe.after_call(torch.nn.ReLU(), 7, x)
     probe.after_call(torch.nn.GELU(), 8, x)  # not a ReLU: nothing
     probe.resolve()
-    assert dict(rec.details[7]) == {"dead_units": 1, "units": 6, "unit_samples": 72}
+    assert rec.details[7] == {"dead_units": 1, "units": 6, "unit_samples": 72}
     assert 8 not in rec.details
     assert torch.equal(x, before)

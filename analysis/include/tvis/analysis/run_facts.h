@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tvis/analysis/event_detail.h"
 #include "tvis/format/run_reader.h"
 
 namespace tvis::analysis {
@@ -50,7 +51,7 @@ struct EventFact {
   int64_t t_begin_ns = 0;
   std::vector<uint64_t> inputs, outputs, grad_outputs;
   double grad_norm = -1;  // ||dL/d(output)||, -1 not recorded
-  std::vector<std::pair<std::string, std::string>> detail;
+  EventDetail detail;  // the recorder's evidence, typed (event_detail.h): e.detail->dead_units()
 };
 
 struct TensorFact {

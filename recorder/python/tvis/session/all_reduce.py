@@ -23,6 +23,7 @@ import weakref
 
 import torch
 
+from .. import records as R
 from .. import schema as P
 
 try:
@@ -64,8 +65,7 @@ class AllReduceProbe:
         s = self._session
         if self._event is not None and s.active:
             world = _world_size()
-            s.rec.add_detail(self._event, [("gradients", str(self._grads)), ("bytes", str(self._bytes)),
-                                           ("world_size", str(world))])
+            s.rec.add_detail(self._event, R.event_detail(gradients=self._grads, bytes=self._bytes, world_size=world))
             s.rec.end(self._event)
         self._backward, self._event = None, None
 

@@ -20,6 +20,8 @@ device. Nothing is written: .grad is read detached, under no_grad."""
 
 import torch
 
+from .. import records as R
+
 
 class CarriedGradProbe:
     """Subscriber (hook_bus): on_backward_call_open checks, on_step_end
@@ -52,11 +54,12 @@ class CarriedGradProbe:
                 sq += n * n
                 if not n <= worst_norm:
                     worst, worst_norm = t, n
-        kvs = [("grads_checked", len(fresh)), ("grads_carried", carried)]
+        norm = name = None
         if carried:
             name = s._param_names().get(id(worst), "?")
-            kvs += [("grads_carried_norm", "%.6g" % sq ** 0.5), ("grads_carried_param", name)]
-        s.rec.add_detail(eid, kvs)
+            norm = float("%.6g" % sq ** 0.5)  # 6 significant digits, as the detail always held
+        s.rec.add_detail(eid, R.event_detail(grads_checked=len(fresh), grads_carried=carried,
+                                             grads_carried_norm=norm, grads_carried_param=name))
 
 
 def attach(session):

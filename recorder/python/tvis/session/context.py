@@ -18,7 +18,7 @@ class CaptureContext:
         # The native Recorder. Captures use: tensor(t, role, event, name) and
         # tensors(event, role, value) (ids of kept tensors), begin(kind, name,
         # class_name, call_file, call_line, def_file, def_line) / end(event),
-        # file_id(filename), add_detail(event, [(key, value)]), paused() /
+        # file_id(filename), add_detail(event, records.event_detail(...)), paused() /
         # set_paused(flag) (around tvis's own autograd passes). Records go
         # through add_insights() / add_record() below, never rec.add_* directly.
         self.rec = session.rec

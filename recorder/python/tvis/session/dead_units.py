@@ -24,6 +24,7 @@ autograd graph), at most _MAX_PENDING calls per step."""
 
 import torch
 
+from .. import records as R
 from .. import schema as P
 
 _MAX_PENDING = 4096
@@ -71,7 +72,7 @@ class DeadUnitProbe:
         """Writes the pending calls' counts into their events (before the step's events are flushed)."""
         pending, self._pending = self._pending, []
         for eid, dead, units, samples in pending:
-            self._rec.add_detail(eid, [("dead_units", int(dead)), ("units", units), ("unit_samples", samples)])
+            self._rec.add_detail(eid, R.event_detail(dead_units=int(dead), units=units, unit_samples=samples))
 
 
 def attach(session):

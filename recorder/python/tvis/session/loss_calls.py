@@ -21,6 +21,7 @@ import sys
 
 import torch
 
+from .. import records as R
 from .. import schema as P
 from .loss import analyze_loss, feeds, grad_fn_name
 
@@ -109,7 +110,7 @@ class LossCalls:
     def _note_failed_loss_call(self, sig, eid, args, kwargs):
         """A loss function that raised (CPU cross_entropy on targets outside the
         class range): its input and target as the call's inputs, detail
-        ("raised", "1") and its ignore_index, so diagnose can judge what it was
+        EventDetail raised and its ignore_index, so diagnose can judge what it was
         handed; the event ends here, the exception goes on to the script."""
         try:
             arguments = sig.bind(*args, **kwargs).arguments
@@ -118,10 +119,9 @@ class LossCalls:
         inp, target = arguments.get("input"), arguments.get("target")
         if isinstance(inp, torch.Tensor) and isinstance(target, torch.Tensor):
             self.rec.tensors(eid, P.INPUT, (inp, target))
-        detail = [("raised", "1")]
-        if isinstance(arguments.get("ignore_index"), int):
-            detail.append(("ignore_index", str(arguments["ignore_index"])))
-        self.rec.add_detail(eid, detail)
+        index = arguments.get("ignore_index")
+        index = int(index) if isinstance(index, int) and not isinstance(index, bool) else None
+        self.rec.add_detail(eid, R.event_detail(raised=True, ignore_index=index))
         self.rec.end(eid)
 
     def _add_loss_candidate(self, out, info):

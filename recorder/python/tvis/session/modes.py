@@ -1,7 +1,7 @@
 """Module modes (diagnose's mode check, analysis/src/check_modes.cpp): each
-call of the top-level module carries ``model_training`` = "1" or "0" in its
-event's detail, and each call of a module whose output depends on
-``module.training`` carries ``training`` = "1" or "0".
+call of the top-level module carries EventDetail ``model_training`` (the
+model's ``.training``) in its event's detail, and each call of a module whose
+output depends on ``module.training`` carries ``training``.
 
 Mode-sensitive: dropout with p > 0 (torch.nn.modules.dropout._DropoutNd:
 Dropout, Dropout1d/2d/3d, AlphaDropout, FeatureAlphaDropout) and BatchNorm
@@ -11,6 +11,8 @@ compute the same thing in both modes and carry nothing. Reading
 ``.training`` and ``.p`` changes nothing."""
 
 import torch
+
+from .. import records as R
 
 _DROPOUT = torch.nn.modules.dropout._DropoutNd
 _BATCH_NORM = torch.nn.modules.batchnorm._BatchNorm
@@ -25,15 +27,19 @@ def mode_sensitive(module):
     return False
 
 
+# The details a call can carry, built once: a call adds no Python work
+# beyond picking one. By (top-level call, mode-sensitive module, training).
+_DETAILS = {(top, sensitive, training): R.event_detail(model_training=training if top else None,
+                                                       training=training if sensitive else None) or None
+            for top in (False, True) for sensitive in (False, True) for training in (False, True)}
+
+
 def mode_detail(module, top):
-    """The detail the call's event carries: ("model_training", "1"|"0") for
-    the top-level call (`top`: the model as the script called it) and
-    ("training", "1"|"0") for a mode-sensitive module; None for neither."""
-    flag = "1" if module.training else "0"
-    kvs = [("model_training", flag)] if top else []
-    if mode_sensitive(module):
-        kvs.append(("training", flag))
-    return kvs or None
+    """The detail the call's event carries (an EventDetail dict, shared: not to
+    be changed): ``model_training`` for the top-level call (`top`: the model as
+    the script called it), ``training`` for a mode-sensitive module; None for
+    neither."""
+    return _DETAILS[top, mode_sensitive(module), bool(module.training)]
 
 
 class ModeProbe:
@@ -46,9 +52,9 @@ class ModeProbe:
         self._rec = session.rec
 
     def on_module_pre(self, module, eid, args, kwargs):
-        kvs = mode_detail(module, len(self._stack) == 1)
-        if kvs is not None:
-            self._rec.add_detail(eid, kvs)
+        detail = mode_detail(module, len(self._stack) == 1)
+        if detail is not None:
+            self._rec.add_detail(eid, detail)
 
 
 def attach(session):

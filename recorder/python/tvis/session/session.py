@@ -53,6 +53,7 @@ import weakref
 import torch
 import torch.nn.functional as F
 
+from .. import records as R
 from .. import schema as P
 from ..subscribers import SUBSCRIBERS
 from .backward_calls import BackwardCalls
@@ -301,7 +302,7 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
             self.rec.tensors(eid, P.INPUT, (args, kwargs), whole)
             keywords = " ".join(k for k, v in kwargs.items() if isinstance(v, torch.Tensor))
             if keywords:  # not for options only (need_weights=False)
-                self.rec.add_detail(eid, [("keyword_inputs", keywords)])
+                self.rec.add_detail(eid, R.event_detail(keyword_inputs=keywords))
         elif args:
             self.rec.tensors(eid, P.INPUT, args, whole)
         elif kwargs is None:

@@ -14,6 +14,8 @@ event carries, when there is one:
 Cost: one pass over the models' parameters (identity and .grad only) per
 optimizer step; no tensor is read."""
 
+from .. import records as R
+
 _MAX_NAMES = 10
 
 
@@ -34,10 +36,9 @@ def unoptimized_detail(session):
         return None
     known = session._param_names()
     shown = [known.get(id(p), "?") for p in found[:_MAX_NAMES]]
-    detail = [("grads_unoptimized", len(found)), ("grads_unoptimized_names", " ".join(shown))]
-    if len(found) > _MAX_NAMES:
-        detail.append(("grads_unoptimized_last", known.get(id(found[-1]), "?")))
-    return detail
+    last = known.get(id(found[-1]), "?") if len(found) > _MAX_NAMES else None
+    return R.event_detail(grads_unoptimized=len(found), grads_unoptimized_names=" ".join(shown),
+                          grads_unoptimized_last=last)
 
 
 class UnoptimizedProbe:

@@ -146,7 +146,7 @@ class ItemTracer:
         icpt = Interceptor(discover(dataset), self._on_call)
         eid = rec.begin(P.DATASET_GET_ITEM, cls.__name__, cls.__name__, 0, 0, df, dl)
         try:
-            rec.add_detail(eid, [("sample", sample_id), ("dataset_index", dataset_index)])
+            rec.add_detail(eid, R.event_detail(sample=sample_id, dataset_index=dataset_index))
             icpt.install()
         except Exception:
             icpt.remove()
@@ -200,11 +200,10 @@ class ItemTracer:
         self._pop(step)
         tid, kind, desc = self._value(step.event, P.OUTPUT, out)
         in_tid, in_kind, in_desc = step.input
-        details = [("input", in_desc), ("output", desc)]
-        rng_state = None
+        rng, rng_state = None, None
         if changed and not step.has_child:
             st = step.snapshot.streams
-            details.append(("rng", " ".join(changed)))
+            rng = " ".join(changed)
             if "torch" in changed:
                 rng_state = rec.tensor(st.torch, P.OTHER, step.event, "torch_rng_state")
             if "numpy" in changed:
@@ -214,7 +213,7 @@ class ItemTracer:
         step.record = R.transform_step(name=step.record["name"], class_name=step.record["class_name"],
                                        event=step.event, input=in_tid, input_kind=in_kind, output=tid,
                                        output_kind=kind, rng_state=rng_state)
-        rec.add_detail(step.event, details)
+        rec.add_detail(step.event, R.event_detail(input=in_desc, output=desc, rng=rng))
         rec.end(step.event)
 
     def _abort(self, step):
