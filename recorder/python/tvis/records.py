@@ -20,6 +20,11 @@ message)]``, OptimizerStepRecord's ``params`` ``[(name, weight id, grad id,
 update id, weight-after id)]`` ParamRecord rows. Enums are their numbers
 (tvis.schema).
 
+An event's evidence (a probe's detail) is an ``event_detail(...)`` dict
+given to ``Recorder.add_detail(event, detail)``: its fields are the
+EventDetail table's, written into the event as KeyValue text (the schema
+says each field's text; analysis reads them back typed).
+
 Tensor ids are the ones ``Recorder.tensor()`` / ``tensors()`` returned; event
 ids the ones ``Recorder.begin()`` returned.
 """
