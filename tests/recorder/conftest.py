@@ -62,6 +62,20 @@ def build():
 
 
 @pytest.fixture(scope="session")
+def generated(build):
+    """The generated schema module beside the native module in use (_tvis_schema)."""
+    import tvis.native
+    return tvis.native.generated()
+
+
+@pytest.fixture
+def native(build):
+    """The native module itself (_tvis_native)."""
+    import _tvis_native
+    return _tvis_native
+
+
+@pytest.fixture(scope="session")
 def tvis(build):
     return str(build / "bin" / "tvis")
 

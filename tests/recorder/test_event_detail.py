@@ -14,18 +14,6 @@ from tvis import records as R
 from tvis.schema import MODULE_CALL
 
 
-@pytest.fixture(scope="module")
-def generated():
-    import tvis.native
-    return tvis.native.generated()
-
-
-@pytest.fixture
-def native():
-    import _tvis_native
-    return _tvis_native
-
-
 def _written(native, tmp_path, details):
     """Each detail added to its own event of a real run file, read back as [(key, text)]."""
     from tvis._read import _json

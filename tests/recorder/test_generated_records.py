@@ -21,18 +21,6 @@ import pytest
 from tvis import records as R
 
 
-@pytest.fixture(scope="module")
-def generated():
-    import tvis.native
-    return tvis.native.generated()
-
-
-@pytest.fixture
-def native():
-    import _tvis_native
-    return _tvis_native
-
-
 _SCALARS = ("bool", "byte", "ubyte", "short", "ushort", "int", "uint", "long", "ulong", "float", "double")
 
 

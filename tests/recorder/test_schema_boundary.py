@@ -52,12 +52,6 @@ def _fbs_fields():
     return out
 
 
-@pytest.fixture(scope="module")
-def generated():
-    import tvis.native
-    return tvis.native.generated()
-
-
 def _stale(generated):
     return ("%s differs from %s: a build older than the schema (rebuild _tvis_native), or a generator bug"
             % (generated.__file__, FBS))
