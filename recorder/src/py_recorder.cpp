@@ -1,6 +1,8 @@
 #include "py_recorder.h"
 
+#include <limits>
 #include <optional>
+#include <vector>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/function_hook.h>
@@ -9,6 +11,7 @@
 
 #include <pybind11/stl.h>
 
+#include "device_stats.h"
 #include "py_records.h"
 
 namespace tvis::recorder {
@@ -190,9 +193,43 @@ void PyRecorder::on_node_grad(uint64_t event, const at::Tensor& grad) {
   }
 }
 
+namespace {
+
+/// Units of a small contiguous float32 CPU tensor whose peak (max over every
+/// dimension but `unit_dim`) is 0: amax(dims).eq(0).sum() in one loop, without
+/// three operator dispatches. A unit holding a NaN peaks at NaN (as amax), so
+/// it is not dead.
+int64_t dead_units_f32(const float* v, int64_t outer, int64_t units, int64_t inner) {
+  std::vector<float> peak(static_cast<size_t>(units), -std::numeric_limits<float>::infinity());
+  std::vector<uint8_t> nan(static_cast<size_t>(units), 0);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t u = 0; u < units; ++u, v += inner)
+      for (int64_t i = 0; i < inner; ++i) {
+        const float x = v[i];
+        if (x != x) nan[u] = 1;
+        else if (x > peak[u]) peak[u] = x;
+      }
+  int64_t dead = 0;
+  for (int64_t u = 0; u < units; ++u) dead += !nan[u] && peak[u] == 0.0f;
+  return dead;
+}
+
+// Below this many values the operator dispatches cost more than the values.
+constexpr int64_t kDeadUnitsLoopMax = int64_t(1) << 16;
+
+}  // namespace
+
 at::Tensor PyRecorder::dead_units(const at::Tensor& output, int64_t unit_dim) {
   c10::NoGradGuard no_grad;
   const at::Tensor x = output.detach();
+  if (x.device().is_cpu() && x.scalar_type() == at::kFloat && x.is_contiguous() && x.layout() == at::kStrided &&
+      x.numel() > 0 && x.numel() <= kDeadUnitsLoopMax && unit_dim >= 0 && unit_dim < x.dim() &&
+      !device_stats_forced()) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < unit_dim; ++i) outer *= x.size(i);
+    for (int64_t i = unit_dim + 1; i < x.dim(); ++i) inner *= x.size(i);
+    return at::scalar_tensor(dead_units_f32(x.data_ptr<float>(), outer, x.size(unit_dim), inner), at::kLong);
+  }
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < x.dim(); ++i)
     if (i != unit_dim) dims.push_back(i);

@@ -61,3 +61,64 @@ def test_dead_units_of_a_known_output(tmp_path):
     assert rec.details[7] == {"dead_units": 1, "units": 6, "unit_samples": 72}
     assert 8 not in rec.details
     assert torch.equal(x, before)
+
+
+def test_dead_units_equal_torchs_reduction(tmp_path):
+    """The reduction equals amax over every dimension but the unit's, == 0,
+    summed, on both of its paths (a loop for small float32 CPU outputs, torch's
+    operators for the rest): NaN peaks are not dead, -0.0 and all-zero units
+    are, negative and infinite values count as values."""
+    rec = _Details(tmp_path)
+    torch.manual_seed(0)
+    cases = 0
+    for shape, d in [((4, 8), 1), ((2, 5, 7), 2), ((3, 6, 4, 4), 1), ((1, 3), 1), ((8, 16, 600), 2),
+                     ((70, 1000), 1), ((2, 3, 70, 70), 1)]:  # the last two past the loop's 65,536 values
+        for variant in range(6):
+            x = torch.relu(torch.randn(shape))
+            x[:, 0] = 0
+            if variant == 1:
+                x.view(-1)[::3] = float("nan")
+            elif variant == 2:
+                x = -x  # -0.0 peaks: dead
+            elif variant == 3:
+                x.view(-1)[::5] = float("inf")
+            elif variant == 4:
+                x = torch.zeros(shape)
+            elif variant == 5:
+                x = x.double()  # not float32: torch's operators
+            dims = [i for i in range(x.dim()) if i != d]
+            want = int(x.amax(dims).eq(0).sum())
+            assert int(rec.dead_units(x, d)) == want, (shape, variant)
+            cases += 1
+    assert cases == 42
+    t = torch.relu(torch.randn(6, 4)).t()  # not contiguous: torch's operators
+    assert int(rec.dead_units(t, 1)) == int(t.amax(0).eq(0).sum())
+
+
+def test_dtensors_possible_needs_a_process_group():
+    """The module hooks skip local_values while no DTensor can exist: torch's
+    DTensor class is not imported, or no default process group is up."""
+    import torch.distributed as dist
+    from tvis.session.shards import dtensor_class, dtensors_possible
+    if not dist.is_available():
+        assert not dtensors_possible()
+        return
+    assert not dist.is_initialized()
+    assert not dtensors_possible()
+    for name in ("torch.distributed.tensor", "torch.distributed._tensor"):
+        try:
+            __import__(name)  # as torch.optim does on torch 2.x (through torch._dynamo)
+            break
+        except ImportError:
+            pass
+    if dtensor_class() is None:
+        return  # this torch has no DTensor: never possible
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        dist.init_process_group("gloo", init_method="file://" + os.path.join(d, "store"), rank=0, world_size=1)
+        try:
+            assert dtensors_possible()
+        finally:
+            dist.destroy_process_group()
+    assert not dtensors_possible()

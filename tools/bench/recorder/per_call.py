@@ -88,6 +88,8 @@ def main():
         else:
             recorded = step_times(model, opt, args.steps + 1)[1:]
         session.finalize()
+    if os.environ.get("PER_CALL_LIST"):
+        print("recorded steps ms:", " ".join("%.1f" % (t * 1e3) for t in recorded))
     rec = statistics.median(recorded)
     calls = 2 * args.calls + 1
     print("torch %s, %d module calls a step, captures off: %s%s" % (
@@ -98,6 +100,8 @@ def main():
         pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
         if os.environ.get("PER_CALL_CALLEES"):
             pstats.Stats(prof).print_callees(os.environ["PER_CALL_CALLEES"])
+        if os.environ.get("PER_CALL_CALLERS"):
+            pstats.Stats(prof).print_callers(os.environ["PER_CALL_CALLERS"])
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ from .names import ModuleNames, is_compiled
 from .optimizer_steps import OptimizerSteps
 from .project_code import ProjectFiles
 from .run_meta import RunMetaNotes
-from .shards import Shards, local_values
+from .shards import Shards, dtensors_possible, local_values
 from .top_forwards import TopForwards
 
 
@@ -124,6 +124,7 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         self._parameter_bytes = 0
         self._stack = []            # [(module, event id)] open module calls
         self._frames = []           # the call frame of each entry of _stack
+        self._local_views = True    # whether a DTensor may be among a call's values (dtensors_possible), per top-level call
         self._thread = threading.get_ident()
         self.names = ModuleNames()  # module and parameter paths (names.py)
         self.shards = Shards()      # sharded parameters' local parts and placements (shards.py)
@@ -266,6 +267,8 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         if self._stack:
             self._drop_raised_calls(call)
         top_forward = False
+        if not self._stack:
+            self._local_views = dtensors_possible()
         if not self._stack and not self._fetch_depth:
             self._boundary()
             if self.stop_pending:
@@ -317,7 +320,10 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
             self._model_batches.append(eid)
         self._stack.append((module, eid))
         self._frames.append(call)
-        self.bus.call("on_module_pre", module, eid, local_values(args), local_values(kwargs or {}))
+        if self._local_views:
+            self.bus.call("on_module_pre", module, eid, local_values(args), local_values(kwargs or {}))
+        else:
+            self.bus.call("on_module_pre", module, eid, args, kwargs or {})
         return None
 
     def _post_impl(self, module, args, output):
@@ -334,7 +340,10 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         self.rec.module_output(eid, output)
         if eid in self._top_forwards:
             self._watch_forward(eid, output)
-        self.bus.call("on_module_post", module, eid, local_values(args), local_values(output))
+        if self._local_views:
+            self.bus.call("on_module_post", module, eid, local_values(args), local_values(output))
+        else:
+            self.bus.call("on_module_post", module, eid, args, output)
         self.rec.end(eid)
         if isinstance(module, torch.nn.modules.loss._Loss) and isinstance(output, torch.Tensor):
             info = {"call": "torch.nn." + type(module).__name__, "event": eid, "args": args,

@@ -67,6 +67,19 @@ def _placement_text(placements):
     return ", ".join("%s(%s)" % (type(p).__name__, getattr(p, "dim", "")) for p in placements)
 
 
+def dtensors_possible():
+    """Whether a DTensor can exist in this process now: torch's DTensor class
+    is imported and a default process group is up (a DeviceMesh creates or
+    needs one). False lets the module hooks skip local_values per call."""
+    if dtensor_class() is None:
+        return False
+    dist = sys.modules.get("torch.distributed")
+    try:
+        return dist is None or not dist.is_available() or bool(dist.is_initialized())
+    except Exception:  # noqa: BLE001: an odd build of torch: assume it can
+        return True
+
+
 def local_values(obj):
     """`obj` with each DTensor in it (itself, or one level inside a tuple, list
     or dict) replaced by its local tensor: what the captures read of a module's
