@@ -70,7 +70,8 @@ def cmake_build(build_dir, python, targets):
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
     env = target_environment()
     subprocess.check_call(["cmake", "-S", str(ROOT), "-B", str(build_dir), *gen,
-                           "-DCMAKE_BUILD_TYPE=Release", "-DTVIS_PYTHON_PACKAGE_ONLY=ON",
+                           "-DCMAKE_BUILD_TYPE=" + os.environ.get("TVIS_CMAKE_BUILD_TYPE", "Release"),
+                           "-DTVIS_PYTHON_PACKAGE_ONLY=ON",
                            "-DTVIS_PYTHON=" + python], env=env)
     jobs = os.environ.get("TVIS_BUILD_JOBS", "2")
     subprocess.check_call(["cmake", "--build", str(build_dir), "--target", *targets, "-j", jobs], env=env)
