@@ -112,9 +112,11 @@ void RunBuilder::drop_sample_batches(const std::vector<uint64_t>& events) {
 
 RunBuilder::Data RunBuilder::data_class(const schema::TensorRecordT& rec, bool f32, bool sparse) {
   if (!f32) return Data::Raw;
+  // Weights keep one buffer whatever their values (a zero-initialised bias
+  // is mostly zero at the first boundary only): the boundaries line up.
+  if (rec.role == schema::TensorRole::Weight) return Data::Weights;
   if (sparse) return Data::F32Sparse;
   switch (rec.role) {
-    case schema::TensorRole::Weight: return Data::Weights;
     case schema::TensorRole::Grad:
     case schema::TensorRole::Update:
     case schema::TensorRole::GradOutput:
@@ -138,10 +140,15 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
   rec->id = next_tensor_id_++;
   std::tuple<uint64_t, uint64_t, uint64_t> key{0, 0, 0};
   const uint64_t align = f32 ? 4 : 8;
+  // A boundary's weight keeps bytes of its own (others may point at them):
+  // then each boundary's weight chunks line up with the last one's, whatever
+  // was equal at either (BatchNorm's ones and zeros at init, an embedding
+  // table recorded in the forward), and every boundary but a keyframe is a delta.
+  const bool own_bytes = data_class(*rec, f32, sparse) == Data::Weights;
   if (data && size >= kShareMinBytes) {
     const XXH128_hash_t h = XXH3_128bits(data, size);
     key = {size, h.high64, h.low64};
-    auto it = copies_.find(key);
+    auto it = own_bytes ? copies_.end() : copies_.find(key);
     if (it != copies_.end() && it->second.step == rec->step && it->second.offset % align == 0) {
       const StoredCopy& c = it->second;
       rec->data_offset = c.offset;
@@ -163,7 +170,7 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
     DataBuffer& buf = buffer(d);
     if (!buf.chunk.empty() && buf.chunk.value_bytes() + size > options_.data_chunk_bytes) cut_buffer(d);
     rec->data_offset = buf.chunk.append(data, size, f32 ? 4 : 8);  // 8: keep 8-byte elements aligned
-    if (size >= kShareMinBytes) copies_.emplace(key, StoredCopy{d, rec->data_offset, UINT32_MAX, rec->step});
+    if (size >= kShareMinBytes) copies_.insert_or_assign(key, StoredCopy{d, rec->data_offset, UINT32_MAX, rec->step});
     rec->data_size = size;
     buf.records.push_back(rec.get());
     buf.step_first = std::min(buf.step_first, rec->step);

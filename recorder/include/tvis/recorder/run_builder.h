@@ -17,14 +17,15 @@
 //   - Tensor values are copied once, into the TensorData chunk being built
 //     (data_chunk_buffer.h), one buffer per kind of data, so each chunk
 //     holds values that compress alike:
-//       float32 mostly zeros (`sparse`, >= half exactly 0): unfiltered, at
+//       float32 mostly zeros (`sparse`, >= half exactly 0; not weights): unfiltered, at
 //         zstd_level (zstd finds the zero runs fastest unshuffled);
 //       float32 gradients and updates (Grad, Update, GradOutput, GradInput;
 //         1.7-3.4x): Shuffle4, zstd_level;
 //       other float32 (weights, activations; 1.1-1.3x): Shuffle4, at the
 //         faster dense_zstd_level;
 //       everything else: unfiltered, zstd_level.
-//       float32 weights (role Weight, not mostly zero): a buffer of their
+//       float32 weights (role Weight, mostly zero or not, so that every
+//         boundary holds the same weights): a buffer of their
 //         own, cut at every end_weights() (a step boundary: the weights
 //         before the first step, then after each step), Shuffle4. A chunk
 //         of a boundary whose raw size equals the same-numbered chunk of the
@@ -47,7 +48,12 @@
 //     storing them again. Equality: same size and the same XXH3 128-bit hash
 //     (a collision is below 2^-100 for any run); the earlier copy's offset
 //     must suit the new record's alignment. Readers need nothing new: a
-//     record's range is read with its own shape and dtype, as before.
+//     record's range is read with its own shape and dtype, as before. A
+//     weight (the Weights buffer) never points at another's copy, though
+//     later records may point at its: every boundary's weight chunks then
+//     have the same layout, so each can be the XOR delta of the one before
+//     (two BatchNorm layers' equal ones at init no longer make step 0's
+//     weights after the step a whole copy).
 //   - Chunk order in the file: RunMeta (started), then per flush: TensorData,
 //     TensorBatch, EventBatch, the records added (add_record: OptimizerStep,
 //     Loss, SampleBatch, InsightBatch, ...) in the order added; SourceFiles
