@@ -97,8 +97,10 @@ def test_empty_and_scalar(tmp_path):
 
 def test_values_exact_in_every_chunk_layout(tmp_path):
     """Float32 values go to chunks by kind (run_builder.h): mostly zeros
-    unshuffled, gradients/updates and weights/activations byte-shuffled at
-    their own zstd levels; all read back bit for bit, NaN/Inf/-0 included."""
+    unshuffled (weights excepted: they keep a buffer of their own),
+    gradients/updates and weights/activations byte-shuffled at their own zstd
+    levels; all read back bit for bit, NaN/Inf/-0 included. Each role's values
+    differ (scaled), so none points at another's stored copy."""
     torch.manual_seed(3)
     dense = torch.randn(64, 50)
     sparse = torch.zeros(64, 50)
@@ -106,7 +108,8 @@ def test_values_exact_in_every_chunk_layout(tmp_path):
     odd = torch.tensor([float("nan"), float("inf"), -0.0, 0.0, 1e-45, -3.5] * 7)
     rec = _tvis_native.Recorder(str(tmp_path / "run.tvis"), {"project_dir": str(tmp_path)})
     GRAD, UPDATE, GRAD_OUTPUT = 5, 6, 2
-    cases = [(t, role) for t in (dense, sparse, odd) for role in (WEIGHT, GRAD, UPDATE, OUTPUT, GRAD_OUTPUT)]
+    roles = (WEIGHT, GRAD, UPDATE, OUTPUT, GRAD_OUTPUT)
+    cases = [(t * (k + 1), role) for t in (dense, sparse, odd) for k, role in enumerate(roles)]
     ids = [rec.tensor(t, role, -1, "t%d" % i) for i, (t, role) in enumerate(cases)]
     rec.finalize({"script": "x.py"})
     run = load_run(tmp_path / "run.tvis")
@@ -116,3 +119,7 @@ def test_values_exact_in_every_chunk_layout(tmp_path):
         assert torch.equal(got.view(torch.int32), t.view(torch.int32)), (tid, role)
     filters = {c[6] for c in run.chunks if c[1] == "tensor_data"}
     assert filters == {0, 4}, "mostly-zero values unshuffled, the others in 4-byte planes: %s" % filters
+    filter_of = {c[0]: c[6] for c in run.chunks if c[1] == "tensor_data"}
+    sparse_weight, sparse_grad = ids[len(roles)], ids[len(roles) + 1]
+    assert filter_of[run.tensors[sparse_weight]["data_chunk"]] == 4, "a mostly-zero weight left the weights buffer"
+    assert filter_of[run.tensors[sparse_grad]["data_chunk"]] == 0
