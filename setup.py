@@ -134,7 +134,8 @@ class LaptopBuildPy(build_py):
 
     def run(self):
         super().run()
-        build_dir = Path(os.environ.get("TVIS_PIP_BUILD_DIR") or ROOT / "build" / "wheel" / "cmake")
+        # two levels under the source tree, as build/native: the compiler cache's relative paths match
+        build_dir = Path(os.environ.get("TVIS_PIP_BUILD_DIR") or ROOT / "build" / "wheel-cmake")
         cmake_build(build_dir, "/nonexistent", ["tvis"])
         package = Path(self.build_lib) / "tvis"
         (package / "bin").mkdir(parents=True, exist_ok=True)
