@@ -144,7 +144,8 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
   // then each boundary's weight chunks line up with the last one's, whatever
   // was equal at either (BatchNorm's ones and zeros at init, an embedding
   // table recorded in the forward), and every boundary but a keyframe is a delta.
-  const bool own_bytes = data_class(*rec, f32, sparse) == Data::Weights;
+  const Data d = data_class(*rec, f32, sparse);
+  const bool own_bytes = d == Data::Weights;
   if (data && size >= kShareMinBytes) {
     const XXH128_hash_t h = XXH3_128bits(data, size);
     key = {size, h.high64, h.low64};
@@ -166,7 +167,6 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
     }
   }
   if (data && size) {
-    const Data d = data_class(*rec, f32, sparse);
     DataBuffer& buf = buffer(d);
     if (!buf.chunk.empty() && buf.chunk.value_bytes() + size > options_.data_chunk_bytes) cut_buffer(d);
     rec->data_offset = buf.chunk.append(data, size, f32 ? 4 : 8);  // 8: keep 8-byte elements aligned

@@ -95,7 +95,7 @@ def test_dead_units_equal_torchs_reduction(tmp_path):
     assert int(rec.dead_units(t, 1)) == int(t.amax(0).eq(0).sum())
 
 
-def test_dtensors_possible_needs_a_process_group():
+def test_dtensors_possible_needs_a_process_group(tmp_path):
     """The module hooks skip local_values while no DTensor can exist: torch's
     DTensor class is not imported, or no default process group is up."""
     import torch.distributed as dist
@@ -113,12 +113,9 @@ def test_dtensors_possible_needs_a_process_group():
             pass
     if dtensor_class() is None:
         return  # this torch has no DTensor: never possible
-    import os
-    import tempfile
-    with tempfile.TemporaryDirectory() as d:
-        dist.init_process_group("gloo", init_method="file://" + os.path.join(d, "store"), rank=0, world_size=1)
-        try:
-            assert dtensors_possible()
-        finally:
-            dist.destroy_process_group()
+    dist.init_process_group("gloo", init_method="file://%s" % (tmp_path / "store"), rank=0, world_size=1)
+    try:
+        assert dtensors_possible()
+    finally:
+        dist.destroy_process_group()
     assert not dtensors_possible()
