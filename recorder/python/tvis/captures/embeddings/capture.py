@@ -16,7 +16,10 @@ the child's call:
     row, bounded: the leading ``MAX_ROWS`` rows plus any followed row past
     them (``batch_rows_of``), and at most ``MAX_DIM`` dims (a wider vector is
     averaged over contiguous groups of its dims, ``narrowed``);
-    ``batch_size``: the batch's rows.
+    ``batch_size``: the batch's rows. When every recorded row is a followed
+    one, in order, at full width (a batch of at most ``samples`` rows, a
+    vector of at most ``MAX_DIM`` dims), both hold the same values and
+    ``batch_vectors`` is ``vectors``' tensor id: one record, not two.
 Cost: len(rows) x sum over the modules of min(dim, MAX_DIM) float32 values a
 step (torchvision ResNet-18, 10 modules of 64..512 dims: 1,738 values = 6,952
 bytes a row before compression; 222 KB a step at batch 32, 1.78 MB at most).
@@ -53,10 +56,13 @@ MAX_ROWS = 256  # leading batch rows pooled per record (followed rows past them 
 MAX_DIM = 512   # dims kept of a batch row's vector
 
 
-def pooled(output, positions):
-    """[len(positions), dim] vectors of the rows `positions` of a batch-first output."""
+def pooled(output, positions, leading=None):
+    """[len(positions), dim] vectors of the rows `positions` of a batch-first output
+    (`leading`: whether they are 0 .. len - 1, when the caller knows)."""
     out = output.detach()
-    rows = out[:len(positions)] if positions == list(range(len(positions))) else out[positions]
+    if leading is None:
+        leading = positions == list(range(len(positions)))
+    rows = (out if len(positions) == out.shape[0] else out[:len(positions)]) if leading else out[positions]
     if rows.dim() >= 4:
         return rows.mean(dim=tuple(range(2, rows.dim())))
     if rows.dim() == 3:
@@ -80,6 +86,34 @@ def narrowed(vectors, max_dim=MAX_DIM):
     return torch.nn.functional.adaptive_avg_pool1d(vectors.unsqueeze(1), max_dim).squeeze(1)
 
 
+class RowsPlan:
+    """What each top-level call of one forward records, from the batch size
+    and the followed samples ([(sample id, batch position, label index)]):
+    ``positions`` (the followed samples' batch rows), ``rows``
+    (batch_rows_of), ``leading_rows`` (rows are 0 .. len - 1),
+    ``leading_positions`` (positions are the rows' first ones),
+    ``all_followed`` (both, and as many), ``index`` (each position's row in
+    ``rows``), ``samples``, ``labels`` and blank ``row_labels``."""
+
+    __slots__ = ("positions", "rows", "leading_rows", "leading_positions", "all_followed", "index", "samples",
+                 "labels", "row_labels")
+
+    @classmethod
+    def of(cls, batch_size, followed):
+        p = cls()
+        p.positions = [pos for _, pos, _ in followed]
+        p.rows = batch_rows_of(batch_size, p.positions)
+        p.leading_rows = p.rows == list(range(len(p.rows)))
+        p.leading_positions = p.positions == p.rows[:len(p.positions)]
+        p.all_followed = p.leading_positions and len(p.positions) == len(p.rows)
+        where = {r: k for k, r in enumerate(p.rows)}
+        p.index = [where[pos] for pos in p.positions]
+        p.samples = [s for s, _, _ in followed]
+        p.labels = ["" if lab is None else str(lab) for _, _, lab in followed]
+        p.row_labels = [""] * len(p.rows)
+        return p
+
+
 class EmbeddingsCapture:
     def __init__(self, ctx):
         self.s = ctx  # CaptureContext
@@ -92,6 +126,7 @@ class EmbeddingsCapture:
         self._positions = []         # batch positions behind _pending's samples
         self._rows = []              # batch positions behind _pending's rows
         self._unbatched = {}         # module path -> output shape
+        self._plan_cache = None      # this forward's RowsPlan (False: none followed; None: not yet asked)
 
     # ------------------------------------------------------------ hooks --
     def on_module_pre(self, module, eid, args, kwargs):
@@ -99,6 +134,10 @@ class EmbeddingsCapture:
             self._flush()
             first = next((a for a in args if isinstance(a, torch.Tensor)), None)
             self.batch_rows = first.shape[0] if first is not None and first.dim() > 0 else None
+            self._plan_cache = None
+
+    def on_fetch(self, eid, batch):
+        self._plan_cache = None  # the followed samples may have changed
 
     def on_module_post(self, module, eid, args, output):
         stack = self.s.open_calls
@@ -144,27 +183,37 @@ class EmbeddingsCapture:
         if out.shape[0] != self.batch_rows:
             self._unbatched.setdefault(name, tuple(out.shape))
             return
-        followed = self.s.followed_rows(self.batch_rows)
-        if not followed:
+        plan = self._plan()
+        if plan is None:
             return
-        positions = [pos for _, pos, _ in followed]
-        rows = batch_rows_of(self.batch_rows, positions)
-        with torch.no_grad():
-            every = pooled(out, rows)
-            if positions == rows[:len(positions)]:  # the leading rows (every batch row followed): a view
-                vectors = every[:len(positions)]
-            else:
-                index = {r: k for k, r in enumerate(rows)}
-                vectors = every[[index[p] for p in positions]]
-            narrow = narrowed(every)
+        every = pooled(out, plan.rows, plan.leading_rows)  # of the detached output: no graph, no no_grad() needed
+        if plan.all_followed:
+            vectors = every
+        elif plan.leading_positions:  # the leading rows: a view
+            vectors = every[:len(plan.positions)]
+        else:
+            vectors = every[plan.index]
+        narrow = narrowed(every)
         tid = self.s.rec.tensor(vectors, P.EMBEDDING, eid, "embedding")
-        batch_tid = self.s.rec.tensor(narrow, P.EMBEDDING, eid, "embedding rows")
-        self._positions = positions
-        self._rows = rows
-        self._pending.append(R.embedding(step=self.s.step, module=name, samples=[s for s, _, _ in followed],
-                                         labels=["" if lab is None else str(lab) for _, _, lab in followed],
-                                         vectors=tid, positions=positions, rows=rows, row_labels=[""] * len(rows),
-                                         batch_vectors=batch_tid, batch_size=self.batch_rows))
+        # The same values (every recorded row followed, at full width): one record for both.
+        batch_tid = tid if narrow is vectors else self.s.rec.tensor(narrow, P.EMBEDDING, eid, "embedding rows")
+        self._positions = plan.positions
+        self._rows = plan.rows
+        self._pending.append(R.embedding(step=self.s.step, module=name, samples=plan.samples, labels=plan.labels,
+                                         vectors=tid, positions=plan.positions, rows=plan.rows,
+                                         row_labels=plan.row_labels, batch_vectors=batch_tid,
+                                         batch_size=self.batch_rows))
+
+    def _plan(self):
+        """The rows plan (RowsPlan) of this forward's batch, or None when no
+        sample is followed: computed at the first top-level call that asks,
+        after the root call began or a batch was fetched. Its lists are shared
+        by the forward's records and never changed (on_backward replaces a
+        record's labels, it does not edit them)."""
+        if self._plan_cache is None:
+            followed = self.s.followed_rows(self.batch_rows)
+            self._plan_cache = RowsPlan.of(self.batch_rows, followed) if followed else False
+        return self._plan_cache or None
 
     def _table(self, module, eid):
         weight = module.weight.detach()
