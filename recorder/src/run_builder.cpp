@@ -166,11 +166,24 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
       return id;
     }
   }
+  if (data && size >= kShareMinBytes && !own_bytes && share_leading_part(*rec, data, size, align)) {
+    const uint64_t id = rec->id;
+    tensors_.push_back(std::move(rec));
+    return id;
+  }
   if (data && size) {
     DataBuffer& buf = buffer(d);
-    if (!buf.chunk.empty() && buf.chunk.value_bytes() + size > options_.data_chunk_bytes) cut_buffer(d);
+    // A record of at least the chunk size starts a chunk and does not count
+    // towards its cut (not for weights, whose boundaries' layouts must match).
+    const bool oversize = size >= options_.data_chunk_bytes && d != Data::Weights;
+    if (!buf.chunk.empty() && (oversize || buf.chunk.value_bytes() - buf.oversize_bytes + size > options_.data_chunk_bytes))
+      cut_buffer(d);
     rec->data_offset = buf.chunk.append(data, size, f32 ? 4 : 8);  // 8: keep 8-byte elements aligned
-    if (size >= kShareMinBytes) copies_.insert_or_assign(key, StoredCopy{d, rec->data_offset, UINT32_MAX, rec->step});
+    if (oversize) buf.oversize_bytes = buf.chunk.value_bytes();
+    if (size >= kShareMinBytes) {
+      copies_.insert_or_assign(key, StoredCopy{d, rec->data_offset, UINT32_MAX, rec->step});
+      sources_.insert_or_assign(data, SourceCopy{d, rec->data_offset, size, rec->step});
+    }
     rec->data_size = size;
     buf.records.push_back(rec.get());
     buf.step_first = std::min(buf.step_first, rec->step);
@@ -180,6 +193,25 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
   const uint64_t id = rec->id;
   tensors_.push_back(std::move(rec));
   return id;
+}
+
+bool RunBuilder::share_leading_part(schema::TensorRecordT& rec, const void* data, uint64_t size, uint64_t align) {
+  auto it = sources_.find(data);
+  if (it == sources_.end()) return false;
+  const SourceCopy& c = it->second;
+  if (c.step != rec.step || size > c.size || c.offset % align != 0) return false;
+  DataBuffer& buf = buffer(c.data);
+  if (std::memcmp(buf.chunk.values_at(c.offset), data, size) != 0) return false;
+  rec.data_offset = c.offset;
+  rec.data_size = size;
+  buf.records.push_back(&rec);  // its chunk ordinal comes at the cut, as the copy's
+  ++shared_records_;
+  shared_bytes_ += size;
+  return true;
+}
+
+void RunBuilder::drop_sources(Data d) {
+  for (auto it = sources_.begin(); it != sources_.end();) it = it->second.data == d ? sources_.erase(it) : std::next(it);
 }
 
 void RunBuilder::cut_buffer(Data d) {
@@ -196,8 +228,10 @@ void RunBuilder::cut_buffer(Data d) {
   const uint32_t ordinal = writer_->append(info, buf.chunk.finish(), level);
   for (auto* r : buf.records) r->data_chunk = ordinal;
   buf.records.clear();
+  buf.oversize_bytes = 0;
   for (auto& [k, c] : copies_)
     if (c.data == d && c.ordinal == UINT32_MAX) c.ordinal = ordinal;
+  drop_sources(d);
   buf.step_first = INT32_MAX;
   buf.step_last = -1;
 }
@@ -205,6 +239,7 @@ void RunBuilder::cut_buffer(Data d) {
 void RunBuilder::cut_weights() {
   DataBuffer& buf = weights_;
   if (buf.chunk.empty()) return;
+  drop_sources(Data::Weights);
   ChunkInfo info;
   info.kind = static_cast<uint16_t>(ChunkKind::TensorData);
   info.filter = format::ChunkFilter::Shuffle4;
@@ -286,6 +321,7 @@ void RunBuilder::flush() {
   cut_buffer(Data::Raw);
   cut_buffer(Data::Weights);
   copies_.clear();
+  sources_.clear();
   if (!tensors_.empty()) {
     schema::TensorBatchT batch;
     int32_t s0 = INT32_MAX, s1 = -1;

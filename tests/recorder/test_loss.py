@@ -68,3 +68,29 @@ def test_custom_and_composite_losses(tvis, tmp_path):
                 ev = run.events[l["event"]]
                 assert ev["kind"] == "LossCall" and ev["name"] == call, ev
                 assert ev["call_line"] == ref["ce_line"]
+
+
+def test_loss_input_is_the_leading_part_of_the_head_logits_copy(tvis, tmp_path):
+    """The loss input logits.reshape(-1, V), kept to --max-elems rows, is
+    the leading part of the head's output [B, T, V] (kept whole: every row is
+    a followed sample's): one stored copy (run_builder.h), and both read back
+    as the script's logits, bit for bit. The logits are larger than a
+    TensorData chunk, and the embeddings capture stores a record between the
+    two, which used to close the logits' chunk first."""
+    dump = tmp_path / "logits.pt"
+    rec = run_tvis(tvis, SCRIPTS / "wide_head_lm.py", "--dump", dump, steps=1, out=tmp_path / "runs",
+                   opts=("--max-elems", "1000000"))
+    assert rec.returncode == 0, rec.stderr
+    run = load_run(run_file_of(rec.stdout))
+    logits = torch.load(dump)
+    flat = logits.reshape(-1, logits.shape[-1])
+    head = [(i, t) for i, t in run.tensors.items() if t["role"] == "Output" and list(t["shape"]) == [4, 72, 8192]]
+    loss_in = [(i, t) for i, t in run.tensors.items() if t["role"] == "Input" and list(t["shape"]) == [288, 8192]]
+    assert len(head) == 1 and len(loss_in) == 1, (head, loss_in)
+    (hid, h), (lid, li) = head[0], loss_in[0]
+    assert (li["data_chunk"], li["data_offset"]) == (h["data_chunk"], h["data_offset"]), (h, li)
+    assert li["data_size"] == 122 * 8192 * 4 < h["data_size"] == logits.numel() * 4
+    got_head, got_in = run.values(hid), run.values(lid)
+    assert torch.equal(got_head.reshape(-1).view(torch.int32), logits.reshape(-1).view(torch.int32))
+    assert got_in.shape[0] == 122
+    assert torch.equal(got_in.reshape(122, -1).view(torch.int32), flat[:122].view(torch.int32))

@@ -5,8 +5,11 @@
 // chunks it builds in place are make_tensor_data_chunk's, byte for byte.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <string>
 #include <unistd.h>
 
@@ -227,5 +230,82 @@ TEST_CASE("add_record writes each record as one chunk of its Body member's kind,
   }
   const uint64_t none = UINT64_MAX;
   CHECK(seen == std::vector<Seen>{{"loss", 3, 3, 17, 17}, {"grad_clip", 4, 4, none, none}, {"samples", 4, 4, 5, 5}});
+  std::remove(path.c_str());
+}
+
+namespace {
+std::unique_ptr<schema::TensorRecordT> f32_record(int step, int64_t n, schema::TensorRole role) {
+  auto rec = std::make_unique<schema::TensorRecordT>();
+  rec->step = step;
+  rec->role = role;
+  rec->shape = {n};
+  rec->dtype = schema::DType::Float32;
+  rec->kept = schema::ValuesKept::Full;
+  rec->stats = std::make_unique<schema::StatsT>();
+  return rec;
+}
+}  // namespace
+
+TEST_CASE("a record holding the leading bytes of an earlier copy from the same address points at them",
+          "[builder][data]") {
+  const std::string path = "/tmp/tvis_test_run_builder_lead_" + std::to_string(::getpid()) + ".tvis";
+  BuilderOptions o;
+  o.path = path;
+  o.data_chunk_bytes = 64 << 10;
+  auto b = RunBuilder::create(o);
+  REQUIRE(b.ok());
+  RunBuilder& rb = *b.value();
+  rb.write_meta(schema::RunMetaT{});
+  // "logits": larger than a chunk; then a small record of the same kind (which used to cut
+  // the chunk), then the loss input read from the logits' first bytes; then a record from
+  // the same address whose bytes changed (in place): stored, not shared.
+  std::vector<float> logits(32 << 10), small(2048), changed;
+  for (size_t i = 0; i < logits.size(); ++i) logits[i] = std::sin(float(i)) * 3.f;
+  for (size_t i = 0; i < small.size(); ++i) small[i] = float(i) + 0.25f;
+  const auto out = schema::TensorRole::Output, in = schema::TensorRole::Input;
+  const uint64_t big = rb.add_tensor(f32_record(0, int64_t(logits.size()), out), logits.data(), logits.size() * 4, true);
+  rb.add_tensor(f32_record(0, int64_t(small.size()), out), small.data(), small.size() * 4, true);
+  const size_t lead = 20000;  // elements: a leading part, 4-byte aligned
+  const uint64_t part = rb.add_tensor(f32_record(0, int64_t(lead), in), logits.data(), lead * 4, true);
+  CHECK(rb.shared_records() == 1);
+  CHECK(rb.shared_bytes() == lead * 4);
+  logits[7] = -1.f;  // written in place: same address, other bytes
+  changed.assign(logits.begin(), logits.begin() + lead);
+  const uint64_t other = rb.add_tensor(f32_record(0, int64_t(lead), in), logits.data(), lead * 4, true);
+  CHECK(rb.shared_records() == 1);
+  rb.flush();
+  REQUIRE(rb.finalize(schema::SourceFilesT{}, schema::RunMetaT{}, 10).is_ok());
+
+  auto src = format::open_file_source(path);
+  REQUIRE(src.ok());
+  auto r = format::RunReader::open_sync(src.value());
+  REQUIRE(r.ok());
+  std::map<uint64_t, std::tuple<uint32_t, uint64_t, uint64_t>> where;  // id -> chunk, offset, size
+  std::map<uint64_t, std::vector<uint8_t>> bytes_of;
+  for (uint32_t i = 0; i < r.value()->chunks().size(); ++i) {
+    auto c = r.value()->read_chunk_sync(i);
+    REQUIRE(c.ok());
+    if (const auto* tb = c.value()->root()->body_as_TensorBatch())
+      for (const auto* t : *tb->tensors()) {
+        where[t->id()] = {t->data_chunk(), t->data_offset(), t->data_size()};
+        auto data = r.value()->read_chunk_sync(t->data_chunk());
+        REQUIRE(data.ok());
+        const auto* v = data.value()->root()->body_as_TensorData()->bytes();
+        REQUIRE(t->data_offset() + t->data_size() <= v->size());
+        bytes_of[t->id()].assign(v->data() + t->data_offset(), v->data() + t->data_offset() + t->data_size());
+      }
+  }
+  REQUIRE(where.size() == 4);
+  CHECK(std::get<0>(where[part]) == std::get<0>(where[big]));  // the logits' chunk, at their offset
+  CHECK(std::get<1>(where[part]) == std::get<1>(where[big]));
+  CHECK(std::get<2>(where[part]) == lead * 4);
+  CHECK(std::make_pair(std::get<0>(where[other]), std::get<1>(where[other])) !=
+        std::make_pair(std::get<0>(where[big]), std::get<1>(where[big])));  // a copy of its own
+  const auto* lb = reinterpret_cast<const uint8_t*>(logits.data());
+  std::vector<float> before(logits.begin(), logits.begin() + lead);
+  before[7] = std::sin(7.f) * 3.f;
+  CHECK(std::memcmp(bytes_of[part].data(), before.data(), lead * 4) == 0);
+  CHECK(std::memcmp(bytes_of[other].data(), changed.data(), lead * 4) == 0);
+  CHECK(std::memcmp(bytes_of[big].data() + 28, lb + 28, 4) != 0);  // the stored logits kept their first bytes
   std::remove(path.c_str());
 }

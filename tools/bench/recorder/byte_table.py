@@ -12,7 +12,7 @@ bytes), each divided by --steps (MB a step; 1 gives the run's totals), their
 ratio (raw / file), and the count of records. Records whose values lie in an
 XOR delta chunk (a step boundary's weights stored against the previous
 boundary's: run_builder.h) are the rows `ROLE (XOR delta)`. A stored copy several records point at (the same
-chunk range: run_builder.h) counts once, for the first record by id; the
+chunk range, or a leading part of it: run_builder.h) counts once, for the first record by id; the
 others are counted in rows `ROLE (shared copy)`, with no bytes. bench.py prints it for every recorded case.
 """
 import argparse
@@ -30,15 +30,18 @@ def rows_of(run):
     data_raw = defaultdict(int)  # TensorData ordinal -> raw bytes its records account for
     stored = set()  # (chunk, offset, size): a stored copy several records may point at (run_builder.h)
     owners = []     # the records that own a stored copy (the first by id); the others share it
+    spans = defaultdict(list)  # chunk -> [(offset, end)] of the stored copies in it
     for _, t in sorted(run.tensors.items()):
         if not t["data_size"]:
             continue
         where = (t["data_chunk"], t["data_offset"], t["data_size"])
-        if where in stored:
+        end = t["data_offset"] + t["data_size"]
+        if where in stored or any(o <= t["data_offset"] and end <= e for o, e in spans[t["data_chunk"]]):
             ev = run.events.get(t["event"])
             table[("%s (shared copy)" % t["role"], ev["phase"] if ev else "-")][2] += 1
             continue
         stored.add(where)
+        spans[t["data_chunk"]].append((t["data_offset"], end))
         owners.append(t)
         data_raw[t["data_chunk"]] += t["data_size"]
     for t in owners:

@@ -34,6 +34,8 @@ class DataChunkBuffer {
   /// two <= 16, zero padding before them); returns that offset.
   uint64_t append(const void* data, uint64_t size, uint64_t align);
   uint64_t value_bytes() const { return bytes_.size() - head_size_; }
+  /// The value bytes from `offset` (an append()'s) on: valid until the next append() or finish().
+  const uint8_t* values_at(uint64_t offset) const { return bytes_.data() + head_size_ + offset; }
   bool empty() const { return value_bytes() == 0; }
 
   /// The finished chunk; the buffer starts a new one.

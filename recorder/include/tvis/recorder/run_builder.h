@@ -39,7 +39,12 @@
 //         last boundary's weight bytes, kept here, and one pass over them.
 //     Each buffer becomes a chunk when it exceeds the chunk size or at
 //     flush(); the TensorRecords pointing into it are completed with the
-//     chunk ordinal then and written (TensorBatch) at the next flush().
+//     chunk ordinal then and written (TensorBatch) at the next flush(). A
+//     record of at least the chunk size (a language model's logits) starts
+//     a chunk and is not counted: the records after it fill that chunk up
+//     to the chunk size, so the chunk stays in memory while the step's
+//     later records may share a leading part of it (below); a chunk holds
+//     at most one such record. Weights are cut by the size alone.
 //   - One stored copy per value within a step: a tensor of at least
 //     kShareMinBytes whose kept bytes equal, bit for bit, those of a tensor
 //     added earlier in the same step (the logits recorded as a module's output
@@ -54,6 +59,13 @@
 //     have the same layout, so each can be the XOR delta of the one before
 //     (two BatchNorm layers' equal ones at init no longer make step 0's
 //     weights after the step a whole copy).
+//     A record's kept bytes may also be the leading part of an earlier copy
+//     of this step that came from the same host address (the loss input
+//     [B*T, V], kept to max_elems, read from the logits [B, T, V] the model's
+//     head returned and kept whole): when that copy's buffer is not cut yet
+//     and its first `size` bytes equal the new ones (memcmp: proof, not a
+//     hash), the record points at them (same chunk and offset, its own
+//     size). The address only finds the candidate; the comparison decides.
 //   - Chunk order in the file: RunMeta (started), then per flush: TensorData,
 //     TensorBatch, EventBatch, the records added (add_record: OptimizerStep,
 //     Loss, SampleBatch, InsightBatch, ...) in the order added; SourceFiles
@@ -153,6 +165,7 @@ class RunBuilder {
     DataBuffer(uint64_t capacity, DataChunkBuffer::Recycle recycle) : chunk(capacity, std::move(recycle)) {}
     DataChunkBuffer chunk;
     std::vector<schema::TensorRecordT*> records;  // records pointing into it
+    uint64_t oversize_bytes = 0;  // the value bytes up to and with its record of at least the chunk size (not counted)
     int32_t step_first = INT32_MAX, step_last = -1;
   };
   explicit RunBuilder(const BuilderOptions& options, std::unique_ptr<format::RunWriter> writer);
@@ -201,6 +214,16 @@ class RunBuilder {
     int32_t step;
   };
   std::map<std::tuple<uint64_t, uint64_t, uint64_t>, StoredCopy> copies_;
+  // This step's stored copies by the host address their bytes came from, while
+  // their buffer is not cut (cut_buffer() drops that buffer's; flush() all).
+  struct SourceCopy {
+    Data data;
+    uint64_t offset, size;
+    int32_t step;
+  };
+  std::map<const void*, SourceCopy> sources_;
+  bool share_leading_part(schema::TensorRecordT& rec, const void* data, uint64_t size, uint64_t align);
+  void drop_sources(Data d);
   uint64_t shared_records_ = 0, shared_bytes_ = 0;
 };
 
