@@ -354,16 +354,21 @@ std::vector<std::pair<int64_t, int64_t>> Recorder::params_after(int64_t event, c
     int64_t uid;
     if (b.spilled >= 0) {
       uid = spilled_update(b, p, event);
+    } else if (!update_values_ && fused_delta_fits(b.before, p)) {
+      uid = update_summary(b, delta_into_with_stats(b.before, p), event);  // `before` now holds the update
     } else {
       // `before` now holds the update; a device parameter's before waits on the host (snapshot())
       param_delta_into(b.before, b.before.device() == p.device() ? p : host_copy(p));
       uid = add_record(b.before, kUpdate, event, b.name, 0, step_, !update_values_);
     }
     const int64_t aid = add_record(p, kWeight, event, b.name, 0, step_ + 1, false);
+    // The builder hashed the kept bytes; when they are all of p's, that is bytes_hash(p).
+    const auto [hashed, low] = builder_->last_value_hash();
+    const bool whole = p.device().is_cpu() && hashed > 0 && hashed == static_cast<uint64_t>(p.numel()) * p.element_size();
     c10::TensorImpl* impl = p.unsafeGetTensorImpl();
     weights_after_.insert_or_assign(
         impl, WeightAfter{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(p.getIntrusivePtr()),
-                          impl->version_counter().current_version(), bytes_hash(p), aid});
+                          impl->version_counter().current_version(), whole ? low : bytes_hash(p), aid});
     ids.emplace_back(uid, aid);
     if (b.before.defined() && b.before.device().is_cpu()) spare_[i] = std::move(b.before);  // reused next step: no fresh pages
   }
@@ -426,12 +431,12 @@ int64_t Recorder::unchanged_weight(const at::Tensor& p) const {
   return it->second.id;
 }
 
-/// xxh64 of a CPU tensor's bytes (contiguous copy when needed); 0 for other
-/// devices, whose weights are matched by version alone.
+/// XXH3-128's low half of a CPU tensor's bytes (contiguous copy when
+/// needed); 0 for other devices, whose weights are matched by version alone.
 uint64_t Recorder::bytes_hash(const at::Tensor& p) {
   if (!p.device().is_cpu() || !p.has_storage()) return 0;
   const at::Tensor c = p.detach().contiguous();
-  return XXH64(c.data_ptr(), static_cast<size_t>(c.numel()) * c.element_size(), 0);
+  return XXH3_128bits(c.data_ptr(), static_cast<size_t>(c.numel()) * c.element_size()).low64;
 }
 
 /// An exact copy of `p` in the CPU buffer kept for slot `i` when it fits
@@ -491,7 +496,11 @@ int64_t Recorder::spilled_update(const Pending& b, const at::Tensor& after_in, i
     ++spill_lost_updates_;
     vs.count = static_cast<uint64_t>(after.numel());
   }
-  Captured c = capture_summary(after, vs);
+  return update_summary(b, vs, event, &after);
+}
+
+int64_t Recorder::update_summary(const Pending& b, const ValueStats& vs, int64_t event, const at::Tensor* like) {
+  Captured c = capture_summary(like ? *like : b.before, vs);
   c.rec->event = event;
   c.rec->role = schema::TensorRole::Update;
   c.rec->name = b.name;

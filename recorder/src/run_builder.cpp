@@ -146,9 +146,11 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
   // table recorded in the forward), and every boundary but a keyframe is a delta.
   const Data d = data_class(*rec, f32, sparse);
   const bool own_bytes = d == Data::Weights;
+  last_hash_ = {0, 0};
   if (data && size >= kShareMinBytes) {
     const XXH128_hash_t h = XXH3_128bits(data, size);
     key = {size, h.high64, h.low64};
+    last_hash_ = {size, h.low64};
     auto it = own_bytes ? copies_.end() : copies_.find(key);
     if (it != copies_.end() && it->second.step == rec->step && it->second.offset % align == 0) {
       const StoredCopy& c = it->second;

@@ -1,5 +1,7 @@
 #include "tensor_capture.h"
 
+#include <functional>
+
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/GradMode.h>
@@ -27,15 +29,22 @@ void fill_stats(schema::StatsT& out, const ValueStats& s) {
   out.histogram = s.histogram;
 }
 
+constexpr size_t kParallelMin = size_t(1) << 19;  // float32 values from which statistics go parallel
+
 // float32 on the CPU in pieces on torch's intra-op threads (idle while a hook
-// runs); the same numbers as stats_of_f32 up to summation order.
-ValueStats parallel_stats_f32(const float* p, size_t n) {
+// runs); the same numbers as stats_of_f32 up to summation order. `prepare`
+// (optional) writes a piece's values first (a fused update), while it is summed in cache.
+ValueStats parallel_stats_f32(const float* p, size_t n,
+                              const std::function<void(size_t begin, size_t count)>& prepare = nullptr) {
   constexpr int64_t kPiece = 1 << 18;
   const int64_t pieces = static_cast<int64_t>((n + kPiece - 1) / kPiece);
   std::vector<Sums> sums(pieces);
   at::parallel_for(0, pieces, 1, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i)
-      sums[i] = sums_of_f32(p + i * kPiece, std::min<size_t>(kPiece, n - i * kPiece));
+    for (int64_t i = b; i < e; ++i) {
+      const size_t m = std::min<size_t>(kPiece, n - i * kPiece);
+      if (prepare) prepare(static_cast<size_t>(i * kPiece), m);
+      sums[i] = sums_of_f32(p + i * kPiece, m);
+    }
   });
   Sums all;
   for (const auto& s : sums) all = merge_sums(all, s);
@@ -57,7 +66,7 @@ ValueStats host_stats(const at::Tensor& x) {
   const size_t n = static_cast<size_t>(x.numel());
   switch (x.scalar_type()) {
     case at::kFloat:
-      if (n >= (size_t(1) << 19) && at::get_num_threads() > 1) return parallel_stats_f32(x.data_ptr<float>(), n);
+      if (n >= kParallelMin && at::get_num_threads() > 1) return parallel_stats_f32(x.data_ptr<float>(), n);
       return stats_of_f32(x.data_ptr<float>(), n);
     case at::kDouble: return stats_of_f64(x.data_ptr<double>(), n);
     case at::kHalf:
@@ -193,6 +202,27 @@ Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
   c.size = static_cast<uint64_t>(kept.numel()) * kept.element_size();
   c.f32 = kept.scalar_type() == at::kFloat;
   return c;
+}
+
+bool fused_delta_fits(const at::Tensor& before, const at::Tensor& after) {
+  const auto fits = [](const at::Tensor& t) {
+    return t.device().is_cpu() && t.scalar_type() == at::kFloat && t.layout() == at::kStrided && t.has_storage() &&
+           t.is_contiguous();
+  };
+  return !device_stats_forced() && fits(before) && fits(after) && before.numel() == after.numel() &&
+         before.data_ptr() != after.data_ptr();
+}
+
+ValueStats delta_into_with_stats(at::Tensor& before, const at::Tensor& after) {
+  float* d = before.data_ptr<float>();
+  const float* a = after.data_ptr<float>();
+  const size_t n = static_cast<size_t>(before.numel());
+  const auto subtract = [d, a](size_t i0, size_t m) {
+    for (size_t j = i0; j < i0 + m; ++j) d[j] = a[j] - d[j];
+  };
+  if (n >= kParallelMin && at::get_num_threads() > 1) return parallel_stats_f32(d, n, subtract);
+  subtract(0, n);
+  return stats_of_f32(d, n);
 }
 
 at::Tensor param_delta(const at::Tensor& after, const at::Tensor& before) {

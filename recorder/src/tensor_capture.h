@@ -76,6 +76,14 @@ at::Tensor param_delta(const at::Tensor& after, const at::Tensor& before);
 /// `after`), without allocating.
 void param_delta_into(at::Tensor& before, const at::Tensor& after);
 
+/// param_delta_into() and the statistics of the update in one pass over
+/// memory, for contiguous float32 CPU tensors of one size (`fused_delta_fits`):
+/// the same update bits (IEEE subtraction) and the same statistics as
+/// capture_tensor() gives for the materialised update (the same pieces, sums
+/// and histogram), each piece summed while it is in cache.
+bool fused_delta_fits(const at::Tensor& before, const at::Tensor& after);
+ValueStats delta_into_with_stats(at::Tensor& before, const at::Tensor& after);
+
 schema::DType to_schema_dtype(c10::ScalarType st);
 
 }  // namespace tvis::recorder

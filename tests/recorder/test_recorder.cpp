@@ -340,6 +340,63 @@ TEST_CASE("a large model's weights before wait in a file: the same Δw statistic
   }
 }
 
+TEST_CASE("Δw summarised in the subtraction's pass has the statistics of the update kept whole", "[recorder]") {
+  // Default recorders summarise a float32 CPU parameter's update while
+  // subtracting (one pass); with update_values the update is materialised by
+  // torch's sub and captured as any tensor. Both sizes: below and above the
+  // parallel threshold (2^19 values); an update with NaN, Inf and -0.
+  const auto record = [](const std::string& path, bool keep_values) {
+    RecorderOptions o = options(path);
+    o.update_values = keep_values;
+    o.spill_snapshot_bytes = UINT64_MAX;
+    Recorder rec(o);
+    at::Tensor big = at::linspace(-3.0, 5.0, 700001).to(at::kFloat);
+    at::Tensor small = at::linspace(-1.0, 1.0, 3001).to(at::kFloat);
+    for (int step = 0; step < 2; ++step) {
+      const uint64_t ev = rec.begin(static_cast<int>(schema::EventKind::OptimizerStep), "step", "", 0, 0, 0, 0);
+      rec.params_before(static_cast<int64_t>(ev), {"big", "small"}, {big, small});
+      big.mul_(0.999f).add_(at::sin(big) * 1e-3f);
+      small.mul_(1.0001f);
+      if (step == 1) {
+        small[7] = NAN;
+        small[8] = INFINITY;
+        big[3] = -big[3];
+      }
+      rec.params_after(static_cast<int64_t>(ev), {big, small});
+      rec.end(ev);
+      rec.set_step(step + 1);
+    }
+    rec.finalize(schema::RunMetaT{});
+  };
+  TempRun fused("fused"), whole("whole");
+  record(fused.path, false);
+  record(whole.path, true);
+  RunContents a = read_run(fused.path), b = read_run(whole.path);
+  REQUIRE(a.tensors.size() == b.tensors.size());
+  int updates = 0;
+  for (const auto& [id, ta] : a.tensors) {
+    const auto& tb = b.tensors.at(id);
+    if (ta->role != schema::TensorRole::Update) continue;
+    ++updates;
+    CHECK(ta->kept == schema::ValuesKept::None);
+    CHECK(tb->kept != schema::ValuesKept::None);
+    const auto& sa = *ta->stats;
+    const auto& sb = *tb->stats;
+    CHECK(sa.count == sb.count);
+    CHECK(sa.finite_count == sb.finite_count);
+    CHECK(sa.nan_count == sb.nan_count);
+    CHECK(sa.inf_count == sb.inf_count);
+    CHECK(sa.min == sb.min);
+    CHECK(sa.max == sb.max);
+    CHECK(sa.mean == sb.mean);  // the same pieces summed in the same order
+    CHECK(sa.std == sb.std);
+    CHECK(sa.l2 == sb.l2);
+    CHECK(sa.mean_abs == sb.mean_abs);
+    CHECK(sa.histogram == sb.histogram);
+  }
+  CHECK(updates == 4);
+}
+
 TEST_CASE("a spill file that cannot be written: the weights stay in memory, the error is named", "[recorder]") {
   // A file-size limit of 1 MB (SIGXFSZ ignored: the write fails with EFBIG)
   // lets the small run file be written but not the 2.4 MB weight.

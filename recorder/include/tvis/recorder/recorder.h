@@ -251,7 +251,7 @@ class Recorder {
   struct WeightAfter {  // a parameter's weight as recorded by params_after()
     c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl> impl;
     uint32_t version;
-    uint64_t hash;  // xxh64 of the bytes (CPU tensors; 0 elsewhere)
+    uint64_t hash;  // bytes_hash() (CPU tensors; 0 elsewhere)
     int64_t id;
   };
 
@@ -261,6 +261,8 @@ class Recorder {
                      bool stats_only, bool whole_rows = true);
   /// The weight-after record id still describing `p` exactly, else -1.
   int64_t unchanged_weight(const at::Tensor& p) const;
+  /// The low half of the XXH3-128 of a CPU tensor's bytes in contiguous
+  /// order (the run builder's hash of kept values: RunBuilder::last_value_hash); 0 elsewhere.
   static uint64_t bytes_hash(const at::Tensor& p);
   /// Narrows `o` to what the byte budget grants `t` (byte_budget.h).
   void apply_budget(const at::Tensor& t, int role, CaptureOptions* o);
@@ -269,6 +271,8 @@ class Recorder {
   bool spills(const at::Tensor& p, uint64_t all_bytes);
   /// Records Δw of a spilled parameter, summarised a piece at a time.
   int64_t spilled_update(const Pending& b, const at::Tensor& after, int64_t event);
+  /// A statistics-only Update record of `b` (shaped like `like`, else like b.before) with statistics `vs`.
+  int64_t update_summary(const Pending& b, const ValueStats& vs, int64_t event, const at::Tensor* like = nullptr);
   /// The spill file failed (`why`): every later weight stays in memory.
   void give_up_spilling(const std::string& why);
   /// After params_after(): the file's pages go back; a given-up file closes.

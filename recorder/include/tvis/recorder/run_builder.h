@@ -78,6 +78,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <tvis/schema/recording_generated.h>
@@ -125,6 +126,9 @@ class RunBuilder {
   uint64_t add_tensor(std::unique_ptr<schema::TensorRecordT> rec, const void* data, uint64_t size, bool f32,
                       bool sparse = false);
   uint64_t tensors_added() const { return next_tensor_id_; }
+  /// {size, low half of the XXH3-128} of the kept bytes the last add_tensor()
+  /// was given; {0, 0} when it hashed none (no values, or fewer than kShareMinBytes).
+  std::pair<uint64_t, uint64_t> last_value_hash() const { return last_hash_; }
 
   /// Ends a step boundary's weights: the weight buffer becomes a chunk now,
   /// and the chunks since the last call are the base of the next boundary's
@@ -225,6 +229,7 @@ class RunBuilder {
   bool share_leading_part(schema::TensorRecordT& rec, const void* data, uint64_t size, uint64_t align);
   void drop_sources(Data d);
   uint64_t shared_records_ = 0, shared_bytes_ = 0;
+  std::pair<uint64_t, uint64_t> last_hash_{0, 0};
 };
 
 }  // namespace tvis::recorder
