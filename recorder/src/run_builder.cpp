@@ -175,13 +175,14 @@ uint64_t RunBuilder::add_tensor(std::unique_ptr<schema::TensorRecordT> rec, cons
   }
   if (data && size) {
     DataBuffer& buf = buffer(d);
-    // A record of at least the chunk size starts a chunk and does not count
-    // towards its cut (not for weights, whose boundaries' layouts must match).
+    // A record of at least the chunk size (up to kHeldOversizeMax) starts a chunk and does not
+    // count towards its cut (not for weights, whose boundaries' layouts must match).
     const bool oversize = size >= options_.data_chunk_bytes && d != Data::Weights;
+    const bool held = oversize && size <= kHeldOversizeMax;
     if (!buf.chunk.empty() && (oversize || buf.chunk.value_bytes() - buf.oversize_bytes + size > options_.data_chunk_bytes))
       cut_buffer(d);
     rec->data_offset = buf.chunk.append(data, size, f32 ? 4 : 8);  // 8: keep 8-byte elements aligned
-    if (oversize) buf.oversize_bytes = buf.chunk.value_bytes();
+    if (held) buf.oversize_bytes = buf.chunk.value_bytes();
     if (size >= kShareMinBytes) {
       copies_.insert_or_assign(key, StoredCopy{d, rec->data_offset, UINT32_MAX, rec->step});
       sources_.insert_or_assign(data, SourceCopy{d, rec->data_offset, size, rec->step});

@@ -44,7 +44,9 @@
 //     a chunk and is not counted: the records after it fill that chunk up
 //     to the chunk size, so the chunk stays in memory while the step's
 //     later records may share a leading part of it (below); a chunk holds
-//     at most one such record. Weights are cut by the size alone.
+//     at most one such record, of at most kHeldOversizeMax bytes (a larger
+//     one is cut at the next record: memory before sharing). Weights are
+//     cut by the size alone.
 //   - One stored copy per value within a step: a tensor of at least
 //     kShareMinBytes whose kept bytes equal, bit for bit, those of a tensor
 //     added earlier in the same step (the logits recorded as a module's output
@@ -163,6 +165,8 @@ class RunBuilder {
   uint64_t shared_records() const { return shared_records_; }
   uint64_t shared_bytes() const { return shared_bytes_; }
   static constexpr uint64_t kShareMinBytes = 4096;
+  /// The largest record whose chunk stays open after it (above: cut at the next record, as any full chunk).
+  static constexpr uint64_t kHeldOversizeMax = 64ull << 20;
 
  private:
   struct DataBuffer {
