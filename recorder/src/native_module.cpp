@@ -64,6 +64,7 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("dead_units", [](PyRecorder&, const at::Tensor& output, int64_t unit_dim) {
         return PyRecorder::dead_units(output, unit_dim);
       })
+      .def_static("graph_leaves", &PyRecorder::graph_leaves)
       .def("hook_exit", &PyRecorder::hook_exit)
       .def("update", [](PyRecorder& r, int64_t event, const std::string& name, const at::Tensor& after,
                         const at::Tensor& before) { return r.core().update(event, name, after, before); })

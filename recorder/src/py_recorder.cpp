@@ -2,10 +2,12 @@
 
 #include <limits>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/functions/accumulate_grad.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
@@ -218,6 +220,23 @@ int64_t dead_units_f32(const float* v, int64_t outer, int64_t units, int64_t inn
 constexpr int64_t kDeadUnitsLoopMax = int64_t(1) << 16;
 
 }  // namespace
+
+std::vector<at::Tensor> PyRecorder::graph_leaves(const at::Tensor& loss) {
+  using torch::autograd::Node;
+  std::vector<at::Tensor> leaves;
+  if (!loss.defined() || !loss.grad_fn()) return leaves;
+  std::vector<Node*> todo{loss.grad_fn().get()};  // the graph lives while `loss` does (GIL held)
+  std::unordered_set<Node*> seen;
+  while (!todo.empty()) {
+    Node* fn = todo.back();
+    todo.pop_back();
+    if (fn == nullptr || !seen.insert(fn).second) continue;
+    if (const auto* acc = dynamic_cast<const torch::autograd::AccumulateGrad*>(fn))
+      if (acc->variable.defined()) leaves.push_back(acc->variable);
+    for (const auto& edge : fn->next_edges()) todo.push_back(edge.function.get());
+  }
+  return leaves;
+}
 
 at::Tensor PyRecorder::dead_units(const at::Tensor& output, int64_t unit_dim) {
   c10::NoGradGuard no_grad;

@@ -67,6 +67,12 @@ class PyRecorder {
   /// tensor on its device, the count of indices along `unit_dim` whose
   /// maximum over every other dimension is exactly 0; no autograd, no sync.
   static at::Tensor dead_units(const at::Tensor& output, int64_t unit_dim);
+  /// The leaf tensors the backward of `loss` accumulates into (its graph's
+  /// AccumulateGrad nodes), each once, depth first from loss.grad_fn: a
+  /// node's next edges are pushed in order and the last pushed is taken
+  /// first (the order session/hand_written_steps.py's Python walk gave).
+  /// Empty when `loss` has no grad_fn. Reads the graph, changes nothing.
+  static std::vector<at::Tensor> graph_leaves(const at::Tensor& loss);
   /// The native grad hook's call (GIL held): on_grad's recording of `grad`.
   void on_node_grad(uint64_t event, const at::Tensor& grad);
 

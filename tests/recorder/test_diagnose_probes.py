@@ -119,3 +119,47 @@ def test_dtensors_possible_needs_a_process_group(tmp_path):
     finally:
         dist.destroy_process_group()
     assert not dtensors_possible()
+
+
+def _python_graph_leaves(loss):
+    """The walk session/hand_written_steps.py did in Python before the native one: the reference."""
+    leaves, seen, todo, alive = [], set(), [loss.grad_fn], []
+    while todo:
+        fn = todo.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        alive.append(fn)
+        seen.add(id(fn))
+        var = getattr(fn, "variable", None)
+        if var is not None:
+            leaves.append(var)
+        todo.extend(f for f, _ in fn.next_functions)
+    return leaves
+
+
+def test_graph_leaves_walk_the_graph_as_python_did():
+    """PyRecorder.graph_leaves (carried_grads.py, backward_calls.py) gives
+    the Python walk's leaves, the same objects in the same order: a ResNet's
+    graph (shared BatchNorm nodes, residual joins), a parameter used twice, a
+    leaf outside any module, a frozen layer, a loss with no graph."""
+    import torchvision
+    from conftest import NATIVE_PY  # noqa: F401 (the build's module is loaded)
+    import tvis.native
+    graph_leaves = tvis.native.load().Recorder.graph_leaves
+    torch.manual_seed(0)
+    net = torchvision.models.resnet18(num_classes=3)
+    net.layer2.requires_grad_(False)
+    scale = torch.ones(3, requires_grad=True)  # a leaf of the script's own
+    shared = torch.nn.Linear(3, 3)
+    out = shared(shared(net(torch.randn(2, 3, 32, 32)))) * scale
+    cases = [out.sum(), torch.nn.functional.cross_entropy(out, torch.tensor([0, 2])), scale * 2,
+             torch.ones(2, requires_grad=True), torch.zeros(3)]
+    for loss in cases:
+        want, got = _python_graph_leaves(loss), graph_leaves(loss)
+        assert [id(t) for t in got] == [id(t) for t in want], loss
+    params = {id(p) for p in list(net.parameters()) + list(shared.parameters())}
+    got = graph_leaves(cases[0])
+    assert len(got) == len({id(t) for t in got})  # each once, `shared` used twice
+    assert id(scale) in {id(t) for t in got}
+    assert not {id(p) for p in net.layer2.parameters()} & {id(t) for t in got}
+    assert {id(t) for t in got} - {id(scale)} <= params

@@ -77,6 +77,10 @@ def main():
         session = Session(mod, os.path.join(d, "run.tvis"), {"steps": args.steps + 10, "project_dir": str(HERE)},
                           str(HERE / "tiny_calls.py"))
         session.install()
+        # The optimizer the script makes once tvis is in (as under `tvis run`): one created before
+        # install() is not seen, and its steps would take the hand-written-update path
+        # (hand_written_steps.py: a graph walk and every parameter listed per step).
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
         if args.no_tracer or args.profile:  # cProfile and the tracer are both profile functions
             session.rec.stop_profile()
         prof = cProfile.Profile() if args.profile else None

@@ -22,21 +22,10 @@ from .. import schema as P
 class HandWrittenSteps:
     """A part of Session: hand-written updates after a backward (see the module doc)."""
 
-    @staticmethod
-    def _graph_leaves(loss):
-        """Leaf tensors the backward of `loss` accumulates into (AccumulateGrad nodes)."""
-        leaves, seen, todo, alive = [], set(), [loss.grad_fn], []
-        while todo:
-            fn = todo.pop()
-            if fn is None or id(fn) in seen:
-                continue
-            alive.append(fn)  # ids stay unique only while the wrappers live
-            seen.add(id(fn))
-            var = getattr(fn, "variable", None)
-            if var is not None:
-                leaves.append(var)
-            todo.extend(f for f, _ in fn.next_functions)
-        return leaves
+    def _graph_leaves(self, loss):
+        """Leaf tensors the backward of `loss` accumulates into (AccumulateGrad nodes), in the
+        recorder's depth-first order (PyRecorder::graph_leaves: a walk of the graph in C++)."""
+        return self.rec.graph_leaves(loss)
 
     def _leaf_names(self, leaves):
         """Names for leaves outside any module: the script's global variable holding it."""
