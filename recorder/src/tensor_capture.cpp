@@ -1,5 +1,6 @@
 #include "tensor_capture.h"
 
+#include <cmath>
 #include <functional>
 
 #include <ATen/ATen.h>
@@ -235,12 +236,46 @@ void param_delta_into(at::Tensor& before, const at::Tensor& after) {
   at::sub_out(before, after.detach(), before);
 }
 
+namespace {
+
+// The first k rows of a small contiguous float32 CPU tensor (at most
+// kSmallRowValues values in them): their norms in one loop here, not six
+// torch operators (a gradient's per-sample norms at every module's backward).
+constexpr int64_t kSmallRowValues = 1 << 16;
+
+bool small_f32_rows(const at::Tensor& t, int64_t k) {
+  return t.device().is_cpu() && !device_stats_forced() && t.scalar_type() == at::kFloat &&
+         t.layout() == at::kStrided && t.has_storage() && t.is_contiguous() && t.size(0) > 0 &&
+         k * (t.numel() / t.size(0)) <= kSmallRowValues;
+}
+
+// Squares summed in double over eight interleaved lanes, then the lanes in
+// order: the norms of torch's double reduction up to summation order.
+std::vector<double> row_norms_f32(const float* p, int64_t k, int64_t row) {
+  std::vector<double> out(static_cast<size_t>(k));
+  for (int64_t i = 0; i < k; ++i) {
+    const float* r = p + i * row;
+    double lane[8] = {};
+    int64_t j = 0;
+    for (; j + 8 <= row; j += 8)
+      for (int l = 0; l < 8; ++l) lane[l] += static_cast<double>(r[j + l]) * static_cast<double>(r[j + l]);
+    double sum = 0;
+    for (int l = 0; l < 8; ++l) sum += lane[l];
+    for (; j < row; ++j) sum += static_cast<double>(r[j]) * static_cast<double>(r[j]);
+    out[static_cast<size_t>(i)] = std::sqrt(sum);
+  }
+  return out;
+}
+
+}  // namespace
+
 void leading_row_norms(const at::Tensor& t, int64_t k, DeviceBatch& batch,
                        std::function<void(std::vector<double>)> use) {
   c10::NoGradGuard no_grad;
   if (t.dim() == 0 || k <= 0 || !at::isFloatingType(t.scalar_type())) return use({});
   k = std::min<int64_t>(k, t.size(0));
   if (k == 0) return use({});
+  if (small_f32_rows(t, k)) return use(row_norms_f32(t.data_ptr<float>(), k, t.numel() / t.size(0)));
   at::Tensor rows = t.detach().narrow(0, 0, k).reshape({k, -1}).to(at::kDouble);
   at::Tensor norms = rows.pow(2).sum(1).sqrt();
   if (!t.device().is_cpu() || device_stats_forced()) {

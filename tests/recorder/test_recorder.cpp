@@ -465,6 +465,44 @@ TEST_CASE("gradients add to grad_norm; one for a written event counts as late", 
   CHECK(run.events[0]->grad_norm == Approx(2.0));
 }
 
+TEST_CASE("per-sample gradient norms equal torch's double reduction, small and large", "[recorder]") {
+  // Rows of at most 2^16 values in all are summed in a loop of the recorder's
+  // own (eight lanes), larger ones by torch: both within rounding of torch's.
+  TempRun tmp("row_norms");
+  const std::vector<std::vector<int64_t>> shapes = {{6, 5}, {6, 3, 7, 7}, {6, 1000}, {6, 64, 32, 32}, {6, 9}};
+  std::vector<at::Tensor> grads;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    at::Tensor g = at::randn(shapes[i]) * double(i + 1);
+    if (i == 4) g[1][3] = NAN;  // a non-finite row stays non-finite
+    grads.push_back(g);
+  }
+  {
+    Recorder rec(options(tmp.path));  // 2 followed samples
+    rec.set_batch_rows(6);
+    for (size_t i = 0; i < grads.size(); ++i) {
+      const uint64_t ev = rec.begin(kModuleCall, "layer" + std::to_string(i), "Layer", 0, 0, 0, 0);
+      rec.on_grad(ev, grads[i]);
+      rec.end(ev);
+    }
+    rec.finalize(schema::RunMetaT{});
+  }
+  RunContents run = read_run(tmp.path);
+  REQUIRE(run.events.size() == grads.size());
+  for (size_t i = 0; i < grads.size(); ++i) {
+    const auto& got = run.events[i]->sample_grad_norms;
+    REQUIRE(got.size() == 2);
+    const at::Tensor want = grads[i].narrow(0, 0, 2).reshape({2, -1}).to(at::kDouble).pow(2).sum(1).sqrt();
+    for (int r = 0; r < 2; ++r) {
+      const double w = want[r].item<double>();
+      if (std::isnan(w)) {
+        CHECK(std::isnan(got[r]));
+      } else {
+        CHECK(got[r] == Approx(w).epsilon(1e-12));
+      }
+    }
+  }
+}
+
 TEST_CASE("file ids are dense; only project files carry their text", "[recorder]") {
   char dir_tmpl[] = "/tmp/tvis_test_recorder_projXXXXXX";
   const std::string project = mkdtemp(dir_tmpl);
