@@ -6,6 +6,9 @@ and the run facts it reveals).
 Session and read and write the Session's fields named below); it adds no
 field of its own. Contracts:
 
+- ``_named_params()`` / ``_param_names()``: {id: (path, parameter)} / {id:
+  path} of the trained models' parameters; one walk while an optimizer step
+  opens (``_params_memo``, optimizer_steps.py), else a walk per call.
 - ``_module_name(module)``: the call's recorded path (names.py); a root
   first called after the paths were fixed is named in a notice.
 - ``_class_def(cls)``: (file id, line) of the class's ``forward``, asked of
@@ -52,7 +55,12 @@ class ModuleCalls:
         return d
 
     def _param_names(self):
-        return self.names.param_names()
+        return {k: path for k, (path, _) in self._named_params().items()}
+
+    def _named_params(self):
+        """names.named_params(): walked once while an optimizer step opens
+        (``_params_memo``, shared by its probes and its snapshot), else now."""
+        return self._params_memo if self._params_memo is not None else self.names.named_params()
 
     def _budget_parameters(self, root):
         """The byte budget keeps room for each step's weights and gradients:

@@ -289,10 +289,16 @@ class ModuleNames:
 
     def param_names(self):
         """{id(parameter): path} over the roots called so far."""
-        names = {}
+        return {k: path for k, (path, _) in self.named_params().items()}
+
+    def named_params(self):
+        """{id(parameter): (path, parameter)} over the roots called so far, in
+        their named_parameters() order, each parameter once (its first path)."""
+        named = {}
         for root in self.live_roots():
             prefix = self.label_of(root) if self.qualified else None
             for n, p in self._model_of(root).named_parameters():
-                n = user_path(n)
-                names.setdefault(id(p), prefix + "." + n if prefix else n)
-        return names
+                if id(p) not in named:
+                    n = user_path(n)
+                    named[id(p)] = (prefix + "." + n if prefix else n, p)
+        return named

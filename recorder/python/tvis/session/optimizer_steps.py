@@ -158,8 +158,12 @@ class OptimizerSteps:
         self.rec.set_phase(P.OPTIMIZER)
         name = type(state.opt).__name__
         state.eid = self.rec.begin(P.OPTIMIZER_STEP, name, name, state.file, state.line, 0, 0)
-        self.bus.call("on_optimizer_step_open", state.eid)
-        state.snap = self._snapshot_params(state.eid, state.params) if snapshot else []
+        self._params_memo = self.names.named_params()  # one walk of the models for the probes and the snapshot
+        try:
+            self.bus.call("on_optimizer_step_open", state.eid)
+            state.snap = self._snapshot_params(state.eid, state.params) if snapshot else []
+        finally:
+            self._params_memo = None
 
     def _after_step(self, opt, state):
         if state.eid is None:  # the optimizer never called its closure: nothing was before the update

@@ -130,6 +130,7 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         self.shards = Shards()      # sharded parameters' local parts and placements (shards.py)
         self._group_names = {}      # id(parameter) -> [recorded names] of the last snapshot (FSDP1 flat: several)
         self._class_defs = {}       # class -> (file id, line)
+        self._params_memo = None    # {id: (path, parameter)} while an optimizer step opens (_named_params)
         self._code_files = {}       # co_filename -> its file id (call sites); keyed by the name, not the code
                                     # object: Dynamo traces this hook inside a compiled model and cannot guard
                                     # on a dict keyed by code objects (InternalTorchDynamoError)

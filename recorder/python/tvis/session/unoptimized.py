@@ -11,8 +11,9 @@ event carries, when there is one:
                            tells a backbone left trainable from a head left out
                            by where the first and the last run)
 
-Cost: one pass over the models' parameters (identity and .grad only) per
-optimizer step; no tensor is read."""
+Cost: none of its own beyond reading each parameter's .grad: the models'
+parameters are listed once as the step opens, for this probe and the
+snapshot (Session._named_params); no tensor is read."""
 
 from .. import records as R
 
@@ -24,19 +25,11 @@ def unoptimized_detail(session):
     if not len(session._optimizers):
         return None
     held = {id(p) for o in list(session._optimizers) for g in o.param_groups for p in g["params"]}
-    found, seen = [], set()
-    for root in session.names.live_roots():
-        for p in root.parameters():
-            if id(p) in seen:
-                continue
-            seen.add(id(p))
-            if p.grad is not None and id(p) not in held:
-                found.append(p)
+    found = [path for k, (path, p) in session._named_params().items() if p.grad is not None and k not in held]
     if not found:
         return None
-    known = session._param_names()
-    shown = [known.get(id(p), "?") for p in found[:_MAX_NAMES]]
-    last = known.get(id(found[-1]), "?") if len(found) > _MAX_NAMES else None
+    shown = found[:_MAX_NAMES]
+    last = found[-1] if len(found) > _MAX_NAMES else None
     return R.event_detail(grads_unoptimized=len(found), grads_unoptimized_names=" ".join(shown),
                           grads_unoptimized_last=last)
 
