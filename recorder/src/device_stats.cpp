@@ -54,6 +54,11 @@ bool device_stats_forced() {
   return forced;
 }
 
+bool host_f32_loopable(const at::Tensor& t) {
+  return !device_stats_forced() && t.device().is_cpu() && t.scalar_type() == at::kFloat &&
+         t.layout() == at::kStrided && t.has_storage() && t.is_contiguous();
+}
+
 void queue_device_stats(const at::Tensor& t_in, DeviceBatch& batch, std::function<void(const ValueStats&)> use) {
   c10::NoGradGuard no_grad;
   const at::Tensor t = t_in.detach();

@@ -45,5 +45,9 @@ constexpr int64_t kSumBlock = 1024;
 void queue_device_stats(const at::Tensor& t, DeviceBatch& batch, std::function<void(const ValueStats&)> use);
 
 bool device_stats_forced();
+/// Whether the recorder's own loops may read `t`'s values in place: a
+/// contiguous float32 CPU tensor with storage, and device_stats_forced() off
+/// (which sends every tensor through torch's operators instead).
+bool host_f32_loopable(const at::Tensor& t);
 
 }  // namespace tvis::recorder

@@ -241,9 +241,8 @@ std::vector<at::Tensor> PyRecorder::graph_leaves(const at::Tensor& loss) {
 at::Tensor PyRecorder::dead_units(const at::Tensor& output, int64_t unit_dim) {
   c10::NoGradGuard no_grad;
   const at::Tensor x = output.detach();
-  if (x.device().is_cpu() && x.scalar_type() == at::kFloat && x.is_contiguous() && x.layout() == at::kStrided &&
-      x.numel() > 0 && x.numel() <= kDeadUnitsLoopMax && unit_dim >= 0 && unit_dim < x.dim() &&
-      !device_stats_forced()) {
+  if (host_f32_loopable(x) && x.numel() > 0 && x.numel() <= kDeadUnitsLoopMax && unit_dim >= 0 &&
+      unit_dim < x.dim()) {
     int64_t outer = 1, inner = 1;
     for (int64_t i = 0; i < unit_dim; ++i) outer *= x.size(i);
     for (int64_t i = unit_dim + 1; i < x.dim(); ++i) inner *= x.size(i);

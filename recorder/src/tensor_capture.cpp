@@ -206,11 +206,7 @@ Captured capture_tensor(const at::Tensor& t_in, const CaptureOptions& options) {
 }
 
 bool fused_delta_fits(const at::Tensor& before, const at::Tensor& after) {
-  const auto fits = [](const at::Tensor& t) {
-    return t.device().is_cpu() && t.scalar_type() == at::kFloat && t.layout() == at::kStrided && t.has_storage() &&
-           t.is_contiguous();
-  };
-  return !device_stats_forced() && fits(before) && fits(after) && before.numel() == after.numel() &&
+  return host_f32_loopable(before) && host_f32_loopable(after) && before.numel() == after.numel() &&
          before.data_ptr() != after.data_ptr();
 }
 
@@ -244,9 +240,7 @@ namespace {
 constexpr int64_t kSmallRowValues = 1 << 16;
 
 bool small_f32_rows(const at::Tensor& t, int64_t k) {
-  return t.device().is_cpu() && !device_stats_forced() && t.scalar_type() == at::kFloat &&
-         t.layout() == at::kStrided && t.has_storage() && t.is_contiguous() && t.size(0) > 0 &&
-         k * (t.numel() / t.size(0)) <= kSmallRowValues;
+  return host_f32_loopable(t) && t.size(0) > 0 && k * (t.numel() / t.size(0)) <= kSmallRowValues;
 }
 
 // Squares summed in double over eight interleaved lanes, then the lanes in

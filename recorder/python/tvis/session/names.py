@@ -287,10 +287,6 @@ class ModuleNames:
     def live_roots(self):
         return [m for m in (r() for r in self.roots) if m is not None]
 
-    def param_names(self):
-        """{id(parameter): path} over the roots called so far."""
-        return {k: path for k, (path, _) in self.named_params().items()}
-
     def named_params(self):
         """{id(parameter): (path, parameter)} over the roots called so far, in
         their named_parameters() order, each parameter once (its first path)."""
