@@ -64,6 +64,8 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("dead_units", [](PyRecorder&, const at::Tensor& output, int64_t unit_dim) {
         return PyRecorder::dead_units(output, unit_dim);
       })
+      .def("note_dead_units", &PyRecorder::note_dead_units)
+      .def("resolve_dead_units", &PyRecorder::resolve_dead_units)
       .def_static("graph_leaves", &PyRecorder::graph_leaves)
       .def("hook_exit", &PyRecorder::hook_exit)
       .def("update", [](PyRecorder& r, int64_t event, const std::string& name, const at::Tensor& after,

@@ -1,6 +1,8 @@
 #include "py_recorder.h"
 
 #include <limits>
+#include <map>
+#include <string>
 #include <optional>
 #include <unordered_set>
 #include <vector>
@@ -13,6 +15,7 @@
 
 #include <pybind11/stl.h>
 
+#include "device_reads.h"
 #include "device_stats.h"
 #include "py_records.h"
 
@@ -252,6 +255,48 @@ at::Tensor PyRecorder::dead_units(const at::Tensor& output, int64_t unit_dim) {
   for (int64_t i = 0; i < x.dim(); ++i)
     if (i != unit_dim) dims.push_back(i);
   return x.amax(dims).eq(0).sum();
+}
+
+bool PyRecorder::note_dead_units(uint64_t event, const at::Tensor& output) {
+  if (!output.defined() || output.dim() < 2 || !output.is_floating_point() || output.numel() == 0 ||
+      dead_pending_.size() >= kMaxPendingDeadUnits)
+    return false;
+  const int64_t unit_dim = output.dim() == 3 ? 2 : 1;  // [B, T, F]: the features; else the channels
+  const int64_t units = output.size(unit_dim);
+  dead_pending_.push_back({event, dead_units(output, unit_dim), units, output.numel() / units});
+  return true;
+}
+
+void PyRecorder::resolve_dead_units() {
+  std::vector<PendingDeadUnits> pending;
+  pending.swap(dead_pending_);
+  // The counts: a CPU one read as it is; a device's, stacked and read in one copy per device.
+  std::vector<int64_t> dead(pending.size(), 0);
+  std::map<std::string, std::vector<size_t>> on_device;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    if (pending[i].dead.is_cpu()) dead[i] = pending[i].dead.item<int64_t>();
+    else on_device[pending[i].dead.device().str()].push_back(i);
+  }
+  for (const auto& [device, index] : on_device) {
+    std::vector<at::Tensor> counts;
+    for (size_t i : index) counts.push_back(pending[i].dead);
+    const at::Tensor host = read_to_host(at::stack(counts));
+    const int64_t* v = host.data_ptr<int64_t>();
+    for (size_t k = 0; k < index.size(); ++k) dead[index[k]] = v[k];
+  }
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const PendingDeadUnits& p = pending[i];
+    std::vector<std::unique_ptr<schema::KeyValueT>> kvs;
+    for (auto [key, value] : {std::pair<const char*, int64_t>{"dead_units", dead[i]},
+                              {"units", p.units},
+                              {"unit_samples", p.unit_samples}}) {
+      auto kv = std::make_unique<schema::KeyValueT>();
+      kv->key = key;
+      kv->value = std::to_string(value);
+      kvs.push_back(std::move(kv));
+    }
+    core_.add_detail(p.event, std::move(kvs));
+  }
 }
 
 void PyRecorder::hook_enter() {

@@ -67,6 +67,17 @@ class PyRecorder {
   /// tensor on its device, the count of indices along `unit_dim` whose
   /// maximum over every other dimension is exactly 0; no autograd, no sync.
   static at::Tensor dead_units(const at::Tensor& output, int64_t unit_dim);
+  /// A ReLU call's output in a training forward (session/dead_units.py):
+  /// when it is a floating tensor of rank >= 2 with values, its dead-unit
+  /// count (dead_units(), along dim 1, or the last dim of a rank-3 output) is
+  /// kept for event `event` until resolve_dead_units(); at most
+  /// kMaxPendingDeadUnits calls between two resolves. True when kept.
+  bool note_dead_units(uint64_t event, const at::Tensor& output);
+  /// Each kept call's event gets detail dead_units, units and unit_samples
+  /// (in that order, as tvis.records.event_detail builds them); the counts are
+  /// read to the host here, once per call kept (a step's end, the run's end).
+  void resolve_dead_units();
+  static constexpr size_t kMaxPendingDeadUnits = 4096;
   /// The leaf tensors the backward of `loss` accumulates into (its graph's
   /// AccumulateGrad nodes), each once, depth first from loss.grad_fn: a
   /// node's next edges are pushed in order and the last pushed is taken
@@ -117,6 +128,12 @@ class PyRecorder {
   PyThreadState* profiled_thread_ = nullptr;  // where start_profile() installed the function
   bool suspended_ = false;
   bool grads_quiet_ = false;
+  struct PendingDeadUnits {
+    uint64_t event;
+    at::Tensor dead;  // 0-dim int64, on the output's device
+    int64_t units, unit_samples;
+  };
+  std::vector<PendingDeadUnits> dead_pending_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // false once destroyed (the hooks outlive it)
 };
 

@@ -3,7 +3,7 @@ modes.py, dead_units.py), called directly: which modules carry a mode, and
 the dead-unit reduction on a known output. Neither changes its input."""
 import torch
 
-from tvis.session.dead_units import DeadUnitProbe, unit_dim
+from tvis.session.dead_units import DeadUnitProbe
 from tvis.session.modes import mode_detail, mode_sensitive
 
 
@@ -43,23 +43,51 @@ def test_mode_detail():
     assert mode_detail(net, top=True) is mode_detail(net, top=True)  # built once, not per call
 
 
-def test_unit_dim():
-    assert [unit_dim(r) for r in (2, 3, 4, 5)] == [1, 2, 1, 1]
+def _events_detail(native, path):
+    """{event id: {key: text}} of a finished run file's events."""
+    from tvis._read import _json
+    f = native.RunFile(path)
+    events = {}
+    for ordinal, kind, *_ in f.chunks():
+        if kind == "events":
+            for e in _json(f.chunk_json(ordinal))["body"]["events"]:
+                events[e.get("id", 0)] = {kv["key"]: kv.get("value", "") for kv in e.get("detail", [])}
+    return events
 
 
-def test_dead_units_of_a_known_output(tmp_path):
-    rec = _Details(tmp_path)
+def test_dead_units_of_a_known_output(native, tmp_path):
+    """The probe hands a training forward's ReLU outputs to the native
+    recorder, which writes each call's counts into its event at the step's
+    end: a known output's count, nothing for other modules, other phases or
+    outputs without values, and the output unchanged."""
+    from tvis.schema import EVALUATION, FORWARD, MODULE_CALL
+    path = str(tmp_path / "run.tvis")
+    rec = native.Recorder(path, {"project_dir": str(tmp_path)})
     probe = DeadUnitProbe(rec)
     x = torch.relu(torch.randn(8, 6, 3, 3))
     x[:, 2] = 0  # channel 2 off for every sample and position
     x[:, 4] = 0
     x[0, 4, 1, 1] = 0.5  # channel 4 alive in one position of one sample
     before = x.clone()
-    probe.after_call(torch.nn.ReLU(), 7, x)
-    probe.after_call(torch.nn.GELU(), 8, x)  # not a ReLU: nothing
-    probe.resolve()
-    assert rec.details[7] == {"dead_units": 1, "units": 6, "unit_samples": 72}
-    assert 8 not in rec.details
+    tokens = torch.relu(torch.randn(2, 5, 7))
+    tokens[..., 3] = 0  # [B, T, F]: the last dim's feature 3 is off
+    rec.set_phase(FORWARD)
+    ids = [rec.begin(MODULE_CALL, "m%d" % i, "M", 0, 0, 0, 0) for i in range(6)]
+    probe.on_module_post(torch.nn.ReLU(), ids[0], (), x)
+    probe.on_module_post(torch.nn.GELU(), ids[1], (), x)  # not a ReLU: nothing
+    probe.on_module_post(torch.nn.ReLU6(), ids[2], (), tokens)
+    probe.on_module_post(torch.nn.ReLU(), ids[3], (), torch.zeros(0, 4))  # no values: nothing
+    probe.on_module_post(torch.nn.ReLU(), ids[4], (), (x,))  # not a tensor: nothing
+    rec.set_phase(EVALUATION)
+    probe.on_module_post(torch.nn.ReLU(), ids[5], (), x)  # not a training forward: nothing
+    probe.on_step_end(0)
+    for eid in ids:
+        rec.end(eid)
+    rec.finalize({})
+    details = _events_detail(native, path)
+    assert details[ids[0]] == {"dead_units": "1", "units": "6", "unit_samples": "72"}
+    assert details[ids[2]] == {"dead_units": "1", "units": "7", "unit_samples": "10"}
+    assert all(details[i] == {} for i in (ids[1], ids[3], ids[4], ids[5]))
     assert torch.equal(x, before)
 
 

@@ -41,7 +41,8 @@ class CaptureContext:
     def open_calls(self):
         """The open module calls, outermost first: the session's live list of
         (module, event id). Read only; ``len(open_calls) == 1`` inside a
-        top-level (root model) call."""
+        top-level (root model) call. The same list object for the whole run,
+        so a capture may keep it (its hot paths do)."""
         return self._s._stack
 
     def in_forward_phase(self):

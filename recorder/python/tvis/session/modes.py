@@ -16,6 +16,7 @@ from .. import records as R
 
 _DROPOUT = torch.nn.modules.dropout._DropoutNd
 _BATCH_NORM = torch.nn.modules.batchnorm._BatchNorm
+_SENSITIVE_TYPES = (_DROPOUT, _BATCH_NORM)
 
 
 def mode_sensitive(module):
@@ -52,9 +53,11 @@ class ModeProbe:
         self._rec = session.rec
 
     def on_module_pre(self, module, eid, args, kwargs):
-        detail = mode_detail(module, len(self._stack) == 1)
-        if detail is not None:
-            self._rec.add_detail(eid, detail)
+        top = len(self._stack) == 1
+        if top or isinstance(module, _SENSITIVE_TYPES):  # else: no detail (mode_detail gives None)
+            detail = mode_detail(module, top)
+            if detail is not None:
+                self._rec.add_detail(eid, detail)
 
 
 def attach(session):

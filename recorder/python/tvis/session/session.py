@@ -122,7 +122,7 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         self._last_dataset = None   # the dataset of the latest training fetch
         self._budgeted_roots = set()  # ids of models whose parameters the byte budget counts
         self._parameter_bytes = 0
-        self._stack = []            # [(module, event id)] open module calls
+        self._stack = []            # [(module, event id)] open module calls; never rebound (captures keep it)
         self._frames = []           # the call frame of each entry of _stack
         self._local_views = True    # whether a DTensor may be among a call's values (dtensors_possible), per top-level call
         self._thread = threading.get_ident()

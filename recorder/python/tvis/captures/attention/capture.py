@@ -45,7 +45,7 @@ import torch.nn.functional as F
 from ... import records as R
 from ... import schema as P
 from ..vocabulary import Vocabularies
-from .library import LibraryAttention, scriptable
+from .library import LIBRARY_MODULES, LibraryAttention, scriptable
 from .rebuild import KEEP_TOKENS, NotRebuildable, rebuild
 
 _F_SOFTMAX = F.softmax.__code__
@@ -58,6 +58,7 @@ def attach(ctx):
 class AttentionCapture:
     def __init__(self, ctx):
         self.s = ctx  # CaptureContext
+        self._open_calls = ctx.open_calls  # the session's live list of open calls
         self.project = ctx.project_files
         self.vocab = Vocabularies(self.project)
         self.library = LibraryAttention(ctx, self._rebuilt)
@@ -81,15 +82,17 @@ class AttentionCapture:
         self.library.install()
 
     def on_module_pre(self, module, eid, args, kwargs):
-        if len(self.s.open_calls) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
+        if len(self._open_calls) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
             ids = kwargs.get("input_ids")  # Hugging Face's name for the token ids, first among keywords
             self._new_forward(module, list(args) + ([ids] if ids is not None else []) + list(kwargs.values()))
         elif isinstance(module, torch.nn.Embedding) and args and args[0] is self.token_ids:
             self.token_table = module.num_embeddings
-        self.library.on_module_pre(module, self.capturing and self.enabled)
+        if isinstance(module, LIBRARY_MODULES):
+            self.library.on_module_pre(module, self.capturing and self.enabled)
 
     def on_module_post(self, module, eid, args, output):
-        self.library.on_module_post(module, self.capturing and self.enabled)
+        if isinstance(module, LIBRARY_MODULES):
+            self.library.on_module_post(module, self.capturing and self.enabled)
 
     def on_step_end(self, step):
         self._flush()

@@ -42,6 +42,9 @@ from .rebuild import NotRebuildable
 MHA = "nn.MultiheadAttention"
 SDPA = "F.scaled_dot_product_attention"
 MHA_FORWARD = "F.multi_head_attention_forward"
+# The module classes whose calls on_module_pre / on_module_post act on (a call of
+# any other module does nothing there, so the capture need not call them).
+LIBRARY_MODULES = (torch.nn.MultiheadAttention, torch.nn.TransformerEncoderLayer)
 _SCRIPTABLE = []  # wrappers registered as TorchScript builtins: alive for good (the table is keyed by id())
 
 

@@ -117,6 +117,7 @@ class RowsPlan:
 class EmbeddingsCapture:
     def __init__(self, ctx):
         self.s = ctx  # CaptureContext
+        self._open_calls = ctx.open_calls  # the session's live list of open calls
         self.vocab = Vocabularies(ctx.project_files)
         self.max_elems = int(ctx.option("max_elems"))  # the run's RunConfig
         self.batch_rows = None
@@ -130,7 +131,7 @@ class EmbeddingsCapture:
 
     # ------------------------------------------------------------ hooks --
     def on_module_pre(self, module, eid, args, kwargs):
-        if len(self.s.open_calls) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
+        if len(self._open_calls) == 1 and not isinstance(module, torch.nn.modules.loss._Loss):
             self._flush()
             first = next((a for a in args if isinstance(a, torch.Tensor)), None)
             self.batch_rows = first.shape[0] if first is not None and first.dim() > 0 else None
@@ -140,7 +141,7 @@ class EmbeddingsCapture:
         self._plan_cache = None  # the followed samples may have changed
 
     def on_module_post(self, module, eid, args, output):
-        stack = self.s.open_calls
+        stack = self._open_calls
         if len(stack) == 1 and self.batch_rows is not None and torch.is_grad_enabled():
             key = (self.s.step, id(stack[0][0]), id(module))
             if key not in self._taken:
@@ -186,14 +187,17 @@ class EmbeddingsCapture:
         plan = self._plan()
         if plan is None:
             return
-        every = pooled(out, plan.rows, plan.leading_rows)  # of the detached output: no graph, no no_grad() needed
-        if plan.all_followed:
-            vectors = every
-        elif plan.leading_positions:  # the leading rows: a view
-            vectors = every[:len(plan.positions)]
+        if plan.all_followed and out.dim() == 2 and len(plan.rows) == out.shape[0] and out.shape[1] <= MAX_DIM:
+            vectors = narrow = out.detach()  # what the lines below give for [B, D]: every row, as it is
         else:
-            vectors = every[plan.index]
-        narrow = narrowed(every)
+            every = pooled(out, plan.rows, plan.leading_rows)  # of the detached output: no graph, no no_grad()
+            if plan.all_followed:
+                vectors = every
+            elif plan.leading_positions:  # the leading rows: a view
+                vectors = every[:len(plan.positions)]
+            else:
+                vectors = every[plan.index]
+            narrow = narrowed(every)
         tid = self.s.rec.tensor(vectors, P.EMBEDDING, eid, "embedding")
         # The same values (every recorded row followed, at full width): one record for both.
         batch_tid = tid if narrow is vectors else self.s.rec.tensor(narrow, P.EMBEDDING, eid, "embedding rows")

@@ -87,6 +87,7 @@ class _Activation:
 class GradCam:
     def __init__(self, ctx, true_class=False):
         self.s = ctx  # CaptureContext
+        self._open_calls = ctx.open_calls  # the session's live list of open calls
         self.true_class = true_class  # --gradcam-true: also the true class of misclassified samples
         self.guard = HookGuard()
         self._forwards = []   # [[_Activation]] per top-level model call since the last backward
@@ -113,13 +114,15 @@ class GradCam:
                                           "that a classification loss's scores depend on")
 
     def on_module_post(self, module, eid, args, output):
-        s = self.s
-        if self._busy or not s.in_forward_phase():
+        if self._busy:
             return
+        s = self.s
         if not isinstance(output, torch.Tensor) or output.dim() != 4 or not output.is_floating_point() \
                 or output.grad_fn is None:
-            if not s.open_calls:
+            if not self._open_calls and s.in_forward_phase():
                 self._close_forward()
+            return
+        if not s.in_forward_phase():
             return
         if not self._forwards or self._forwards[-1] is None:
             self._open_forward()
@@ -129,7 +132,7 @@ class GradCam:
             acts[-1].modules.append((key, path))  # a container returning its last child's output
         else:
             acts.append(_Activation(key, path, eid, output))
-        if not s.open_calls:
+        if not self._open_calls:
             self._close_forward()
 
     def on_backward(self, loss, loss_info):
