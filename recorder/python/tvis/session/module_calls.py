@@ -11,6 +11,8 @@ field of its own. Contracts:
   opens (``_params_memo``, optimizer_steps.py), else a walk per call.
 - ``_module_name(module)``: the call's recorded path (names.py); a root
   first called after the paths were fixed is named in a notice.
+- ``_call_identity(module, frame)``: the path, class and class definition a
+  call's event begins with, once per module (``_identities``).
 - ``_class_def(cls)``: (file id, line) of the class's ``forward``, asked of
   the recorder once per class (``_class_defs``).
 - ``_budget_parameters(root)``: the byte budget counts each trained model's
@@ -23,6 +25,7 @@ field of its own. Contracts:
 
 import sys
 import threading
+import weakref
 
 import torch
 
@@ -35,13 +38,27 @@ class ModuleCalls:
     """A part of Session: module-call identity, phases and the run facts a call reveals (see the module doc)."""
 
     def _module_name(self, module):
+        ident = self._identities.get(id(module))
+        if ident is not None and ident[0]() is module:
+            return ident[1]
+        return self._call_identity(module, sys._getframe(1))[1]
+
+    def _call_identity(self, module, frame):
+        """(weak reference, path, class name, def file id, def line) of
+        `module`, kept in ``_identities`` (by id, the reference telling a
+        reused id): what each call's event is begun with. `frame`: the frame
+        asking (names.name's, for a root first seen). Paths never change once
+        given, except when names.decide() qualifies them (the session then
+        clears ``_identities``)."""
         root = self._stack[0][0] if self._stack else module
-        name = self.names.name(module, root, sys._getframe(1))
+        name = self.names.name(module, root, frame)
         if self.names.late_root is not None:
             self.notice("module_names_late_root", "model %s was first called after the run's module paths were "
                         "fixed for a single model: its paths are qualified (%s.<path>), the first model's are not"
                         % (self.names.late_root, self.names.late_root))
-        return name
+        cls = type(module)
+        ident = self._identities[id(module)] = (weakref.ref(module), name, cls.__name__) + self._class_def(cls)
+        return ident
 
     def _class_def(self, cls):
         d = self._class_defs.get(cls)

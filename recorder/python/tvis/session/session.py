@@ -130,6 +130,7 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         self.shards = Shards()      # sharded parameters' local parts and placements (shards.py)
         self._group_names = {}      # id(parameter) -> [recorded names] of the last snapshot (FSDP1 flat: several)
         self._class_defs = {}       # class -> (file id, line)
+        self._identities = {}       # id(module) -> (weak ref, path, class name, def file, def line): _call_identity
         self._params_memo = None    # {id: (path, parameter)} while an optimizer step opens (_named_params)
         self._code_files = {}       # co_filename -> its file id (call sites); keyed by the name, not the code
                                     # object: Dynamo traces this hook inside a compiled model and cannot guard
@@ -282,7 +283,9 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
                 if top_forward:
                     if is_compiled(module):
                         self._note_compiled(module)
-                    self.names.decide(module, call)
+                    if not self.names.decided:
+                        self.names.decide(module, call)
+                        self._identities.clear()  # the paths may now be qualified
                     self._budget_parameters(module)
                 for a in args:
                     if isinstance(a, torch.Tensor) and a.dim() > 0 and not isinstance(module, torch.nn.modules.loss._Loss):
@@ -296,9 +299,10 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         cf = self._code_files.get(filename)
         if cf is None:  # the file id of each calling file, asked once
             cf = self._code_files[filename] = self.rec.file_id(filename)
-        df, dl = self._class_def(type(module))
-        eid = self.rec.begin(P.MODULE_CALL, self._module_name(module), type(module).__name__, cf, site.f_lineno,
-                             df, dl)
+        ident = self._identities.get(id(module))
+        if ident is None or ident[0]() is not module:
+            ident = self._call_identity(module, sys._getframe(0))
+        eid = self.rec.begin(P.MODULE_CALL, ident[1], ident[2], cf, site.f_lineno, ident[3], ident[4])
         kwargs = call_kwargs(call)
         whole = not self._stack  # the top-level call's inputs are the batch: every row (recorder.h)
         if kwargs:
