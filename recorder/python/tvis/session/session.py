@@ -71,6 +71,10 @@ from .run_meta import RunMetaNotes
 from .shards import Shards, dtensors_possible, local_values
 from .top_forwards import TopForwards
 
+# Read at every module call: bound once.
+_LOSS = torch.nn.modules.loss._Loss
+_MODULE_CALL = P.MODULE_CALL
+_INPUT = P.INPUT
 
 class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps, HandWrittenSteps, RunMetaNotes):
     """The recording session (see the module doc). Its parts, one concept a
@@ -266,34 +270,17 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
 
     def _pre_impl(self, module, args):
         call = sys._getframe(2)  # torch's module call (_call_impl; 2.x: its inner), or a custom __call__
+        top_forward = False
         if self._stack:
             self._drop_raised_calls(call)
-        top_forward = False
-        if not self._stack:
+            if isinstance(module, _LOSS) and self._loss_in_model_forward():
+                self.rec.set_phase(P.LOSS)  # nn.CrossEntropyLoss in the model's own forward body (BERT's labels=)
+        else:
             self._local_views = dtensors_possible()
-        if not self._stack and not self._fetch_depth:
-            self._boundary()
-            if self.stop_pending:
-                return None  # the last step has ended: the script runs on unrecorded
-            if self._bw_depth == 0 and self._step_depth == 0:
-                self.rec.set_phase(self._top_level_phase(isinstance(module, torch.nn.modules.loss._Loss)))
-                if self._device is None:
-                    self._note_device(module)
-                top_forward = self.rec.phase() == P.FORWARD
-                if top_forward:
-                    if is_compiled(module):
-                        self._note_compiled(module)
-                    if not self.names.decided:
-                        self.names.decide(module, call)
-                        self._identities.clear()  # the paths may now be qualified
-                    self._budget_parameters(module)
-                for a in args:
-                    if isinstance(a, torch.Tensor) and a.dim() > 0 and not isinstance(module, torch.nn.modules.loss._Loss):
-                        if self.rec.phase() == P.FORWARD:
-                            self.rec.set_batch_rows(a.shape[0])
-                        break
-        elif isinstance(module, torch.nn.modules.loss._Loss) and self._loss_in_model_forward():
-            self.rec.set_phase(P.LOSS)  # nn.CrossEntropyLoss in the model's own forward body (BERT's labels=)
+            if not self._fetch_depth:
+                top_forward = self._top_level_call(module, args, call)
+                if top_forward is None:
+                    return None  # the last step has ended: the script runs on unrecorded
         site = call_site(call)
         filename = site.f_code.co_filename
         cf = self._code_files.get(filename)
@@ -302,7 +289,7 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         ident = self._identities.get(id(module))
         if ident is None or ident[0]() is not module:
             ident = self._call_identity(module, sys._getframe(0))
-        eid = self.rec.begin(P.MODULE_CALL, ident[1], ident[2], cf, site.f_lineno, ident[3], ident[4])
+        eid = self.rec.begin(_MODULE_CALL, ident[1], ident[2], cf, site.f_lineno, ident[3], ident[4])
         kwargs = call_kwargs(call)
         whole = not self._stack  # the top-level call's inputs are the batch: every row (recorder.h)
         if kwargs:
@@ -312,7 +299,7 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
             if keywords:  # not for options only (need_weights=False)
                 self.rec.add_detail(eid, R.event_detail(keyword_inputs=keywords))
         elif args:
-            self.rec.tensors(eid, P.INPUT, args, whole)
+            self.rec.tensors(eid, _INPUT, args, whole)
         elif kwargs is None:
             self._kwargs_only += 1
         if top_forward:
@@ -330,6 +317,34 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         else:
             self.bus.call("on_module_pre", module, eid, args, kwargs or {})
         return None
+
+    def _top_level_call(self, module, args, call):
+        """A call with no call open, outside a data fetch: the step boundary,
+        the phase it begins, and at a training forward the run facts it
+        reveals. True for a training forward, False otherwise, None when the
+        last step has ended (nothing is recorded)."""
+        self._boundary()
+        if self.stop_pending:
+            return None
+        top_forward = False
+        if self._bw_depth == 0 and self._step_depth == 0:
+            self.rec.set_phase(self._top_level_phase(isinstance(module, _LOSS)))
+            if self._device is None:
+                self._note_device(module)
+            top_forward = self.rec.phase() == P.FORWARD
+            if top_forward:
+                if is_compiled(module):
+                    self._note_compiled(module)
+                if not self.names.decided:
+                    self.names.decide(module, call)
+                    self._identities.clear()  # the paths may now be qualified
+                self._budget_parameters(module)
+            for a in args:
+                if isinstance(a, torch.Tensor) and a.dim() > 0 and not isinstance(module, _LOSS):
+                    if self.rec.phase() == P.FORWARD:
+                        self.rec.set_batch_rows(a.shape[0])
+                    break
+        return top_forward
 
     def _post_impl(self, module, args, output):
         eid = None
@@ -350,7 +365,7 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         else:
             self.bus.call("on_module_post", module, eid, args, output)
         self.rec.end(eid)
-        if isinstance(module, torch.nn.modules.loss._Loss) and isinstance(output, torch.Tensor):
+        if isinstance(module, _LOSS) and isinstance(output, torch.Tensor):
             info = {"call": "torch.nn." + type(module).__name__, "event": eid, "args": args,
                     "kwargs": {k: getattr(module, k) for k in ("reduction", "ignore_index", "label_smoothing",
                                                                "weight") if hasattr(module, k)},
