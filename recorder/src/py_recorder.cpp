@@ -241,16 +241,26 @@ std::vector<at::Tensor> PyRecorder::graph_leaves(const at::Tensor& loss) {
   return leaves;
 }
 
+namespace {
+
+// dead_units_f32 over a small float32 host tensor, read in place (no autograd
+// involved: only its values are read); nullopt for any other tensor.
+std::optional<int64_t> dead_units_on_host(const at::Tensor& x, int64_t unit_dim) {
+  if (!host_f32_loopable(x) || x.numel() == 0 || x.numel() > kDeadUnitsLoopMax || unit_dim < 0 ||
+      unit_dim >= x.dim())
+    return std::nullopt;
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < unit_dim; ++i) outer *= x.size(i);
+  for (int64_t i = unit_dim + 1; i < x.dim(); ++i) inner *= x.size(i);
+  return dead_units_f32(x.data_ptr<float>(), outer, x.size(unit_dim), inner);
+}
+
+}  // namespace
+
 at::Tensor PyRecorder::dead_units(const at::Tensor& output, int64_t unit_dim) {
+  if (std::optional<int64_t> n = dead_units_on_host(output, unit_dim)) return at::scalar_tensor(*n, at::kLong);
   c10::NoGradGuard no_grad;
   const at::Tensor x = output.detach();
-  if (host_f32_loopable(x) && x.numel() > 0 && x.numel() <= kDeadUnitsLoopMax && unit_dim >= 0 &&
-      unit_dim < x.dim()) {
-    int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < unit_dim; ++i) outer *= x.size(i);
-    for (int64_t i = unit_dim + 1; i < x.dim(); ++i) inner *= x.size(i);
-    return at::scalar_tensor(dead_units_f32(x.data_ptr<float>(), outer, x.size(unit_dim), inner), at::kLong);
-  }
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < x.dim(); ++i)
     if (i != unit_dim) dims.push_back(i);
@@ -263,7 +273,10 @@ bool PyRecorder::note_dead_units(uint64_t event, const at::Tensor& output) {
     return false;
   const int64_t unit_dim = output.dim() == 3 ? 2 : 1;  // [B, T, F]: the features; else the channels
   const int64_t units = output.size(unit_dim);
-  dead_pending_.push_back({event, dead_units(output, unit_dim), units, output.numel() / units});
+  if (std::optional<int64_t> n = dead_units_on_host(output, unit_dim))
+    dead_pending_.push_back({event, at::Tensor(), *n, units, output.numel() / units});
+  else
+    dead_pending_.push_back({event, dead_units(output, unit_dim), 0, units, output.numel() / units});
   return true;
 }
 
@@ -274,7 +287,8 @@ void PyRecorder::resolve_dead_units() {
   std::vector<int64_t> dead(pending.size(), 0);
   std::map<std::string, std::vector<size_t>> on_device;
   for (size_t i = 0; i < pending.size(); ++i) {
-    if (pending[i].dead.is_cpu()) dead[i] = pending[i].dead.item<int64_t>();
+    if (!pending[i].dead.defined()) dead[i] = pending[i].count;
+    else if (pending[i].dead.is_cpu()) dead[i] = pending[i].dead.item<int64_t>();
     else on_device[pending[i].dead.device().str()].push_back(i);
   }
   for (const auto& [device, index] : on_device) {

@@ -130,7 +130,8 @@ class PyRecorder {
   bool grads_quiet_ = false;
   struct PendingDeadUnits {
     uint64_t event;
-    at::Tensor dead;  // 0-dim int64, on the output's device
+    at::Tensor dead;  // 0-dim int64 on the output's device; undefined when counted on the host (count)
+    int64_t count;
     int64_t units, unit_samples;
   };
   std::vector<PendingDeadUnits> dead_pending_;

@@ -178,16 +178,19 @@ class EmbeddingsCapture:
         out = output
         while isinstance(out, (tuple, list)) and out:
             out = out[0]
-        if not isinstance(out, torch.Tensor) or not out.is_floating_point() or out.dim() < 2:
+        if not isinstance(out, torch.Tensor) or not out.is_floating_point():
+            return
+        shape = out.shape
+        if len(shape) < 2:
             return
         name = self.s.module_name(module)
-        if out.shape[0] != self.batch_rows:
-            self._unbatched.setdefault(name, tuple(out.shape))
+        if shape[0] != self.batch_rows:
+            self._unbatched.setdefault(name, tuple(shape))
             return
         plan = self._plan()
         if plan is None:
             return
-        if plan.all_followed and out.dim() == 2 and len(plan.rows) == out.shape[0] and out.shape[1] <= MAX_DIM:
+        if plan.all_followed and len(shape) == 2 and len(plan.rows) == shape[0] and shape[1] <= MAX_DIM:
             vectors = narrow = out.detach()  # what the lines below give for [B, D]: every row, as it is
         else:
             every = pooled(out, plan.rows, plan.leading_rows)  # of the detached output: no graph, no no_grad()
