@@ -301,14 +301,9 @@ void PyRecorder::resolve_dead_units() {
   for (size_t i = 0; i < pending.size(); ++i) {
     const PendingDeadUnits& p = pending[i];
     std::vector<std::unique_ptr<schema::KeyValueT>> kvs;
-    for (auto [key, value] : {std::pair<const char*, int64_t>{"dead_units", dead[i]},
-                              {"units", p.units},
-                              {"unit_samples", p.unit_samples}}) {
-      auto kv = std::make_unique<schema::KeyValueT>();
-      kv->key = key;
-      kv->value = std::to_string(value);
-      kvs.push_back(std::move(kv));
-    }
+    kvs.push_back(detail_integer("dead_units", dead[i]));
+    kvs.push_back(detail_integer("units", p.units));
+    kvs.push_back(detail_integer("unit_samples", p.unit_samples));
     core_.add_detail(p.event, std::move(kvs));
   }
 }

@@ -3,6 +3,8 @@
 #include "py_records.h"
 
 #include <charconv>
+#include <stdexcept>
+#include <string_view>
 
 #include <tvis/schema/recording_from_dict.h>
 
@@ -153,6 +155,20 @@ std::vector<std::unique_ptr<schema::KeyValueT>> event_detail(py::handle d) {
       }
   }
   return out;
+}
+
+std::unique_ptr<schema::KeyValueT> detail_integer(std::string_view field, int64_t value) {
+  const flatbuffers::TypeTable* tt = schema::EventDetailTypeTable();
+  for (size_t i = 0; i < tt->num_elems; ++i)
+    if (field == tt->names[i]) {
+      const auto type = static_cast<flatbuffers::ElementaryType>(tt->type_codes[i].base_type);
+      if (type < flatbuffers::ET_CHAR || type > flatbuffers::ET_ULONG) break;
+      auto kv = std::make_unique<schema::KeyValueT>();
+      kv->key = std::string(field);
+      kv->value = std::to_string(value);
+      return kv;
+    }
+  throw std::logic_error("tvis: EventDetail has no integer field " + std::string(field));
 }
 
 namespace {

@@ -33,6 +33,13 @@ namespace py = pybind11;
 /// a string as it is. TypeError for anything but a dict.
 std::vector<std::unique_ptr<schema::KeyValueT>> event_detail(py::handle d);
 
+/// One integer field of an event's detail, as event_detail() writes it (its
+/// decimal digits), for detail the recorder computes itself (dead units).
+/// `field` must name an integer field of EventDetail in the schema: a name
+/// the schema does not have (renamed, removed) throws std::logic_error, so
+/// the native side cannot drift from the generated tables unnoticed.
+std::unique_ptr<schema::KeyValueT> detail_integer(std::string_view field, int64_t value);
+
 /// One Body member converted from its dict, with the ranges its chunk's index
 /// entry holds (from_dict::span_of, then adjust()).
 struct Record {
