@@ -14,6 +14,7 @@
 
 #include "py_recorder.h"
 #include "py_records.h"
+#include "tensor_capture.h"
 
 namespace py = pybind11;
 using tvis::recorder::PyRecorder;
@@ -64,6 +65,15 @@ PYBIND11_MODULE(_tvis_native, m) {
       .def("dead_units", [](PyRecorder&, const at::Tensor& output, int64_t unit_dim) {
         return PyRecorder::dead_units(output, unit_dim);
       })
+      // Each tensor's L2 norm when it is a small float32 host tensor (tensor_capture.h
+      // small_f32_l2_norm), else None: the carried-gradients probe's norms without an operator each.
+      .def("small_l2_norms",
+           [](PyRecorder&, const std::vector<at::Tensor>& ts) {
+             std::vector<std::optional<double>> out;
+             out.reserve(ts.size());
+             for (const auto& t : ts) out.push_back(tvis::recorder::small_f32_l2_norm(t));
+             return out;
+           })
       .def("note_dead_units", &PyRecorder::note_dead_units)
       .def("resolve_dead_units", &PyRecorder::resolve_dead_units)
       .def_static("graph_leaves", &PyRecorder::graph_leaves)

@@ -263,6 +263,12 @@ std::vector<double> row_norms_f32(const float* p, int64_t k, int64_t row) {
 
 }  // namespace
 
+std::optional<double> small_f32_l2_norm(const at::Tensor& t) {
+  if (t.is_sparse() || !host_f32_loopable(t) || t.numel() > kSmallRowValues) return std::nullopt;
+  if (t.numel() == 0) return 0.0;
+  return row_norms_f32(t.data_ptr<float>(), 1, t.numel())[0];
+}
+
 void leading_row_norms(const at::Tensor& t, int64_t k, DeviceBatch& batch,
                        std::function<void(std::vector<double>)> use) {
   c10::NoGradGuard no_grad;

@@ -24,7 +24,9 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
 
 #include <tvis/schema/recording_generated.h>
 
@@ -63,6 +65,12 @@ Captured capture_tensor(const at::Tensor& t, const CaptureOptions& options);
 /// `like` whose statistics `stats` were computed elsewhere (a Δw summarised
 /// a piece at a time).
 Captured capture_summary(const at::Tensor& like, const ValueStats& stats);
+
+/// The L2 norm of a small float32 host tensor (contiguous, at most 2^16
+/// values: host_f32_loopable), summed in double in one loop (NaN and Inf
+/// propagate as in torch); nullopt for any other tensor (the caller uses
+/// torch's operators). Reads only, no autograd.
+std::optional<double> small_f32_l2_norm(const at::Tensor& t);
 
 /// L2 norms of the first k rows (dim 0) of `t`, in double, computed on its
 /// device, handed to `use`: at once for a CPU tensor, at `batch`'s resolve()

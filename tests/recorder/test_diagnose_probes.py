@@ -1,6 +1,7 @@
 """The recorder's probes for `tvis diagnose` (recorder/python/tvis/session:
 modes.py, dead_units.py), called directly: which modules carry a mode, and
 the dead-unit reduction on a known output. Neither changes its input."""
+import pytest
 import torch
 
 from tvis.session.dead_units import DeadUnitProbe
@@ -191,3 +192,34 @@ def test_graph_leaves_walk_the_graph_as_python_did():
     assert id(scale) in {id(t) for t in got}
     assert not {id(p) for p in net.layer2.parameters()} & {id(t) for t in got}
     assert {id(t) for t in got} - {id(scale)} <= params
+
+
+def test_carried_gradient_norms_on_both_paths(native, tmp_path):
+    """The carried-gradients probe's norms: small float32 host gradients
+    summed by the recorder in double, the rest (large, float64, sparse) by
+    torch's vector norm; every parameter with a .grad once, in order, None
+    grads skipped, NaN and Inf kept."""
+    from tvis.session.carried_grads import _grad_norms
+    rec = native.Recorder(str(tmp_path / "run.tvis"), {"project_dir": str(tmp_path)})
+    torch.manual_seed(0)
+    grads = [torch.randn(8, 8), None, torch.randn(300, 300), torch.randn(5).double(), torch.zeros(7),
+             torch.tensor([1.0, float("nan")]), torch.tensor([float("inf"), 2.0]), torch.randn(3, 4).t(),
+             torch.sparse_coo_tensor([[0, 2]], [3.0, 4.0], (5,))]
+    params = []
+    for g in grads:
+        p = torch.nn.Parameter(torch.zeros(g.shape if g is not None else (1,), dtype=g.dtype if g is not None else
+                                           torch.float32))
+        p.grad = g
+        params.append(p)
+    got = _grad_norms(rec, params)
+    assert [id(t) for t, _ in got] == [id(p) for p in params if p.grad is not None]
+    quick = rec.small_l2_norms([p.grad for p in params if p.grad is not None])
+    assert [q is not None for q in quick] == [True, False, False, True, True, True, False, False]
+    for (t, n), p in zip(got, [p for p in params if p.grad is not None]):
+        g = p.grad.coalesce().values() if p.grad.is_sparse else p.grad
+        want = float(torch.linalg.vector_norm(g.double()))
+        if want != want:
+            assert n != n
+        else:
+            assert n == pytest.approx(want, rel=1e-6, abs=0), p.grad.shape
+    rec.finalize({})

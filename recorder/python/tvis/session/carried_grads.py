@@ -14,9 +14,10 @@ The backward's event carries, when it checked any parameter:
   grads_carried_norm   sqrt of the sum of their squared .grad norms
   grads_carried_param  the one with the largest .grad norm
 
-Cost: one walk of the loss's graph (its nodes, in Python) per backward, one
-vector norm per newly reached parameter with a .grad, and one host read per
-device. Nothing is written: .grad is read detached, under no_grad."""
+Cost: one walk of the loss's graph (native) per backward, one vector norm
+per newly reached parameter with a .grad (small float32 host gradients: all
+in one native call, in double), and one host read per device. Nothing
+is written: .grad is read detached, under no_grad."""
 
 import torch
 
@@ -45,10 +46,8 @@ class CarriedGradProbe:
         if not fresh:
             return
         self._checked.update(id(t) for t in fresh)
-        with torch.no_grad():
-            norms = [(t, _norm(t.grad)) for t in fresh if t.grad is not None]
         carried, sq, worst, worst_norm = 0, 0.0, None, -1.0
-        for t, n in _on_host(norms):
+        for t, n in _grad_norms(s.rec, fresh):
             if n != 0:  # NaN too
                 carried += 1
                 sq += n * n
@@ -64,6 +63,21 @@ class CarriedGradProbe:
 
 def attach(session):
     return CarriedGradProbe(session)
+
+
+def _grad_norms(rec, params):
+    """[(parameter, float norm of its .grad)] for those of `params` with a
+    .grad, in their order: a small float32 host gradient summed in double by
+    the recorder, all in one call (Recorder.small_l2_norms); any other by
+    torch's vector norm, read with one stacked copy per device."""
+    pairs = [(t, g) for t in params if (g := t.grad) is not None]
+    if not pairs:
+        return []
+    quick = rec.small_l2_norms([g for _, g in pairs])  # read only
+    with torch.no_grad():
+        rest = [(t, _norm(g)) for (t, g), q in zip(pairs, quick) if q is None]
+    read = {id(t): v for t, v in _on_host(rest)}
+    return [(t, q if q is not None else read[id(t)]) for (t, _), q in zip(pairs, quick)]
 
 
 def _norm(grad):
