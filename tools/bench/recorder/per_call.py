@@ -1,14 +1,16 @@
 """The recorder's fixed cost per module call, measured in one process.
 
     build/venv/bin/python tools/bench/recorder/per_call.py [--build DIR] [--calls 200] [--steps 8]
-        [--captures-off NAMES] [--no-tracer] [--profile N]
+        [--captures-off NAMES] [--no-tracer] [--profile N] [--stat median|min]
 
 Runs tiny_calls.py's model (a chain of --calls nn.Linear(8, 8) + nn.ReLU
 pairs, batch 4, SGD: 2 x calls + 1 module calls a step) for --steps plain
 steps, then installs a recording Session (as `tvis run` would, into a
 temporary run file) and runs --steps + 1 recorded steps, the first excluded
 as warm-up. Step time is the training thread's CPU time (time.thread_time,
-so other processes on a shared machine do not count); medians. Prints the
+so other processes on a shared machine do not count); medians (--stat min:
+the fastest step of each, which a busy host's interference cannot lower;
+use it to compare two builds on a noisy machine). Prints the
 plain and recorded step, the ratio and the extra microseconds per module
 call.
 
@@ -57,6 +59,7 @@ def main():
     ap.add_argument("--captures-off", default="")
     ap.add_argument("--no-tracer", action="store_true")
     ap.add_argument("--profile", type=int, default=0)
+    ap.add_argument("--stat", choices=("median", "min"), default="median")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "recorder" / "python"))
     sys.path.insert(0, str(HERE))
@@ -72,7 +75,8 @@ def main():
     torch.manual_seed(0)
     model = model_of(args.calls)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    plain = statistics.median(step_times(model, opt, args.steps + 1)[1:])
+    stat = statistics.median if args.stat == "median" else min
+    plain = stat(step_times(model, opt, args.steps + 1)[1:])
     with tempfile.TemporaryDirectory(prefix="tvis-per-call-") as d:
         session = Session(mod, os.path.join(d, "run.tvis"), {"steps": args.steps + 10, "project_dir": str(HERE)},
                           str(HERE / "tiny_calls.py"))
@@ -94,7 +98,7 @@ def main():
         session.finalize()
     if os.environ.get("PER_CALL_LIST"):
         print("recorded steps ms:", " ".join("%.1f" % (t * 1e3) for t in recorded))
-    rec = statistics.median(recorded)
+    rec = stat(recorded)
     calls = 2 * args.calls + 1
     print("torch %s, %d module calls a step, captures off: %s%s" % (
         torch.__version__, calls, off or "none", ", no project-code tracer" if args.no_tracer else ""))
