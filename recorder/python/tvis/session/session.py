@@ -76,6 +76,7 @@ _LOSS = torch.nn.modules.loss._Loss
 _MODULE_CALL = P.MODULE_CALL
 _INPUT = P.INPUT
 
+
 class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps, HandWrittenSteps, RunMetaNotes):
     """The recording session (see the module doc). Its parts, one concept a
     file, are mixins over this object's fields (each file says which it
@@ -272,7 +273,8 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         call = sys._getframe(2)  # torch's module call (_call_impl; 2.x: its inner), or a custom __call__
         top_forward = False
         if self._stack:
-            self._drop_raised_calls(call)
+            self._drop_raised_calls(call)  # may leave the stack empty: then this call is a top-level one
+        if self._stack:
             if isinstance(module, _LOSS) and self._loss_in_model_forward():
                 self.rec.set_phase(P.LOSS)  # nn.CrossEntropyLoss in the model's own forward body (BERT's labels=)
         else:
