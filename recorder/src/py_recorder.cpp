@@ -2,8 +2,8 @@
 
 #include <limits>
 #include <map>
-#include <string>
 #include <optional>
+#include <string>
 #include <unordered_set>
 #include <vector>
 #include <c10/core/GradMode.h>
@@ -255,16 +255,21 @@ std::optional<int64_t> dead_units_on_host(const at::Tensor& x, int64_t unit_dim)
   return dead_units_f32(x.data_ptr<float>(), outer, x.size(unit_dim), inner);
 }
 
-}  // namespace
-
-at::Tensor PyRecorder::dead_units(const at::Tensor& output, int64_t unit_dim) {
-  if (std::optional<int64_t> n = dead_units_on_host(output, unit_dim)) return at::scalar_tensor(*n, at::kLong);
+// The same count by torch's operators, as a 0-dim int64 tensor on the output's device (no sync).
+at::Tensor dead_units_by_operators(const at::Tensor& output, int64_t unit_dim) {
   c10::NoGradGuard no_grad;
   const at::Tensor x = output.detach();
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < x.dim(); ++i)
     if (i != unit_dim) dims.push_back(i);
   return x.amax(dims).eq(0).sum();
+}
+
+}  // namespace
+
+at::Tensor PyRecorder::dead_units(const at::Tensor& output, int64_t unit_dim) {
+  if (std::optional<int64_t> n = dead_units_on_host(output, unit_dim)) return at::scalar_tensor(*n, at::kLong);
+  return dead_units_by_operators(output, unit_dim);
 }
 
 bool PyRecorder::note_dead_units(uint64_t event, const at::Tensor& output) {
@@ -276,7 +281,7 @@ bool PyRecorder::note_dead_units(uint64_t event, const at::Tensor& output) {
   if (std::optional<int64_t> n = dead_units_on_host(output, unit_dim))
     dead_pending_.push_back({event, at::Tensor(), *n, units, output.numel() / units});
   else
-    dead_pending_.push_back({event, dead_units(output, unit_dim), 0, units, output.numel() / units});
+    dead_pending_.push_back({event, dead_units_by_operators(output, unit_dim), 0, units, output.numel() / units});
   return true;
 }
 

@@ -288,7 +288,7 @@ class Session(ModuleCalls, TopForwards, LossCalls, BackwardCalls, OptimizerSteps
         cf = self._code_files.get(filename)
         if cf is None:  # the file id of each calling file, asked once
             cf = self._code_files[filename] = self.rec.file_id(filename)
-        ident = self._identities.get(id(module))
+        ident = self._identities.get(id(module))  # _module_name's lookup, inlined: this runs at every call
         if ident is None or ident[0]() is not module:
             ident = self._call_identity(module, sys._getframe(0))
         eid = self.rec.begin(_MODULE_CALL, ident[1], ident[2], cf, site.f_lineno, ident[3], ident[4])

@@ -190,17 +190,14 @@ class EmbeddingsCapture:
         plan = self._plan()
         if plan is None:
             return
-        if plan.all_followed and len(shape) == 2 and len(plan.rows) == shape[0] and shape[1] <= MAX_DIM:
-            vectors = narrow = out.detach()  # what the lines below give for [B, D]: every row, as it is
+        every = pooled(out, plan.rows, plan.leading_rows)  # of the detached output: no graph, no no_grad() needed
+        if plan.all_followed:
+            vectors = every
+        elif plan.leading_positions:  # the leading rows: a view
+            vectors = every[:len(plan.positions)]
         else:
-            every = pooled(out, plan.rows, plan.leading_rows)  # of the detached output: no graph, no no_grad()
-            if plan.all_followed:
-                vectors = every
-            elif plan.leading_positions:  # the leading rows: a view
-                vectors = every[:len(plan.positions)]
-            else:
-                vectors = every[plan.index]
-            narrow = narrowed(every)
+            vectors = every[plan.index]
+        narrow = narrowed(every)
         tid = self.s.rec.tensor(vectors, P.EMBEDDING, eid, "embedding")
         # The same values (every recorded row followed, at full width): one record for both.
         batch_tid = tid if narrow is vectors else self.s.rec.tensor(narrow, P.EMBEDDING, eid, "embedding rows")
