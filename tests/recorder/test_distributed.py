@@ -16,7 +16,7 @@ import sys
 
 import torch
 
-from conftest import NATIVE_PY, PYTHON, ROOT, SCRIPTS, inspect_json, load_run, rank_lines, torchrun
+from conftest import NATIVE_PY, PYTHON, ROOT, SCRIPTS, inspect_json, launch_ranks, load_run, rank_lines, torchrun
 
 SCRIPT = SCRIPTS / "ddp_train.py"
 
@@ -39,16 +39,9 @@ def plain_lines(steps, tmp_path):
 
 
 def plain_lines_of(tmp_path, *script_args):
-    """{rank: its `step` lines} of the plain torchrun launch with `script_args`.
-    The baseline is torch's alone: when gloo's teardown aborts a rank of it
-    ("terminate called without an active exception", seen once under a
-    loaded machine, no tvis involved), it is launched once more."""
-    for attempt in range(2):
-        p = subprocess.run(torchrun() + [str(SCRIPT), *script_args], capture_output=True, text=True, timeout=300,
-                           cwd=tmp_path)
-        if p.returncode == 0 or "terminate called without an active exception" not in p.stderr:
-            break
-    assert p.returncode == 0, p.stderr[-3000:]
+    """{rank: its `step` lines} of the plain torchrun launch with `script_args`
+    (relaunched when torch's own teardown aborts a rank: conftest.launch_ranks)."""
+    p = launch_ranks(torchrun() + [str(SCRIPT), *script_args], tmp_path)
     lines = rank_lines(p.stdout)
     steps = int(script_args[list(script_args).index("--steps") + 1])
     assert sorted(lines) == [0, 1] and all(len(v) == steps for v in lines.values()), p.stdout
