@@ -6,6 +6,9 @@
 //                   pwrite each at the end of the file, records the index
 //                   entry, starts writeback; at finalize writes footer,
 //                   trailer, fsync.
+// Both run at a lower priority (WriterOptions::background_nice), so on a
+// machine whose cores the training keeps busy they wait for idle time
+// rather than taking a core from its threads.
 // So compression overlaps the disk, and the file on disk is at every moment a
 // header followed by whole chunks plus at most one torn chunk at the end,
 // which the reader's recovery scan drops.
@@ -15,6 +18,7 @@
 #include "tvis/format/run_writer.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,6 +49,21 @@ constexpr uint32_t kMaxEncodedAhead = 8;        // encoded chunks waiting for th
 constexpr size_t kSpareRawBuffers = 4;          // encoded raw buffers kept for reuse_buffer()
 constexpr uint64_t kMinSpareRaw = 1u << 20;     // ... when at least this large
 constexpr uint64_t kNotSpilled = UINT64_MAX;
+
+// Lowers the calling thread's own priority by `increment` (see
+// WriterOptions::background_nice). Best effort: a refusal leaves the thread
+// as it was, which changes when chunks are compressed, never what is written.
+void lower_own_priority(int increment) {
+#ifdef __linux__
+  if (increment <= 0) return;
+  const id_t tid = static_cast<id_t>(::gettid());
+  errno = 0;
+  const int now = ::getpriority(PRIO_PROCESS, tid);
+  if (errno == 0) (void)::setpriority(PRIO_PROCESS, tid, std::min(now + increment, 19));
+#else
+  (void)increment;
+#endif
+}
 
 int pool_size(int asked) {
   if (asked > 0) return std::min(asked, 16);
@@ -202,6 +221,7 @@ struct RunWriter::Impl {
 
   // ----------------------------------------------------- encoder threads --
   void encode_loop() {
+    lower_own_priority(options.background_nice);
     ChunkEncoder encoder(options.zstd_level);
     for (;;) {
       std::shared_ptr<Pending> p;
@@ -269,6 +289,7 @@ struct RunWriter::Impl {
 
   // ----------------------------------------------------------- I/O thread --
   void io_loop() {
+    lower_own_priority(options.background_nice);
     for (;;) {
       Encoded e;
       {

@@ -43,6 +43,8 @@ std::unique_ptr<RunBuilder> create_builder(const RecorderOptions& options) {
   // TVIS_WRITER_BACKLOG_BYTES: the writer's in-memory bound before chunks spill beside the run
   // (run_writer.h; tests force 0: every chunk goes through the spill file).
   if (const char* b = std::getenv("TVIS_WRITER_BACKLOG_BYTES"); b && *b) o.max_backlog_bytes = std::strtoull(b, nullptr, 10);
+  // TVIS_WRITER_NICE: how far the writer's threads lower their priority (0: the caller's; benchmarks' A/B).
+  if (const char* v = std::getenv("TVIS_WRITER_NICE"); v && *v) o.writer_nice = std::atoi(v);
   // TVIS_XOR_DELTA=0: every weight chunk stored whole (run_builder.h; the bench's "before" size).
   if (const char* x = std::getenv("TVIS_XOR_DELTA"); x && std::string(x) == "0") o.xor_delta_weights = false;
   auto b = RunBuilder::create(o);

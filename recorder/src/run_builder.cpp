@@ -30,6 +30,7 @@ format::Result<std::unique_ptr<RunBuilder>> RunBuilder::create(const BuilderOpti
   format::WriterOptions wo;
   wo.zstd_level = options.zstd_level;
   wo.max_backlog_bytes = options.max_backlog_bytes;
+  wo.background_nice = options.writer_nice;
   auto w = format::RunWriter::create(options.path, wo);
   if (!w.ok()) return w.status();
   return std::unique_ptr<RunBuilder>(new RunBuilder(options, std::move(w.value())));

@@ -3,13 +3,19 @@
 // backpressure, python_float_repr.
 #include <catch2/catch.hpp>
 #include <dirent.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <deque>
+#include <fstream>
+#include <map>
 #include <new>
 #include <set>
+#include <sstream>
 #include <thread>
 #include "tvis/schema/recording_generated.h"
 
@@ -495,6 +501,64 @@ TEST_CASE("writer: past the memory bound chunks spill beside the run and the run
     if (e->d_name[0] != '.') names.insert(e->d_name);
   }
   CHECK(names == std::set<std::string>{"memory.tvis", "spill.tvis"});
+}
+
+namespace {
+
+// {thread id: nice value} of this process's threads, from /proc/self/task.
+std::map<long, int> thread_nice_values() {
+  std::map<long, int> out;
+  auto* d = ::opendir("/proc/self/task");
+  if (!d) return out;
+  while (auto* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream f(std::string("/proc/self/task/") + e->d_name + "/stat");
+    std::string line;
+    if (!std::getline(f, line) || line.rfind(')') == std::string::npos) continue;
+    std::istringstream rest(line.substr(line.rfind(')') + 2));  // from field 3 (state) on
+    std::string field;
+    for (int i = 3; i <= 19 && rest >> field; ++i)
+      if (i == 19) out[std::atol(e->d_name)] = std::atoi(field.c_str());
+  }
+  ::closedir(d);
+  return out;
+}
+
+// The nice values of the threads `options`' writer started, once each has set its own (polled for 5 s).
+std::vector<int> writer_thread_nice(const std::string& path, fmt::WriterOptions options, int expected) {
+  const auto before = thread_nice_values();
+  auto w = fmt::RunWriter::create(path, options);
+  REQUIRE(w.ok());
+  std::vector<int> found;
+  for (int tries = 0; tries < 500; ++tries) {
+    found.clear();
+    for (const auto& [tid, nice] : thread_nice_values())
+      if (!before.count(tid)) found.push_back(nice);
+    if (found.size() == size_t(options.encoder_threads + 1) &&
+        std::all_of(found.begin(), found.end(), [&](int n) { return n == expected; }))
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(w.value()->finalize().is_ok());
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("writer: the encoder and I/O threads run below the caller's priority", "[writer]") {
+  const std::string dir = tvis::test::temp_path("nice");
+  ::mkdir(dir.c_str(), 0755);
+  errno = 0;
+  const int base = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+  REQUIRE(errno == 0);
+  fmt::WriterOptions o;
+  o.encoder_threads = 2;
+  o.background_nice = 5;
+  const int lowered = std::min(base + 5, 19);  // nice stops at 19
+  CHECK(writer_thread_nice(dir + "/lowered.tvis", o, lowered) == std::vector<int>(3, lowered));
+  o.background_nice = 0;  // kept at the caller's priority
+  CHECK(writer_thread_nice(dir + "/kept.tvis", o, base) == std::vector<int>(3, base));
+  CHECK(fmt::WriterOptions().background_nice == 19);  // the default: the lowest priority there is
 }
 
 TEST_CASE("writer: backpressure bounds the queue; stats add up; errors are reported", "[writer]") {

@@ -46,6 +46,13 @@ struct WriterOptions {
   int encoder_threads = 0;                    // 0: half the hardware threads, 1 to 4
   bool spill = true;                          // spill past max_backlog_bytes (else block)
   std::string spill_path;                     // "": `<path>.spill`
+  // The encoder and I/O threads lower their own scheduling priority by this
+  // nice increment (Linux: each thread's own nice value; elsewhere ignored),
+  // so they run on the cores the caller's threads leave free instead of
+  // preempting them. When the caller keeps every core busy they fall behind
+  // and the backlog spills as above, compressed after the busy spell; the
+  // run file is the same. 0 keeps the creating thread's priority.
+  int background_nice = 19;
 };
 
 struct WriterStats {

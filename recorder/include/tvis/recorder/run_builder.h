@@ -98,6 +98,7 @@ struct BuilderOptions {
   int dense_zstd_level = -7;               // float32 weights and activations (see above)
   uint64_t data_chunk_bytes = 8ull << 20;  // TensorData buffer size before it is cut
   uint64_t max_backlog_bytes = 512ull << 20;
+  int writer_nice = 19;                    // format::WriterOptions::background_nice
   bool xor_delta_weights = true;           // weights as XOR deltas between boundaries (above)
   uint32_t weight_keyframe_every = 8;      // every Nth boundary's weights plain
 };
