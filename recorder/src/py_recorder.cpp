@@ -92,6 +92,7 @@ py::dict stats_dict(const RecorderStats& s) {
   d["writer_spilled_chunks"] = s.writer_spilled_chunks;
   d["writer_spilled_bytes"] = s.writer_spilled_bytes;
   d["encoder_threads"] = s.encoder_threads;
+  d["statistics_threads"] = s.statistics_threads;
   d["shared_records"] = s.shared_records;
   d["shared_bytes"] = s.shared_bytes;
   return d;

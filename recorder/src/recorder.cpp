@@ -615,6 +615,7 @@ RecorderStats Recorder::stats() const {
   s.writer_spilled_chunks = w.spilled_chunks;
   s.writer_spilled_bytes = w.spilled_bytes;
   s.encoder_threads = w.encoder_threads;
+  s.statistics_threads = statistics_threads();
   s.shared_records = builder_->shared_records();
   s.shared_bytes = builder_->shared_bytes();
   s.bytes_kept = builder_->bytes_kept();

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <functional>
+#include <mutex>
+#include <set>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -30,7 +32,9 @@ void fill_stats(schema::StatsT& out, const ValueStats& s) {
   out.histogram = s.histogram;
 }
 
-constexpr size_t kParallelMin = size_t(1) << 19;  // float32 values from which statistics go parallel
+// float32 values from which statistics are summed in fixed pieces (on as many
+// of torch's threads as there are, one or more: the numbers are the same).
+constexpr size_t kParallelMin = size_t(1) << 19;
 
 // float32 on the CPU in pieces on torch's intra-op threads (idle while a hook
 // runs); the same numbers as stats_of_f32 up to summation order. `prepare`
@@ -67,7 +71,7 @@ ValueStats host_stats(const at::Tensor& x) {
   const size_t n = static_cast<size_t>(x.numel());
   switch (x.scalar_type()) {
     case at::kFloat:
-      if (n >= kParallelMin && at::get_num_threads() > 1) return parallel_stats_f32(x.data_ptr<float>(), n);
+      if (n >= kParallelMin) return parallel_stats_f32(x.data_ptr<float>(), n);
       return stats_of_f32(x.data_ptr<float>(), n);
     case at::kDouble: return stats_of_f64(x.data_ptr<double>(), n);
     case at::kHalf:
@@ -83,6 +87,16 @@ ValueStats host_stats(const at::Tensor& x) {
 }
 
 }  // namespace
+
+int statistics_threads() {
+  std::mutex mu;
+  std::set<int> seen;
+  at::parallel_for(0, at::get_num_threads(), 1, [&](int64_t, int64_t) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.insert(at::get_thread_num());
+  });
+  return static_cast<int>(seen.size());
+}
 
 schema::DType to_schema_dtype(c10::ScalarType st) {
   switch (st) {
@@ -217,7 +231,7 @@ ValueStats delta_into_with_stats(at::Tensor& before, const at::Tensor& after) {
   const auto subtract = [d, a](size_t i0, size_t m) {
     for (size_t j = i0; j < i0 + m; ++j) d[j] = a[j] - d[j];
   };
-  if (n >= kParallelMin && at::get_num_threads() > 1) return parallel_stats_f32(d, n, subtract);
+  if (n >= kParallelMin) return parallel_stats_f32(d, n, subtract);
   subtract(0, n);
   return stats_of_f32(d, n);
 }

@@ -92,6 +92,13 @@ void param_delta_into(at::Tensor& before, const at::Tensor& after);
 bool fused_delta_fits(const at::Tensor& before, const at::Tensor& after);
 ValueStats delta_into_with_stats(at::Tensor& before, const at::Tensor& after);
 
+/// How many of torch's intra-op threads the parallel statistics above reach
+/// now: at::get_num_threads() when this file is compiled for the parallel
+/// backend torch uses (OpenMP, recorder/CMakeLists.txt), 1 when
+/// at::parallel_for falls back to the calling thread alone. The numbers do
+/// not depend on it (fixed pieces, merged in order); the time does.
+int statistics_threads();
+
 schema::DType to_schema_dtype(c10::ScalarType st);
 
 }  // namespace tvis::recorder

@@ -99,6 +99,7 @@ struct RecorderStats {
   uint64_t spill_lost_updates = 0;  // Δw records left with their count only by a failed read
   uint64_t writer_spilled_chunks = 0, writer_spilled_bytes = 0;  // run_writer.h: chunks past the memory bound
   int encoder_threads = 0;                                        // the writer's encoder pool
+  int statistics_threads = 0;  // torch's intra-op threads the parallel statistics reach (tensor_capture.h)
   uint64_t shared_records = 0, shared_bytes = 0;  // run_builder.h: records pointing at an earlier stored copy
 };
 
