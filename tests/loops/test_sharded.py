@@ -33,12 +33,7 @@ def launch_recorded(cmd, cwd):
     """Runs the recorded 2-rank launch; once more only when a rank died of the
     exact teardown abort the plain launch also shows (TORCH_TEARDOWN_ABORT's
     first line): any other abort of a recorded rank fails."""
-    for _ in range(2):
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=cwd)
-        if p.returncode == 0 or TORCH_TEARDOWN_ABORT[0] not in p.stderr:
-            break
-    assert p.returncode == 0, p.stderr[-3000:]
-    return p
+    return launch_ranks(cmd, cwd, attempts=2, signatures=TORCH_TEARDOWN_ABORT[:1])
 
 
 def plain_and_recorded(tvis, tmp_path, mode):
@@ -47,8 +42,8 @@ def plain_and_recorded(tvis, tmp_path, mode):
     plain = launch_ranks(torchrun() + [str(SCRIPT), *args, "--dump", str(tmp_path / "plain")], tmp_path)
     lines = rank_lines(plain.stdout)
     assert sorted(lines) == [0, 1] and all(len(v) == STEPS for v in lines.values()), plain.stdout[-2000:]
-    rec = launch_recorded([tvis, "run", "--nproc-per-node", "2", "--steps", str(STEPS), "--out", str(tmp_path / "runs"),
-                  str(SCRIPT), *args, "--dump", str(tmp_path / "recorded")], tmp_path)
+    rec = launch_recorded([tvis, "run", "--nproc-per-node", "2", "--steps", str(STEPS), "--out",
+                           str(tmp_path / "runs"), str(SCRIPT), *args, "--dump", str(tmp_path / "recorded")], tmp_path)
     assert rank_lines(rec.stdout) == lines, "training differs under tvis run:\n%s" % rec.stdout[-3000:]
     for k in range(STEPS):  # the full parameters the script assembled itself after each step
         a = torch.load(tmp_path / "plain" / ("w_step%d.pt" % k))

@@ -182,13 +182,14 @@ def torchrun(python=PYTHON):
 TORCH_TEARDOWN_ABORT = ("terminate called without an active exception", "SIGABRT")
 
 
-def launch_ranks(cmd, cwd, attempts=4):
+def launch_ranks(cmd, cwd, attempts=4, signatures=TORCH_TEARDOWN_ABORT):
     """Runs a multi-rank launch that involves no tvis (a plain baseline) and
     returns the CompletedProcess; launched again, up to `attempts` times in all,
-    when torch's own teardown aborted a rank. Any other failure fails at once."""
+    when torch's own teardown aborted a rank (one of `signatures` in its
+    stderr). Any other failure fails at once."""
     for _ in range(attempts):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=cwd)
-        if p.returncode == 0 or not any(s in p.stderr for s in TORCH_TEARDOWN_ABORT):
+        if p.returncode == 0 or not any(s in p.stderr for s in signatures):
             break
     assert p.returncode == 0, p.stderr[-3000:]
     return p
