@@ -564,9 +564,9 @@ void Recorder::flush() {
   dedup_.clear();    // their statistics' pointers (DedupEntry::stats) go with them
   dedup_grads_.clear();
   last_stats_ = nullptr;
-  builder_->flush();
-  schema::SourceFilesT fresh = new_sources();
+  schema::SourceFilesT fresh = new_sources();  // before the step's events, which end its flush
   if (!fresh.files.empty()) builder_->write_sources(std::move(fresh));
+  builder_->flush();
 }
 
 /// Source entries of the files not written yet (ids sources_written_ ..),

@@ -337,6 +337,12 @@ void RunBuilder::flush() {
     tensors_.clear();
     append_table(ChunkKind::Tensors, std::move(batch), s0 == INT32_MAX ? -1 : s0, s1);
   }
+  // The step's records (optimizer steps, ...) go before its events: a reader of
+  // a file cut short (a killed script) counts a step by its events, so the
+  // events chunk is each flush's last and a counted step is a whole one.
+  std::vector<QueuedRecord> records = std::move(records_);
+  records_.clear();
+  for (auto& r : records) append_record(std::move(r));
   // Every ended event goes out now, sorted by id; those that ended after a
   // later id was written (enclosing calls) in a chunk of their own.
   std::vector<std::unique_ptr<schema::EventT>> late, fresh;
@@ -352,9 +358,6 @@ void RunBuilder::flush() {
   }
   write_events(std::move(late));
   write_events(std::move(fresh));
-  std::vector<QueuedRecord> records = std::move(records_);
-  records_.clear();
-  for (auto& r : records) append_record(std::move(r));
 }
 
 uint32_t RunBuilder::append_record(QueuedRecord r) {

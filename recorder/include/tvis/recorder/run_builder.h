@@ -68,10 +68,13 @@
 //     and its first `size` bytes equal the new ones (memcmp: proof, not a
 //     hash), the record points at them (same chunk and offset, its own
 //     size). The address only finds the candidate; the comparison decides.
-//   - Chunk order in the file: RunMeta (started), then per flush: TensorData,
-//     TensorBatch, EventBatch, the records added (add_record: OptimizerStep,
-//     Loss, SampleBatch, InsightBatch, ...) in the order added; SourceFiles
-//     (each step's new files, write_sources(); the rest at finalize()) and the final RunMeta at finalize(). The last RunMeta wins (chunk_kind.h).
+//   - Chunk order in the file: RunMeta (started), then per step: SourceFiles
+//     (the step's new files, write_sources()), then flush(): TensorData,
+//     TensorBatch, the records added (add_record: OptimizerStep, Loss,
+//     SampleBatch, InsightBatch, ...) in the order added, and EventBatch
+//     last: a file cut short (a killed script) that holds a step's events
+//     holds the whole step. finalize() adds the remaining SourceFiles and the
+//     final RunMeta. The last RunMeta wins (chunk_kind.h).
 //   - Not thread-safe: callers serialize (the module holds the GIL).
 #pragma once
 
@@ -150,8 +153,8 @@ class RunBuilder {
 
   /// Writes the RunMeta chunk (the first says "being written").
   void write_meta(const schema::RunMetaT& meta);
-  /// Writes every ended event, all tensor data and records, and the queued
-  /// records (add_record) in the order they were added.
+  /// Writes all tensor data and records, the queued records (add_record) in
+  /// the order they were added, and then every ended event.
   void flush();
   /// Writes one SourceFiles chunk holding `sources` (files not written
   /// before: readers take the union of every SourceFiles chunk by file id).
