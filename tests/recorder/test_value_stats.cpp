@@ -98,3 +98,54 @@ TEST_CASE("pieces merged give the whole array's statistics", "[stats]") {
   CHECK(merged.std == Approx(whole.std).epsilon(1e-12));
   CHECK(merged.histogram == whole.histogram);
 }
+
+namespace {
+// Values of `v` histogram_bin() puts in each bin, and how many of them lie
+// within `edge` of a bin width from an inner bin edge (where a float32
+// computation may pick the neighbouring bin).
+std::vector<uint32_t> reference_bins(const std::vector<float>& v, double lo, double hi, double edge, size_t* near) {
+  std::vector<uint32_t> bins(kHistogramBins, 0);
+  *near = 0;
+  for (float f : v) {
+    ++bins[histogram_bin(f, lo, hi, kHistogramBins)];
+    const double t = (double(f) - lo) / (hi - lo) * kHistogramBins;
+    const double d = std::fabs(t - std::round(t));
+    *near += d < edge && t > 0.5 && t < kHistogramBins - 0.5;
+  }
+  return bins;
+}
+}  // namespace
+
+TEST_CASE("histograms bin like histogram_bin() but for values near a bin edge, at every range", "[stats]") {
+  const float fmax = std::numeric_limits<float>::max();
+  struct Case {
+    const char* what;
+    std::vector<float> values;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"normal", random_values(100003, 3, 0.02f, 0.f)});
+  auto wide = random_values(4099, 5, 1.f, 0.f);
+  for (auto& x : wide) x *= fmax / 8;
+  wide[0] = -fmax, wide[1] = fmax;  // a range wider than FLT_MAX: x - lo overflows float
+  cases.push_back({"the whole float range", wide});
+  std::vector<float> narrow;
+  for (int k = 0; k < 300; ++k) narrow.push_back(std::nextafter(1.0f, 2.0f * (k % 3)));  // 1 - ulp, 1, 1 + ulp
+  cases.push_back({"three neighbouring floats", narrow});
+  std::vector<float> tiny;
+  for (int k = 0; k < 200; ++k) tiny.push_back(std::numeric_limits<float>::denorm_min() * float(k % 5));
+  cases.push_back({"subnormals: 64 / width overflows float", tiny});
+  for (const Case& c : cases) {
+    INFO(c.what);
+    ValueStats s = stats_of_f32(c.values.data(), c.values.size());
+    size_t near = 0;
+    auto expect = reference_bins(c.values, s.min, s.max, 1.2e-5, &near);
+    REQUIRE(s.histogram.size() == expect.size());
+    uint64_t moved = 0, mass = 0;
+    for (int b = 0; b < kHistogramBins; ++b) {
+      moved += s.histogram[b] > expect[b] ? s.histogram[b] - expect[b] : 0;
+      mass += s.histogram[b];
+    }
+    CHECK(mass == c.values.size());
+    CHECK(moved <= near);
+  }
+}

@@ -8,7 +8,11 @@
 //     the finite elements, accumulated in double; all 0 when none is finite.
 //   - histogram: kHistogramBins equal-width bins over [min, max] of the finite
 //     elements (hist_lo = min, hist_hi = max); the last bin is closed; when
-//     min == max every finite element falls in bin 0.
+//     min == max every finite element falls in bin 0. A value's bin is
+//     histogram_bin()'s except within about 1.2e-5 of a bin width from an
+//     edge: float32 arrays are binned in float32 when the range allows
+//     (neither x - min nor 64 / (max - min) overflows a float), otherwise in
+//     double. The same array gets the same bins on any CPU and thread count.
 // Two passes over the data: sums (branch-free, 8 lanes, double accumulators;
 // a careful pass only when a NaN/Inf is present), then the histogram.
 // std = sqrt(E[x^2] - mean^2) in double: exact to ~1e-8 relative unless
