@@ -34,6 +34,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -203,7 +204,13 @@ struct RunWriter::Impl {
       return false;
     }
     ::unlink(sp.c_str());
-    spill_thread = std::thread([this] { spill_loop(); });
+    try {
+      spill_thread = std::thread([this] { spill_loop(); });
+    } catch (const std::system_error&) {  // no thread to be had: wait for room instead
+      ::close(spill_fd);
+      spill_fd = -2;
+      return false;
+    }
     return true;
   }
 
