@@ -34,7 +34,6 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -204,13 +203,7 @@ struct RunWriter::Impl {
       return false;
     }
     ::unlink(sp.c_str());
-    try {
-      spill_thread = std::thread([this] { spill_loop(); });
-    } catch (const std::system_error&) {  // no thread to be had: wait for room instead
-      ::close(spill_fd);
-      spill_fd = -2;
-      return false;
-    }
+    spill_thread = std::thread([this] { spill_loop(); });
     return true;
   }
 
