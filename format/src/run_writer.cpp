@@ -6,14 +6,9 @@
 //                   pwrite each at the end of the file, records the index
 //                   entry, starts writeback; at finalize writes footer,
 //                   trailer, fsync.
-//   spill thread:   started at the first spill; appends the raw chunks the
-//                   caller handed over past the backlog bound to the spill
-//                   file, so the caller's thread never writes.
-// The encoders and the I/O thread run at a lower priority
-// (WriterOptions::background_nice), so on a machine whose cores the training
-// keeps busy they wait for idle time rather than taking a core from its
-// threads; the spill thread keeps the creator's priority, since it is what
-// holds the memory bound.
+// Both run at a lower priority (WriterOptions::background_nice), so on a
+// machine whose cores the training keeps busy they wait for idle time
+// rather than taking a core from its threads.
 // So compression overlaps the disk, and the file on disk is at every moment a
 // header followed by whole chunks plus at most one torn chunk at the end,
 // which the reader's recovery scan drops.
@@ -54,7 +49,6 @@ constexpr uint32_t kMaxEncodedAhead = 8;        // encoded chunks waiting for th
 constexpr size_t kSpareRawBuffers = 4;          // encoded raw buffers kept for reuse_buffer()
 constexpr uint64_t kMinSpareRaw = 1u << 20;     // ... when at least this large
 constexpr uint64_t kNotSpilled = UINT64_MAX;
-constexpr uint64_t kMaxSpillAhead = 64u << 20;  // raw bytes handed to the spill thread and not yet written
 
 // Lowers the calling thread's own priority by `increment` (see
 // WriterOptions::background_nice). Best effort: a refusal leaves the thread
@@ -85,7 +79,7 @@ struct RunWriter::Impl {
     Bytes raw;                    // in memory (held: counted in the backlog)
     std::function<Bytes()> make;  // deferred: built by the encoder
     uint64_t spill_offset = kNotSpilled, spill_size = 0;  // spilled: read back by the encoder
-    bool ready = true;            // false until the spill thread has written it
+    bool ready = true;            // false while the appender still writes the spill
     uint64_t held = 0;
     int level = 0;
   };
@@ -100,10 +94,6 @@ struct RunWriter::Impl {
   int fd = -1;
   int spill_fd = -1;         // opened at the first spill; -2: could not be
   uint64_t spill_end = 0;    // bytes reserved in the spill file
-  std::deque<std::shared_ptr<Pending>> spill_queue;  // handed to the spill thread, oldest first
-  uint64_t spill_ahead = 0;                           // their raw bytes
-  std::condition_variable spill_cv;                   // spill_queue gained a chunk, or stop was asked
-  std::thread spill_thread;
 
   mutable std::mutex mu;
   std::condition_variable raw_cv;      // raw queue gained a chunk, a spill became ready, or stop was asked
@@ -191,8 +181,7 @@ struct RunWriter::Impl {
 
   // ------------------------------------------------------------- spill --
   // The spill file (caller's thread, `mu` held): opened at the first spill
-  // and unlinked at once, and the spill thread started. False when spilling
-  // is off or the file failed.
+  // and unlinked at once. False when spilling is off or the file failed.
   bool spill_open() {
     if (spill_fd >= 0) return true;
     if (spill_fd == -2 || !options.spill) return false;
@@ -203,40 +192,7 @@ struct RunWriter::Impl {
       return false;
     }
     ::unlink(sp.c_str());
-    spill_thread = std::thread([this] { spill_loop(); });
     return true;
-  }
-
-  // The spill thread: writes each handed-over chunk at its reserved offset,
-  // marks it ready for its encoder and gives its memory back. Leaves once
-  // stop is asked and every handed-over chunk is written (the encoders wait
-  // for them).
-  void spill_loop() {
-    for (;;) {
-      std::shared_ptr<Pending> p;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        spill_cv.wait(lock, [&] { return !spill_queue.empty() || stop; });
-        if (spill_queue.empty()) break;
-        p = std::move(spill_queue.front());
-        spill_queue.pop_front();
-      }
-      Status s = pwrite_all(spill_fd, p->raw.data(), p->spill_size, p->spill_offset);
-      if (!s) set_error(Status::error(s.code, path + ".spill: " + s.message));
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        p->ready = true;
-        spill_ahead -= p->spill_size;
-        if (p->raw.capacity() >= kMinSpareRaw && spare_raw.size() < kSpareRawBuffers) {
-          p->raw.clear();
-          spare_raw.push_back(std::move(p->raw));
-        } else {
-          Bytes().swap(p->raw);
-        }
-      }
-      raw_cv.notify_all();
-      space_cv.notify_all();
-    }
   }
 
   static Status pwrite_all(int f, const uint8_t* data, uint64_t size, uint64_t at) {
@@ -412,10 +368,8 @@ struct RunWriter::Impl {
     }
     raw_cv.notify_all();
     space_cv.notify_all();
-    spill_cv.notify_all();
     for (auto& t : encoder_threads)
       if (t.joinable()) t.join();
-    if (spill_thread.joinable()) spill_thread.join();
     if (io_thread.joinable()) io_thread.join();
   }
 
@@ -431,27 +385,31 @@ struct RunWriter::Impl {
     const bool fits = options.max_backlog_bytes > 0 &&
                       (stats.backlog_bytes == 0 || stats.backlog_bytes + size <= options.max_backlog_bytes);
     if (!p->make && !fits && spill_open()) {
-      // Handed to the spill thread; the caller waits only while it is more
-      // than kMaxSpillAhead behind (one larger chunk goes through alone).
-      space_cv.wait(lock, [&] { return spill_ahead == 0 || spill_ahead + size <= kMaxSpillAhead || stop; });
-      if (stop) {
-        if (first_error.is_ok()) first_error = Status::error(ErrorCode::Io, path + ": chunk appended during finalize()");
-        return UINT32_MAX;
-      }
       p->spill_offset = spill_end;
       p->spill_size = size;
       p->ready = false;
       spill_end += size;
-      spill_ahead += size;
-      const uint32_t ordinal = p->ordinal = next_ordinal++;
+      p->ordinal = next_ordinal++;
       stats.spilled_chunks += 1;
       stats.spilled_bytes += size;
       raw_queue.push_back(p);
-      spill_queue.push_back(std::move(p));
+      const int f = spill_fd;
       lock.unlock();
       raw_cv.notify_one();
-      spill_cv.notify_one();
-      return ordinal;
+      Status s = pwrite_all(f, p->raw.data(), size, p->spill_offset);
+      if (!s) set_error(Status::error(s.code, path + ".spill: " + s.message));
+      {
+        std::lock_guard<std::mutex> relock(mu);
+        p->ready = true;
+        if (p->raw.capacity() >= kMinSpareRaw && spare_raw.size() < kSpareRawBuffers) {
+          p->raw.clear();
+          spare_raw.push_back(std::move(p->raw));
+        } else {
+          Bytes().swap(p->raw);
+        }
+      }
+      raw_cv.notify_all();
+      return p->ordinal;
     }
     // A chunk larger than the whole budget still goes through once the queue is empty.
     space_cv.wait(lock, [&] {

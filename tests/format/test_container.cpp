@@ -473,19 +473,6 @@ std::vector<Bytes> write_mixed_run(const std::string& path, const fmt::WriterOpt
 
 }  // namespace
 
-namespace {
-// Bytes the calling thread has passed to write calls (/proc/thread-self/io: wchar).
-uint64_t bytes_this_thread_wrote() {
-  std::ifstream f("/proc/thread-self/io");
-  std::string key;
-  uint64_t value = 0;
-  while (f >> key >> value)
-    if (key == "wchar:") return value;
-  FAIL("/proc/thread-self/io has no wchar");
-  return 0;
-}
-}  // namespace
-
 TEST_CASE("writer: past the memory bound chunks spill beside the run and the run is the same", "[writer]") {
   const std::string dir = tvis::test::temp_path("spill");
   ::mkdir(dir.c_str(), 0755);
@@ -497,13 +484,9 @@ TEST_CASE("writer: past the memory bound chunks spill beside the run and the run
   CHECK(kept.encoder_threads == 3);
   o.max_backlog_bytes = 0;  // every chunk goes through the spill file
   o.encoder_threads = 2;
-  const uint64_t written_before = bytes_this_thread_wrote();
   const auto through_spill = write_mixed_run(dir + "/spill.tvis", o, 12, &spilled);
-  // The spill thread wrote the spill file: this thread only the file header (create()).
-  CHECK(bytes_this_thread_wrote() - written_before <= 64);
   CHECK(spilled.spilled_chunks == 24);  // deferred tables are packed on the caller and spill too
   CHECK(spilled.spilled_bytes == spilled.raw_bytes);
-  CHECK(spilled.spilled_bytes > 100000);
   CHECK(spilled.peak_backlog_bytes == 0);  // nothing held in memory
   REQUIRE(in_memory.size() == 24);
   CHECK(through_spill == in_memory);

@@ -18,14 +18,11 @@
 // plus one per encoder thread; deferred chunks are held as the caller's
 // unpacked records until an encoder packs them (they count nothing).
 // When an append would exceed the bound (the encoders fell behind), the raw
-// chunk is spilled instead: handed to a spill thread, which appends it with
-// one pwrite (the page cache, no compression) to a spill file in the run's
-// folder (`<path>.spill`, unlinked as soon as it is opened, so it never
-// outlives the writer, even a killed one); an encoder reads it back in its
-// turn, usually after the recorded steps, at finalize(). Chunks handed over
-// and not yet written are at most 64 MB more (one larger chunk alone): past
-// that, append() waits for the spill thread. The caller's thread never
-// writes either file. The run file is the same either way. Without a spill
+// chunk is spilled instead: appended with one pwrite (the page cache, no
+// compression) to a spill file in the run's folder (`<path>.spill`, unlinked
+// as soon as it is opened, so it never outlives the writer, even a killed
+// one) and read back by an encoder in its turn, usually after the recorded
+// steps, at finalize(). The run file is the same either way. Without a spill
 // file (spill off, or it could not be created) append() blocks for room as a
 // bounded queue does.
 #pragma once
