@@ -96,34 +96,35 @@ inline __attribute__((always_inline)) void lane_sums(const T* data, size_t n, do
 }
 
 // Histogram of finite values over [lo, hi]: bin = floor((x - lo) * scale)
-// clamped to [0, bins - 1], in double (the same bin as histogram_bin() for
-// all but values a rounding away from a bin edge). Indices are computed a
-// block at a time, eight lanes at once with the same per-element arithmetic
-// as the scalar tail (explicit vectors: the compiler's own vectorization of
-// this loop needs -O3, which slows lane_sums down), then counted into four
-// sub-histograms that break the store-to-load dependency of repeated bins.
-template <typename T>
-inline __attribute__((always_inline)) void count_bins(const T* data, size_t n, double lo, double scale,
-                                                      uint32_t (*h)[kHistogramBins]) {
-  using V = typename Lanes<T>::V;
-  typedef int32_t V8i __attribute__((vector_size(32)));
+// clamped to [0, bins - 1], in arithmetic type S, W lanes at once. Indices
+// are computed a block at a time (explicit vectors with the same
+// per-element arithmetic as the scalar tail: the compiler's own
+// vectorization of this loop needs -O3, which slows lane_sums down), then
+// counted into four sub-histograms that break the store-to-load dependency
+// of repeated bins.
+template <typename T, typename S, int W>
+inline __attribute__((always_inline)) void count_bins_as(const T* data, size_t n, S lo, S scale,
+                                                         uint32_t (*h)[kHistogramBins]) {
+  typedef T VT __attribute__((vector_size(W * sizeof(T))));
+  typedef S VS __attribute__((vector_size(W * sizeof(S))));
+  typedef int32_t VI __attribute__((vector_size(W * sizeof(int32_t))));
   int32_t idx[kBinBlock];
-  const double top = kHistogramBins - 1;
-  const V8d vlo = V8d{} + lo, vscale = V8d{} + scale, vtop = V8d{} + top, vzero = V8d{};
+  const S top = kHistogramBins - 1;
+  const VS vlo = VS{} + lo, vscale = VS{} + scale, vtop = VS{} + top, vzero = VS{};
   for (size_t i0 = 0; i0 < n; i0 += kBinBlock) {
     const size_t m = n - i0 < kBinBlock ? n - i0 : kBinBlock;
     size_t j = 0;
-    for (; j + kLanes <= m; j += kLanes) {
-      V x;
+    for (; j + W <= m; j += W) {
+      VT x;
       std::memcpy(&x, data + i0 + j, sizeof x);
-      V8d t = (__builtin_convertvector(x, V8d) - vlo) * vscale;
+      VS t = (__builtin_convertvector(x, VS) - vlo) * vscale;
       t = t > vzero ? t : vzero;
       t = t < vtop ? t : vtop;
-      const V8i b = __builtin_convertvector(t, V8i);  // truncation: t >= 0, so floor
+      const VI b = __builtin_convertvector(t, VI);  // truncation: t >= 0, so floor
       std::memcpy(idx + j, &b, sizeof b);
     }
     for (; j < m; ++j) {
-      double t = (static_cast<double>(data[i0 + j]) - lo) * scale;
+      S t = (static_cast<S>(data[i0 + j]) - lo) * scale;
       t = t > 0 ? t : 0;
       t = t < top ? t : top;
       idx[j] = static_cast<int32_t>(t);
@@ -139,6 +140,14 @@ inline __attribute__((always_inline)) void count_bins(const T* data, size_t n, d
   }
 }
 
+// In double, eight lanes: the same bin as histogram_bin() for all but values
+// a rounding away from a bin edge.
+template <typename T>
+inline __attribute__((always_inline)) void count_bins(const T* data, size_t n, double lo, double scale,
+                                                      uint32_t (*h)[kHistogramBins]) {
+  count_bins_as<T, double, kLanes>(data, n, lo, scale, h);
+}
+
 TVIS_HOT_LOOP void lane_sums_f32(const float* d, size_t n, double* lo, double* hi, double* s, double* a, double* q,
                                  uint64_t* z) {
   lane_sums(d, n, lo, hi, s, a, q, z);
@@ -147,46 +156,13 @@ TVIS_HOT_LOOP void lane_sums_f64(const double* d, size_t n, double* lo, double* 
                                  uint64_t* z) {
   lane_sums(d, n, lo, hi, s, a, q, z);
 }
-// count_bins for float32 values in float32 arithmetic, sixteen lanes at once:
-// t = (x - lo) * scale with lo and scale rounded to float, so a value within
-// about 1.2e-5 of a bin width from an edge may land in the neighbouring bin
-// (the double version's bound is a rounding). Only for ranges where neither
+// float32 values in float32 arithmetic, sixteen lanes at once: lo and scale
+// rounded to float, so a value within about 1.2e-5 of a bin width from an
+// edge may land in the neighbouring bin. Only for ranges where neither
 // x - lo nor scale can overflow or lose its exponent (float_bins_safe).
 inline __attribute__((always_inline)) void count_bins_narrow(const float* data, size_t n, float lo, float scale,
                                                              uint32_t (*h)[kHistogramBins]) {
-  typedef float V16f __attribute__((vector_size(64)));
-  typedef int32_t V16i __attribute__((vector_size(64)));
-  constexpr size_t kWide = 16;
-  int32_t idx[kBinBlock];
-  const float top = kHistogramBins - 1;
-  const V16f vlo = V16f{} + lo, vscale = V16f{} + scale, vtop = V16f{} + top, vzero = V16f{};
-  for (size_t i0 = 0; i0 < n; i0 += kBinBlock) {
-    const size_t m = n - i0 < kBinBlock ? n - i0 : kBinBlock;
-    size_t j = 0;
-    for (; j + kWide <= m; j += kWide) {
-      V16f t;
-      std::memcpy(&t, data + i0 + j, sizeof t);
-      t = (t - vlo) * vscale;
-      t = t > vzero ? t : vzero;
-      t = t < vtop ? t : vtop;
-      const V16i b = __builtin_convertvector(t, V16i);
-      std::memcpy(idx + j, &b, sizeof b);
-    }
-    for (; j < m; ++j) {
-      float t = (data[i0 + j] - lo) * scale;
-      t = t > 0 ? t : 0;
-      t = t < top ? t : top;
-      idx[j] = static_cast<int32_t>(t);
-    }
-    j = 0;
-    for (; j + 4 <= m; j += 4) {
-      ++h[0][idx[j]];
-      ++h[1][idx[j + 1]];
-      ++h[2][idx[j + 2]];
-      ++h[3][idx[j + 3]];
-    }
-    for (; j < m; ++j) ++h[0][idx[j]];
-  }
+  count_bins_as<float, float, 16>(data, n, lo, scale, h);
 }
 
 // True when a range of kHistogramBins / scale can be binned in float32: the
