@@ -140,14 +140,6 @@ inline __attribute__((always_inline)) void count_bins_as(const T* data, size_t n
   }
 }
 
-// In double, eight lanes: the same bin as histogram_bin() for all but values
-// a rounding away from a bin edge.
-template <typename T>
-inline __attribute__((always_inline)) void count_bins(const T* data, size_t n, double lo, double scale,
-                                                      uint32_t (*h)[kHistogramBins]) {
-  count_bins_as<T, double, kLanes>(data, n, lo, scale, h);
-}
-
 TVIS_HOT_LOOP void lane_sums_f32(const float* d, size_t n, double* lo, double* hi, double* s, double* a, double* q,
                                  uint64_t* z) {
   lane_sums(d, n, lo, hi, s, a, q, z);
@@ -156,15 +148,6 @@ TVIS_HOT_LOOP void lane_sums_f64(const double* d, size_t n, double* lo, double* 
                                  uint64_t* z) {
   lane_sums(d, n, lo, hi, s, a, q, z);
 }
-// float32 values in float32 arithmetic, sixteen lanes at once: lo and scale
-// rounded to float, so a value within about 1.2e-5 of a bin width from an
-// edge may land in the neighbouring bin. Only for ranges where neither
-// x - lo nor scale can overflow or lose its exponent (float_bins_safe).
-inline __attribute__((always_inline)) void count_bins_narrow(const float* data, size_t n, float lo, float scale,
-                                                             uint32_t (*h)[kHistogramBins]) {
-  count_bins_as<float, float, 16>(data, n, lo, scale, h);
-}
-
 // True when a range of kHistogramBins / scale can be binned in float32: the
 // width is at most half of FLT_MAX (x - lo stays finite when rounded) and
 // scale is a normal float.
@@ -174,14 +157,19 @@ bool float_bins_safe(double scale) {
          scale >= std::numeric_limits<float>::min();
 }
 
+// float32 values in float32 arithmetic, sixteen lanes at once, when the range
+// allows: lo and scale rounded to float, so a value within about 1.2e-5 of a
+// bin width from an edge may land in the neighbouring bin. Otherwise, and for
+// float64, in double, eight lanes: the same bin as histogram_bin() for all
+// but values a rounding away from a bin edge.
 TVIS_HOT_LOOP void count_bins_f32(const float* d, size_t n, double lo, double scale, uint32_t (*h)[kHistogramBins]) {
   if (float_bins_safe(scale))
-    count_bins_narrow(d, n, static_cast<float>(lo), static_cast<float>(scale), h);
+    count_bins_as<float, float, 16>(d, n, static_cast<float>(lo), static_cast<float>(scale), h);
   else
-    count_bins(d, n, lo, scale, h);
+    count_bins_as<float, double, kLanes>(d, n, lo, scale, h);
 }
 TVIS_HOT_LOOP void count_bins_f64(const double* d, size_t n, double lo, double scale, uint32_t (*h)[kHistogramBins]) {
-  count_bins(d, n, lo, scale, h);
+  count_bins_as<double, double, kLanes>(d, n, lo, scale, h);
 }
 void lane_sums_of(const float* d, size_t n, double* lo, double* hi, double* s, double* a, double* q, uint64_t* z) {
   lane_sums_f32(d, n, lo, hi, s, a, q, z);

@@ -153,8 +153,8 @@ class RunBuilder {
 
   /// Writes the RunMeta chunk (the first says "being written").
   void write_meta(const schema::RunMetaT& meta);
-  /// Writes all tensor data and records, the queued records (add_record) in
-  /// the order they were added, and then every ended event.
+  /// Writes all tensor data and summaries, the queued records (add_record)
+  /// in the order they were added, and then every ended event.
   void flush();
   /// Writes one SourceFiles chunk holding `sources` (files not written
   /// before: readers take the union of every SourceFiles chunk by file id).
