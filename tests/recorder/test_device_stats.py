@@ -147,3 +147,41 @@ def test_a_full_batch_is_read_before_it_grows(tmp_path):
     for i in (0, 14363, 14364, 14999):
         st = run.tensors[i]["stats"]
         assert st.get("min", 0.0) == st.get("max", 0.0) == float(i) and st["histogram"][0] == 3, (i, st)
+
+
+def test_thumbnails_match_between_the_paths(tmp_path):
+    """Past the byte budget a tensor keeps a block-mean thumbnail: the host
+    path's own pass (block_means.h) and the device path's adaptive_avg_pool2d
+    give the same means within float rounding, on sizes whose windows overlap
+    (100 x 77, 1000 x 3) and do not (64 x 128), and on a vector."""
+    import conftest
+    import numpy as np
+    script = r"""
+import sys, torch
+sys.path.insert(0, sys.argv[2])
+import _tvis_native
+torch.manual_seed(5)
+ts = [torch.randn(100, 77) + 0.5, torch.randn(64, 128), torch.randn(1000, 3) * 1e3, torch.randn(5000),
+      torch.randn(6, 5, 4, 3)]
+rec = _tvis_native.Recorder(sys.argv[1], {"project_dir": ".", "max_run_bytes": 1, "steps": 1})
+ids = [rec.tensor(t, 4, -1, "t%d" % i) for i, t in enumerate(ts)]
+rec.finalize({"script": "x.py"})
+"""
+    runs = {}
+    for name, forced in (("host", False), ("device", True)):
+        out = tmp_path / (name + ".tvis")
+        env = {k: v for k, v in os.environ.items() if k != FORCE}
+        if forced:
+            env[FORCE] = "1"
+        p = subprocess.run([PYTHON, "-c", script, str(out), str(conftest.NATIVE_PY)], capture_output=True,
+                           text=True, env=env, timeout=300)
+        assert p.returncode == 0, p.stderr
+        runs[name] = load_run(out)
+    shapes = [(32, 32), (32, 32), (32, 3), (1, 32), (6, 32)]
+    for i, shape in enumerate(shapes):
+        host, dev = runs["host"].tensors[i], runs["device"].tensors[i]
+        assert host["kept"] == dev["kept"] == "None", (i, host["kept"], dev["kept"])
+        assert tuple(host["thumbnail_shape"]) == tuple(dev["thumbnail_shape"]) == shape, i
+        # torch's pooling sums in float32: its error is relative to the block's |x|, not to its mean
+        np.testing.assert_allclose(host["thumbnail"], dev["thumbnail"], rtol=1e-5,
+                                   atol=1e-5 * host["stats"]["mean_abs"], err_msg=str(i))

@@ -27,7 +27,10 @@ Per case:
   RSS growth   peak RSS of the recorded process - peak RSS of the plain one.
 
 Variants (--variants): `core` turns every capture extension off
-(TVIS_CAPTURES_OFF; the issue-3 recorder alone), `full` is `tvis run`'s
+(TVIS_CAPTURES_OFF; the issue-3 recorder alone), `core-stats` is `core` with
+a 1-byte value budget (`--max-run-bytes 1`: every tensor's statistics,
+histogram and thumbnail, no kept values: what the kept copies cost is
+`core` less `core-stats`), `full` is `tvis run`'s
 default, `no-NAME` turns one capture off (e.g. no-gradcam), `eval-values` is
 the default with `tvis run --eval-values` (evaluation passes keep values).
 """
@@ -94,11 +97,11 @@ def variant_env(variant):
     """TVIS_CAPTURES_OFF for a variant name (see the module doc)."""
     if variant in ("full", "eval-values"):
         return ""
-    if variant == "core":
+    if variant in ("core", "core-stats"):
         return ",".join(capture_names())
     if variant.startswith("no-"):
         return variant[3:]
-    sys.exit("bench: unknown variant %r (core, full, no-NAME)" % variant)
+    sys.exit("bench: unknown variant %r (core, core-stats, full, eval-values, no-NAME)" % variant)
 
 
 def python_pid(pid):
@@ -166,7 +169,8 @@ def bench_case(name, tvis, steps, timing_steps, out_dir, repeats, level=1, varia
     script, argsfor = CASES[name]
     plain_cmd = [PYTHON, str(script)]
     rec_cmd = [tvis, "run", "--python", PYTHON, "--out", str(out_dir)] + \
-        (["--eval-values"] if variant == "eval-values" else [])
+        (["--eval-values"] if variant == "eval-values" else []) + \
+        (["--max-run-bytes", "1"] if variant == "core-stats" else [])
     r = {"case": name, "variant": variant}
     rec_env = dict(os.environ, TVIS_ZSTD_LEVEL=str(level), TVIS_CAPTURES_OFF=variant_env(variant),
                    TVIS_NATIVE_DIRS=os.pathsep.join(native_dirs(tvis)))
