@@ -11,7 +11,7 @@
 
 #include "device_stats.h"
 #include "host_copy.h"
-#include "tvis/recorder/block_means.h"
+#include "tvis/recorder/adaptive_block_means.h"
 #include "tvis/recorder/value_stats.h"
 
 namespace tvis::recorder {
@@ -139,7 +139,7 @@ void add_thumbnail(const at::Tensor& t, schema::TensorRecordT& r, DeviceBatch* b
   const int64_t rows = t.dim() == 1 ? 1 : t.size(0);
   const int64_t cols = t.numel() / rows;
   if (host_f32_loopable(t)) {  // one pass of our own (torch's pooling of one channel runs serially, ~1-2 ns a value)
-    r.thumbnail = block_means_f32(t.data_ptr<float>(), rows, cols, kThumbnailSide, kThumbnailSide);
+    r.thumbnail = adaptive_block_means_f32(t.data_ptr<float>(), rows, cols, kThumbnailSide, kThumbnailSide);
     r.thumbnail_shape = {static_cast<int32_t>(std::min(rows, kThumbnailSide)),
                          static_cast<int32_t>(std::min(cols, kThumbnailSide))};
     return;

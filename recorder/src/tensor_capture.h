@@ -16,9 +16,9 @@
 //     `stats_only` keeps none (ValuesKept::None, `size` 0).
 //   - `thumbnail`: block means of the tensor seen as [dim 0, the rest]
 //     (a vector as one row), at most kThumbnailSide a side, as float32, with
-//     adaptive pooling's windows: block_means.h for a float32 host tensor the
-//     recorder reads in place, torch's adaptive_avg_pool2d otherwise (the
-//     same means within float rounding).
+//     adaptive pooling's windows: adaptive_block_means.h for a float32 host
+//     tensor the recorder reads in place, torch's adaptive_avg_pool2d
+//     otherwise (the same means within float rounding).
 //   - `values`/`size` point to the kept bytes, row-major, little-endian, in
 //     the tensor's dtype, valid while `keepalive` lives. f32 is true for
 //     float32 values (the writer shuffles those by 4-byte planes, unless

@@ -151,7 +151,7 @@ def test_a_full_batch_is_read_before_it_grows(tmp_path):
 
 def test_thumbnails_match_between_the_paths(tmp_path):
     """Past the byte budget a tensor keeps a block-mean thumbnail: the host
-    path's own pass (block_means.h) and the device path's adaptive_avg_pool2d
+    path's own pass (adaptive_block_means.h) and the device path's adaptive_avg_pool2d
     give the same means within float rounding, on sizes whose windows overlap
     (100 x 77, 1000 x 3) and do not (64 x 128), and on a vector."""
     import conftest

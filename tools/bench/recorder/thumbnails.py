@@ -3,7 +3,7 @@
     build/venv/bin/python tools/bench/recorder/thumbnails.py [--build DIR] [--reps 5]
 
 A tensor that `--max-run-bytes` refuses keeps its statistics and a 32 x 32
-block-mean thumbnail (recorder/include/tvis/recorder/block_means.h). For
+block-mean thumbnail (recorder/include/tvis/recorder/adaptive_block_means.h). For
 float32 CPU tensors shaped like a conv layer's weight, a transformer's
 MLP weight and GPT-2's embedding table, prints the best of --reps times of:
   record   Recorder.tensor() under a 1-byte budget: statistics + thumbnail,

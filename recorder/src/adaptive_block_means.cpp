@@ -1,4 +1,4 @@
-#include "tvis/recorder/block_means.h"
+#include "tvis/recorder/adaptive_block_means.h"
 
 #include <algorithm>
 
@@ -26,8 +26,8 @@ double sum_run(const float* x, int64_t n) {
 
 }  // namespace
 
-std::vector<float> block_means_f32(const float* values, int64_t rows, int64_t cols, int64_t out_rows,
-                                   int64_t out_cols) {
+std::vector<float> adaptive_block_means_f32(const float* values, int64_t rows, int64_t cols,
+                                            int64_t out_rows, int64_t out_cols) {
   std::vector<float> means;
   if (rows <= 0 || cols <= 0 || out_rows <= 0 || out_cols <= 0) return means;
   out_rows = std::min(out_rows, rows);

@@ -1,4 +1,4 @@
-// block_means_f32 against a direct computation of adaptive pooling's windows.
+// adaptive_block_means_f32 against a direct computation of adaptive pooling's windows.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <random>
 #include <vector>
 
-#include "tvis/recorder/block_means.h"
+#include "tvis/recorder/adaptive_block_means.h"
 
-using tvis::recorder::block_means_f32;
+using tvis::recorder::adaptive_block_means_f32;
 
 namespace {
 
@@ -45,7 +45,7 @@ TEST_CASE("block means equal adaptive pooling's windows, overlapping or not", "[
   for (const auto& s : shapes) {
     const auto v = normal_values(size_t(s.rows * s.cols), 0.5f);
     const int64_t out_rows = std::min<int64_t>(s.rows, 32), out_cols = std::min<int64_t>(s.cols, 32);
-    const auto got = block_means_f32(v.data(), s.rows, s.cols, 32, 32);
+    const auto got = adaptive_block_means_f32(v.data(), s.rows, s.cols, 32, 32);
     const auto want = reference(v, s.rows, s.cols, out_rows, out_cols);
     INFO(s.rows << "x" << s.cols);
     REQUIRE(got.size() == want.size());
@@ -53,7 +53,7 @@ TEST_CASE("block means equal adaptive pooling's windows, overlapping or not", "[
   }
   // a grid no larger than the array keeps every value as its own block, exactly
   const auto v = normal_values(15, 0.f);
-  CHECK(block_means_f32(v.data(), 5, 3, 32, 32) == v);
+  CHECK(adaptive_block_means_f32(v.data(), 5, 3, 32, 32) == v);
 }
 
 TEST_CASE("a non-finite value makes only its own blocks non-finite", "[thumbnail]") {
@@ -62,7 +62,7 @@ TEST_CASE("a non-finite value makes only its own blocks non-finite", "[thumbnail
   v[10 * 64 + 40] = std::numeric_limits<float>::infinity();      // block (5, 20)
   v[63 * 64 + 63] = -std::numeric_limits<float>::infinity();     // block (31, 31) ...
   v[62 * 64 + 62] = std::numeric_limits<float>::infinity();      // ... with +inf too: NaN
-  const auto m = block_means_f32(v.data(), 64, 64, 32, 32);
+  const auto m = adaptive_block_means_f32(v.data(), 64, 64, 32, 32);
   REQUIRE(m.size() == 32 * 32);
   CHECK(std::isnan(m[0]));
   CHECK(std::isinf(m[5 * 32 + 20]));
@@ -75,7 +75,7 @@ TEST_CASE("a non-finite value makes only its own blocks non-finite", "[thumbnail
 
 TEST_CASE("an empty array or grid gives no thumbnail", "[thumbnail]") {
   const float x = 1.f;
-  CHECK(block_means_f32(&x, 0, 5, 32, 32).empty());
-  CHECK(block_means_f32(&x, 1, 1, 0, 32).empty());
-  CHECK(block_means_f32(&x, 1, 1, 32, 32) == std::vector<float>{1.f});
+  CHECK(adaptive_block_means_f32(&x, 0, 5, 32, 32).empty());
+  CHECK(adaptive_block_means_f32(&x, 1, 1, 0, 32).empty());
+  CHECK(adaptive_block_means_f32(&x, 1, 1, 32, 32) == std::vector<float>{1.f});
 }

@@ -1,4 +1,4 @@
-// block_means.h: the thumbnail of a host float32 array, in one pass.
+// adaptive_block_means.h: the thumbnail of a host float32 array, in one pass.
 //
 // Contract: the array is row-major [rows, cols]; the result is row-major
 // [out_rows, out_cols] (1 <= out_rows <= rows, 1 <= out_cols <= cols), block
@@ -16,7 +16,7 @@
 
 namespace tvis::recorder {
 
-std::vector<float> block_means_f32(const float* values, int64_t rows, int64_t cols, int64_t out_rows,
-                                   int64_t out_cols);
+std::vector<float> adaptive_block_means_f32(const float* values, int64_t rows, int64_t cols,
+                                            int64_t out_rows, int64_t out_cols);
 
 }  // namespace tvis::recorder
