@@ -75,14 +75,29 @@ def native_dirs(tvis):
     return [str(Path(tvis).parents[1] / "python"), str(Path(TORCH1_BUILD) / "python")]
 
 
-def find_build(arg):
+def built_for(build):
+    """The interpreter a build's recorder module was configured for (its CMakeCache's TVIS_PYTHON), or None."""
+    try:
+        for line in (build / "CMakeCache.txt").read_text(errors="replace").splitlines():
+            if line.startswith("TVIS_PYTHON:"):
+                return line.split("=", 1)[1]
+    except OSError:
+        pass
+    return None
+
+
+def find_build(arg, python=None):
+    """--build, else the newest build under build/ with bin/tvis and a recorder module, preferring those
+    configured for `python` (a build for another torch cannot record with it)."""
     if arg:
         return Path(arg)
     found = [(m.stat().st_mtime, m.parents[1]) for m in (ROOT / "build").glob("*/python/_tvis_native*.so")
              if (m.parents[1] / "bin" / "tvis").exists()]
     if not found:
         sys.exit("bench: no build with bin/tvis and python/_tvis_native under build/")
-    return max(found)[1]
+    same = lambda a, b: a is not None and b is not None and os.path.abspath(a) == os.path.abspath(b)  # a venv links its python
+    matching = [f for f in found if same(built_for(f[1]), python)]
+    return max(matching or found)[1]
 
 
 def capture_names():
@@ -228,7 +243,7 @@ def main():
     ap.add_argument("--variants", default="core,full", help="comma-separated: core, full, no-NAME (module doc)")
     args = ap.parse_args()
     PYTHON, TORCH1_BUILD = args.python, args.torch1_build
-    tvis = str(find_build(args.build) / "bin" / "tvis")
+    tvis = str(find_build(args.build, PYTHON) / "bin" / "tvis")
     torch_version = subprocess.run([PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True,
                                    text=True, check=True).stdout.strip()
     print("bench: %s (torch %s), %s" % (PYTHON, torch_version, tvis), flush=True)

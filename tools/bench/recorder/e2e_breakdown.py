@@ -90,7 +90,7 @@ def main():
     ap.add_argument("--variant", default="full")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    tvis = str(bench.find_build(args.build) / "bin" / "tvis")
+    tvis = str(bench.find_build(args.build, bench.PYTHON) / "bin" / "tvis")
     script, argsfor = bench.CASES[args.case]
     plain, rec = [], []
     with tempfile.TemporaryDirectory(prefix="tvis-e2e-") as out:
