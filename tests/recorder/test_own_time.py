@@ -57,8 +57,11 @@ def test_loss_phase_is_mostly_tvis_with_gradcam(runs):
         loss = phase(cam, step, "Loss")
         assert 0 <= loss["own_ns"] <= loss["ns"], loss
         user = loss["ns"] - loss["own_ns"]
-        # Grad-CAM's passes over ResNet-18 take milliseconds; the loss itself microseconds
-        assert loss["own_ns"] > 2e6 and user < 0.1 * loss["ns"], loss
+        # Grad-CAM's passes over ResNet-18 take milliseconds; the loss itself microseconds, plus what a
+        # loaded machine adds by descheduling the process inside the few unbracketed lines (4.8 ms seen
+        # in CI beside other suites; the next test allows the same 5 ms). Passes not counted as tvis's
+        # would put their whole time (tens of ms) here.
+        assert loss["own_ns"] > 2e6 and user < 0.1 * loss["ns"] + 5e6, loss
         for t in cam.meta["phase_timings"]:
             assert 0 <= t["own_ns"] <= t["ns"], t
 
