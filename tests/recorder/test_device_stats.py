@@ -35,12 +35,12 @@ rec.finalize({"script": "x.py"})
 """
 
 
-def _record(tmp_path, name, forced, native_dir):
+def _record(tmp_path, name, forced, native_dir, script=RECORD):
     out = tmp_path / (name + ".tvis")
     env = {k: v for k, v in os.environ.items() if k != FORCE}
     if forced:
         env[FORCE] = "1"
-    p = subprocess.run([PYTHON, "-c", RECORD, str(out), native_dir], capture_output=True, text=True, env=env,
+    p = subprocess.run([PYTHON, "-c", script, str(out), native_dir], capture_output=True, text=True, env=env,
                        timeout=300)
     assert p.returncode == 0, p.stderr
     return load_run(out)
@@ -167,16 +167,8 @@ rec = _tvis_native.Recorder(sys.argv[1], {"project_dir": ".", "max_run_bytes": 1
 ids = [rec.tensor(t, 4, -1, "t%d" % i) for i, t in enumerate(ts)]
 rec.finalize({"script": "x.py"})
 """
-    runs = {}
-    for name, forced in (("host", False), ("device", True)):
-        out = tmp_path / (name + ".tvis")
-        env = {k: v for k, v in os.environ.items() if k != FORCE}
-        if forced:
-            env[FORCE] = "1"
-        p = subprocess.run([PYTHON, "-c", script, str(out), str(conftest.NATIVE_PY)], capture_output=True,
-                           text=True, env=env, timeout=300)
-        assert p.returncode == 0, p.stderr
-        runs[name] = load_run(out)
+    runs = {name: _record(tmp_path, name, forced, str(conftest.NATIVE_PY), script)
+            for name, forced in (("host", False), ("device", True))}
     shapes = [(32, 32), (32, 32), (32, 3), (1, 32), (6, 32)]
     for i, shape in enumerate(shapes):
         host, dev = runs["host"].tensors[i], runs["device"].tensors[i]

@@ -240,7 +240,7 @@ def main():
     ap.add_argument("--timing-steps", type=int, default=6)
     ap.add_argument("--repeats", type=int, default=3, help="end-to-end runs of each kind (median)")
     ap.add_argument("--zstd-levels", default="1", help="comma-separated writer zstd levels to compare")
-    ap.add_argument("--variants", default="core,full", help="comma-separated: core, full, no-NAME (module doc)")
+    ap.add_argument("--variants", default="core,full", help="comma-separated: core, core-stats, full, eval-values, no-NAME (module doc)")
     args = ap.parse_args()
     PYTHON, TORCH1_BUILD = args.python, args.torch1_build
     tvis = str(find_build(args.build, PYTHON) / "bin" / "tvis")
