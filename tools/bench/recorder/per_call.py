@@ -1,7 +1,7 @@
 """The recorder's fixed cost per module call, measured in one process.
 
     build/venv/bin/python tools/bench/recorder/per_call.py [--build DIR] [--calls 200] [--steps 8]
-        [--captures-off NAMES] [--no-tracer] [--profile N] [--stat median|min]
+        [--captures-off NAMES] [--no-tracer] [--profile N] [--stat median|min] [--by-hook N]
 
 Runs tiny_calls.py's model (a chain of --calls nn.Linear(8, 8) + nn.ReLU
 pairs, batch 4, SGD: 2 x calls + 1 module calls a step) for --steps plain
@@ -20,6 +20,11 @@ not installed, to see its share.
 --profile N: cProfile over the recorded steps, the N most expensive
 functions by own time (without the project-code profile function: one
 profile function at a time).
+--by-hook N: also times each probe's and capture's hook calls (HookBus.call,
+a wall-clock perf_counter pair around each subscriber call, ~0.1 us each)
+over the recorded steps and prints the N largest as microseconds per module call,
+with their calls and the time of one call: what each subscriber adds, read
+in the same process (the timing itself is in the recorded step's figure).
 """
 import argparse
 import cProfile
@@ -51,6 +56,35 @@ def step_times(model, opt, steps):
     return out
 
 
+def time_hooks(bus):
+    """Replaces `bus`'s call() (on this instance) with one that times each
+    subscriber's hook; returns {(hook, subscriber): [ns, calls]}, filled as
+    the hooks run. A subscriber's error goes where call() sends it."""
+    times = {}
+    by_hook = bus._by_hook
+
+    def call(hook, *args):
+        for short, fn in by_hook[hook]:
+            t0 = time.perf_counter_ns()
+            try:
+                fn(*args)
+            except Exception as e:  # noqa: BLE001: as HookBus.call
+                bus.disable(short, hook, e)
+            acc = times.setdefault((hook, short), [0, 0])
+            acc[0] += time.perf_counter_ns() - t0
+            acc[1] += 1
+
+    bus.call = call
+    return times
+
+
+def print_by_hook(times, module_calls, n):
+    print("subscriber hooks, largest first (us per module call; calls; us per call):")
+    for (hook, short), (ns, count) in sorted(times.items(), key=lambda kv: -kv[1][0])[:n]:
+        print("  %-14s %-24s %6.2f us  %7d  %8.2f us" % (short, hook, ns / module_calls / 1e3, count,
+                                                      ns / count / 1e3))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=str(ROOT / "build" / "native"))
@@ -60,6 +94,7 @@ def main():
     ap.add_argument("--no-tracer", action="store_true")
     ap.add_argument("--profile", type=int, default=0)
     ap.add_argument("--stat", choices=("median", "min"), default="median")
+    ap.add_argument("--by-hook", type=int, default=0)
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "recorder" / "python"))
     sys.path.insert(0, str(HERE))
@@ -85,6 +120,7 @@ def main():
         # install() is not seen, and its steps would take the hand-written-update path
         # (hand_written_steps.py: a graph walk and every parameter listed per step).
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        by_hook = time_hooks(session.bus) if args.by_hook else None
         if args.no_tracer or args.profile:  # cProfile and the tracer are both profile functions
             session.rec.stop_profile()
         prof = cProfile.Profile() if args.profile else None
@@ -94,7 +130,10 @@ def main():
             recorded = step_times(model, opt, args.steps)
             prof.disable()
         else:
-            recorded = step_times(model, opt, args.steps + 1)[1:]
+            recorded = step_times(model, opt, 1)
+            if by_hook is not None:
+                by_hook.clear()
+            recorded = step_times(model, opt, args.steps)
         session.finalize()
     if os.environ.get("PER_CALL_LIST"):
         print("recorded steps ms:", " ".join("%.1f" % (t * 1e3) for t in recorded))
@@ -104,6 +143,8 @@ def main():
         torch.__version__, calls, off or "none", ", no project-code tracer" if args.no_tracer else ""))
     print("plain %.2f ms  recorded %.2f ms  ratio %.2fx  per call %.1f us" % (
         plain * 1e3, rec * 1e3, rec / plain, (rec - plain) / calls * 1e6))
+    if by_hook:
+        print_by_hook(by_hook, args.steps * calls, args.by_hook)
     if prof:
         pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
         if os.environ.get("PER_CALL_CALLEES"):
